@@ -1,0 +1,161 @@
+"""Child-process half of the PyTorch probe. Runs under the interpreter being diagnosed.
+
+It is executed as source (`python -c`), not imported: it must not need gpudoctor, and it must
+run on old interpreters (3.8+), so it uses the standard library only and no new syntax.
+
+Protocol: one JSON line per stage on stdout, each prefixed with `GPUDOCTOR:`:
+`static` (before torch is imported, so a crash or hang still leaves it) then `runtime`.
+"""
+
+import json
+import os
+import re
+import sys
+
+PREFIX = "GPUDOCTOR:"
+LIB_PATTERN = re.compile(r"/(libcudart|libcudnn|libcublas|libcuda\.so|libnvrtc|libnccl)[^/]*$")
+
+
+def emit(kind, payload):
+    sys.stdout.write(PREFIX + json.dumps({"kind": kind, "data": payload}) + "\n")
+    sys.stdout.flush()
+
+
+def static_facts():
+    try:
+        from importlib import metadata
+    except ImportError:  # Python < 3.8
+        return {"error": "importlib.metadata is not available in Python %s" % sys.version[:5]}
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError) as e:
+        spec = None
+        find_error = repr(e)
+    else:
+        find_error = None
+    version = None
+    try:
+        version = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        pass
+    if spec is None and version is None:
+        return {"missing": True, "error": find_error}
+    location = ""
+    version_py = []
+    if spec is not None and spec.origin:
+        location = os.path.dirname(spec.origin)
+        version_py = read_version_py(os.path.join(location, "version.py"))
+    if version is None:
+        version = dict(version_py).get("__version__", "unknown (no package metadata)")
+    wheels = set()
+    for dist in metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name.startswith("nvidia-") or name in ("triton", "cuda-toolkit"):
+            wheels.add((name, dist.version))
+    return {
+        "version": version,
+        "location": location,
+        "version_py": version_py,
+        "nvidia_wheels": sorted(wheels),
+    }
+
+
+def read_version_py(path):
+    pairs = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return pairs
+    for m in re.finditer(r"^(\w+)\s*(?::\s*[^=]+)?=\s*(.+)$", text, re.MULTILINE):
+        name = m.group(1)
+        if name.startswith("__") and name != "__version__":
+            continue
+        pairs.append([name, m.group(2).strip().strip("'\"")])
+    return pairs
+
+
+def mapped_libraries():
+    found = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6:
+                    path = parts[5].strip()
+                    if LIB_PATTERN.search(path) and path not in found:
+                        found.append(path)
+    except OSError:
+        pass
+    return sorted(found)
+
+
+def runtime_facts():
+    import torch
+
+    cuda = getattr(torch.version, "cuda", None)
+    hip = getattr(torch.version, "hip", None)
+    try:
+        cudnn_version = torch.backends.cudnn.version()
+    except Exception as e:  # a broken libcudnn raises here
+        cudnn_version = None
+        sys.stderr.write("cudnn.version(): %r\n" % (e,))
+    available = bool(torch.cuda.is_available())
+    init_error = None
+    if not available:
+        try:
+            torch.cuda.init()
+        except Exception as e:
+            init_error = "%s: %s" % (type(e).__name__, e)
+    count = torch.cuda.device_count() if available else 0
+    try:
+        arch_list = list(torch.cuda.get_arch_list())
+    except Exception:
+        arch_list = []
+    devices = []
+    for i in range(count):
+        p = torch.cuda.get_device_properties(i)
+        devices.append(
+            {
+                "index": i,
+                "name": p.name,
+                "capability": "%d.%d" % (p.major, p.minor),
+                "total_memory": int(p.total_memory),
+            }
+        )
+    conv = "not-run: CUDA is not available"
+    if available:
+        try:
+            x = torch.randn(1, 3, 16, 16, device="cuda")
+            w = torch.randn(4, 3, 3, 3, device="cuda")
+            torch.nn.functional.conv2d(x, w).sum().item()
+            torch.cuda.synchronize()
+            conv = "ok"
+        except Exception as e:
+            conv = "error: %s: %s" % (type(e).__name__, e)
+    return {
+        "version": str(torch.__version__),
+        "cuda": cuda,
+        "hip": hip,
+        "cudnn_version": cudnn_version,
+        "cuda_available": available,
+        "cuda_init_error": init_error,
+        "device_count": count,
+        "arch_list": arch_list,
+        "devices": devices,
+        "cudnn_conv": conv,
+        "mapped_libraries": mapped_libraries(),
+    }
+
+
+def main():
+    static = static_facts()
+    emit("static", static)
+    if static.get("missing"):
+        return
+    emit("runtime", runtime_facts())
+
+
+main()
