@@ -1,0 +1,75 @@
+"""How fast is `gpudoctor check`, against what it is measured by, in the same run.
+
+Prints the median wall time of each command over N runs (interleaved, so load drift hits
+all of them alike) and the ratios the spine issue sets as targets:
+
+    gpudoctor check            ≤ 1.10 × python -c "import torch"
+    gpudoctor check --no-torch ≤ 0.30 s
+
+    python benchmarks/check_speed.py [--runs 7] [--json results.json]
+
+`python -m torch.utils.collect_env` is timed too, as the tool people run today.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+PY = sys.executable
+COMMANDS = {
+    "import torch": [PY, "-c", "import torch"],
+    "gpudoctor check": [PY, "-m", "gpudoctor", "check", "--format", "json", "-o", "/dev/null"],
+    "gpudoctor check --no-torch": [PY, "-m", "gpudoctor", "check", "--no-torch", "--format",
+                                   "json", "-o", "/dev/null"],
+    "torch.utils.collect_env": [PY, "-m", "torch.utils.collect_env"],
+}
+
+
+def time_once(argv: list[str]) -> float:
+    """Wall seconds of one run (output discarded; exit code 0 or 1 both count as done)."""
+    start = time.perf_counter()
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{' '.join(argv)} exited {proc.returncode}")
+    return elapsed
+
+
+def main() -> None:
+    """Run the benchmark and print medians and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    for argv in COMMANDS.values():  # warm the page cache once
+        time_once(argv)
+    samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    for _ in range(args.runs):
+        for name, argv in COMMANDS.items():
+            samples[name].append(time_once(argv))
+    med = {name: statistics.median(s) for name, s in samples.items()}
+    base = med["import torch"]
+    print(f"{'command':32} {'median s':>9} {'min s':>7} {'max s':>7} {'× import torch':>15}")
+    for name, s in samples.items():
+        print(f"{name:32} {med[name]:9.3f} {min(s):7.3f} {max(s):7.3f} {med[name] / base:15.2f}")
+    ratio = med["gpudoctor check"] / base
+    no_torch = med["gpudoctor check --no-torch"]
+    print()
+    print(f"check / import torch = {ratio:.2f}  (target ≤ 1.10: {'met' if ratio <= 1.10 else 'MISSED'})")
+    print(f"check --no-torch     = {no_torch:.3f} s (target ≤ 0.30: "
+          f"{'met' if no_torch <= 0.30 else 'MISSED'})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": platform.node(), "python": platform.python_version(),
+                       "runs": args.runs, "samples": samples, "medians": med,
+                       "check_over_import_torch": ratio, "no_torch_seconds": no_torch}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The registry of checks, and the runner that turns an Environment into a Report.
+
+IDs are `GD` + 3 digits; the hundreds digit is the area: 1xx driver/NVML, 2xx CUDA toolkit and
+runtime, 3xx cuDNN, 4xx PyTorch, 5xx host. An ID is never renumbered or reused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks import cuda, cudnn, driver, host, pytorch
+from gpudoctor.model import Check, Environment, Report, Result
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+
+REGISTRY: tuple[Check, ...] = (
+    *driver.CHECKS,
+    *cuda.CHECKS,
+    *cudnn.CHECKS,
+    *pytorch.CHECKS,
+    *host.CHECKS,
+)
+
+
+def select(
+    checks: Iterable[Check], only: Iterable[str] = (), skip: Iterable[str] = ()
+) -> tuple[tuple[Check, ...], tuple[str, ...]]:
+    """Filter by id, slug or layer name; return the checks kept and the selectors that matched
+    nothing (the CLI warns about those)."""
+    checks = tuple(checks)
+    only, skip = tuple(only), tuple(skip)
+
+    def matches(c: Check, sel: str) -> bool:
+        s = sel.strip().lower()
+        return s in (c.id.lower(), c.slug, str(c.layer))
+
+    unknown = tuple(s for s in (*only, *skip) if not any(matches(c, s) for c in checks))
+    kept = tuple(
+        c
+        for c in checks
+        if (not only or any(matches(c, s) for s in only))
+        and not any(matches(c, s) for s in skip)
+    )
+    return kept, unknown
+
+
+def run_checks(env: Environment, tables: Tables, checks: Iterable[Check] = REGISTRY) -> Report:
+    """Run each check; their findings in registry order make the Report."""
+    results = []
+    for c in checks:
+        finding = dataclasses.replace(c.run(env, tables), check_id=c.id)
+        results.append(Result(c.id, c.slug, c.title, c.layer, c.severity, finding))
+    return Report(environment=env, results=tuple(results))

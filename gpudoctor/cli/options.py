@@ -1,0 +1,65 @@
+"""Options shared by several commands, and the consoles the CLI writes to."""
+
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from gpudoctor.renderers.interface import OutputFormat
+
+
+FormatOption = Annotated[
+    OutputFormat,
+    typer.Option("--format", "-f", help="output format", envvar="GPUDOCTOR_FORMAT",
+                 case_sensitive=False),
+]
+OutputOption = Annotated[
+    str,
+    typer.Option("--output", "-o", help="write the report to this file ('-' is stdout)",
+                 envvar="GPUDOCTOR_OUTPUT"),
+]
+CudaHomeOption = Annotated[
+    Path | None,
+    typer.Option("--cuda-home", help="CUDA toolkit to check first (default: CUDA_HOME, nvcc, "
+                 "/usr/local/cuda)", envvar="GPUDOCTOR_CUDA_HOME"),
+]
+PythonOption = Annotated[
+    str | None,
+    typer.Option("--python", help="interpreter whose torch to diagnose (default: this one)",
+                 envvar="GPUDOCTOR_PYTHON"),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option("--timeout", help="seconds to wait for `import torch` before calling it hung",
+                 envvar="GPUDOCTOR_TIMEOUT", min=1.0),
+]
+
+
+def no_color() -> bool:
+    """NO_COLOR (https://no-color.org) set to anything non-empty turns colour off."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def stdout_console() -> Console:
+    """Where reports go."""
+    return Console(no_color=no_color(), highlight=False, soft_wrap=False)
+
+
+def stderr_console() -> Console:
+    """Where summaries, progress and errors go."""
+    return Console(stderr=True, no_color=no_color(), highlight=False)
+
+
+def write_output(text: str, output: str) -> None:
+    """Write a rendered report to stdout ('-') or a file, opened only now."""
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    Path(output).write_text(text, encoding="utf-8")
