@@ -1,0 +1,368 @@
+"""Published facts, checked through the query API of gpudoctor.compat."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.compat import (
+    Tables,
+    arch_list_supports,
+    decode_cudnn_version,
+    load_tables,
+    normalize_cc,
+)
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+@pytest.mark.parametrize(
+    ("cuda", "full", "family", "windows_full"),
+    [
+        ("10.1", "418.39", None, "418.96"),
+        ("10.1.243", "418.39", None, "418.96"),
+        ("11.8", "520.61.05", "450.80.02", "520.06"),
+        ("12.4", "550.54.14", "525.60.13", "551.61"),
+        ("12.4.1", "550.54.15", "525.60.13", "551.78"),
+        ("12.4.20240101", "550.54.14", "525.60.13", "551.61"),
+        ("11.0", "450.51.05", "450.80.02", "451.48"),
+        ("13.0", "580.65.06", "580.65.06", None),
+        ("9.2.148", "396.37", None, "398.26"),
+    ],
+)
+def test_cuda_min_driver(
+    tables: Tables, cuda: str, full: str, family: str | None, windows_full: str | None
+) -> None:
+    minimum = tables.cuda_min_driver(cuda)
+    assert minimum is not None
+    assert (minimum.full, minimum.family, minimum.windows_full) == (full, family, windows_full)
+    assert minimum.source.startswith("https://docs.nvidia.com/")
+
+
+def test_cuda_min_driver_statuses_and_unknowns(tables: Tables) -> None:
+    newest = tables.cuda_min_driver("13.4")
+    assert newest is not None
+    assert (newest.full, newest.status) == (None, "unverified")
+    assert (newest.family, newest.family_status) == ("580.65.06", "verified")
+    twelve = tables.cuda_min_driver("12.4")
+    assert twelve is not None
+    assert twelve.windows_family == "527.41"
+    assert tables.cuda_min_driver("12.7") is None  # there is no public 12.7
+    assert tables.cuda_min_driver("7.5") is None
+    assert tables.cuda_min_driver("garbage") is None
+    assert tables.cuda_min_driver("12") is None
+
+
+@pytest.mark.parametrize(
+    ("driver", "cuda"),
+    [
+        ("470.82.01", "11.4"),
+        ("580.65.06", "13.0"),
+        ("535.104.05", "12.2"),
+        ("570.124.04", "12.8"),
+        ("550.54.14", "12.4"),
+        ("550.54.13", "12.3"),
+        ("418.39", "10.1"),
+        ("610.43.02", "13.3"),
+        ("615.20", "13.3"),  # R615 -> 13.4 is unverified: left out unless asked
+        ("300.10", None),
+        ("not-a-driver", None),
+    ],
+)
+def test_cuda_for_driver(tables: Tables, driver: str, cuda: str | None) -> None:
+    assert tables.cuda_for_driver(driver) == cuda
+
+
+def test_cuda_for_driver_with_unverified_rows(tables: Tables) -> None:
+    assert tables.cuda_for_driver("615.20", include_unverified=True) == "13.4"
+    assert tables.cuda_for_driver("610.43.02", include_unverified=True) == "13.3"
+
+
+def test_newest(tables: Tables) -> None:
+    assert tables.newest_cuda().version == "13.3.1"
+    assert tables.newest_cuda(include_unverified=True).version == "13.4.1"
+    assert tables.newest_cudnn().version == "9.28.0"
+    assert tables.newest_torch().version == "2.14.1"
+    assert tables.newest_torch(include_unverified=True).version == "2.15.0"
+
+
+def test_torch_2_1_variants_and_cudnn(tables: Tables) -> None:
+    release = tables.torch_release("2.1.0")
+    assert release is not None
+    assert [(v.tag, v.cuda, v.cudnn) for v in release.variants] == [
+        ("cu118", "11.8", "8.7.0.84"),
+        ("cu121", "12.1", "8.9.2.26"),
+    ]
+    assert release.variants[1].index_url == "https://download.pytorch.org/whl/cu121"
+    assert release.torchvision == "0.16.0"
+    assert release.python == ("3.8", "3.9", "3.10", "3.11")
+    assert release.pypi_default is None  # not verified
+    assert release.status == "verified"
+
+
+@pytest.mark.parametrize(
+    ("asked", "version"),
+    [("2.1", "2.1.0"), ("2.5.1+cu124", "2.5.1"), ("2.13.0+cpu", "2.13.0"), ("1.7.1", "1.7.1")],
+)
+def test_torch_release_lookup(tables: Tables, asked: str, version: str) -> None:
+    release = tables.torch_release(asked)
+    assert release is not None
+    assert release.version == version
+
+
+def test_torch_release_unknown(tables: Tables) -> None:
+    assert tables.torch_release("2.6.0a0+ecf3bae40a") is None  # NGC-style source build
+    assert tables.torch_release("0.4.1") is None
+    assert tables.torch_release("") is None
+
+
+def test_torch_published_rows(tables: Tables) -> None:
+    r251 = tables.torch_release("2.5.1")
+    assert r251 is not None
+    assert (r251.pypi_default, r251.torchvision) == ("cu124", "0.20.1")
+    assert {v.cudnn for v in r251.variants} == {"9.1.0.70"}
+    r213 = tables.torch_release("2.13.0")
+    assert r213 is not None
+    assert [v.tag for v in r213.variants] == ["cu126", "cu130", "cu132"]
+    cu130 = r213.variant("cu130")
+    assert cu130 is not None
+    assert cu130.cudnn == "9.20.0.48"
+    assert cu130.arch_list == ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX")
+    assert r213.variants[2].experimental
+    r28 = tables.torch_release("2.8.0")
+    assert r28 is not None
+    assert r28.pypi_default == "cu128"
+    cu126 = r28.variant("cu126")
+    assert cu126 is not None
+    assert "6.0" in (cu126.arch_list or ())
+    r115 = tables.torch_release("2.15.0")
+    assert r115 is not None
+    assert r115.status == "unverified"
+    assert r115.variants == ()
+
+
+def test_torch_install_commands(tables: Tables) -> None:
+    def command(version: str, tag: str | None) -> str:
+        release = tables.torch_release(version)
+        assert release is not None
+        return release.install_command(tag)
+
+    assert command("2.5.1", "cu121") == (
+        "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu121"
+    )
+    assert command("2.5.1", "cu124") == "pip install torch==2.5.1"  # the PyPI default
+    assert command("1.7.1", "cu110") == (
+        "pip install torch==1.7.1+cu110 -f https://download.pytorch.org/whl/torch_stable.html"
+    )
+    assert command("1.12.1", "cu116") == (
+        "pip install torch==1.12.1+cu116 --extra-index-url https://download.pytorch.org/whl/cu116"
+    )
+    assert command("1.8.2", "cu111").endswith("https://download.pytorch.org/whl/lts/1.8/cu111")
+
+
+def test_torch_variants_for_driver_uses_minor_version_compatibility(tables: Tables) -> None:
+    # 535.104.05 is the 12.2 Update 2 driver. The cu124 wheel needs 550.54.14 for the full
+    # feature set, but PyTorch's wheels rely on minor-version compatibility: 12.x runs on any
+    # driver >= 525.60.13. So cu124 comes first by default, cu121 first without MVC.
+    tags = [v.tag for v in tables.torch_variants_for_driver("535.104.05", "2.5.1")]
+    assert tags == ["cu124", "cu121", "cu118"]
+    strict = tables.torch_variants_for_driver("535.104.05", "2.5.1", minor_version_compat=False)
+    assert [v.tag for v in strict] == ["cu121", "cu118"]
+
+
+def test_torch_variants_for_driver_edges(tables: Tables) -> None:
+    assert [v.tag for v in tables.torch_variants_for_driver("520.61.05", "2.5.1")] == ["cu118"]
+    assert tables.torch_variants_for_driver("450.36.06", "2.5.1") == ()  # below 11.x MVC floor
+    newest = [v.tag for v in tables.torch_variants_for_driver("580.65.06")]
+    assert newest == ["cu132", "cu130", "cu126"]  # torch 2.14.1
+    assert [v.tag for v in tables.torch_variants_for_driver("575.57.08")] == ["cu126"]
+    old = tables.torch_variants_for_driver("418.39", "1.4.0")
+    assert [v.tag for v in old] == ["cu101", "cu92"]  # before CUDA 11: the GA driver
+    assert tables.torch_variants_for_driver("410.48", "1.4.0")[0].tag == "cu92"
+    assert tables.torch_variants_for_driver("580.65.06", "9.9") == ()
+    assert tables.torch_variants_for_driver("n/a", "2.5.1") == ()
+
+
+@pytest.mark.parametrize(
+    ("cc", "family"),
+    [("sm_86", "Ampere"), ("8.6", "Ampere"), ("86", "Ampere"), ("sm_90a", "Hopper"),
+     ("7.5", "Turing"), ("100", "Blackwell"), ("12.0", "Blackwell"), ("3.7", "Kepler")],
+)
+def test_gpu_arch(tables: Tables, cc: str, family: str) -> None:
+    arch = tables.gpu_arch(cc)
+    assert arch is not None
+    assert arch.family == family
+
+
+def test_gpu_arch_cuda_range(tables: Tables) -> None:
+    kepler = tables.gpu_arch("3.5")
+    assert kepler is not None
+    assert kepler.last_cuda == "11.8"
+    volta = tables.gpu_arch("7.0")
+    assert volta is not None
+    assert (volta.first_cuda, volta.last_cuda) == ("9.0", "12.9")
+    ampere = tables.gpu_arch("8.6")
+    assert ampere is not None
+    assert (ampere.first_cuda, ampere.last_cuda) == ("11.1", None)
+    unknown = tables.gpu_arch("8.8")
+    assert unknown is not None
+    assert unknown.status == "unverified"
+    assert tables.gpu_arch("2.1") is None
+    assert tables.gpu_arch("nonsense") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "cc"),
+    [
+        ("RTX 3090", "8.6"),
+        ("NVIDIA GeForce RTX 3090 Ti", "8.6"),
+        ("NVIDIA H100 80GB HBM3", "9.0"),
+        ("NVIDIA A100-SXM4-80GB", "8.0"),
+        ("NVIDIA A10", "8.6"),
+        ("Tesla T4", "7.5"),
+        ("Tesla V100-SXM2-16GB", "7.0"),
+        ("V100", "7.0"),
+        ("NVIDIA RTX 6000 Ada Generation", "8.9"),
+        ("Quadro RTX 6000", "7.5"),
+        ("NVIDIA GeForce GTX 1080", "6.1"),
+        ("NVIDIA TITAN Xp", "6.1"),
+        ("NVIDIA L40S", "8.9"),
+        ("NVIDIA GB200", "10.0"),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0"),
+    ],
+)
+def test_find_gpu(tables: Tables, name: str, cc: str) -> None:
+    arch = tables.find_gpu(name)
+    assert arch is not None, name
+    assert arch.cc == cc
+
+
+@pytest.mark.parametrize("name", ["NVIDIA RTX A2000", "AMD Radeon", "", "NVIDIA"])
+def test_find_gpu_unknown(tables: Tables, name: str) -> None:
+    assert tables.find_gpu(name) is None
+
+
+def test_cudnn_765_and_cuda_10_1(tables: Tables) -> None:
+    release = tables.cudnn_release("7.6.5.32")
+    assert release is not None
+    assert release.version == "7.6.5"
+    assert release.cuda_builds == ("9.0", "9.2", "10.0", "10.1", "10.2")
+    assert "cudnn-10.1-linux-x64-v7.6.5.32.tgz" in release.tarballs
+    assert release.min_driver_for("10.1") == "418.39"
+    assert tables.cudnn_release("7.6.5") is release
+    assert release in tables.cudnn_for_cuda("10.1")
+    assert release in tables.cudnn_for_cuda("10.1.243")
+    newest_for_101 = tables.cudnn_for_cuda("10.1")[0]
+    assert newest_for_101.version == "8.0.5"  # newest first
+    assert tables.cudnn_release("7.6.4") not in tables.cudnn_for_cuda("10.2")
+
+
+def test_cudnn_9_builds(tables: Tables) -> None:
+    v910 = tables.cudnn_release("9.1")
+    assert v910 is not None
+    assert v910.build == "9.1.0.70"
+    assert v910.supports_cuda("12.4")
+    assert v910.supports_cuda("11.8")
+    assert not v910.supports_cuda("11.7")
+    assert v910.min_driver_for("12.4") == "525.60.13"
+    v9102 = tables.cudnn_release("9.10.2")
+    assert v9102 is not None
+    assert v9102.supports_cuda("11.8")
+    newest_for_11 = tables.cudnn_for_cuda("11.8")[0]
+    assert newest_for_11.version == "9.10.2"  # the last CUDA 11 build
+    assert tables.cudnn_for_cuda("13.0")[-1].version == "9.12.0"  # the first CUDA 13 build
+    assert tables.cudnn_release("6.0") is None
+    assert tables.cudnn_release("x") is None
+
+
+def test_cudnn_layouts(tables: Tables) -> None:
+    v7, v8, v9 = (tables.cudnn_layout(major) for major in (7, 8, 9))
+    assert v7 is not None
+    assert v7.libraries == ("libcudnn.so.7",)
+    assert (v7.version_header, v7.version_multiplier) == ("cudnn.h", 1000)
+    assert v8 is not None
+    assert len(v8.libraries) == 7
+    assert v8.version_multiplier == 1000
+    assert "libcudnn_cnn_train.so.8" in v8.libraries
+    assert v9 is not None
+    assert v9.version_multiplier == 10000
+    assert set(v9.libraries) >= {"libcudnn_graph.so.9", "libcudnn_engines_precompiled.so.9",
+                                 "libcudnn_engines_runtime_compiled.so.9",
+                                 "libcudnn_heuristic.so.9"}
+    assert tables.cudnn_layout(6) is None
+
+
+def test_cudnn_tarballs(tables: Tables) -> None:
+    legacy = tables.cudnn_tarball("/tmp/cudnn-10.1-linux-x64-v7.6.5.32.tgz")
+    assert legacy is not None
+    assert (legacy.build, legacy.cuda) == ("7.6.5.32", "10.1")
+    assert (legacy.include_dir, legacy.lib_dir) == ("cuda/include", "cuda/lib64")
+    archive = tables.cudnn_tarball("cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz")
+    assert archive is not None
+    assert archive.cuda == "12"
+    assert archive.lib_dir == "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib"
+    era83 = tables.cudnn_tarball("cudnn-linux-x86_64-8.3.3.40_cuda11.5-archive.tar.xz")
+    assert era83 is not None
+    assert era83.cuda == "11.5"
+    assert era83.format.cuda_key == "minor"
+    assert tables.cudnn_tarball("cudnn-9.0-linux-x64-v7.tgz") is not None  # 7.0 naming
+    assert tables.cudnn_tarball("cudnn-linux-x86_64-7.6.5.32_cuda10-archive.tar.xz") is None
+    assert tables.cudnn_tarball("cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip") is None
+    assert tables.cudnn_tarball("libcudnn8.deb") is None
+    fmt = tables.cudnn_tarball_format("8.2.4")
+    assert fmt is not None
+    assert fmt.include_dir == "cuda/include"
+
+
+def test_cudnn_gpu_support(tables: Tables) -> None:
+    def floor(version: str) -> str | None:
+        row = tables.cudnn_gpu_support(version)
+        return row.min_cc if row else None
+
+    assert floor("7.6.5") == "3.0"
+    assert floor("9.0.0") == "5.0"  # cuDNN 9 dropped Kepler
+    assert floor("9.10.2") == "5.0"
+    assert floor("9.11.0") == "7.5"
+    assert floor("9.17.0") == "7.5"
+    assert floor("9.28.0") == "7.5"
+    assert floor("8.6.0") is None  # the release that dropped Kepler is not known
+
+
+def test_known_bad_cudnn(tables: Tables) -> None:
+    assert tables.known_bad == ()  # no published defect with a source yet
+    assert tables.known_bad_cudnn("9.10.0") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "decoded"),
+    [(7605, (7, 6, 5)), (8907, (8, 9, 7)), (90100, (9, 1, 0)), (90300, (9, 3, 0)),
+     (91000, (9, 10, 0)), (8000, (8, 0, 0)), (7102, (7, 1, 2))],
+)
+def test_decode_cudnn_version(value: int, decoded: tuple[int, int, int]) -> None:
+    assert decode_cudnn_version(value) == decoded
+
+
+def test_decode_cudnn_version_rejects_negative() -> None:
+    with pytest.raises(ValueError, match=">= 0"):
+        decode_cudnn_version(-1)
+
+
+@pytest.mark.parametrize(
+    ("cc", "norm"),
+    [("8.6", "8.6"), ("sm_86", "8.6"), ("compute_90a", "9.0"), ("86", "8.6"), ("120", "12.0"),
+     ("12.0+PTX", "12.0"), ("sm_100f", "10.0"), ("eight", None), ("", None)],
+)
+def test_normalize_cc(cc: str, norm: str | None) -> None:
+    assert normalize_cc(cc) == norm
+
+
+def test_arch_list_supports() -> None:
+    cu130 = ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX")
+    assert arch_list_supports(cu130, "8.9")  # SASS 8.6 runs on 8.9
+    assert arch_list_supports(cu130, "12.1")  # PTX 12.0 JITs to 12.1
+    assert not arch_list_supports(cu130, "6.1")  # Pascal needs the cu126 wheel
+    assert arch_list_supports(("7.5", "8.0", "8.6", "9.0", "10.0", "12.0"), "10.3")
+    assert not arch_list_supports(("8.0", "9.0"), "10.0")
+    assert not arch_list_supports(cu130, "garbage")

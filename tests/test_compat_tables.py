@@ -1,0 +1,209 @@
+"""Schema test of the shipped compat tables, and of what the loader refuses."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from gpudoctor.compat import (
+    STATUSES,
+    CompatTableError,
+    Sourced,
+    Tables,
+    load_tables,
+    normalize_cc,
+    tables_dir,
+)
+
+TABLES_DIR = Path(__file__).resolve().parent.parent / "compat_tables"
+TABLE_FILES = ("cuda.toml", "cudnn.toml", "gpu.toml", "torch.toml")
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables(TABLES_DIR)
+
+
+def all_rows(tables: Tables) -> list[Sourced]:
+    groups = (
+        tables.cuda_releases, tables.cuda_families, tables.driver_branches,
+        tables.cudnn_releases, tables.cudnn_layouts, tables.tarball_formats, tables.known_bad,
+        tables.torch_releases, tables.gpu_archs, tables.cudnn_support,
+    )
+    return [row for group in groups for row in group]
+
+
+def test_default_location_is_the_checkout_and_loads(tables: Tables) -> None:
+    assert Path(str(tables_dir())).resolve() == TABLES_DIR
+    assert load_tables() is load_tables()  # cached
+    assert load_tables().cuda_releases == tables.cuda_releases
+
+
+def test_every_row_has_https_source_and_valid_status(tables: Tables) -> None:
+    rows = all_rows(tables)
+    assert len(rows) > 200
+    for row in rows:
+        assert row.source.startswith("https://"), row
+        assert row.status in STATUSES, row
+        assert row.note is None or row.note.strip(), row
+
+
+def test_versions_parse_and_rows_are_unique(tables: Tables) -> None:
+    for group, key in (
+        (tables.cuda_releases, "version"), (tables.cudnn_releases, "version"),
+        (tables.torch_releases, "version"), (tables.gpu_archs, "cc"),
+        (tables.driver_branches, "branch"), (tables.cuda_families, "major"),
+        (tables.cudnn_layouts, "major"),
+    ):
+        keys = [getattr(row, key) for row in group]
+        parsed = [Version(k) if isinstance(k, str) else k for k in keys]
+        assert len(set(parsed)) == len(parsed), key
+        assert parsed == sorted(parsed), f"{key} not sorted oldest first"
+    for row in tables.cudnn_releases:
+        assert row.build is None or row.build.startswith(row.version + "."), row.version
+        for cuda, driver in row.min_driver:
+            Version(cuda), Version(driver)
+
+
+def test_driver_strings_are_kept_as_printed(tables: Tables) -> None:
+    drivers = [r.min_driver_linux for r in tables.cuda_releases if r.min_driver_linux]
+    assert "580.65.06" in drivers
+    assert "520.61.05" in drivers
+
+
+@pytest.mark.parametrize("column", ["min_driver_linux", "min_driver_windows"])
+def test_min_driver_non_decreasing_with_cuda_version(tables: Tables, column: str) -> None:
+    previous: tuple[str, Version] | None = None
+    for row in tables.cuda_releases:  # sorted by version
+        value = getattr(row, column)
+        if value is None:
+            continue
+        if previous is not None:
+            assert Version(value) >= previous[1], f"{row.version} {value} < {previous[0]}"
+        previous = (row.version, Version(value))
+
+
+def test_each_cuda_minor_has_exactly_one_ga(tables: Tables) -> None:
+    minors: dict[str, list[str]] = {}
+    for row in tables.cuda_releases:
+        minors.setdefault(row.minor, []).append(row.kind)
+    for minor, kinds in minors.items():
+        assert kinds.count("ga") == 1, minor
+
+
+def test_driver_branches_match_ga_rows(tables: Tables) -> None:
+    for branch in tables.driver_branches:
+        if branch.min_driver is None:
+            assert branch.status == "unverified"
+            continue
+        assert branch.status == "derived"
+        assert Version(branch.min_driver).release[0] == branch.branch
+        minimum = tables.cuda_min_driver(branch.cuda)
+        assert minimum is not None
+        first = next(r for r in tables.cuda_releases if r.minor == branch.cuda)
+        assert branch.min_driver == first.min_driver_linux, branch.cuda
+
+
+def test_every_torch_variant_cuda_is_in_cuda_table(tables: Tables) -> None:
+    minors = {row.minor for row in tables.cuda_releases}
+    for release in tables.torch_releases:
+        assert release.status == "unverified" or release.variants, release.version
+        for variant in release.variants:
+            assert variant.cuda in minors, (release.version, variant.tag)
+            assert variant.tag == "cu" + variant.cuda.replace(".", "")
+            assert variant.index_url.startswith("https://download.pytorch.org/whl/")
+            for arch in variant.arch_list or ():
+                assert normalize_cc(arch) is not None, arch
+
+
+def test_every_gpu_row_has_a_family_and_known_cuda(tables: Tables) -> None:
+    minors = {row.minor for row in tables.cuda_releases}
+    for arch in tables.gpu_archs:
+        assert arch.family.strip(), arch.cc
+        assert normalize_cc(arch.cc) == arch.cc
+        for cuda in (arch.first_cuda, arch.last_cuda):
+            assert cuda is None or cuda in minors, (arch.cc, cuda)
+
+
+def test_cudnn_builds_and_matrix_lists_are_consistent(tables: Tables) -> None:
+    minors = {row.minor for row in tables.cuda_releases}
+    for release in tables.cudnn_releases:
+        for build in release.cuda_builds:
+            for part in build.split("-"):
+                assert part in minors or part in {m.split(".")[0] for m in minors}, build
+        for name in release.tarballs:
+            parsed = tables.cudnn_tarball(name)
+            assert parsed is not None, name
+            assert parsed.build == release.build, name
+            if "." in parsed.cuda:
+                assert release.supports_cuda(parsed.cuda), name
+            else:  # one archive per CUDA major
+                assert parsed.cuda in {b.split(".")[0] for b in release.cuda_builds}, name
+        floor = tables.cudnn_gpu_support(release.version)
+        if release.compute_capabilities and floor is not None:
+            lowest = min(release.compute_capabilities, key=Version)
+            assert lowest == floor.min_cc, release.version
+
+
+def copy_tables(tmp_path: Path) -> Path:
+    target = tmp_path / "compat_tables"
+    target.mkdir()
+    for name in TABLE_FILES:
+        shutil.copy(TABLES_DIR / name, target / name)
+    return target
+
+
+def test_copied_tables_load(tmp_path: Path) -> None:
+    assert load_tables(copy_tables(tmp_path)).newest_cuda() == load_tables().newest_cuda()
+
+
+def test_row_without_source_is_refused(tmp_path: Path) -> None:
+    directory = copy_tables(tmp_path)
+    path = directory / "cuda.toml"
+    text = path.read_text(encoding="utf-8")
+    row = '[[release]]\nversion = "12.4.0"\nlabel = "12.4 GA"\nkind = "ga"\nstatus = "copy"\n'
+    anchor = '[[release]]\nversion = "9.0.76"'
+    assert anchor in text
+    path.write_text(text.replace(anchor, row + "\n" + anchor, 1), encoding="utf-8")
+    with pytest.raises(CompatTableError, match=r"cuda\.toml.*12\.4\.0.*missing 'source'"):
+        load_tables(directory)
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "message"),
+    [
+        ("cuda.toml", 'status = "copy"', 'status = "probably"', "status"),
+        ("cuda.toml", "source = \"https://docs.nvidia.com/cuda/archive",
+         "source = \"http://docs.nvidia.com/cuda/archive", "https://"),
+        ("cuda.toml", 'min_driver_linux = "384.81"', 'min_driver_linux = "r384"', "not a version"),
+        ("cuda.toml", 'version = "9.1.85"', 'version = "9.0.76"', "twice"),
+        ("gpu.toml", 'family = "Ampere"', 'famly = "Ampere"', "famly"),
+        ("torch.toml", 'tag = "cu118"', 'tag = "rocm6.2"', "variant"),
+        ("cudnn.toml", 'cuda_builds = ["9.0", "9.2", "10.0"]', 'cuda_builds = "9.0"', "list"),
+    ],
+)
+def test_malformed_rows_are_refused(
+    tmp_path: Path, file: str, old: str, new: str, message: str
+) -> None:
+    directory = copy_tables(tmp_path)
+    path = directory / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(CompatTableError, match=message) as info:
+        load_tables(directory)
+    assert file in str(info.value)
+
+
+def test_missing_file_and_bad_toml_are_refused(tmp_path: Path) -> None:
+    directory = copy_tables(tmp_path)
+    (directory / "gpu.toml").write_text("[[arch]\n", encoding="utf-8")
+    with pytest.raises(CompatTableError, match=r"gpu\.toml: not valid TOML"):
+        load_tables(directory)
+    (directory / "gpu.toml").unlink()
+    with pytest.raises(CompatTableError, match=r"gpu\.toml: cannot read"):
+        load_tables(directory)
+    assert issubclass(CompatTableError, ValueError)
