@@ -58,6 +58,13 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if not need:
         return skipped("no NVIDIA driver, and nothing here needs one (no CUDA build of PyTorch, "
                        "no CUDA toolkit)", evidence)
+    if F.torch_cuda(env) is None:  # only a toolkit: it compiles, nothing it builds can run
+        return warned(
+            "no NVIDIA driver: CUDA programs built here cannot run (" + need[0] + ")",
+            f"install the NVIDIA driver for your GPU ({DRIVER_URL}), or ignore this on a "
+            "build-only machine",
+            evidence,
+        )
     return failed(
         "no NVIDIA driver, but " + " and ".join(need),
         f"install the NVIDIA driver for your GPU ({DRIVER_URL}; on Ubuntu: sudo "

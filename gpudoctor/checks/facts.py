@@ -149,19 +149,25 @@ def pip_install_line(variant: TorchVariant, torch_version: str | None = None) ->
 
 
 def best_variant(env: Environment, tables: Tables) -> TorchVariant | None:
-    """Newest torch's CUDA variant that this driver (or, with no driver, the toolkit) runs."""
+    """Newest torch's CUDA variant that this driver (or, with no driver, the toolkit) runs.
+
+    Non-experimental variants are preferred. With no driver, the toolkit's CUDA bounds it:
+    the newest variant of the same major that is not newer than the toolkit.
+    """
     drv = driver_version(env)
     if drv:
-        variants = tables.torch_variants_for_driver(drv)
-        return variants[0] if variants else None
-    tv = toolkit_version(env)
-    if tv:
-        want = major(tv)
-        newest = tables.newest_torch()
-        same = [v for v in newest.variants if major(v.cuda) == want]
-        same.sort(key=lambda v: version(v.cuda) or Version("0"), reverse=True)
-        return same[0] if same else None
-    return None
+        candidates = list(tables.torch_variants_for_driver(drv))
+    else:
+        tv = version(toolkit_version(env))
+        if tv is None:
+            return None
+        candidates = [
+            v for v in tables.newest_torch().variants
+            if (cv := version(v.cuda)) and cv.major == tv.major and cv <= tv
+        ]
+        candidates.sort(key=lambda v: version(v.cuda) or Version("0"), reverse=True)
+    stable = [v for v in candidates if not getattr(v, "experimental", False)]
+    return (stable or candidates or [None])[0]
 
 
 def reason_of(fact: object) -> str:

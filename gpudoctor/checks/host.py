@@ -66,8 +66,8 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
     if env.host.wsl:
         return passed("WSL: the GPU is reached through /dev/dxg", ev)
     if not nodes:
-        if not F.driver_present(env) and not F.needs_driver(env):
-            return skipped("no /dev/nvidia* and no driver: nothing to check")
+        if not F.driver_present(env):
+            return skipped("no /dev/nvidia* and no driver (see GD101)")
         fix = ("start the container with GPU access: docker run --gpus all … (NVIDIA Container "
                "Toolkit)" if env.host.container else
                "load the driver (sudo modprobe nvidia; nvidia-smi creates the nodes)")

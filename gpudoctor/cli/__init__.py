@@ -78,13 +78,14 @@ def main() -> None:
     except KeyboardInterrupt:
         print("gpudoctor: interrupted", file=sys.stderr)
         sys.exit(ExitCode.INTERRUPTED)
-    except _click_exceptions() as e:
-        e.show()
-        sys.exit(e.exit_code)
-    except _click_abort():
-        print("gpudoctor: aborted", file=sys.stderr)
-        sys.exit(ExitCode.INTERRUPTED)
     except Exception as e:  # noqa: BLE001 - the CLI's last line of defence (STYLE.md §6)
+        kinds = {k.__name__ for k in type(e).__mro__}
+        if "ClickException" in kinds:  # click's or typer's vendored click: a usage error
+            e.show()  # type: ignore[attr-defined]
+            sys.exit(e.exit_code)  # type: ignore[attr-defined]
+        if "Abort" in kinds:
+            print("gpudoctor: aborted", file=sys.stderr)
+            sys.exit(ExitCode.INTERRUPTED)
         if _DEBUG[0] or "--debug" in sys.argv:
             raise
         print(
@@ -95,15 +96,3 @@ def main() -> None:
         )
         sys.exit(ExitCode.INTERNAL)
     sys.exit(rc if isinstance(rc, int) else ExitCode.OK)
-
-
-def _click_exceptions() -> type[Exception]:
-    import click
-
-    return click.ClickException
-
-
-def _click_abort() -> type[Exception]:
-    import click
-
-    return click.Abort

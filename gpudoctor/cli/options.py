@@ -48,12 +48,15 @@ def no_color() -> bool:
 
 def stdout_console() -> Console:
     """Where reports go."""
-    return Console(no_color=no_color(), highlight=False, soft_wrap=False)
+    console = Console(no_color=no_color(), highlight=False, soft_wrap=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = 100  # piped or captured: rich's default 80 wraps the fix lines
+    return console
 
 
 def stderr_console() -> Console:
     """Where summaries, progress and errors go."""
-    return Console(stderr=True, no_color=no_color(), highlight=False)
+    return Console(stderr=True, no_color=no_color(), highlight=False, soft_wrap=True)
 
 
 def write_output(text: str, output: str) -> None:

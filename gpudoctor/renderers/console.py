@@ -52,29 +52,30 @@ class ConsoleRenderer:
         worst = max((r.finding.status for r in results if not is_info(r)),
                     key=_rank, default=Status.PASS)
         sym, style = SYMBOLS[worst]
-        lines: list[RenderableType] = [Text.assemble((f"[{sym}] ", style), (layer.title, "bold"))]
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=3)  # indent
+        grid.add_column(width=1)  # symbol
+        grid.add_column(no_wrap=True, style="dim")  # id
+        grid.add_column(ratio=1)  # title, message, fix, evidence: wraps under itself
         for r in results:
-            lines.extend(self._result(r))
-        lines.append(Text(""))
-        return Group(*lines)
+            grid.add_row("", *self._result(r))
+        heading = Text.assemble((f"[{sym}] ", style), (layer.title, "bold"))
+        return Group(heading, grid, Text(""))
 
-    def _result(self, r: Result) -> list[RenderableType]:
+    def _result(self, r: Result) -> tuple[Text, str, Text]:
         f = r.finding
         sym, style = SYMBOLS[f.status]
         if is_info(r):
             sym, style = "i", "cyan"
-        out: list[RenderableType] = [
-            Text.assemble(
-                ("    ", ""), (f"{sym} ", style), (f"{r.check_id} ", "dim"), (f"{r.title}: ", ""),
-                (f.message, "" if f.status is not Status.SKIP else "dim"),
-            )
-        ]
+        body = Text.assemble(
+            (f"{r.title}: ", ""), (f.message, "" if f.status is not Status.SKIP else "dim"))
         if f.fix and f.status in (Status.FAIL, Status.WARN):
-            out.append(Text.assemble(("        → fix: ", "bold"), (f.fix, "")))
+            body.append("\n→ fix: ", style="bold")
+            body.append(f.fix)
         if self.verbose:
             for key, value in f.evidence:
-                out.append(Text(f"        · {key}: {value}", style="dim"))
-        return out
+                body.append(f"\n· {key}: {value}", style="dim")
+        return Text(sym, style=style), r.check_id, body
 
 
 def _rank(status: Status) -> int:

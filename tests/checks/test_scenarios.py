@@ -1,0 +1,76 @@
+"""Every recorded environment through every check: the verdicts a user would get."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Status
+from gpudoctor.snapshot import loads
+
+FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "envs").glob("*.json"))
+
+# scenario → {check id: expected status}; what is not listed is only required not to crash.
+EXPECTED: dict[str, dict[str, Status]] = {
+    "h100-healthy": {
+        "GD101": Status.PASS, "GD102": Status.PASS, "GD103": Status.PASS, "GD104": Status.PASS,
+        "GD201": Status.PASS, "GD202": Status.PASS, "GD203": Status.PASS, "GD401": Status.PASS,
+        "GD402": Status.PASS, "GD403": Status.PASS, "GD404": Status.PASS, "GD405": Status.PASS,
+        "GD406": Status.PASS, "GD501": Status.PASS, "GD502": Status.PASS, "GD503": Status.PASS,
+        "GD504": Status.PASS,
+    },
+    "old-driver-new-torch": {
+        "GD101": Status.PASS, "GD103": Status.FAIL, "GD104": Status.PASS, "GD203": Status.WARN,
+        "GD403": Status.FAIL,
+    },
+    "cpu-torch-on-gpu-machine": {
+        "GD101": Status.PASS, "GD402": Status.FAIL, "GD403": Status.SKIP, "GD201": Status.SKIP,
+    },
+    "pascal-gpu-cu130-torch": {"GD404": Status.FAIL, "GD103": Status.PASS},
+    "visible-devices-hide-all": {"GD501": Status.FAIL, "GD403": Status.FAIL},
+    "visible-devices-bad-index": {"GD501": Status.FAIL},
+    "driver-lib-mismatch": {"GD101": Status.FAIL, "GD102": Status.SKIP},
+    "no-driver-cuda-torch": {"GD101": Status.FAIL, "GD403": Status.FAIL, "GD502": Status.SKIP},
+    "wsl-libcuda-only": {"GD101": Status.PASS, "GD103": Status.PASS, "GD502": Status.PASS},
+    "container-no-gpus-flag": {"GD101": Status.FAIL, "GD502": Status.SKIP, "GD504": Status.WARN},
+    "torch-import-crash": {"GD401": Status.FAIL, "GD403": Status.SKIP},
+    "lost-gpu": {"GD102": Status.FAIL},
+}
+
+
+def test_every_scenario_has_a_fixture() -> None:
+    names = {p.stem for p in FIXTURES}
+    assert set(EXPECTED) <= names
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_scenario(path: Path) -> None:
+    env = loads(path.read_text())
+    report = run_checks(env, load_tables(), REGISTRY)
+    assert len(report.results) == len(REGISTRY)
+    got = {r.check_id: r.finding for r in report.results}
+    for check_id, status in EXPECTED.get(path.stem, {}).items():
+        assert got[check_id].status is status, (check_id, got[check_id])
+    for f in got.values():
+        assert f.message, f
+        if f.status in (Status.FAIL, Status.WARN):
+            assert f.fix, f"{f.check_id} says {f.status} without a fix: {f.message}"
+
+
+def test_fix_names_exact_command() -> None:
+    tables = load_tables()
+    env = loads((FIXTURES[0].parent / "cpu-torch-on-gpu-machine.json").read_text())
+    f = {r.check_id: r.finding for r in run_checks(env, tables).results}["GD402"]
+    # driver 550.54.15 runs CUDA 12.x by minor-version compatibility: the newest 12.x variant
+    assert f.fix is not None and "--index-url https://download.pytorch.org/whl/cu12" in f.fix
+    assert f.fix.startswith("pip install")
+
+
+def test_old_driver_names_minimum_and_alternative() -> None:
+    env = loads((FIXTURES[0].parent / "old-driver-new-torch.json").read_text())
+    f = {r.check_id: r.finding for r in run_checks(env, load_tables()).results}["GD103"]
+    assert "535.104.05" in f.message and "580.65.06" in f.message
+    assert f.fix is not None and "whl/cu126" in f.fix
