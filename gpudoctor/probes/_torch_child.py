@@ -35,18 +35,22 @@ def static_facts():
         find_error = repr(e)
     else:
         find_error = None
-    version = None
     try:
-        version = metadata.version("torch")
+        dist = metadata.distribution("torch")
     except metadata.PackageNotFoundError:
-        pass
-    if spec is None and version is None:
+        dist = None
+    if spec is None and dist is None:
         return {"missing": True, "error": find_error}
     location = ""
     version_py = []
     if spec is not None and spec.origin:
         location = os.path.dirname(spec.origin)
         version_py = read_version_py(os.path.join(location, "version.py"))
+    version = None
+    # the metadata describes the torch that is imported only when it sits in the same place: a
+    # torch directory on PYTHONPATH shadows the installed one and has a version of its own
+    if dist is not None and (not location or same_file(dist.locate_file("torch"), location)):
+        version = dist.version
     if version is None:
         version = dict(version_py).get("__version__", "unknown (no package metadata)")
     wheels = set()
@@ -60,6 +64,13 @@ def static_facts():
         "version_py": version_py,
         "nvidia_wheels": sorted(wheels),
     }
+
+
+def same_file(a, b):
+    try:
+        return os.path.samefile(str(a), str(b))
+    except OSError:
+        return False
 
 
 def read_version_py(path):

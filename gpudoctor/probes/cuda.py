@@ -34,13 +34,14 @@ from gpudoctor.probes.native import decode_cuda_version, read_version
 
 logger = logging.getLogger(__name__)
 
+NVCC_TIMEOUT = 15.0  # seconds for `nvcc --version`
 _PREFERENCE = ("version.json", "version.txt", "dist-info", "cuda.h", "nvcc", "libcudart")
 
 
 def probe_cuda(deps: Deps) -> CudaFacts | Unavailable:
     """Every toolkit found, with all its version readings."""
     seen: set[str] = set()
-    toolkits = []
+    toolkits: list[ToolkitFacts] = []
     for root, found_by in candidate_roots(deps):
         try:
             real = os.path.realpath(root)
@@ -217,9 +218,12 @@ def _read_nvcc(root: Path, deps: Deps) -> VersionReading | None:
     if not nvcc.exists():
         return None
     try:
-        result = run([str(nvcc), "--version"], 15.0, deps.child_env())
+        result = run([str(nvcc), "--version"], NVCC_TIMEOUT, deps.child_env())
     except ProbeTimeout:
-        return VersionReading("nvcc", str(nvcc), Unavailable(Reason.TIMEOUT, "nvcc --version hung"))
+        return VersionReading(
+            "nvcc", str(nvcc),
+            Unavailable(Reason.TIMEOUT, f"`{nvcc} --version` did not finish in {NVCC_TIMEOUT:g} s"),
+        )
     except OSError as e:
         return VersionReading(
             "nvcc", str(nvcc), Unavailable(Reason.ERROR, f"{nvcc} cannot run", detail=repr(e))

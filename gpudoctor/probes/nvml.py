@@ -2,8 +2,10 @@
 
 Error mapping (`nvmlInit` and the system queries):
 
-- `pynvml` not importable, or a `pynvml` that is not nvidia-ml-py → ERROR (broken binding)
-- `NVMLError_LibraryNotFound` → NOT_INSTALLED ("no NVIDIA driver user-space library")
+- `pynvml` not importable → NOT_INSTALLED; a `pynvml` that is not nvidia-ml-py → ERROR
+  (broken binding)
+- `NVMLError_LibraryNotFound` → NOT_INSTALLED ("no NVIDIA driver user-space library"), or
+  ERROR when the library is there but the loader rejects it (truncated, wrong architecture)
 - `NVMLError_DriverNotLoaded` → DRIVER_NOT_LOADED
 - `NVMLError_LibRmVersionMismatch` → VERSION_MISMATCH ("reboot, or reload the nvidia module")
 - `NVMLError_NoPermission` → PERMISSION_DENIED
@@ -17,6 +19,7 @@ per GPU (`NotSupported` on GeForce / non-MIG parts).
 
 from __future__ import annotations
 
+import ctypes
 import logging
 from importlib import metadata
 from typing import Any
@@ -52,10 +55,31 @@ _INIT_REASONS = {
 def unavailable_from_nvml(err: BaseException, what: str) -> Unavailable:
     """Map an NVMLError to a reason; `what` names the query for the message."""
     name = type(err).__name__
-    reason, message = _INIT_REASONS.get(name, (Reason.ERROR, f"NVML failed: {err}"))
-    if name not in _INIT_REASONS:
-        message = f"{what}: NVML said {err}"
-    return Unavailable(reason, message, detail=f"{name}: {err}")
+    detail = f"{name}: {err}"
+    if what != "nvmlInit" and name in ("NVMLError_NotSupported", "NVMLError_FunctionNotFound"):
+        # one query of a working NVML (MIG mode on a GeForce): not "NVML is not supported"
+        return Unavailable(
+            Reason.NOT_SUPPORTED, f"{what} is not supported by this GPU or driver", detail=detail
+        )
+    if name in _INIT_REASONS:
+        reason, message = _INIT_REASONS[name]
+        return Unavailable(reason, message, detail=detail)
+    return Unavailable(Reason.ERROR, f"{what}: NVML said {err}", detail=detail)
+
+
+def _library_not_found(err: BaseException) -> Unavailable:
+    """pynvml reports a libnvidia-ml.so.1 that exists but cannot be loaded (truncated, wrong
+    architecture) as LibraryNotFound too; the loader's own message tells the two apart."""
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError as e:
+        if "No such file or directory" not in str(e):
+            return Unavailable(
+                Reason.ERROR,
+                "libnvidia-ml.so.1 was found but cannot be loaded: reinstall the NVIDIA driver",
+                detail=str(e),
+            )
+    return unavailable_from_nvml(err, "nvmlInit")
 
 
 def probe_nvml(deps: Deps) -> NvmlFacts | Unavailable:
@@ -80,6 +104,8 @@ def probe_nvml(deps: Deps) -> NvmlFacts | Unavailable:
     try:
         pynvml.nvmlInit()
     except pynvml.NVMLError as e:
+        if type(e).__name__ == "NVMLError_LibraryNotFound":
+            return _library_not_found(e)
         return unavailable_from_nvml(e, "nvmlInit")
     except OSError as e:  # an unloadable libnvidia-ml.so.1 (wrong arch, truncated file)
         return Unavailable(Reason.ERROR, "libnvidia-ml.so.1 could not be loaded", detail=repr(e))
@@ -106,8 +132,12 @@ def _facts(pynvml: Any, binding: str) -> NvmlFacts:
     count = pynvml.nvmlDeviceGetCount()
     return NvmlFacts(
         driver_version=_str(driver),
-        cuda_driver_version=_optional(pynvml, pynvml.nvmlSystemGetCudaDriverVersion_v2, "CUDA"),
-        nvml_version=_optional(pynvml, lambda: _str(pynvml.nvmlSystemGetNVMLVersion()), "NVML"),
+        cuda_driver_version=_optional(
+            pynvml, pynvml.nvmlSystemGetCudaDriverVersion_v2, "reading the CUDA version"
+        ),
+        nvml_version=_optional(
+            pynvml, lambda: _str(pynvml.nvmlSystemGetNVMLVersion()), "reading the NVML version"
+        ),
         binding=binding,
         gpus=tuple(_gpu(pynvml, i) for i in range(count)),
     )
@@ -121,7 +151,7 @@ def _optional(pynvml: Any, fn: Any, what: str) -> Any:
     try:
         return fn()
     except pynvml.NVMLError as e:
-        return unavailable_from_nvml(e, f"reading the {what} version")
+        return unavailable_from_nvml(e, what)
 
 
 def _gpu(pynvml: Any, index: int) -> GpuFacts | Unavailable:
@@ -139,10 +169,12 @@ def _gpu(pynvml: Any, index: int) -> GpuFacts | Unavailable:
             memory_free=int(mem.free),
             pci_bus_id=_str(pci.busId),
             persistence_mode=_optional(
-                pynvml, lambda: bool(pynvml.nvmlDeviceGetPersistenceMode(h)), "persistence mode"
+                pynvml,
+                lambda: bool(pynvml.nvmlDeviceGetPersistenceMode(h)),
+                f"GPU {index} persistence mode",
             ),
             mig_mode=_optional(
-                pynvml, lambda: bool(pynvml.nvmlDeviceGetMigMode(h)[0]), "MIG mode"
+                pynvml, lambda: bool(pynvml.nvmlDeviceGetMigMode(h)[0]), f"GPU {index} MIG mode"
             ),
         )
     except pynvml.NVMLError as e:

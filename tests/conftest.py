@@ -1,0 +1,105 @@
+"""Shared test set-up: the opt-in `gpu` marker and the fake native libraries.
+
+The fakes under `tests/fakes/` are C sources compiled once per session into a temporary
+directory; a test puts that directory on `LD_LIBRARY_PATH` of a *new* process (the loader reads
+it only at process start) so the real binding and the real probe load the fake. Without gcc the
+tests that need a fake are skipped, not failed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.model import TorchFacts, Unavailable
+from gpudoctor.probes.interface import Deps
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FAKES = Path(__file__).resolve().parent / "fakes"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-gpu",
+        action="store_true",
+        default=False,
+        help="run the tests marked gpu (they need a real NVIDIA GPU and driver)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "gpu: needs a real NVIDIA GPU (opt in with --run-gpu)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-gpu"):
+        return
+    skip = pytest.mark.skip(reason="needs a real GPU: run with --run-gpu")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+CompileFake = Callable[[str, str, Sequence[str]], Path]
+
+
+@pytest.fixture(scope="session")
+def compile_fake(tmp_path_factory: pytest.TempPathFactory) -> CompileFake:
+    """`compile_fake("fake_nvml.c", "libnvidia-ml.so.1", defines)` → a directory holding it.
+
+    Each (source, soname, defines) is built once per session, in a directory of its own, so
+    that directory can go on `LD_LIBRARY_PATH` alone.
+    """
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    built: dict[tuple[str, str, tuple[str, ...]], Path] = {}
+
+    def build(source: str, soname: str, defines: Sequence[str] = ()) -> Path:
+        if gcc is None:
+            pytest.skip("no C compiler (gcc) to build the fake libraries")
+        key = (source, soname, tuple(defines))
+        if key not in built:
+            out = tmp_path_factory.mktemp(Path(source).stem)
+            argv = [gcc, "-shared", "-fPIC", "-O1", f"-Wl,-soname,{soname}",
+                    *(f"-D{d}" for d in defines), "-o", str(out / soname), str(FAKES / source)]
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+            if result.returncode != 0:
+                pytest.fail(f"building {source} failed:\n{result.stderr}")
+            built[key] = out
+        return built[key]
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def fake_nvml(compile_fake: CompileFake) -> Path:
+    """Directory with the fake libnvidia-ml.so.1 (a current driver)."""
+    return compile_fake("fake_nvml.c", "libnvidia-ml.so.1", ())
+
+
+@pytest.fixture(scope="session")
+def fake_nvml_old(compile_fake: CompileFake) -> Path:
+    """Directory with a fake libnvidia-ml.so.1 that lacks the newer functions."""
+    return compile_fake("fake_nvml.c", "libnvidia-ml.so.1", ("FAKE_NVML_OLD",))
+
+
+@pytest.fixture(scope="session")
+def fake_libcuda(compile_fake: CompileFake) -> Path:
+    """Directory with a fake libcuda.so.1 exporting cuDriverGetVersion."""
+    return compile_fake("fake_libcuda.c", "libcuda.so.1", ())
+
+
+@pytest.fixture(scope="session")
+def real_torch_facts() -> TorchFacts:
+    """The torch probe run once against the torch installed for the test interpreter."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed for the test interpreter")
+    from gpudoctor.probes.pytorch import probe_torch
+
+    facts = probe_torch(Deps(torch_timeout=120))
+    assert not isinstance(facts, Unavailable), facts
+    return facts

@@ -1,0 +1,336 @@
+/*
+ * A fake libnvidia-ml.so.1 for testing gpudoctor's NVML probe through the real nvidia-ml-py
+ * binding. It exports the symbols pynvml calls for what `probe_nvml` reads, with the struct
+ * layouts pynvml declares (nvmlMemory_t, nvmlPciInfo_t) and NVML's return codes.
+ *
+ * Behaviour is scripted by environment variables, read at call time:
+ *
+ *   FAKE_NVML_INIT_ERROR=9          nvmlInit* returns this code (9 DRIVER_NOT_LOADED, 18 ...)
+ *   FAKE_NVML_FAIL=fn=code,...      the named function returns `code` (e.g.
+ *                                   nvmlDeviceGetCount_v2=4, nvmlShutdown=999)
+ *   FAKE_NVML_DRIVER=580.65.06      nvmlSystemGetDriverVersion
+ *   FAKE_NVML_CUDA=13000            nvmlSystemGetCudaDriverVersion(_v2)
+ *   FAKE_NVML_NVML_VERSION=...      nvmlSystemGetNVMLVersion (default "13." + driver)
+ *   FAKE_NVML_GPUS="name:cc:bytes;..."   one entry per GPU ("NVIDIA H100 80GB HBM3:9.0:85899345920")
+ *   FAKE_NVML_LOST_GPU=1            that index's handle (and queries) return 15 GPU_IS_LOST
+ *   FAKE_NVML_NOT_SUPPORTED=mig,persistence,cuda,nvmlversion   these return 3 NOT_SUPPORTED;
+ *                                   "mig:1" limits it to GPU 1
+ *   FAKE_NVML_PERSISTENCE=1         persistence mode of every GPU (default 1 = enabled)
+ *   FAKE_NVML_MIG_GPUS=0,2          GPUs with MIG mode enabled (default none)
+ *
+ * Built with -DFAKE_NVML_OLD it omits nvmlSystemGetCudaDriverVersion_v2 and
+ * nvmlDeviceGetMigMode, as an old driver's library does (pynvml raises FunctionNotFound).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NVML_SUCCESS 0
+#define NVML_ERROR_UNINITIALIZED 1
+#define NVML_ERROR_INVALID_ARGUMENT 2
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_GPU_IS_LOST 15
+#define NVML_ERROR_UNKNOWN 999
+
+typedef struct {
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_t;
+
+typedef struct {
+    unsigned int version;
+    unsigned long long total;
+    unsigned long long reserved;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_v2_t;
+
+typedef struct {
+    char busIdLegacy[16];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[32];
+} nvmlPciInfo_t;
+
+#define MAX_GPUS 16
+
+typedef struct {
+    unsigned int index;
+    char name[96];
+    int major;
+    int minor;
+    unsigned long long memory;
+} fake_gpu;
+
+typedef fake_gpu *nvmlDevice_t;
+
+static fake_gpu gpus[MAX_GPUS];
+static unsigned int gpu_count;
+static int init_count;
+
+static const char *env(const char *name, const char *fallback) {
+    const char *v = getenv(name);
+    return v ? v : fallback;
+}
+
+/* FAKE_NVML_FAIL="fn=code,fn=code": the code scripted for `fn`, or 0. */
+static int scripted_failure(const char *fn) {
+    const char *spec = getenv("FAKE_NVML_FAIL");
+    size_t n = strlen(fn);
+    while (spec && *spec) {
+        if (strncmp(spec, fn, n) == 0 && spec[n] == '=') {
+            return atoi(spec + n + 1);
+        }
+        spec = strchr(spec, ',');
+        if (spec) spec++;
+    }
+    return 0;
+}
+
+/* Whether an index list ("0,2") contains `index`. */
+static int list_has_index(const char *list, unsigned int index) {
+    while (list && *list) {
+        char *end;
+        long v = strtol(list, &end, 10);
+        if (end != list && v == (long)index) return 1;
+        list = strchr(list, ',');
+        if (list) list++;
+    }
+    return 0;
+}
+
+/* FAKE_NVML_NOT_SUPPORTED="mig,persistence:1": whether `what` is unsupported on `index`
+ * (index < 0: a system-wide query). */
+static int not_supported(const char *what, int index) {
+    const char *spec = getenv("FAKE_NVML_NOT_SUPPORTED");
+    size_t n = strlen(what);
+    while (spec && *spec) {
+        if (strncmp(spec, what, n) == 0) {
+            char c = spec[n];
+            if (c == '\0' || c == ',') return 1;
+            if (c == ':' && (index < 0 || atoi(spec + n + 1) == index)) return 1;
+        }
+        spec = strchr(spec, ',');
+        if (spec) spec++;
+    }
+    return 0;
+}
+
+static void load_gpus(void) {
+    const char *spec = env("FAKE_NVML_GPUS", "NVIDIA H100 80GB HBM3:9.0:85899345920");
+    char buf[4096];
+    char *save = NULL;
+    gpu_count = 0;
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *item = strtok_r(buf, ";", &save); item && gpu_count < MAX_GPUS;
+         item = strtok_r(NULL, ";", &save)) {
+        char *mem = strrchr(item, ':');
+        if (!mem) continue;
+        *mem++ = '\0';
+        char *cc = strrchr(item, ':');
+        if (!cc) continue;
+        *cc++ = '\0';
+        fake_gpu *g = &gpus[gpu_count];
+        g->index = gpu_count;
+        snprintf(g->name, sizeof g->name, "%s", item);
+        if (sscanf(cc, "%d.%d", &g->major, &g->minor) != 2) continue;
+        g->memory = strtoull(mem, NULL, 10);
+        gpu_count++;
+    }
+}
+
+static int copy_string(char *out, unsigned int length, const char *value) {
+    if (strlen(value) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(out, value, strlen(value) + 1);
+    return NVML_SUCCESS;
+}
+
+static int lost(unsigned int index) {
+    return list_has_index(getenv("FAKE_NVML_LOST_GPU"), index);
+}
+
+/* The checks every device query starts with. */
+static int check_device(const char *fn, nvmlDevice_t device) {
+    if (init_count <= 0) return NVML_ERROR_UNINITIALIZED;
+    int code = scripted_failure(fn);
+    if (code) return code;
+    if (device < gpus || device >= gpus + MAX_GPUS) return NVML_ERROR_INVALID_ARGUMENT;
+    if (lost(device->index)) return NVML_ERROR_GPU_IS_LOST;
+    return NVML_SUCCESS;
+}
+
+static int check_system(const char *fn) {
+    if (init_count <= 0) return NVML_ERROR_UNINITIALIZED;
+    return scripted_failure(fn);
+}
+
+/* ------------------------------------------------------------------ init */
+
+int nvmlInitWithFlags(unsigned int flags) {
+    (void)flags;
+    int code = atoi(env("FAKE_NVML_INIT_ERROR", "0"));
+    if (!code) code = scripted_failure("nvmlInitWithFlags");
+    if (code) return code;
+    load_gpus();
+    init_count++;
+    return NVML_SUCCESS;
+}
+
+int nvmlInit_v2(void) { return nvmlInitWithFlags(0); }
+int nvmlInit(void) { return nvmlInitWithFlags(0); }
+
+int nvmlShutdown(void) {
+    int code = scripted_failure("nvmlShutdown");
+    if (code) return code;
+    if (init_count <= 0) return NVML_ERROR_UNINITIALIZED;
+    init_count--;
+    return NVML_SUCCESS;
+}
+
+const char *nvmlErrorString(int result) {
+    static char buf[64];
+    switch (result) {
+    case 0: return "Success";
+    case 999: return "Unknown Error";
+    default:
+        snprintf(buf, sizeof buf, "Fake NVML error %d", result);
+        return buf;
+    }
+}
+
+/* ------------------------------------------------------------------ system */
+
+int nvmlSystemGetDriverVersion(char *version, unsigned int length) {
+    int code = check_system("nvmlSystemGetDriverVersion");
+    if (code) return code;
+    return copy_string(version, length, env("FAKE_NVML_DRIVER", "580.65.06"));
+}
+
+static int cuda_version(const char *fn, int *version) {
+    int code = check_system(fn);
+    if (code) return code;
+    if (not_supported("cuda", -1)) return NVML_ERROR_NOT_SUPPORTED;
+    *version = atoi(env("FAKE_NVML_CUDA", "13000"));
+    return NVML_SUCCESS;
+}
+
+int nvmlSystemGetCudaDriverVersion(int *version) {
+    return cuda_version("nvmlSystemGetCudaDriverVersion", version);
+}
+
+#ifndef FAKE_NVML_OLD
+int nvmlSystemGetCudaDriverVersion_v2(int *version) {
+    return cuda_version("nvmlSystemGetCudaDriverVersion_v2", version);
+}
+#endif
+
+int nvmlSystemGetNVMLVersion(char *version, unsigned int length) {
+    char buf[128];
+    int code = check_system("nvmlSystemGetNVMLVersion");
+    if (code) return code;
+    if (not_supported("nvmlversion", -1)) return NVML_ERROR_NOT_SUPPORTED;
+    snprintf(buf, sizeof buf, "13.%s", env("FAKE_NVML_DRIVER", "580.65.06"));
+    return copy_string(version, length, env("FAKE_NVML_NVML_VERSION", buf));
+}
+
+/* ------------------------------------------------------------------ devices */
+
+int nvmlDeviceGetCount_v2(unsigned int *count) {
+    int code = check_system("nvmlDeviceGetCount_v2");
+    if (code) return code;
+    *count = gpu_count;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetCount(unsigned int *count) { return nvmlDeviceGetCount_v2(count); }
+
+int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+    int code = check_system("nvmlDeviceGetHandleByIndex_v2");
+    if (code) return code;
+    if (index >= gpu_count) return NVML_ERROR_INVALID_ARGUMENT;
+    if (lost(index)) return NVML_ERROR_GPU_IS_LOST;
+    *device = &gpus[index];
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device) {
+    return nvmlDeviceGetHandleByIndex_v2(index, device);
+}
+
+int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {
+    int code = check_device("nvmlDeviceGetName", device);
+    return code ? code : copy_string(name, length, device->name);
+}
+
+int nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length) {
+    char buf[96];
+    int code = check_device("nvmlDeviceGetUUID", device);
+    if (code) return code;
+    snprintf(buf, sizeof buf, "GPU-fa4e0000-0000-4000-8000-%012u", device->index);
+    return copy_string(uuid, length, buf);
+}
+
+int nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor) {
+    int code = check_device("nvmlDeviceGetCudaComputeCapability", device);
+    if (code) return code;
+    *major = device->major;
+    *minor = device->minor;
+    return NVML_SUCCESS;
+}
+
+/* used = a quarter of the memory, free = the rest */
+int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
+    int code = check_device("nvmlDeviceGetMemoryInfo", device);
+    if (code) return code;
+    memory->total = device->memory;
+    memory->used = device->memory / 4;
+    memory->free = device->memory - memory->used;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory) {
+    int code = check_device("nvmlDeviceGetMemoryInfo_v2", device);
+    if (code) return code;
+    memory->total = device->memory;
+    memory->reserved = 0;
+    memory->used = device->memory / 4;
+    memory->free = device->memory - memory->used;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
+    int code = check_device("nvmlDeviceGetPciInfo_v3", device);
+    if (code) return code;
+    memset(pci, 0, sizeof *pci);
+    pci->domain = 0;
+    pci->bus = 0x18 + device->index;
+    pci->device = 0;
+    pci->pciDeviceId = 0x233010de;
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02X:00.0", pci->bus);
+    snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus);
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPersistenceMode(nvmlDevice_t device, int *mode) {
+    int code = check_device("nvmlDeviceGetPersistenceMode", device);
+    if (code) return code;
+    if (not_supported("persistence", (int)device->index)) return NVML_ERROR_NOT_SUPPORTED;
+    *mode = atoi(env("FAKE_NVML_PERSISTENCE", "1"));
+    return NVML_SUCCESS;
+}
+
+#ifndef FAKE_NVML_OLD
+int nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, unsigned int *pending) {
+    int code = check_device("nvmlDeviceGetMigMode", device);
+    if (code) return code;
+    if (not_supported("mig", (int)device->index)) return NVML_ERROR_NOT_SUPPORTED;
+    *current = *pending = (unsigned int)list_has_index(getenv("FAKE_NVML_MIG_GPUS"),
+                                                       device->index);
+    return NVML_SUCCESS;
+}
+#endif

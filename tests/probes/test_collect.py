@@ -1,0 +1,162 @@
+"""collect(): the probe boundary never raises, and what it gathers round-trips exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gpudoctor.probes
+from gpudoctor import __version__
+from gpudoctor.model import (
+    CudaFacts,
+    Environment,
+    GpuFacts,
+    HostFacts,
+    LibcudaFacts,
+    NvmlFacts,
+    Reason,
+    TorchFacts,
+    Unavailable,
+)
+from gpudoctor.probes import collect
+from gpudoctor.probes.interface import Deps
+from gpudoctor.snapshot import dumps, loads
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FIELDS = ("torch", "cuda", "cudnn", "libcuda", "nvml", "host")
+
+
+def raiser(exc: BaseException) -> Callable[[Deps], Any]:
+    def probe(deps: Deps) -> Any:
+        raise exc
+
+    return probe
+
+
+def hermetic(root: Path, **kw: Any) -> Deps:
+    return Deps(root=root, environ={"PATH": "/usr/bin:/bin"}, **kw)
+
+
+def assert_round_trips(env: Environment) -> None:
+    text = dumps(env)
+    assert loads(text) == env
+    assert dumps(loads(text)) == text
+
+
+def test_a_probe_that_raises_becomes_a_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probes = dict(gpudoctor.probes.PROBES)
+    probes["torch"] = raiser(RuntimeError("boom"))
+    monkeypatch.setattr(gpudoctor.probes, "PROBES", tuple(probes.items()))
+    env = collect(hermetic(tmp_path))
+    assert env.torch == Unavailable(
+        Reason.ERROR,
+        "the torch probe failed unexpectedly (a gpudoctor bug; please report it)",
+        detail="RuntimeError: boom",
+    )
+    assert isinstance(env.host, HostFacts)  # the others still ran
+    assert isinstance(env.cuda, Unavailable)
+    assert env.cuda.reason is Reason.NOT_INSTALLED
+    assert env.gpudoctor_version == __version__
+    assert_round_trips(env)
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [OSError(5, "Input/output error"), KeyError("cuda"), RecursionError(), ValueError("")],
+    ids=["oserror", "keyerror", "recursion", "empty-message"],
+)
+def test_every_probe_raising(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: Exception
+) -> None:
+    monkeypatch.setattr(gpudoctor.probes, "PROBES", tuple((n, raiser(exc)) for n in FIELDS))
+    env = collect(hermetic(tmp_path))
+    for name in FIELDS:
+        value = getattr(env, name)
+        assert isinstance(value, Unavailable), (name, value)
+        assert value.reason is Reason.ERROR, (name, value)
+        assert value.detail == f"{type(exc).__name__}: {exc}"
+        assert name in value.message
+    assert_round_trips(env)
+
+
+def test_hermetic_collect_without_torch(tmp_path: Path) -> None:
+    env = collect(hermetic(tmp_path, no_torch=True))
+    assert isinstance(env.torch, Unavailable)
+    assert env.torch.reason is Reason.SKIPPED
+    assert isinstance(env.host, HostFacts)
+    assert_round_trips(env)
+
+
+CHILD = """
+import sys
+from pathlib import Path
+from gpudoctor.probes import collect
+from gpudoctor.probes.interface import Deps
+from gpudoctor.snapshot import dumps
+root, ld = sys.argv[1], sys.argv[2]
+environ = {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": ld, "CUDA_VISIBLE_DEVICES": "0,1,2"}
+sys.stdout.write(dumps(collect(Deps(root=Path(root), environ=environ, torch_timeout=120))))
+"""
+
+
+def test_full_environment_round_trips(
+    tmp_path: Path, fake_nvml: Path, fake_libcuda: Path
+) -> None:
+    """Every probe with something to find: fake driver libraries, a toolkit, the real torch."""
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc" / "os-release").write_text('PRETTY_NAME="Ubuntu 24.04 LTS"\n')
+    (root / "proc" / "driver" / "nvidia").mkdir(parents=True)
+    (root / "proc" / "driver" / "nvidia" / "version").write_text(
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:04 UTC 2025\n"
+    )
+    (root / "dev").mkdir()
+    (root / "dev" / "nvidia0").write_text("")
+    kit = root / "usr" / "local" / "cuda-12.4"
+    (kit / "include").mkdir(parents=True)
+    (kit / "include" / "cuda.h").write_text("#define CUDA_VERSION 12040\n")
+    (kit / "version.json").write_text('{"cuda": {"version": "12.4.20240301"}}')
+    env_vars = {k: v for k, v in os.environ.items()
+                if not k.startswith("FAKE_") and k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
+    env_vars.update(
+        LD_LIBRARY_PATH=str(fake_nvml),
+        PYTHONPATH=str(REPO_ROOT),
+        FAKE_NVML_GPUS="NVIDIA H100 80GB HBM3:9.0:85899345920;"
+                       "NVIDIA H100 80GB HBM3:9.0:85899345920;"
+                       "NVIDIA GeForce RTX 3090:8.6:25769803776",
+        FAKE_NVML_LOST_GPU="1",
+        FAKE_NVML_NOT_SUPPORTED="mig:2",
+        FAKE_CUDA_DRIVER_VERSION="13000",
+    )
+    ld = f"/nonexistent/lib64:{fake_libcuda}"
+    result = subprocess.run([sys.executable, "-c", CHILD, str(root), ld], capture_output=True,
+                            text=True, env=env_vars, timeout=180, check=False)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    env = loads(text)
+    assert dumps(env) == text  # exact, byte for byte
+    assert json.loads(text)["schema_version"] == 1
+
+    assert isinstance(env.nvml, NvmlFacts)
+    h100, lost, rtx = env.nvml.gpus
+    assert isinstance(h100, GpuFacts)
+    assert isinstance(rtx, GpuFacts)
+    assert isinstance(lost, Unavailable)
+    assert isinstance(rtx.mig_mode, Unavailable)
+    assert env.libcuda == LibcudaFacts("libcuda.so.1", 13000, "580.65.06")
+    assert isinstance(env.cuda, CudaFacts)
+    assert env.cuda.toolkits[0].version == "12.4"
+    assert isinstance(env.host, HostFacts)
+    assert env.host.os_name == "Ubuntu 24.04 LTS"
+    assert "/nonexistent/lib64" in env.host.ld_library_path_missing
+    assert env.host.getenv("CUDA_VISIBLE_DEVICES") == "0,1,2"
+    assert isinstance(env.torch, TorchFacts)

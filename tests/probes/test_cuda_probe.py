@@ -1,0 +1,432 @@
+"""probe_cuda against prepared toolkit trees, and probe_libcuda against a fake libcuda.so.1.
+
+`Deps(root=tmp)` stands for /, so /usr/local/cuda* and /opt/cuda are looked for under tmp;
+CUDA_HOME, CUDA_PATH and PATH come from `Deps.environ` only. nvcc is a shell script, and the
+libcudart of the pip-assembled toolkit is the real one from NVIDIA's wheel when pip can fetch it
+(`cudaRuntimeGetVersion` works without a driver).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.model import CudaFacts, LibcudaFacts, Reason, ToolkitFacts, Unavailable
+from gpudoctor.probes import cuda as cuda_probe
+from gpudoctor.probes.cuda import probe_cuda, probe_libcuda
+from gpudoctor.probes.interface import Deps
+
+CompileFake = Callable[[str, str, Sequence[str]], Path]
+CUDART_WHEEL = "nvidia-cuda-runtime-cu12==12.4.127"
+ENV = {"PATH": "/usr/bin:/bin"}  # no nvcc there: the machine's own toolkit stays out of view
+
+
+def make_toolkit(
+    root: Path,
+    *,
+    version_json: str | None = None,
+    version_txt: str | None = None,
+    cuda_h: int | None = None,
+    nvcc: str | None = None,
+    dist_info: str | None = None,
+) -> Path:
+    """A toolkit directory with the given version sources."""
+    root.mkdir(parents=True, exist_ok=True)
+    if version_json is not None:
+        (root / "version.json").write_text(
+            json.dumps({"cuda": {"name": "CUDA SDK", "version": version_json}})
+        )
+    if version_txt is not None:
+        (root / "version.txt").write_text(f"CUDA Version {version_txt}\n")
+    if cuda_h is not None:
+        (root / "include").mkdir(exist_ok=True)
+        (root / "include" / "cuda.h").write_text(
+            f"#ifndef __cuda_cuda_h__\n#define __cuda_cuda_h__\n#define CUDA_VERSION {cuda_h}\n"
+        )
+    if nvcc is not None:
+        (root / "bin").mkdir(exist_ok=True)
+        (root / "bin" / "nvcc").write_text(nvcc)
+        (root / "bin" / "nvcc").chmod(0o755)
+    if dist_info is not None:
+        (root / "dist-info" / dist_info).mkdir(parents=True)
+    return root
+
+
+def nvcc_printing(release: str, build: str) -> str:
+    return (
+        "#!/bin/sh\n"
+        "echo 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+        "echo 'Copyright (c) 2005-2024 NVIDIA Corporation'\n"
+        f"echo 'Cuda compilation tools, release {release}, V{build}'\n"
+    )
+
+
+def facts_of(deps: Deps) -> CudaFacts:
+    facts = probe_cuda(deps)
+    assert isinstance(facts, CudaFacts), facts
+    return facts
+
+
+def only(deps: Deps) -> ToolkitFacts:
+    (toolkit,) = facts_of(deps).toolkits
+    return toolkit
+
+
+def readings(toolkit: ToolkitFacts) -> dict[str, str | Unavailable]:
+    return {r.method: r.value for r in toolkit.readings}
+
+
+def unavailable(value: object, reason: Reason) -> Unavailable:
+    assert isinstance(value, Unavailable), value
+    assert value.reason is reason, value
+    return value
+
+
+# ---------------------------------------------------------------------------- version sources
+
+
+def test_version_json_third_field_is_a_date(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", version_json="12.1.20230222")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    assert (t.version, t.found_by, t.root, t.in_use) == ("12.1", "--cuda-home", str(kit), True)
+    assert readings(t) == {"version.json": "12.1"}
+    assert t.nvcc is None
+    assert t.pip_assembled is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{not json", '{"cuda": "12.4"}', '["cuda"]', '{"cuda": {"version": "twelve"}}', ""],
+    ids=["broken-json", "cuda-is-a-string", "a-list", "not-a-version", "empty"],
+)
+def test_garbage_version_json(tmp_path: Path, text: str) -> None:
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040)
+    (kit / "version.json").write_text(text)
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    unavailable(readings(t)["version.json"], Reason.ERROR)
+    assert t.version == "12.4"  # the next reading is used
+
+
+def test_unreadable_version_json_root_proof(tmp_path: Path) -> None:
+    # a directory where the file should be: unreadable even for root
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=11080)
+    (kit / "version.json").mkdir()
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    u = unavailable(readings(t)["version.json"], Reason.ERROR)
+    assert "IsADirectoryError" in (u.detail or "")
+    assert t.version == "11.8"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_version_json_permission(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", version_json="12.4.1", cuda_h=12040)
+    (kit / "version.json").chmod(0)
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    unavailable(readings(t)["version.json"], Reason.PERMISSION_DENIED)
+    assert t.version == "12.4"
+
+
+def test_version_txt_of_old_toolkits(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", version_txt="10.0.130")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    assert t.version == "10.0.130"
+    assert readings(t) == {"version.txt": "10.0.130"}
+
+
+def test_garbage_version_txt(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=10020)
+    (kit / "version.txt").write_text("\x00\xff garbage")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    unavailable(readings(t)["version.txt"], Reason.ERROR)
+    assert t.version == "10.2"
+
+
+def test_cuda_h(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040)
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    assert t.version == "12.4"
+    assert readings(t) == {"cuda.h": "12.4"}
+
+
+def test_garbage_cuda_h_and_nothing_else(tmp_path: Path) -> None:
+    kit = tmp_path / "cuda"
+    (kit / "include").mkdir(parents=True)
+    (kit / "include" / "cuda.h").write_bytes(b"#define CUDA_VERSION twelve\n\xff\xfe")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    u = unavailable(readings(t)["cuda.h"], Reason.ERROR)
+    assert "CUDA_VERSION" in u.message
+    v = unavailable(t.version, Reason.ERROR)
+    assert v.message == f"no readable version information under {kit}"
+
+
+def test_nvcc_release_line(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040, nvcc=nvcc_printing("12.4", "12.4.131"))
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    assert readings(t) == {"cuda.h": "12.4", "nvcc": "12.4.131"}
+    assert t.nvcc == str(kit / "bin" / "nvcc")
+    assert t.version == "12.4"  # cuda.h is preferred to nvcc
+
+
+def test_nvcc_that_exits_non_zero(tmp_path: Path) -> None:
+    script = "#!/bin/sh\necho 'nvcc fatal   : cannot find libnvvm' >&2\nexit 1\n"
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040, nvcc=script)
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    u = unavailable(readings(t)["nvcc"], Reason.ERROR)
+    assert u.message == f"`{kit / 'bin' / 'nvcc'} --version` exited 1 without a release line"
+    assert u.detail == "nvcc fatal   : cannot find libnvvm"
+    assert t.version == "12.4"
+
+
+def test_nvcc_that_cannot_be_executed(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040, nvcc=nvcc_printing("12.4", "12.4.131"))
+    (kit / "bin" / "nvcc").chmod(0o644)  # no x bit: not even root may exec it
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    u = unavailable(readings(t)["nvcc"], Reason.ERROR)
+    assert "PermissionError" in (u.detail or "")
+
+
+def test_nvcc_that_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cuda_probe, "NVCC_TIMEOUT", 0.5)
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040, nvcc="#!/bin/sh\nsleep 60\n")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    u = unavailable(readings(t)["nvcc"], Reason.TIMEOUT)
+    assert u.message == f"`{kit / 'bin' / 'nvcc'} --version` did not finish in 0.5 s"
+    assert t.version == "12.4"
+
+
+def test_unloadable_libcudart(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", cuda_h=12040)
+    (kit / "lib64").mkdir()
+    (kit / "lib64" / "libcudart.so.12").write_bytes(b"garbage")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    u = unavailable(readings(t)["libcudart"], Reason.NOT_INSTALLED)
+    assert "file too short" in (u.detail or "")
+
+
+def test_pip_assembled_toolkit_without_version_json(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", dist_info="nvidia_cuda_runtime-12.4.127.dist-info")
+    make_toolkit(kit, dist_info="nvidia_cuda_nvcc-12.4.131.dist-info")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    assert t.pip_assembled is True
+    assert t.version == "12.4"
+    assert readings(t) == {"dist-info": "12.4"}
+    assert t.readings[0].path == str(kit / "dist-info" / "nvidia_cuda_runtime-12.4.127.dist-info")
+
+
+def test_dist_info_without_the_runtime(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", dist_info="nvidia_cuda_nvcc-12.4.131.dist-info",
+                       cuda_h=12040)
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    unavailable(readings(t)["dist-info"], Reason.NOT_INSTALLED)
+    assert t.version == "12.4"
+
+
+def test_version_json_present_is_not_pip_assembled(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "cuda", version_json="12.4.1",
+                       dist_info="nvidia_cuda_runtime-12.4.127.dist-info")
+    t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
+    assert t.pip_assembled is False
+    assert t.version == "12.4"
+
+
+# ---------------------------------------------------------------------------- the real libcudart
+
+
+@pytest.fixture(scope="session")
+def cudart_wheel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """NVIDIA's cuda-runtime wheel, downloaded once into pytest's cache; skipped offline."""
+    cache = getattr(request.config, "cache", None)
+    folder: Path = (
+        cache.mkdir("gpudoctor-wheels") if cache is not None
+        else tmp_path_factory.mktemp("wheels")
+    )
+    found = sorted(folder.glob("nvidia_cuda_runtime_cu12-12.4.127-*.whl"))
+    if not found:
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                 "--disable-pip-version-check", "--retries", "0", "--timeout", "15", "-q",
+                 "-d", str(folder), CUDART_WHEEL],
+                capture_output=True, timeout=120, check=True,
+            )
+        except (subprocess.SubprocessError, OSError) as e:
+            pytest.skip(f"cannot download {CUDART_WHEEL}: {e}")
+        found = sorted(folder.glob("nvidia_cuda_runtime_cu12-12.4.127-*.whl"))
+    if not found:
+        pytest.skip(f"pip did not fetch a Linux wheel of {CUDART_WHEEL}")
+    return found[0]
+
+
+def test_real_libcudart_from_the_wheel(tmp_path: Path, cudart_wheel: Path) -> None:
+    """A toolkit assembled the way pip lays the wheel out: dist-info, cuda.h, libcudart."""
+    kit = tmp_path / "usr" / "local" / "cuda-12.4"
+    with zipfile.ZipFile(cudart_wheel) as whl:
+        for name in whl.namelist():
+            base = name.rsplit("/", 1)[-1]
+            if name.endswith("/lib/libcudart.so.12"):
+                dest = kit / "lib64" / base
+            elif name.endswith("/include/cuda.h"):
+                dest = kit / "include" / base
+            elif ".dist-info/" in name:
+                dest = kit / "dist-info" / name
+            else:
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(whl.read(name))
+    t = only(Deps(root=tmp_path, environ=ENV))
+    assert t.found_by == "/usr/local/cuda-*"
+    assert t.pip_assembled
+    assert readings(t) == {"dist-info": "12.4", "cuda.h": "12.4", "libcudart": "12.4"}
+    assert t.version == "12.4"
+
+
+# ---------------------------------------------------------------------------- discovery
+
+
+def test_discovery_order_and_provenance(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    cli = make_toolkit(tmp_path / "cli-cuda", cuda_h=12060)
+    home = make_toolkit(tmp_path / "home-cuda", cuda_h=12050)
+    path = make_toolkit(tmp_path / "path-cuda", cuda_h=12040)
+    by_nvcc = make_toolkit(tmp_path / "nvcc-cuda", cuda_h=12030,
+                           nvcc=nvcc_printing("12.3", "12.3.107"))
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "nvcc").symlink_to(by_nvcc / "bin" / "nvcc")
+    local = root / "usr" / "local"
+    make_toolkit(local / "cuda-12.4", version_json="12.4.1")
+    make_toolkit(local / "cuda-11.8", version_json="11.8.0")
+    (local / "cuda").symlink_to("cuda-12.4")  # the same toolkit twice: listed once
+    make_toolkit(root / "opt" / "cuda", version_txt="10.2.89")
+    environ = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "CUDA_HOME": str(home),
+               "CUDA_PATH": str(path)}
+    facts = facts_of(Deps(root=root, environ=environ, cuda_home=str(cli)))
+    assert [(t.root, t.found_by, t.version) for t in facts.toolkits] == [
+        (str(cli), "--cuda-home", "12.6"),
+        (str(home), "CUDA_HOME", "12.5"),
+        (str(path), "CUDA_PATH", "12.4"),
+        (str(by_nvcc), "nvcc on PATH", "12.3"),
+        (str(local / "cuda"), "/usr/local/cuda", "12.4"),
+        (str(local / "cuda-11.8"), "/usr/local/cuda-*", "11.8"),
+        (str(root / "opt" / "cuda"), "/opt/cuda", "10.2.89"),
+    ]
+    assert [t.in_use for t in facts.toolkits] == [True] + [False] * 6
+    assert facts.in_use is facts.toolkits[0]
+
+
+def test_cuda_home_beats_usr_local_cuda_and_dedupes(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "usr" / "local" / "cuda-12.4", version_json="12.4.1")
+    (tmp_path / "usr" / "local" / "cuda").symlink_to(kit)
+    facts = facts_of(Deps(root=tmp_path, environ={**ENV, "CUDA_HOME": str(kit)}))
+    assert [(t.root, t.found_by, t.in_use) for t in facts.toolkits] == [
+        (str(kit), "CUDA_HOME", True)
+    ]
+
+
+def test_versioned_dirs_newest_first(tmp_path: Path) -> None:
+    local = tmp_path / "usr" / "local"
+    for v in ("11.8", "12.10", "12.4", "9.2"):
+        make_toolkit(local / f"cuda-{v}", version_json=f"{v}.0")
+    facts = facts_of(Deps(root=tmp_path, environ=ENV))
+    assert [t.version for t in facts.toolkits] == ["12.10", "12.4", "11.8", "9.2"]
+    assert [t.in_use for t in facts.toolkits] == [True, False, False, False]
+
+
+def test_nvcc_wrapper_script_leads_to_its_toolkit(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "opt" / "nv" / "cuda-12.4", cuda_h=12040)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "nvcc").write_text(f'#!/bin/sh\nexec {kit}/bin/nvcc "$@"\n')
+    (tmp_path / "bin" / "nvcc").chmod(0o755)
+    t = only(Deps(root=tmp_path / "empty", environ={"PATH": str(tmp_path / "bin")}))
+    assert (t.root, t.found_by) == (str(kit), "nvcc on PATH")
+
+
+def test_directories_that_are_not_toolkits_are_ignored(tmp_path: Path) -> None:
+    (tmp_path / "usr" / "local" / "cuda-12.4" / "bin").mkdir(parents=True)
+    environ = {**ENV, "CUDA_HOME": str(tmp_path / "nowhere"), "CUDA_PATH": ""}
+    u = unavailable(probe_cuda(Deps(root=tmp_path, environ=environ)), Reason.NOT_INSTALLED)
+    assert u.message.startswith("no CUDA toolkit found")
+
+
+# ---------------------------------------------------------------------------- libcuda
+
+
+def _system_has_libcuda() -> bool:
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def _proc_version(root: Path, line: str) -> None:
+    (root / "proc" / "driver" / "nvidia").mkdir(parents=True)
+    (root / "proc" / "driver" / "nvidia" / "version").write_text(
+        f"{line}\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"
+    )
+
+
+def test_libcuda_without_a_driver(tmp_path: Path) -> None:
+    if _system_has_libcuda():
+        pytest.skip("this machine has a real libcuda.so.1")
+    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ={})), Reason.NOT_INSTALLED)
+    assert u.message.startswith("libcuda.so.1 (the CUDA driver library) is not on the loader")
+    assert "libcuda.so.1" in (u.detail or "")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024",
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
+        "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:18:30 UTC 2024",
+    ],
+    ids=["proprietary", "open"],
+)
+def test_fake_libcuda(tmp_path: Path, fake_libcuda: Path, line: str) -> None:
+    _proc_version(tmp_path, line)
+    environ = {"LD_LIBRARY_PATH": str(fake_libcuda), "FAKE_CUDA_DRIVER_VERSION": "12040"}
+    facts = probe_libcuda(Deps(root=tmp_path, environ=environ))
+    assert facts == LibcudaFacts(path="libcuda.so.1", cuda_driver_version=12040,
+                                 driver_version="550.54.15")
+
+
+def test_fake_libcuda_without_proc_version(tmp_path: Path, fake_libcuda: Path) -> None:
+    facts = probe_libcuda(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": str(fake_libcuda)}))
+    assert isinstance(facts, LibcudaFacts)
+    assert facts.cuda_driver_version == 13000
+    unavailable(facts.driver_version, Reason.NOT_INSTALLED)
+
+
+def test_fake_libcuda_error_status(tmp_path: Path, fake_libcuda: Path) -> None:
+    environ = {"LD_LIBRARY_PATH": str(fake_libcuda), "FAKE_CUDA_STATUS": "999"}
+    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ=environ)), Reason.ERROR)
+    assert u.message == "cuDriverGetVersion returned error 999"
+
+
+def test_fake_libcuda_that_aborts_its_loader(tmp_path: Path, fake_libcuda: Path) -> None:
+    environ = {"LD_LIBRARY_PATH": str(fake_libcuda), "FAKE_CUDA_ABORT": "1"}
+    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ=environ)), Reason.CRASHED)
+    assert u.message == "loading libcuda.so.1 crashed the process that loaded it (signal 6)"
+
+
+def test_fake_libcuda_without_the_symbol(tmp_path: Path, compile_fake: CompileFake) -> None:
+    lib = compile_fake("fake_libcuda.c", "libcuda.so.1", ("FAKE_CUDA_NO_SYMBOL",))
+    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": str(lib)})),
+                    Reason.NOT_SUPPORTED)
+    assert u.message == "libcuda.so.1 has no cuDriverGetVersion"
+
+
+@pytest.mark.gpu
+def test_real_libcuda() -> None:
+    facts = probe_libcuda(Deps())
+    assert isinstance(facts, LibcudaFacts), facts
+    assert facts.cuda_driver_version >= 10000
+    assert isinstance(facts.driver_version, str)

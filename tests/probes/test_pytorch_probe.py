@@ -1,0 +1,202 @@
+"""probe_torch for real: the child runs under a real interpreter against the real CPU torch, no
+torch at all, and `torch` packages on PYTHONPATH that raise, abort, segfault or hang on import.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.model import Reason, TorchFacts, TorchRuntime, TorchStatic, Unavailable
+from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.pytorch import probe_torch
+
+CUDNN_ERROR = "libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory"
+
+
+def fake_torch(folder: Path, body: str) -> Deps:
+    """A `torch` package in `folder` whose __init__ runs `body`, and Deps that put it first."""
+    pkg = folder / "torch"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(body)
+    (pkg / "version.py").write_text(
+        "from typing import Optional\n__version__ = '2.0.1+cu118'\ncuda: Optional[str] = '11.8'\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environ["PYTHONPATH"] = str(folder)
+    return Deps(environ=environ)
+
+
+def facts_of(deps: Deps) -> TorchFacts:
+    facts = probe_torch(deps)
+    assert isinstance(facts, TorchFacts), facts
+    return facts
+
+
+def unavailable(value: object, reason: Reason) -> Unavailable:
+    assert isinstance(value, Unavailable), value
+    assert value.reason is reason, value
+    return value
+
+
+def assert_fake_static(static: TorchStatic | Unavailable, folder: Path) -> None:
+    """The static facts describe the shadowing package, not the torch installed beneath it."""
+    assert isinstance(static, TorchStatic), static
+    assert static.location == str(folder / "torch")
+    assert static.version == "2.0.1+cu118"
+    assert static.version_py == (("__version__", "2.0.1+cu118"), ("cuda", "11.8"))
+
+
+# ---------------------------------------------------------------------------- (a) real torch
+
+
+def test_real_cpu_torch(real_torch_facts: TorchFacts) -> None:
+    installed = metadata.version("torch")
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None
+    assert spec.origin is not None
+    facts = real_torch_facts
+    assert facts.python == sys.executable
+    assert 0 < facts.seconds < 120
+    static = facts.static
+    assert isinstance(static, TorchStatic)
+    assert static.version == installed
+    assert static.location == os.path.dirname(spec.origin)
+    assert ("__version__", installed) in static.version_py
+    assert all(n.startswith("nvidia-") or n in ("triton", "cuda-toolkit")
+               for n, _ in static.nvidia_wheels)
+    rt = facts.runtime
+    assert isinstance(rt, TorchRuntime), rt
+    assert rt.version == installed
+    if "+cpu" not in installed:
+        pytest.skip(f"the rest describes a CPU build; this torch is {installed}")
+    assert ("cuda", "None") in static.version_py
+    assert rt == TorchRuntime(
+        version=installed,
+        cuda=None,
+        hip=None,
+        cudnn_version=None,
+        cuda_available=False,
+        cuda_init_error="AssertionError: Torch not compiled with CUDA enabled",
+        device_count=0,
+        arch_list=(),
+        devices=(),
+        cudnn_conv="not-run: CUDA is not available",
+        mapped_libraries=(),
+    )
+
+
+# ---------------------------------------------------------------------------- (b), (f) no torch
+
+
+def test_environment_without_torch(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   capture_output=True, timeout=60)
+    python = str(venv / "bin" / "python")
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    u = unavailable(probe_torch(Deps(python=python, environ=environ)), Reason.NOT_INSTALLED)
+    assert u.message == f"PyTorch is not installed for {python}"
+
+
+def test_python_that_does_not_exist() -> None:
+    u = unavailable(probe_torch(Deps(python="/nonexistent")), Reason.NOT_INSTALLED)
+    assert u.message == "cannot run the Python interpreter /nonexistent"
+    assert "FileNotFoundError" in (u.detail or "")
+
+
+def test_python_that_is_a_directory(tmp_path: Path) -> None:
+    # cannot be executed even by root
+    u = unavailable(probe_torch(Deps(python=str(tmp_path))), Reason.NOT_INSTALLED)
+    assert "PermissionError" in (u.detail or "")
+
+
+def test_python_that_fails_before_reporting(tmp_path: Path) -> None:
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\necho 'error while loading shared libraries: libpython3.so' >&2\n"
+                      "exit 127\n")
+    python.chmod(0o755)
+    facts = facts_of(Deps(python=str(python), environ={"PATH": "/usr/bin:/bin"}))
+    static = unavailable(facts.static, Reason.ERROR)
+    assert static.message == "the interpreter did not report its packages"
+    assert static.detail == "error while loading shared libraries: libpython3.so"
+    runtime = unavailable(facts.runtime, Reason.ERROR)
+    assert runtime.message == (
+        "`import torch` failed: error while loading shared libraries: libpython3.so"
+    )
+
+
+def test_no_torch_option() -> None:
+    u = unavailable(probe_torch(Deps(no_torch=True)), Reason.SKIPPED)
+    assert u.message == "PyTorch was not probed (--no-torch)"
+
+
+# ---------------------------------------------------------------------------- (c)-(e) broken torch
+
+
+def test_import_raises(tmp_path: Path) -> None:
+    deps = fake_torch(tmp_path, f"raise ImportError({CUDNN_ERROR!r})\n")
+    facts = facts_of(deps)
+    rt = unavailable(facts.runtime, Reason.ERROR)
+    assert rt.message == f"`import torch` failed: ImportError: {CUDNN_ERROR}"
+    assert "Traceback" in (rt.detail or "")
+    assert CUDNN_ERROR in (rt.detail or "")
+    assert_fake_static(facts.static, tmp_path)
+
+
+def test_import_aborts(tmp_path: Path) -> None:
+    facts = facts_of(fake_torch(tmp_path, "import os\nos.abort()\n"))
+    rt = unavailable(facts.runtime, Reason.CRASHED)
+    assert rt.message == "`import torch` crashed the interpreter (SIGABRT)"
+    assert_fake_static(facts.static, tmp_path)
+
+
+def test_import_segfaults(tmp_path: Path) -> None:
+    facts = facts_of(fake_torch(tmp_path, "import ctypes\nctypes.string_at(0)\n"))
+    rt = unavailable(facts.runtime, Reason.CRASHED)
+    assert rt.message == "`import torch` crashed the interpreter (SIGSEGV)"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")  # a zombie waits for a reaper that no longer matters
+
+
+def test_import_hangs(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    body = (
+        "import os, subprocess, time\n"
+        "helper = subprocess.Popen(['sleep', '600'])\n"
+        f"open({str(pids)!r}, 'w').write('%d %d' % (os.getpid(), helper.pid))\n"
+        "while True:\n    time.sleep(60)\n"
+    )
+    deps = fake_torch(tmp_path / "site", body)
+    deps = Deps(environ=deps.environ, torch_timeout=3)
+    facts = facts_of(deps)
+    rt = unavailable(facts.runtime, Reason.TIMEOUT)
+    assert rt.message.startswith("`import torch` did not finish within 3 s")
+    assert 3 <= facts.seconds < 30
+    assert_fake_static(facts.static, tmp_path / "site")
+    # the child and what it started were killed, not left behind
+    deadline = time.monotonic() + 5
+    child, helper = (int(x) for x in pids.read_text().split())
+    while not (_gone(child) and _gone(helper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)
+    assert _gone(helper)
+
+
+def test_import_exits_without_a_traceback(tmp_path: Path) -> None:
+    facts = facts_of(fake_torch(tmp_path, "import sys\nsys.exit(7)\n"))
+    rt = unavailable(facts.runtime, Reason.ERROR)
+    assert rt.message == "`import torch` failed with exit code 7"
