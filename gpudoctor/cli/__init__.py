@@ -59,11 +59,12 @@ _DEBUG = [False]
 
 
 def _register() -> None:
-    from gpudoctor.cli import check, snapshot
+    from gpudoctor.cli import check, smoke, snapshot
 
     app.command("check", no_args_is_help=False)(check.check)
     app.command("checks")(check.list_checks)
     app.command("snapshot")(snapshot.snapshot)
+    app.command("smoke-test")(smoke.smoke_test)
 
 
 _register()

@@ -98,3 +98,28 @@ def exit_code(report: Report, strict: bool) -> int:
     if strict and any(r.finding.status is Status.WARN and not is_info(r) for r in report.results):
         return ExitCode.FAILURE
     return ExitCode.OK
+
+
+def cuda_usable(env: Environment) -> bool:
+    """Whether torch imported and sees a CUDA device."""
+    from gpudoctor.checks.facts import torch_runtime
+
+    rt = torch_runtime(env)
+    return bool(rt and rt.cuda_available)
+
+
+def with_smoke(report: Report, python: str | None, timeout: float) -> Report:
+    """Run the quick LeNet smoke test and add its results to the report.
+
+    On a machine where torch sees CUDA it trains on cuda:0 with cuDNN on and off; elsewhere on
+    the CPU, which still proves that forward, backward and the optimizer step compute.
+    """
+    import dataclasses
+
+    from gpudoctor.actions.smoke import SmokeOptions, run_smoke, smoke_results
+
+    device = "cuda:0" if cuda_usable(report.environment) else "cpu"
+    options = SmokeOptions(device=device, model="lenet", steps=5, warmup=2, python=python,
+                           timeout=max(timeout, 60.0))
+    results = smoke_results(run_smoke(options))
+    return dataclasses.replace(report, results=report.results + results)

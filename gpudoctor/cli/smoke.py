@@ -19,7 +19,6 @@ from rich.text import Text
 from gpudoctor import __version__
 from gpudoctor.actions.smoke import (
     ProgressCallback,
-    SmokeFailure,
     SmokeOptions,
     SmokeOutcome,
     SmokeProgress,
@@ -29,7 +28,7 @@ from gpudoctor.actions.smoke import (
     run_smoke,
     smoke_results,
 )
-from gpudoctor.actions.smoke_checks import SLOWER_MARGIN, TOLERANCE
+from gpudoctor.actions.smoke_checks import SLOWER_MARGIN, TOLERANCE, rate
 from gpudoctor.cli.common import fail_usage
 from gpudoctor.cli.options import (
     FormatOption,
@@ -214,7 +213,7 @@ def _figures(r: SmokeReport) -> Text:
     for t in (r.matmul, r.copy):
         where = " (CPU figure)" if t.device == "cpu" else ""
         lines.append(f"{t.what}: {t.error.message}" if t.error else
-                     f"{t.what}: {t.value:.3g} {t.unit}{where} — {t.setup}")
+                     f"{t.what}: {rate(t.value)} {t.unit}{where} — {t.setup}")
     if r.device.arch:
         lines.append("libcudnn mapped: " + (", ".join(r.cudnn_libraries) or "none"))
     traces = [c.trace for m in r.models for c in m.configs if c.trace]
@@ -243,6 +242,3 @@ def render_json(options: SmokeOptions, outcome: SmokeOutcome,
         "smoke": outcome_to_dict(outcome),
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-__all__ = ["SmokeFailure", "render_json", "render_text", "smoke_test"]

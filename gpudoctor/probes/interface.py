@@ -36,20 +36,16 @@ class ProbeTimeout(Exception):
         self.stderr = stderr
 
 
-def run(
-    argv: Sequence[str],
-    timeout: float,
-    env: Mapping[str, str] | None = None,
-    stdin: str | None = None,
-) -> RunResult:
-    """Run argv (never through a shell) and capture its output.
+def start(
+    argv: Sequence[str], env: Mapping[str, str] | None = None, stdin: bool = False
+) -> subprocess.Popen[str]:
+    """Start argv (never through a shell) in its own process group, output captured.
 
-    Raises `ProbeTimeout` after `timeout` seconds (the child and its group are killed),
-    `FileNotFoundError` / `PermissionError` when argv[0] cannot be executed.
+    Raises `FileNotFoundError` / `PermissionError` when argv[0] cannot be executed.
     """
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         list(argv),
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=dict(env) if env is not None else None,
@@ -57,12 +53,29 @@ def run(
         errors="replace",
         start_new_session=True,
     )
+
+
+def finish(
+    proc: subprocess.Popen[str], timeout: float, stdin: str | None = None
+) -> RunResult:
+    """Wait for a started child; after `timeout` seconds kill its group, raise `ProbeTimeout`."""
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         out, err = _kill_group(proc)
-        raise ProbeTimeout(argv, timeout, out, err) from None
+        raise ProbeTimeout(proc.args if isinstance(proc.args, list) else [str(proc.args)],
+                           timeout, out, err) from None
     return RunResult(proc.returncode, out, err)
+
+
+def run(
+    argv: Sequence[str],
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+) -> RunResult:
+    """Run argv and capture its output: `start` then `finish`."""
+    return finish(start(argv, env, stdin is not None), timeout, stdin)
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> tuple[str, str]:

@@ -15,9 +15,12 @@ Mapping:
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -30,22 +33,61 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
-from gpudoctor.probes.interface import Deps, ProbeTimeout, RunResult, run
+from gpudoctor.probes.interface import Deps, ProbeTimeout, RunResult, finish, start
 
 logger = logging.getLogger(__name__)
 
 CHILD_SOURCE = (Path(__file__).parent / "_torch_child.py").read_text()
 PREFIX = "GPUDOCTOR:"
 
+# A child started before the CLI's own imports (see `prestart`), keyed by what it was given.
+_PRESTARTED: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[subprocess.Popen[str], float]] = {}
+
+
+def _argv(python: str) -> list[str]:
+    return [python, "-c", CHILD_SOURCE]
+
+
+def prestart(deps: Deps) -> None:
+    """Start the torch child now, for `probe_torch(deps)` to collect later.
+
+    `import torch` is the slowest fact `check` gathers; the CLI calls this before importing
+    typer and rich so the two overlap. A child nobody collects is killed at exit.
+    """
+    key = (deps.python, tuple(sorted(deps.child_env().items())))
+    try:
+        proc = start(_argv(deps.python), deps.child_env())
+    except OSError:
+        return  # probe_torch will meet the same error and report it
+    _PRESTARTED[key] = (proc, time.monotonic())
+    atexit.register(_reap, proc)
+
+
+def _reap(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        proc.wait()
+
+
+def _child(deps: Deps) -> tuple[subprocess.Popen[str], float]:
+    key = (deps.python, tuple(sorted(deps.child_env().items())))
+    found = _PRESTARTED.pop(key, None)
+    if found is not None:
+        return found
+    return start(_argv(deps.python), deps.child_env()), time.monotonic()
+
 
 def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
     """Run the child and turn its output into facts."""
     if deps.no_torch:
         return Unavailable(Reason.SKIPPED, "PyTorch was not probed (--no-torch)")
-    start = time.monotonic()
     timed_out = False
     try:
-        result = run([deps.python, "-c", CHILD_SOURCE], deps.torch_timeout, deps.child_env())
+        proc, started = _child(deps)
+        result = finish(proc, max(0.1, deps.torch_timeout - (time.monotonic() - started)))
     except (FileNotFoundError, PermissionError) as e:
         return Unavailable(
             Reason.NOT_INSTALLED,
@@ -55,7 +97,7 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
     except ProbeTimeout as e:
         timed_out = True
         result = RunResult(-9, e.stdout, e.stderr)
-    seconds = round(time.monotonic() - start, 3)
+    seconds = round(time.monotonic() - started, 3)
     stages = _stages(result.stdout)
     static_data = stages.get("static")
     if static_data is not None and static_data.get("missing"):

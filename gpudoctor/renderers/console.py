@@ -32,6 +32,7 @@ class ConsoleRenderer:
             if results:
                 parts.append(self._layer(layer, results))
         parts.append(Text(tally(report), style="bold"))
+        parts.extend(Text(note, style="dim") for note in report.notes)
         return Group(*parts)
 
     def render(self, report: Report) -> str:

@@ -20,6 +20,7 @@ class JsonRenderer:
             "gpudoctor_version": __version__,
             "summary": {s.value: report.count(s) for s in Status},
             "unknown_selectors": list(report.unknown_selectors),
+            "notes": list(report.notes),
             "findings": [
                 {
                     "id": r.check_id,

@@ -33,5 +33,5 @@ class MarkdownRenderer:
                     f"| {mark} | `{r.check_id}` {_cell(r.title)} | {_cell(r.finding.message)} | "
                     f"{_cell(r.finding.fix or '')} |"
                 )
-        lines += ["", f"**{tally(report)}**", ""]
+        lines += ["", f"**{tally(report)}**", "", *(f"_{n}_" for n in report.notes)]
         return "\n".join(lines)

@@ -1,0 +1,459 @@
+"""`gpudoctor.actions.smoke`: the real CPU torch in real child processes, broken torches on
+PYTHONPATH, the child's helpers in-process, and the verdicts on hand-built reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpudoctor.actions import smoke_checks
+from gpudoctor.actions.smoke import (
+    CHILD_SOURCE,
+    ConfigRun,
+    DeviceInfo,
+    ModelRun,
+    RunError,
+    SmokeFailure,
+    SmokeOptions,
+    SmokeProgress,
+    SmokeReport,
+    StepTiming,
+    Throughput,
+    _report,
+    outcome_to_dict,
+    parse_device,
+    run_smoke,
+    smoke_results,
+)
+from gpudoctor.model import Layer, Reason, Status
+
+FAST = {"steps": 3, "warmup": 1}
+
+
+def statuses(outcome: SmokeReport | SmokeFailure) -> dict[str, Status]:
+    return {r.slug: r.finding.status for r in smoke_results(outcome)}
+
+
+def finding(outcome: SmokeReport | SmokeFailure, slug: str) -> Any:
+    return next(r.finding for r in smoke_results(outcome) if r.slug == slug)
+
+
+# --------------------------------------------------------------------------- parse_device
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("cpu", "cpu"), ("cuda", "cuda:0"), ("cuda:0", "cuda:0"), ("CUDA:1", "cuda:1"),
+     (" cuda:3 ", "cuda:3"), ("cuda:007", "cuda:7")],
+)
+def test_parse_device_accepts(text: str, expected: str) -> None:
+    assert parse_device(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["cuda:x", "gpu", "cuda:-1", "", "cuda:", "cpu:0", "cuda:0:1", "mps", "cuda:+1"],
+    ids=lambda t: f"<{t}>",  # a bare "gpu" id would read as the gpu marker
+)
+def test_parse_device_rejects(text: str) -> None:
+    with pytest.raises(ValueError, match="is not a device"):
+        parse_device(text)
+
+
+def test_options_are_validated() -> None:
+    assert SmokeOptions(device="cpu", model="lenet").models == ("lenet",)
+    assert SmokeOptions(device="cpu").models == ("lenet", "convnet")
+    for bad in ({"device": "cuda"}, {"model": "resnet"}, {"dtype": "float64"}, {"steps": 0},
+                {"warmup": -1}, {"batch_size": 0}, {"timeout": 0}):
+        with pytest.raises(ValueError, match=r"device|model|steps"):
+            SmokeOptions(**bad)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- real CPU runs
+
+
+def test_cpu_both_models_pass() -> None:
+    seen: list[SmokeProgress] = []
+    outcome = run_smoke(SmokeOptions(device="cpu", **FAST), seen.append)
+    assert isinstance(outcome, SmokeReport), outcome
+    assert [m.model for m in outcome.models] == ["lenet", "convnet"]
+    lenet = outcome.models[0]
+    assert lenet.input == (32, 3, 32, 32)
+    assert lenet.parameters == 62006
+    assert outcome.models[1].input == (4, 3, 56, 56)
+    for m in outcome.models:
+        assert m.error is None
+        assert [c.name for c in m.configs] == ["cpu"]
+        run = m.configs[0]
+        assert len(run.losses) == 5
+        assert all(math.isfinite(x) for x in run.losses)
+        assert run.losses[-1] < run.losses[0]
+        assert run.training_ok
+        assert run.timing.clock == "perf_counter"
+        assert run.timing.steps == 3
+        assert 0 < run.timing.p10_ms <= run.timing.median_ms <= run.timing.p90_ms
+        assert any("conv" in op for op in run.conv_ops)
+        assert not run.cudnn_kernels
+    assert outcome.matmul.device == "cpu"
+    assert outcome.matmul.value > 0
+    assert outcome.copy.unit == "GB/s"
+    assert outcome.copy.max_rel_error == 0.0
+    assert outcome.device.arch is None
+    assert outcome.cudnn_libraries == ()
+    assert statuses(outcome) == {
+        "smoke-training-correct": Status.PASS, "smoke-cudnn-matches-native": Status.SKIP,
+        "smoke-cudnn-used": Status.SKIP, "smoke-cudnn-faster": Status.SKIP,
+        "smoke-device-usable": Status.PASS, "smoke-device-throughput": Status.PASS}
+    assert "CUDA devices only" in finding(outcome, "smoke-cudnn-used").message
+    # progress: labels as it goes, monotone, ending complete
+    counted = [p for p in seen if p.total]
+    assert seen[0].label == "importing torch"
+    assert counted
+    assert [p.done for p in counted] == sorted(p.done for p in counted)
+    assert counted[-1].done == counted[-1].total
+    assert any(p.label == "convnet · cpu · timing 3/3" for p in seen)
+    json.dumps(outcome_to_dict(outcome))  # JSON-able
+
+
+def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
+    outcome = run_smoke(SmokeOptions(device="cpu", model="lenet", dtype="bfloat16", batch_size=8,
+                                     profile_dir=str(tmp_path / "traces"), **FAST))
+    assert isinstance(outcome, SmokeReport), outcome
+    assert outcome.dtype == "bfloat16"
+    assert outcome.models[0].input[0] == 8
+    trace = outcome.models[0].configs[0].trace
+    assert trace is not None
+    assert Path(trace).parent == tmp_path / "traces"
+    assert "traceEvents" in json.loads(Path(trace).read_text())
+    assert statuses(outcome)["smoke-training-correct"] is Status.PASS
+
+
+def test_cuda_here_is_torchs_reason() -> None:
+    outcome = run_smoke(SmokeOptions(device="cuda:0", model="lenet", **FAST))
+    assert isinstance(outcome, SmokeFailure)
+    assert "Torch not compiled with CUDA enabled" in outcome.message  # torch's own words
+    assert outcome.reason is Reason.NOT_SUPPORTED
+    results = smoke_results(outcome)
+    assert [r.check_id for r in results] == [f"GD45{i}" for i in range(6)]
+    gd454 = results[4].finding
+    assert gd454.status is Status.FAIL
+    assert "gpudoctor check" in (gd454.fix or "")
+    assert all(r.finding.status is Status.SKIP for r in results if r.check_id != "GD454")
+
+
+# --------------------------------------------------------------------------- broken stacks
+
+
+def fake_torch(tmp_path: Path, body: str) -> dict[str, str]:
+    pkg = tmp_path / "fake" / "torch"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(body)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tmp_path / "fake")
+    return env
+
+
+@pytest.mark.parametrize(
+    ("body", "timeout", "reason", "needle"),
+    [
+        ("raise RuntimeError('libcudnn_ops.so.9: cannot open shared object file')", 60,
+         Reason.ERROR, "`import torch` failed: RuntimeError: libcudnn_ops.so.9"),
+        ("import os\nos.abort()\n", 60, Reason.CRASHED, "crashed (SIGABRT) during: importing"),
+        ("import time\ntime.sleep(600)\n", 3, Reason.TIMEOUT, "did not finish within 3 s"),
+    ],
+    ids=["raises", "aborts", "hangs"],
+)
+def test_broken_torch_is_a_finding(tmp_path: Path, body: str, timeout: float, reason: Reason,
+                                   needle: str) -> None:
+    env = fake_torch(tmp_path, body)
+    outcome = run_smoke(SmokeOptions(device="cpu", timeout=timeout), environ=env)
+    assert isinstance(outcome, SmokeFailure), outcome
+    assert outcome.reason is reason
+    assert needle in outcome.message
+    assert statuses(outcome)["smoke-device-usable"] is Status.FAIL
+
+
+def test_missing_interpreter_and_missing_torch(tmp_path: Path) -> None:
+    outcome = run_smoke(SmokeOptions(device="cpu", python=str(tmp_path / "no-python")))
+    assert isinstance(outcome, SmokeFailure)
+    assert outcome.reason is Reason.NOT_INSTALLED
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")],
+                   check=True)
+    bare = str(tmp_path / "venv" / "bin" / "python")
+    outcome = run_smoke(SmokeOptions(device="cpu", python=bare))
+    assert isinstance(outcome, SmokeFailure)
+    assert outcome.reason is Reason.NOT_INSTALLED
+    assert outcome.message == f"PyTorch is not installed for {bare}"
+    assert "pip install torch" in outcome.fix
+
+
+# --------------------------------------------------------------------------- the child, in-process
+
+
+@pytest.fixture(scope="module")
+def child() -> dict[str, Any]:
+    """The child script's functions (its main only runs as __main__)."""
+    ns: dict[str, Any] = {"__name__": "gpudoctor_smoke_child"}
+    exec(compile(CHILD_SOURCE, "_smoke_child.py", "exec"), ns)
+    return ns
+
+
+@pytest.mark.parametrize(
+    ("major", "minor", "arch_list", "ok"),
+    [
+        (9, 0, ["sm_80", "sm_90"], True),
+        (8, 6, ["sm_80"], True),  # a cubin runs on later minors of its major
+        (8, 0, ["sm_86"], False),
+        (12, 0, ["sm_80", "sm_90", "compute_90"], True),  # PTX JIT-compiles forward
+        (12, 0, ["sm_80", "sm_90", "sm_100"], False),
+        (6, 1, ["sm_70", "sm_75", "sm_80"], False),  # Pascal after torch dropped it
+        (9, 0, ["sm_90a"], True),
+        (10, 0, ["sm_100"], True),
+        (9, 0, [], False),
+    ],
+)
+def test_arch_supported(child: dict[str, Any], major: int, minor: int, arch_list: list[str],
+                        ok: bool) -> None:
+    assert child["arch_supported"](major, minor, arch_list) is ok
+
+
+def test_summarize_and_rel_diff(child: dict[str, Any]) -> None:
+    t = child["summarize"]([float(x) for x in range(1, 12)], "perf_counter")  # 1..11 ms
+    assert (t["median_ms"], t["p10_ms"], t["p90_ms"]) == (6.0, 2.0, 10.0)
+    assert t["spread"] == pytest.approx(8 / 6)
+    import torch
+
+    a, b = torch.tensor([1.0, -4.0]), torch.tensor([1.0, -4.002])
+    assert child["max_rel_diff"]([a, torch.zeros(0)], [b, torch.zeros(0)]) == pytest.approx(
+        0.002 / 4.002, rel=1e-4)
+
+
+def test_tf32_off_restores_flags(child: dict[str, Any]) -> None:
+    import torch
+
+    before = child["tf32_state"](torch)
+    assert set(before) == {"conv", "matmul"}
+    with child["tf32_off"](torch):
+        assert child["tf32_state"](torch) == {"conv": False, "matmul": False}
+    assert child["tf32_state"](torch) == before
+
+
+def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The three CUDA configurations (native, cudnn, cudnn-benchmark) through the real child
+    code on the CPU, where the cuDNN flags change nothing: the comparison, the timing, the
+    parent's parsing and the verdicts all run as they would on a GPU."""
+    import torch
+
+    monkeypatch.setitem(child, "configs", lambda device, facts: [
+        ("native", False, False), ("cudnn", True, False), ("cudnn-benchmark", True, True)])
+    cfg = {"batch_size": 4, "steps": 2, "warmup": 1, "dtype": "float32", "profile_dir": None}
+    with redirect_stdout(io.StringIO()) as out:
+        model = child["run_model"](torch, cfg, "lenet", torch.device("cpu"), {},
+                                   child["Progress"](3 * 8))
+    assert torch.backends.cudnn.enabled
+    assert not torch.backends.cudnn.benchmark
+    assert out.getvalue().count("GPUDOCTOR:") == 3 * 8
+    assert [c["name"] for c in model["configs"]] == ["native", "cudnn", "cudnn-benchmark"]
+    assert model["configs"][0]["max_rel_diff"] is None
+    assert all(c["max_rel_diff"] <= 1e-5 for c in model["configs"][1:])
+    device = {"name": "cuda:0", "label": "NVIDIA Test GPU", "torch": "2.13.0+cu128",
+              "cuda": "12.8", "capability": "9.0", "arch": "sm_90", "arch_list": ["sm_90"],
+              "arch_supported": True, "total_memory": 80 << 30, "free_memory": 79 << 30,
+              "cudnn_available": True, "cudnn_version": 91002, "tf32_conv": True,
+              "tf32_matmul": False, "unknown_key": 1}
+    figure = {"device": "cuda", "value": 1.0, "unit": "x", "setup": "", "max_rel_error": 0.0}
+    report = _report({"device": device, "dtype": "float32", "models": [model],
+                      "matmul": {"what": "matmul", **figure}, "copy": {"what": "copy", **figure},
+                      "cudnn_libraries": ["/x/libcudnn.so.9"], "seconds": 1.0}, "python")
+    assert report.device.arch_list == ("sm_90",)
+    assert report.models[0].config("cudnn")
+    got = statuses(report)
+    assert got["smoke-training-correct"] is Status.PASS
+    assert got["smoke-cudnn-matches-native"] is Status.PASS
+    assert got["smoke-cudnn-used"] is Status.WARN  # CPU kernels: no aten::cudnn_convolution
+    assert got["smoke-cudnn-faster"] in (Status.PASS, Status.WARN)  # CPU timing noise
+    assert got["smoke-device-usable"] is Status.PASS
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def run(name: str, median: float = 1.0, diff: float | None = 1e-6, **kw: Any) -> ConfigRun:
+    timing = StepTiming("cuda-events", 20, median, median * 0.98, median * 1.02, median * 0.97,
+                        median * 1.05, 0.04)
+    base: dict[str, Any] = {
+        "name": name, "cudnn_enabled": name != "native", "benchmark": name.endswith("benchmark"),
+        "losses": (2.30, 2.29, 2.27), "nonfinite_grads": (), "zero_grads": (),
+        "max_rel_diff": None if name == "native" else diff, "timing": timing,
+        "timed_losses_finite": True,
+        "conv_ops": ("aten::cudnn_convolution",) if name != "native" else
+        ("aten::_slow_conv2d_forward",),
+        "cudnn_kernels": ("sm90_xmma_fprop_implicit_gemm_f32f32",) if name != "native" else (),
+    }
+    base.update(kw)
+    return ConfigRun(**base)
+
+
+def report(*configs: ConfigRun, dtype: str = "float32", error: RunError | None = None,
+           **device: Any) -> SmokeReport:
+    dev = DeviceInfo(**{
+        "name": "cuda:0", "label": "NVIDIA H100", "torch": "2.13.0+cu124", "cuda": "12.4",
+        "capability": "9.0", "arch": "sm_90", "arch_list": ("sm_80", "sm_90"),
+        "arch_supported": True, "total_memory": 80 << 30, "free_memory": 79 << 30,
+        "cudnn_available": True, "cudnn_version": 90100, "tf32_conv": True,
+        "tf32_matmul": False, **device})
+    configs = configs or (run("native", 3.0), run("cudnn", 1.0), run("cudnn-benchmark", 0.8))
+    model = ModelRun("lenet", 128, (128, 3, 32, 32), 62006, configs, error)
+    mm = Throughput("matmul", "cuda", 50.0, "TFLOP/s", "8192x8192 float32", 1e-6, False)
+    cp = Throughput("copy", "cuda", 2500.0, "GB/s", "256 MiB", 0.0)
+    return SmokeReport(dev, dtype, "python", (model,), mm, cp, ("/lib/libcudnn.so.9",), 3.0)
+
+
+def test_healthy_gpu_report_passes() -> None:
+    r = report()
+    assert set(statuses(r).values()) == {Status.PASS}
+    assert "lenet 3.75x (cudnn-benchmark" in finding(r, "smoke-cudnn-faster").message
+    for res in smoke_results(r):
+        assert res.layer is Layer.PYTORCH
+        assert re.fullmatch(r"GD4[56]\d", res.check_id)
+        assert res.finding.check_id == res.check_id
+    ids = [c.id for c in smoke_checks.SMOKE_CHECKS]
+    assert len(set(ids)) == len(ids)
+    assert all(c.doc for c in smoke_checks.SMOKE_CHECKS)
+    assert len({c.slug for c in smoke_checks.SMOKE_CHECKS}) == len(ids)
+
+
+@pytest.mark.parametrize(
+    ("cudnn", "needle"),
+    [
+        (run("cudnn", losses=(2.3, float("nan"), 2.2)), "loss 2.3000 → 2.2000"),
+        (run("cudnn", losses=(2.3, 2.31, 2.32)), "loss 2.3000 → 2.3200"),
+        (run("cudnn", zero_grads=("0.weight",)), "all-zero gradients: 0.weight"),
+        (run("cudnn", nonfinite_grads=("9.bias",)), "non-finite or missing gradients: 9.bias"),
+        (run("cudnn", timed_losses_finite=False), "non-finite while timed"),
+    ],
+)
+def test_wrong_numbers_fail(cudnn: ConfigRun, needle: str) -> None:
+    f = finding(report(run("native"), cudnn), "smoke-training-correct")
+    assert f.status is Status.FAIL
+    assert needle in f.message
+    assert "lenet/cudnn" in f.message
+
+
+@pytest.mark.parametrize(
+    ("diff", "dtype", "status"),
+    [(5e-4, "float32", Status.PASS), (5e-3, "float32", Status.FAIL),
+     (5e-3, "float16", Status.PASS), (3e-2, "bfloat16", Status.PASS),
+     (float("nan"), "bfloat16", Status.FAIL), (2e-1, "bfloat16", Status.FAIL)],
+)
+def test_cudnn_vs_native_tolerance(diff: float, dtype: str, status: Status) -> None:
+    f = finding(report(run("native"), run("cudnn", diff=diff), dtype=dtype),
+                "smoke-cudnn-matches-native")
+    assert f.status is status
+    assert str(smoke_checks.TOLERANCE[dtype]) in f.message or f"{smoke_checks.TOLERANCE[dtype]:g}" \
+        in f.message
+
+
+def test_cudnn_unavailable_on_cuda_fails() -> None:
+    r = report(run("native"), cudnn_available=False, cudnn_version=None)
+    f = finding(r, "smoke-cudnn-used")
+    assert f.status is Status.FAIL
+    assert "download.pytorch.org/whl/cu124" in (f.fix or "")
+    assert statuses(r)["smoke-cudnn-matches-native"] is Status.SKIP
+    assert statuses(r)["smoke-cudnn-faster"] is Status.SKIP
+
+
+def test_cudnn_evidence() -> None:
+    native_kernels = run("cudnn", conv_ops=("aten::_slow_conv2d_forward",), cudnn_kernels=())
+    assert finding(report(run("native"), native_kernels), "smoke-cudnn-used").status is \
+        Status.WARN
+    no_profiler = run("cudnn", conv_ops=(), cudnn_kernels=(), profile_error="CUPTI denied")
+    f = finding(report(run("native"), no_profiler), "smoke-cudnn-used")
+    assert f.status is Status.PASS
+    assert "CUPTI denied" in f.message
+
+
+@pytest.mark.parametrize(("cudnn_ms", "status"), [(1.05, Status.PASS), (1.2, Status.WARN)])
+def test_cudnn_slower_than_native_warns(cudnn_ms: float, status: Status) -> None:
+    f = finding(report(run("native", 1.0), run("cudnn", cudnn_ms)), "smoke-cudnn-faster")
+    assert f.status is status
+
+
+def test_device_failures() -> None:
+    oom = RunError("convnet training", "OutOfMemoryError: CUDA out of memory", True,
+                   free_memory=1 << 29, total_memory=8 << 30)
+    f = finding(report(run("native"), error=oom), "smoke-device-usable")
+    assert f.status is Status.FAIL
+    assert "0.5 GiB free of 8.0 GiB" in f.message
+    assert "--batch-size" in (f.fix or "")
+    kernel = RunError("lenet training", "AcceleratorError: CUDA error: no kernel image is "
+                      "available for execution on the device", False)
+    old = {"arch": "sm_61", "capability": "6.1", "arch_supported": False}
+    f = finding(report(run("native"), error=kernel, **old), "smoke-device-usable")
+    assert f.status is Status.FAIL
+    assert "cuda:0 is sm_61" in f.message
+    assert "sm_61" in (f.fix or "")
+    assert finding(report(**old), "smoke-device-usable").status is Status.WARN
+
+
+def test_throughput_failures() -> None:
+    r = report()
+    wrong = dataclasses.replace(r, matmul=dataclasses.replace(r.matmul, max_rel_error=0.5))
+    assert finding(wrong, "smoke-device-throughput").status is Status.FAIL
+    tf32 = dataclasses.replace(r, matmul=dataclasses.replace(r.matmul, max_rel_error=1e-3,
+                                                             tf32=True))
+    assert finding(tf32, "smoke-device-throughput").status is Status.PASS
+    err = RunError("matmul", "OutOfMemoryError: CUDA out of memory", True, 1 << 30, 8 << 30)
+    broken = dataclasses.replace(r, copy=Throughput("copy", "cuda", error=err))
+    f = finding(broken, "smoke-device-throughput")
+    assert f.status is Status.FAIL
+    assert "1.0 GiB free" in f.message
+
+
+# --------------------------------------------------------------------------- a real GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not Path("/dev/nvidia0").exists(), reason="no NVIDIA GPU on this machine")
+def test_real_gpu_passes() -> None:
+    outcome = run_smoke(SmokeOptions(device="cuda:0"))
+    assert isinstance(outcome, SmokeReport), outcome
+    got = statuses(outcome)
+    assert got["smoke-training-correct"] is Status.PASS
+    assert got["smoke-cudnn-matches-native"] is Status.PASS
+    assert got["smoke-cudnn-used"] is Status.PASS
+    assert got["smoke-device-usable"] is Status.PASS
+    assert outcome.cudnn_libraries
+
+
+def test_gpu_report_renders() -> None:
+    """The CLI's text and JSON for a hand-built CUDA report: speedups, differences, evidence."""
+    from rich.console import Console
+
+    from gpudoctor.cli.smoke import render_json, render_text
+
+    r = report()
+    console = Console(file=io.StringIO(), width=160, no_color=True)
+    console.print(render_text(r, smoke_results(r)))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "sm_90" in text
+    assert "cuDNN 90100" in text
+    assert "TF32 conv on, matmul off" in text
+    assert "3.75x" in text
+    assert "1.0e-06" in text
+    assert "libcudnn mapped: /lib/libcudnn.so.9" in text
+    assert "smoke test passed in 3.0 s: 6 passed" in text
+    data = json.loads(render_json(SmokeOptions(), r, smoke_results(r)))
+    assert data["summary"]["pass"] == 6
+    assert data["smoke"]["models"][0]["configs"][2]["name"] == "cudnn-benchmark"

@@ -1,0 +1,124 @@
+"""`gpudoctor smoke-test` end to end on this (GPU-less) machine: the command registered on a
+small Typer app, run with CliRunner; the child is a real subprocess with the real CPU torch."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gpudoctor.cli.smoke import smoke_test
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.command("smoke-test")(smoke_test)
+
+
+@app.callback()
+def _root() -> None:
+    """a one-command app, so `smoke-test` stays a subcommand as in gpudoctor's"""
+
+
+runner = CliRunner()
+FAST = ["--steps", "3", "--warmup", "1"]
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    env = {"NO_COLOR": "1", "COLUMNS": "200", **(env or {})}  # no colour, no wrapping
+    result = runner.invoke(app, ["smoke-test", *args], env=env)
+    out, err = result.stdout, result.stderr
+    assert "Traceback" not in out + err, out + err
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, out, err
+
+
+def test_cpu_text() -> None:
+    code, out, _ = invoke("--device", "cpu", *FAST)
+    assert code == 0, out
+    assert "cpu:" in out
+    assert "torch 2." in out
+    for row in ("lenet", "convnet", "median", "spread", "(p90 - p10) / median"):
+        assert row in out
+    assert "GD450" in out
+    assert "GD453" in out
+    assert "CUDA devices only" in out
+    assert "smoke test passed" in out
+    assert "matmul:" in out
+    assert "(CPU figure)" in out
+
+
+def test_cpu_json_to_file(tmp_path: Path) -> None:
+    target = tmp_path / "smoke.json"
+    code, out, err = invoke("--device", "CPU", "--model", "lenet", "--format", "json",
+                            "-o", str(target), *FAST)
+    assert code == 0
+    assert out == ""
+    assert f"report written to {target}" in err
+    data = json.loads(target.read_text())
+    assert data["command"] == "smoke-test"
+    assert data["options"]["device"] == "cpu"
+    assert data["summary"] == {"pass": 3, "warn": 0, "fail": 0, "skip": 3}
+    assert [f["id"] for f in data["findings"]] == [f"GD45{i}" for i in range(6)]
+    skipped = {f["slug"]: f["message"] for f in data["findings"] if f["status"] == "skip"}
+    assert set(skipped) == {"smoke-cudnn-matches-native", "smoke-cudnn-used",
+                            "smoke-cudnn-faster"}
+    model = data["smoke"]["models"][0]
+    run = model["configs"][0]
+    assert model["model"] == "lenet"
+    assert model["input"] == [32, 3, 32, 32]
+    assert run["training_ok"]
+    assert run["losses"][-1] < run["losses"][0]
+    assert run["timing"]["median_ms"] > 0
+    assert run["timing"]["steps"] == 3
+    assert data["smoke"]["matmul"]["unit"] == "TFLOP/s"
+    assert data["smoke"]["copy"]["value"] > 0
+    assert data["thresholds"]["max_rel_diff"]["float32"] == 1e-3
+
+
+def test_cuda_without_cuda_exits_1_with_torchs_reason() -> None:
+    code, out, _ = invoke("--device", "cuda:0", "--model", "lenet", *FAST)
+    assert code == 1
+    assert "Torch not compiled with CUDA enabled" in out
+    assert "gpudoctor check" in out
+    code, out, _ = invoke("--device", "cuda", "--format", "json")
+    data = json.loads(out)
+    assert code == 1
+    assert data["summary"]["fail"] == 1
+    assert data["smoke"]["failure"]["reason"] == "not-supported"
+
+
+@pytest.mark.parametrize("device", ["cuda:x", "gpu", "cuda:-1"], ids=lambda d: f"<{d}>")
+def test_malformed_device_is_a_usage_error(device: str) -> None:
+    code, out, err = invoke("--device", device)
+    assert code == 2
+    assert "is not a device" in err
+    assert out == ""
+
+
+def test_other_usage_errors() -> None:
+    assert invoke("--device", "cpu", "--format", "junit")[0] == 2
+    assert invoke("--device", "cpu", "--steps", "0")[0] == 2
+    assert invoke("--device", "cpu", "--python", "no-such-python-here")[0] == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "timeout", "needle"),
+    [
+        ("raise ImportError('libcudnn.so.9: cannot open shared object file')", "60",
+         "`import torch` failed: ImportError: libcudnn.so.9"),
+        ("import os\nos.abort()\n", "60", "crashed (SIGABRT)"),
+        ("import time\ntime.sleep(600)\n", "2", "did not finish within 2 s"),
+    ],
+    ids=["raises", "aborts", "hangs"],
+)
+def test_broken_torch_exits_1(tmp_path: Path, body: str, timeout: str, needle: str) -> None:
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text(body)
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    code, out, _ = invoke("--device", "cpu", "--timeout", timeout, env={"PYTHONPATH": path})
+    assert code == 1
+    assert needle in out
+    assert "✗ GD454" in out
