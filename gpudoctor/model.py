@@ -289,6 +289,7 @@ class CudnnInstall:
     include_dir: str | None = None
     headers: tuple[CudnnLibrary, ...] = ()  # the cudnn*.h files next to it
     cuda_build_from: str | None = None  # how cuda_build was told: "ldd", "dist-info", …
+    real_lib_dir: str = ""  # lib_dir with symlinks resolved (what /proc/self/maps shows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +370,7 @@ class Report:
     environment: Environment
     results: tuple[Result, ...]
     unknown_selectors: tuple[str, ...] = ()  # --only/--skip values that named no check
+    notes: tuple[str, ...] = ()  # what to do next, printed after the tally
 
     def count(self, status: Status) -> int:
         """How many results have this status."""
