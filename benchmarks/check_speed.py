@@ -61,7 +61,8 @@ def main() -> None:
     ratio = med["gpudoctor check"] / base
     no_torch = med["gpudoctor check --no-torch"]
     print()
-    print(f"check / import torch = {ratio:.2f}  (target ≤ 1.10: {'met' if ratio <= 1.10 else 'MISSED'})")
+    verdict = "met" if ratio <= 1.10 else "MISSED"
+    print(f"check / import torch = {ratio:.2f}  (target ≤ 1.10: {verdict})")
     print(f"check --no-torch     = {no_torch:.3f} s (target ≤ 0.30: "
           f"{'met' if no_torch <= 0.30 else 'MISSED'})")
     if args.json:

@@ -71,7 +71,7 @@ class Layer(_StrEnum):
     HOST = "host"
 
     @property
-    def title(self) -> str:
+    def heading(self) -> str:
         """Heading used by renderers."""
         return _LAYER_TITLES[self]
 

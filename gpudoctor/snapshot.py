@@ -59,7 +59,8 @@ def from_data(tp: Any, data: Any, where: str = "$") -> Any:
             return tuple(from_data(args[0], d, f"{where}[{i}]") for i, d in enumerate(data))
         if len(args) != len(data):
             raise SnapshotError(f"{where}: expected {len(args)} items")
-        return tuple(from_data(a, d, f"{where}[{i}]") for i, (a, d) in enumerate(zip(args, data)))
+        pairs = enumerate(zip(args, data, strict=True))
+        return tuple(from_data(a, d, f"{where}[{i}]") for i, (a, d) in pairs)
     if isinstance(tp, type) and issubclass(tp, Enum):
         try:
             return tp(data)

@@ -5,11 +5,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
-from gpudoctor.checks.base import check, passed, skipped, warned
-from gpudoctor.model import CudaFacts, Environment, Finding, Layer, Severity, Unavailable
+from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.model import (
+    CudaFacts,
+    Environment,
+    Finding,
+    GpuFacts,
+    Layer,
+    NvmlFacts,
+    Severity,
+    Unavailable,
+)
 
 if TYPE_CHECKING:
-    from gpudoctor.compat import Tables
+    from gpudoctor.compat import GpuArch, Tables
+
+TOOLKIT_ARCHIVE_URL = "https://developer.nvidia.com/cuda-toolkit-archive"
 
 
 @check("GD201", "toolkit-found", "CUDA toolkit found", Layer.CUDA, Severity.INFO,
@@ -98,4 +109,82 @@ def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
     )
 
 
-CHECKS = (check_toolkit_found, check_toolkit_readings, check_toolkit_vs_torch)
+@check("GD204", "gpu-supported-by-toolkit", "the local toolkit can compile for every GPU",
+       Layer.CUDA, Severity.WARNING, "CUDA toolkit, NVML compute capability, GPU table")
+def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
+    """nvcc compiles only for the GPU architectures its release supports. CUDA 12.0 dropped
+    Kepler sm_35/sm_37, and CUDA 13.0 removed offline compilation for Maxwell, Pascal and Volta
+    (sm_50 to sm_72): what a newer toolkit builds has no kernel for such a GPU ("no kernel image
+    is available for execution on the device"). A toolkit older than a GPU's architecture
+    cannot emit its native code either; PTX for an older architecture still JIT-compiles on it.
+    This matters only for building CUDA code (extensions, nvcc); PyTorch wheels bring their own
+    kernels (see GD404). The fix names the toolkit range that compiles for every GPU."""
+    tv = F.toolkit_version(env)
+    if not tv or F.version(tv) is None:
+        return skipped("no CUDA toolkit found (or its version is unreadable)")
+    gpus = F.gpus(env)
+    if not gpus:
+        return skipped(F.reason_of(env.nvml) if not isinstance(env.nvml, NvmlFacts)
+                       else "NVML lists no GPU")
+    tk = _mm_key(tv)
+    known: list[tuple[GpuFacts, GpuArch]] = []
+    evidence = [("toolkit", f"CUDA {tv} at {F.toolkit(env).root}")]  # type: ignore[union-attr]
+    for g in gpus:
+        arch = tables.gpu_arch(g.compute_capability)
+        if arch is None or arch.status == "unverified":
+            evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)}: not in the GPU table"))
+            continue
+        known.append((g, arch))
+        span = f"CUDA {arch.first_cuda or '(older)'} to {arch.last_cuda or 'current'}"
+        evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)} ({arch.family}): toolkits {span}"))
+    if not known:
+        return skipped("no GPU's compute capability is in the GPU table", tuple(evidence))
+    dropped = [(g, a) for g, a in known if a.last_cuda and tk > _mm_key(a.last_cuda)]
+    early = [(g, a) for g, a in known if a.first_cuda and tk < _mm_key(a.first_cuda)]
+    if not dropped and not early:
+        names = ", ".join(sorted({f"{_sm(g)} ({a.family})" for g, a in known}))
+        return passed(f"CUDA {tv} compiles for every GPU: {names}", tuple(evidence))
+    fix = _toolkit_fix([a for _, a in known])
+    if dropped:
+        g, a = dropped[0]
+        others = f" (and {len(dropped) - 1} more GPU)" if len(dropped) > 1 else ""
+        message = (f"CUDA {tv} cannot compile for the {g.name} ({_sm(g)}, {a.family}){others}: "
+                   f"CUDA {a.last_cuda} was the last toolkit that does, so what it builds fails "
+                   "there with 'no kernel image is available for execution on the device'")
+        sure = all(arch.status in ("verified", "copy") for _, arch in dropped)
+        return (failed if sure else warned)(message, fix, tuple(evidence))
+    g, a = early[0]
+    return warned(f"CUDA {tv} predates the {g.name} ({_sm(g)}, {a.family}, from CUDA "
+                  f"{a.first_cuda}): it can build only PTX of an older architecture for it, "
+                  "which the driver JIT-compiles", fix, tuple(evidence))
+
+
+def _sm(g: GpuFacts) -> str:
+    return "sm_" + g.compute_capability.replace(".", "")
+
+
+def _mm_key(v: str) -> tuple[int, int]:
+    parsed = F.version(v)
+    assert parsed is not None
+    return parsed.major, parsed.minor
+
+
+def _toolkit_fix(archs: list[GpuArch]) -> str:
+    firsts = [a.first_cuda for a in archs if a.first_cuda]
+    lasts = [a.last_cuda for a in archs if a.last_cuda]
+    low = max(firsts, key=_mm_key) if firsts else None
+    high = min(lasts, key=_mm_key) if lasts else None
+    if low and high and _mm_key(low) > _mm_key(high):
+        return (f"no single CUDA toolkit compiles for every GPU here (one needs CUDA ≤ {high}, "
+                f"another ≥ {low}): build for each GPU with its own toolkit "
+                f"({TOOLKIT_ARCHIVE_URL}), or leave the other out with CUDA_VISIBLE_DEVICES")
+    if high:
+        return (f"to build CUDA code for this GPU, install CUDA Toolkit {high} (the last that "
+                f"compiles for it; {TOOLKIT_ARCHIVE_URL}) and point CUDA_HOME at it: "
+                f"export CUDA_HOME=/usr/local/cuda-{high}")
+    return (f"install CUDA Toolkit {low} or newer ({TOOLKIT_ARCHIVE_URL}) and point CUDA_HOME "
+            f"at it: export CUDA_HOME=/usr/local/cuda-{low}")
+
+
+CHECKS = (check_toolkit_found, check_toolkit_readings, check_toolkit_vs_torch,
+          check_toolkit_vs_gpus)

@@ -113,19 +113,21 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         return skipped("PyTorch is not a CUDA build (or not installed)")
     drv = F.driver_version(env)
     dcuda = F.driver_cuda(env, tables)
-    if dcuda and F.version(dcuda[0]) and F.version(tc) and F.version(dcuda[0]) >= F.version(tc):
+    have, want = F.version(dcuda[0] if dcuda else None), F.version(tc)
+    if dcuda and have and want and have >= want:
         return passed(f"driver {drv or ''} runs CUDA ≤ {dcuda[0]} ({dcuda[1]}) ≥ PyTorch's "
                       f"CUDA {tc}".replace("driver  ", "driver "),
                       (("driver", drv or "?"), ("driver CUDA", dcuda[0]), ("torch CUDA", tc)))
     if not drv:
         return skipped("no NVIDIA driver version to compare (see GD101)")
     minimum = tables.cuda_min_driver(tc)
-    evidence = (("driver", drv), ("torch CUDA", tc))
+    evidence: tuple[tuple[str, str], ...] = (("driver", drv), ("torch CUDA", tc))
     if minimum is None:
         return skipped(f"CUDA {tc} is not in the compat tables", evidence)
     dv = F.version(drv)
     full, family = F.version(minimum.full), F.version(minimum.family)
-    evidence += (("minimum (full)", minimum.full or "?"), ("minimum (family)", minimum.family or "-"))
+    evidence += (("minimum (full)", minimum.full or "?"),
+                 ("minimum (family)", minimum.family or "-"))
     fix_variant = F.best_variant(env, tables)
     alt = f", or install a build for this driver: {F.pip_install_line(fix_variant)}" \
         if fix_variant else ""

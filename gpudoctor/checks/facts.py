@@ -167,7 +167,7 @@ def best_variant(env: Environment, tables: Tables) -> TorchVariant | None:
         ]
         candidates.sort(key=lambda v: version(v.cuda) or Version("0"), reverse=True)
     stable = [v for v in candidates if not getattr(v, "experimental", False)]
-    return (stable or candidates or [None])[0]
+    return (stable or candidates)[0] if candidates else None
 
 
 def reason_of(fact: object) -> str:

@@ -38,7 +38,8 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
             return warned(t.message, _install_fix(env, tables), (("detail", t.detail or ""),))
         return failed(t.message, None, (("detail", t.detail or ""),))
     assert isinstance(t, TorchFacts)
-    ev = (("python", t.python), ("probe seconds", f"{t.seconds:.2f}"))
+    ev: tuple[tuple[str, str], ...] = (
+        ("python", t.python), ("probe seconds", f"{t.seconds:.2f}"))
     if isinstance(t.static, Unavailable):
         ev += (("package metadata", t.static.message),)
     else:

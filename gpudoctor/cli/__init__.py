@@ -66,6 +66,11 @@ def _register() -> None:
     app.command("snapshot")(snapshot.snapshot)
     app.command("smoke-test")(smoke.smoke_test)
 
+    from gpudoctor.cli import compat, recommend
+
+    app.add_typer(compat.app, name="compat")
+    app.command("recommend")(recommend.recommend)
+
 
 _register()
 
@@ -79,7 +84,7 @@ def main() -> None:
     except KeyboardInterrupt:
         print("gpudoctor: interrupted", file=sys.stderr)
         sys.exit(ExitCode.INTERRUPTED)
-    except Exception as e:  # noqa: BLE001 - the CLI's last line of defence (STYLE.md §6)
+    except Exception as e:  # the CLI's last line of defence (STYLE.md §6)
         kinds = {k.__name__ for k in type(e).__mro__}
         if "ClickException" in kinds:  # click's or typer's vendored click: a usage error
             e.show()  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -57,15 +58,14 @@ def environment(
         cuda_home=str(cuda_home) if cuda_home else None,
         torch_timeout=timeout,
         no_torch=no_torch,
-        **({"python": python} if python else {}),
     )
+    if python:
+        deps = dataclasses.replace(deps, python=python)
     return collect(deps)
 
 
 def judge(env: Environment, only: list[str], skip: list[str]) -> Report:
     """Run the selected checks over the environment."""
-    import dataclasses
-
     from gpudoctor.checks import REGISTRY, run_checks, select
     from gpudoctor.compat import load_tables
 
@@ -114,8 +114,6 @@ def with_smoke(report: Report, python: str | None, timeout: float) -> Report:
     On a machine where torch sees CUDA it trains on cuda:0 with cuDNN on and off; elsewhere on
     the CPU, which still proves that forward, backward and the optimizer step compute.
     """
-    import dataclasses
-
     from gpudoctor.actions.smoke import SmokeOptions, run_smoke, smoke_results
 
     device = "cuda:0" if cuda_usable(report.environment) else "cpu"

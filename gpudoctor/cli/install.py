@@ -13,18 +13,17 @@ import typer
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from gpudoctor.actions.install_cudnn import (
-    InstallResult,
-    UninstallResult,
-    install_cudnn as run_install,
-    uninstall_cudnn as run_uninstall,
-)
+from gpudoctor.actions.install_cudnn import InstallResult
+from gpudoctor.actions.install_cudnn import install_cudnn as run_install
+from gpudoctor.actions.uninstall_cudnn import UninstallResult
+from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn as run_uninstall
 from gpudoctor.actions.tarball import Progress
 from gpudoctor.cli.common import fail_usage
-from gpudoctor.cli.options import FormatOption, OutputFormat, stderr_console, stdout_console
+from gpudoctor.cli.options import FormatOption, stderr_console, stdout_console
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.model import SCHEMA_VERSION, Status
 from gpudoctor.renderers.console import SYMBOLS
+from gpudoctor.renderers.interface import OutputFormat
 from gpudoctor.snapshot import to_data
 
 _BAR_FROM = 64 << 20  # a progress bar for tarballs larger than this
@@ -41,7 +40,8 @@ def install_cudnn(
         "--tarball", "-t", help="the cuDNN tarball downloaded from NVIDIA", exists=True,
         dir_okay=False, show_default=False)],
     prefix: PrefixOption = Path("/usr/local/cuda"),
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan, write nothing")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="print the plan, write nothing")] = False,
     force: Annotated[bool, typer.Option(
         "--force", help="install even when the tarball's CUDA build differs from the toolkit")
     ] = False,
@@ -97,7 +97,8 @@ def _progress(console: Console, tarball: Path, enabled: bool) -> Iterator[Progre
     if not enabled or tarball.stat().st_size < _BAR_FROM:
         yield None
         return
-    from rich.progress import BarColumn, DownloadColumn, Progress as Bar, TimeRemainingColumn
+    from rich.progress import BarColumn, DownloadColumn, TimeRemainingColumn
+    from rich.progress import Progress as Bar
 
     with Bar("reading {task.description}", BarColumn(), DownloadColumn(), TimeRemainingColumn(),
              console=console, transient=True) as bar:
@@ -110,7 +111,7 @@ def _progress(console: Console, tarball: Path, enabled: bool) -> Iterator[Progre
 
 
 def _print(renderable: RenderableType) -> None:
-    stdout_console().print(renderable, markup=False, highlight=False)
+    stdout_console().print(renderable, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_json(data: dict[str, Any]) -> None:
@@ -144,7 +145,7 @@ def render_install(r: InstallResult) -> RenderableType:
              else "CUDA build unknown")
     lines: list[RenderableType] = [
         Text(f"cuDNN {p.version}, {build} → {p.prefix}", style="bold"),
-        Text(f"  tarball   {p.tarball} ({p.compression}, {p.layout} layout)"),
+        Text(f"  tarball   {p.tarball} (compression {p.compression}, layout {p.layout})"),
         Text(f"  toolkit   {'CUDA ' + p.toolkit_cuda if p.toolkit_cuda else 'version unknown'}"),
         Text(f"  headers → {p.include_dir}   libraries → {p.lib_dir}   then chmod a+r"),
     ]

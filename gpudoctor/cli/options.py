@@ -13,6 +13,7 @@ from rich.console import Console
 
 from gpudoctor.renderers.interface import OutputFormat
 
+__all__ = ["OutputFormat"]  # re-exported for the command modules
 
 FormatOption = Annotated[
     OutputFormat,

@@ -39,7 +39,7 @@ def guarded(name: str, probe: Callable[[Deps], Any], deps: Deps) -> Any:
     """Run one probe; an exception that escapes it becomes a fact."""
     try:
         return probe(deps)
-    except Exception as e:  # noqa: BLE001 - the probe boundary (STYLE.md §3.3)
+    except Exception as e:  # the probe boundary (STYLE.md §3.3)
         logger.debug("probe %s raised", name, exc_info=True)
         return Unavailable(
             Reason.ERROR,

@@ -110,7 +110,7 @@ def runtime_facts():
     hip = getattr(torch.version, "hip", None)
     try:
         cudnn_version = torch.backends.cudnn.version()
-    except Exception as e:  # a broken libcudnn raises here
+    except Exception as e:  # noqa: BLE001 - reported, not raised  # a broken libcudnn raises here
         cudnn_version = None
         sys.stderr.write("cudnn.version(): %r\n" % (e,))
     available = bool(torch.cuda.is_available())
@@ -118,12 +118,12 @@ def runtime_facts():
     if not available:
         try:
             torch.cuda.init()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - reported, not raised
             init_error = "%s: %s" % (type(e).__name__, e)
     count = torch.cuda.device_count() if available else 0
     try:
         arch_list = list(torch.cuda.get_arch_list())
-    except Exception:
+    except Exception:  # noqa: BLE001 - an old torch without it
         arch_list = []
     devices = []
     for i in range(count):
@@ -144,7 +144,7 @@ def runtime_facts():
             torch.nn.functional.conv2d(x, w).sum().item()
             torch.cuda.synchronize()
             conv = "ok"
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - reported, not raised
             conv = "error: %s: %s" % (type(e).__name__, e)
     return {
         "version": str(torch.__version__),

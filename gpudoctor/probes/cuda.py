@@ -65,9 +65,7 @@ def candidate_roots(deps: Deps) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if deps.cuda_home:
         out.append((deps.cuda_home, "--cuda-home"))
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if deps.environ.get(var):
-            out.append((deps.environ[var], var))
+    out.extend((deps.environ[v], v) for v in ("CUDA_HOME", "CUDA_PATH") if deps.environ.get(v))
     nvcc = shutil.which("nvcc", path=deps.environ.get("PATH", ""))
     if nvcc:
         out.append((_nvcc_root(Path(os.path.realpath(nvcc))), "nvcc on PATH"))
@@ -251,7 +249,8 @@ def _read_cudart(root: Path, deps: Deps) -> VersionReading | None:
         return None
     lib = libs[0]
     v = read_version(str(lib), "cudaRuntimeGetVersion", env=deps.child_env())
-    return VersionReading("libcudart", str(lib), decode_cuda_version(v) if isinstance(v, int) else v)
+    value = decode_cuda_version(v) if isinstance(v, int) else v
+    return VersionReading("libcudart", str(lib), value)
 
 
 def probe_libcuda(deps: Deps) -> LibcudaFacts | Unavailable:

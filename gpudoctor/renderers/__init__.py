@@ -11,7 +11,9 @@ from gpudoctor.renderers.junit import JunitRenderer
 from gpudoctor.renderers.markdown import MarkdownRenderer
 
 
-def to_renderer(fmt: OutputFormat, console: Console, verbose: bool = False) -> Renderer:
+def to_renderer(  # noqa: RET503 - assert_never ends it
+    fmt: OutputFormat, console: Console, verbose: bool = False
+) -> Renderer:
     """The renderer for an output format."""
     match fmt:
         case OutputFormat.TEXT:
@@ -22,5 +24,4 @@ def to_renderer(fmt: OutputFormat, console: Console, verbose: bool = False) -> R
             return MarkdownRenderer()
         case OutputFormat.JUNIT:
             return JunitRenderer()
-        case _:
-            assert_never(fmt)
+    assert_never(fmt)

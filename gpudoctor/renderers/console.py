@@ -60,7 +60,7 @@ class ConsoleRenderer:
         grid.add_column(ratio=1)  # title, message, fix, evidence: wraps under itself
         for r in results:
             grid.add_row("", *self._result(r))
-        heading = Text.assemble((f"[{sym}] ", style), (layer.title, "bold"))
+        heading = Text.assemble((f"[{sym}] ", style), (layer.heading, "bold"))
         return Group(heading, grid, Text(""))
 
     def _result(self, r: Result) -> tuple[Text, str, Text]:

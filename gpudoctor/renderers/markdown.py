@@ -25,7 +25,7 @@ class MarkdownRenderer:
             results = [r for r in report.results if r.layer is layer]
             if not results:
                 continue
-            lines += ["", f"### {layer.title}", "", "| | check | finding | fix |",
+            lines += ["", f"### {layer.heading}", "", "| | check | finding | fix |",
                       "|---|---|---|---|"]
             for r in results:
                 mark = "ℹ️" if is_info(r) else _MARK[r.finding.status]
