@@ -15,9 +15,9 @@ from rich.text import Text
 
 from gpudoctor.actions.install_cudnn import InstallResult
 from gpudoctor.actions.install_cudnn import install_cudnn as run_install
+from gpudoctor.actions.tarball import Progress
 from gpudoctor.actions.uninstall_cudnn import UninstallResult
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn as run_uninstall
-from gpudoctor.actions.tarball import Progress
 from gpudoctor.cli.common import fail_usage
 from gpudoctor.cli.options import FormatOption, stderr_console, stdout_console
 from gpudoctor.exitcodes import ExitCode

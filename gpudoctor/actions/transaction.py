@@ -1,0 +1,185 @@
+"""All-or-nothing file placement: every change is journaled and undone on any error.
+
+An install or uninstall moves files with `rename` (instant, on one file system) and records
+each step; `Transaction.rollback()` undoes the steps in reverse, so the prefix ends exactly as
+it was. The operations go through a `FileOps` object: tests pass a subclass that fails on the
+Nth step (permission denied, disk full, Ctrl-C), because as root `chmod` cannot make a
+directory unwritable.
+
+The manifest (`<prefix>/.gpudoctor/cudnn/manifest.json`) records, for every path gpudoctor
+touched, what it installed there and where the original was backed up; `uninstall-cudnn`
+restores from it.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpudoctor.actions.tarball import FileSlice, Readable
+from gpudoctor.probes.cudnn import MANIFEST
+
+STATE_DIR = str(Path(MANIFEST).parent)  # ".gpudoctor/cudnn", relative to the prefix
+_BLOCK = 1 << 20
+
+
+class FileOps:
+    """The file-system primitives an install uses. Override one to inject a fault."""
+
+    def move(self, src: Path, dst: Path) -> None:
+        """Rename src to dst (which must not exist); copy and delete across file systems."""
+        if os.path.lexists(dst):
+            raise FileExistsError(errno.EEXIST, "refusing to overwrite", str(dst))
+        try:
+            os.rename(src, dst)
+        except OSError as e:
+            if e.errno != errno.EXDEV:
+                raise
+            if src.is_symlink():
+                os.symlink(os.readlink(src), dst)
+            else:
+                shutil.copy2(src, dst)
+            os.unlink(src)
+
+    def mkdir(self, path: Path) -> None:
+        """Create one directory."""
+        path.mkdir()
+
+    def rmdir(self, path: Path) -> None:
+        """Remove one empty directory."""
+        path.rmdir()
+
+    def write(self, dst: Path, stream: Readable, mode: int, mtime: int) -> None:
+        """Write a new file (never through a symlink) from a stream, then set mode and mtime."""
+        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            if isinstance(stream, FileSlice):
+                stream.copy_to(out.fileno())
+            else:
+                shutil.copyfileobj(stream, out, _BLOCK)
+            os.fchmod(out.fileno(), mode)
+        os.utime(dst, (mtime, mtime), follow_symlinks=False)
+
+    def symlink(self, target: str, dst: Path) -> None:
+        """Create a symlink dst -> target."""
+        os.symlink(target, dst)
+
+
+@dataclass
+class Transaction:
+    """A journal of moves and created directories that can be undone."""
+
+    ops: FileOps
+    journal: list[tuple[str, Path, Path]] = field(default_factory=list)
+
+    def mkdirs(self, path: Path) -> None:
+        """Create path and any missing parents, journaled."""
+        missing = []
+        p = path
+        while not p.exists():
+            missing.append(p)
+            p = p.parent
+        for d in reversed(missing):
+            self.ops.mkdir(d)
+            self.journal.append(("mkdir", d, d))
+
+    def move(self, src: Path, dst: Path) -> None:
+        """Move src to dst, journaled."""
+        self.mkdirs(dst.parent)
+        self.ops.move(src, dst)
+        self.journal.append(("move", src, dst))
+
+    def rollback(self) -> list[str]:
+        """Undo every step in reverse order; the steps that could not be undone, as text."""
+        problems = [p for step in reversed(self.journal) if (p := _undo(*step))]
+        self.journal.clear()
+        return problems
+
+
+def _undo(kind: str, a: Path, b: Path) -> str | None:
+    try:
+        if kind == "move":
+            FileOps().move(b, a)  # undo with the plain operations, never injected faulty ones
+        else:
+            a.rmdir()
+    except OSError as e:
+        return f"could not undo {kind} {a} -> {b}: {e}"
+    return None
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+@dataclass
+class Entry:
+    """One path gpudoctor touched: what it put there, and where the original went."""
+
+    path: str  # relative to the prefix, e.g. "lib64/libcudnn.so.8"
+    installed: dict[str, Any] | None  # {"kind", "size", "target"}; None: removed, nothing put
+    backup: str | None  # relative to the prefix; None: there was nothing before
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest row."""
+        return {"path": self.path, "installed": self.installed, "backup": self.backup}
+
+
+@dataclass
+class Manifest:
+    """What `<prefix>/.gpudoctor/cudnn/manifest.json` holds."""
+
+    version: str
+    cuda_build: str | None
+    tarball: str
+    entries: dict[str, Entry]
+    created_dirs: list[str]
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def dump(self) -> str:
+        """The manifest file's text."""
+        return json.dumps({
+            "schema": 1, "version": self.version, "cuda_build": self.cuda_build,
+            "tarball": self.tarball, "created_dirs": self.created_dirs,
+            "history": self.history,
+            "entries": [e.to_json() for e in self.entries.values()],
+        }, indent=1) + "\n"
+
+    @classmethod
+    def load(cls, path: Path) -> Manifest:
+        """Read a manifest; ValueError/KeyError/TypeError when it is not one."""
+        data = json.loads(path.read_text())
+        entries = {e["path"]: Entry(str(e["path"]), e["installed"], e["backup"])
+                   for e in data["entries"]}
+        return cls(str(data["version"]), data.get("cuda_build"), str(data["tarball"]),
+                   entries, list(data.get("created_dirs", [])), list(data.get("history", [])))
+
+
+def describe(path: Path) -> dict[str, Any] | None:
+    """kind/size/target of what is at path now (None when nothing is)."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    if path.is_symlink():
+        return {"kind": "symlink", "size": 0, "target": os.readlink(path)}
+    return {"kind": "file", "size": st.st_size, "target": None}
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a staging or trash directory (best effort: it holds only our own files)."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def prune_empty(path: Path, stop: Path) -> None:
+    """Remove path and its empty parents, up to (not including) stop."""
+    p = path
+    while p != stop and stop in p.parents:
+        try:
+            p.rmdir()
+        except OSError:
+            return
+        p = p.parent

@@ -1,0 +1,486 @@
+"""cuDNN checks (GD3xx): is each copy placed right, and which one does PyTorch really use."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks import facts as F
+from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.model import (
+    Check,
+    CudnnFacts,
+    CudnnInstall,
+    CudnnLibrary,
+    Environment,
+    Finding,
+    HostFacts,
+    Layer,
+    Reason,
+    Severity,
+    Unavailable,
+)
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import CudnnRelease, Tables
+
+_LIB = re.compile(r"^(libcudnn[a-z0-9_]*?)\.so(?:\.(\d+(?:\.\d+)*))?$")
+_WHEELS = ("pip wheel", "torch bundled")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _installs(env: Environment) -> tuple[CudnnInstall, ...]:
+    return env.cudnn.installs if isinstance(env.cudnn, CudnnFacts) else ()
+
+
+def _none(env: Environment, full: bool = False) -> Finding:
+    """SKIP for "no cuDNN at all": GD301 says where it looked, the others point at GD301."""
+    if isinstance(env.cudnn, Unavailable) and full:
+        return skipped(F.reason_of(env.cudnn))
+    return skipped("no cuDNN found" + ("" if full else " (see GD301)"))
+
+
+def _where(i: CudnnInstall) -> str:
+    return i.prefix or i.lib_dir or i.include_dir or i.origin
+
+
+def _split(name: str) -> tuple[str, str | None] | None:
+    m = _LIB.match(name)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _file_version(i: CudnnInstall) -> str | None:
+    """X.Y.Z from the real file's name (libcudnn.so.8.9.7)."""
+    for lib in i.libraries:
+        parts = _split(lib.name)
+        if parts and parts[0] == "libcudnn" and parts[1] and parts[1].count(".") >= 2:
+            return ".".join(parts[1].split(".")[:3])
+    return None
+
+
+def _version(i: CudnnInstall) -> str | None:
+    for v in (i.library_version, i.header_version, _file_version(i)):
+        if isinstance(v, str):
+            return v
+    return None
+
+
+def _major(v: str | None) -> int | None:
+    return int(v.split(".")[0]) if v and v.split(".")[0].isdigit() else None
+
+
+def _reinstall(i: CudnnInstall, version: str | None = None) -> str:
+    v = f"cuDNN {version}" if version else "cuDNN"
+    if i.prefix:
+        return (f"reinstall {v} into {i.prefix}: gpudoctor install-cudnn --tarball <{v} "
+                f"tarball> --prefix {i.prefix}")
+    if i.origin.startswith("pip wheel") and isinstance(i.cuda_build, str):
+        spec = f"=={version}" if version else ""
+        return f"pip install --force-reinstall nvidia-cudnn-cu{i.cuda_build}{spec}"
+    return f"reinstall {v} in {_where(i)} from one package or tarball"
+
+
+def _state(v: str | Unavailable) -> str:
+    return v if isinstance(v, str) else f"✗ {v.message}"
+
+
+def _loaded_by_torch(env: Environment) -> tuple[str, CudnnInstall | None] | None:
+    """The libcudnn file torch mapped, and the copy it belongs to."""
+    rt = F.torch_runtime(env)
+    paths = [p for p in rt.mapped_libraries if "/libcudnn" in p] if rt else []
+    if not paths:
+        return None
+    path = sorted(paths, key=len)[0]
+    folder = path.rsplit("/", 1)[0]
+    owner = next((i for i in _installs(env) if folder in (i.real_lib_dir, i.lib_dir)), None)
+    return path, owner
+
+
+# --------------------------------------------------------------------------- placement
+
+
+@check("GD301", "cudnn-headers", "cuDNN headers present and readable", Layer.CUDNN,
+       Severity.ERROR, "cudnn_version.h / cudnn.h of the toolkit and system copies")
+def check_headers(env: Environment, tables: Tables) -> Finding:
+    """A cuDNN copied into a CUDA toolkit (or installed by the distribution) needs its headers
+    next to it: `cudnn_version.h` (v8+, also Debian's `cudnn_version_v8.h`) or `cudnn.h` (v7)
+    holds the version, and builds of PyTorch, TensorFlow or your own code read it. A header
+    this user cannot read, or one without the CUDNN_MAJOR/MINOR/PATCHLEVEL macros, fails."""
+    placed = [i for i in _installs(env) if i.prefix or i.origin == "system"]
+    if not placed:
+        return _none(env, full=True) if not _installs(env) else skipped(
+            "no cuDNN in a CUDA toolkit or /usr/include; headers are only needed to compile "
+            "against cuDNN")
+    evidence = tuple((i.header or f"{_where(i)} (no header)", _state(i.header_version))
+                     for i in placed)
+    bad = [(i, v) for i in placed if isinstance(v := i.header_version, Unavailable)]
+    if not bad:
+        return passed(", ".join(f"cuDNN {i.header_version} headers in {_where(i)}"
+                                for i in placed), evidence)
+    i, v = bad[0]
+    if v.reason is Reason.PERMISSION_DENIED:
+        fix = f"sudo chmod a+r {i.include_dir}/cudnn*.h"
+    else:
+        fix = _reinstall(i, _version(i))
+    return failed("; ".join(f"{_where(i)}: {v.message}" for i, v in bad), fix, evidence)
+
+
+@check("GD302", "cudnn-header-matches-library", "cuDNN header matches its library",
+       Layer.CUDNN, Severity.ERROR, "header macros, cudnnGetVersion(), library file names")
+def check_header_matches_library(env: Environment, tables: Tables) -> Finding:
+    """The version in the header must be the version of the library next to it. The library's
+    own version comes from `cudnnGetVersion()` (called in a child process: a broken cuDNN can
+    abort the process that loads it) and is cross-checked with the real file's name
+    (`libcudnn.so.8.9.7`). A mismatch means two cuDNN releases were copied over each other:
+    code compiled against the header calls a library that is not the one it expects."""
+    evidence: list[tuple[str, str]] = []
+    bad: list[str] = []
+    for i in _installs(env):
+        said = {"header": i.header_version, "cudnnGetVersion": i.library_version,
+                "file name": _file_version(i) or Unavailable(Reason.NOT_INSTALLED, "")}
+        known = {k: v for k, v in said.items() if isinstance(v, str)}
+        if len(known) < 2:
+            continue
+        evidence.append((_where(i), ", ".join(f"{k} {v}" for k, v in known.items())))
+        if len(set(known.values())) > 1:
+            bad.append(f"{_where(i)}: " + ", ".join(f"{k} says {v}" for k, v in known.items()))
+    if not evidence:
+        why = next((i.library_version.message for i in _installs(env)
+                    if isinstance(i.library_version, Unavailable)), "nothing to compare")
+        return _none(env) if not _installs(env) else skipped(why)
+    if not bad:
+        return passed("header and library versions agree in every copy", tuple(evidence))
+    i = next(i for i in _installs(env) if bad[0].startswith(_where(i)))
+    return failed("; ".join(bad), _reinstall(i), tuple(evidence))
+
+
+@check("GD303", "cudnn-files-readable", "cuDNN files readable by everyone", Layer.CUDNN,
+       Severity.ERROR, "mode bits of libcudnn* and cudnn*.h")
+def check_readable(env: Environment, tables: Tables) -> Finding:
+    """NVIDIA's install steps end with `chmod a+r`: a library or header that only its owner
+    can read works for root and fails for every other user, usually as "libcudnn.so.8: cannot
+    open shared object file" or a cuDNN silently not found by PyTorch."""
+    if not _installs(env):
+        return _none(env)
+    unreadable: list[CudnnLibrary] = []
+    private: list[CudnnLibrary] = []
+    dirs: list[str] = []
+    for i in _installs(env):
+        for f in (*i.libraries, *i.headers):
+            if f.mode < 0 or f.world_readable:
+                continue
+            (private if f.readable else unreadable).append(f)
+            folder = f.path.rsplit("/", 1)[0]
+            glob = f"{folder}/{'libcudnn*' if f.name.startswith('lib') else 'cudnn*.h'}"
+            if glob not in dirs:
+                dirs.append(glob)
+    if not dirs:
+        return passed("every cuDNN library and header is world-readable (a+r)")
+    files = unreadable + private
+    evidence = tuple((f.path, f"mode {f.mode:o}") for f in files[:20])
+    msg = f"{len(files)} cuDNN file(s) are not readable by everyone, e.g. {files[0].path}"
+    fix = f"sudo chmod a+r {' '.join(dirs)}"
+    if unreadable:
+        return failed(msg + "; this user cannot read them either", fix, evidence)
+    return warned(msg + " (mode " + f"{files[0].mode:o}): other users cannot load cuDNN", fix,
+                  evidence)
+
+
+@check("GD304", "cudnn-symlinks-intact", "cuDNN SONAME symlinks intact", Layer.CUDNN,
+       Severity.WARNING, "symlink targets of libcudnn*")
+def check_symlinks(env: Environment, tables: Tables) -> Finding:
+    """A tarball ships `libcudnn.so -> libcudnn.so.8 -> libcudnn.so.8.9.7`. Plain `cp` (without
+    `-P`) turns the links into full copies: it wastes space, `ldconfig` warns "is not a
+    symbolic link", and a later upgrade leaves the stale copy in front. A dangling link or a
+    missing `libX.so.N` means the loader cannot find the library by its SONAME. (pip wheels
+    ship only the `libX.so.N` files and are fine.)"""
+    if not _installs(env):
+        return _none(env)
+    copies: list[str] = []
+    broken: list[str] = []
+    cmds: dict[str, list[str]] = {}  # lib dir → ln commands run in it
+    for i in _installs(env):
+        by_base: dict[str, dict[str, CudnnLibrary]] = {}
+        for lib in i.libraries:
+            parts = _split(lib.name)
+            if parts:
+                by_base.setdefault(parts[0], {})[parts[1] or ""] = lib
+        for base, files in sorted(by_base.items()):
+            real = max((s for s, f in files.items() if s.count(".") >= 2
+                        and f.symlink_target is None), key=len, default=None)
+            if real is None:
+                continue
+            soname = real.split(".")[0]
+            for suffix, target in ((soname, real), ("", soname)):
+                f = files.get(suffix)
+                name = f"{base}.so" + (f".{suffix}" if suffix else "")
+                if f is None and suffix:
+                    broken.append(f"{i.lib_dir}/{name} is missing")
+                elif f is not None and f.size < 0:
+                    broken.append(f"{f.path} -> {f.symlink_target} dangles")
+                elif f is not None and f.symlink_target is None:
+                    copies.append(f.path)
+                else:
+                    continue
+                cmds.setdefault(i.lib_dir, []).append(f"sudo ln -sf {base}.so.{target} {name}")
+    if not cmds:
+        return passed("every libcudnn SONAME link points at its real file")
+    evidence = tuple((p, "full copy, not a symlink") for p in copies) + tuple(
+        (b, "broken") for b in broken)
+    fix = " && ".join(f"cd {d} && " + " && ".join(c) for d, c in cmds.items())
+    if broken:
+        return failed("; ".join(broken), fix, evidence)
+    return warned(f"{len(copies)} libcudnn file(s) are copies where symlinks belong (`cp` "
+                  f"without -P), e.g. {copies[0]}; ldconfig reports them as 'is not a symbolic "
+                  "link'", fix, evidence)
+
+
+@check("GD305", "cudnn-sublibraries-complete", "every cuDNN sub-library present, one version",
+       Layer.CUDNN, Severity.ERROR, "libcudnn*.so.N against the layout table")
+def check_sublibraries(env: Environment, tables: Tables) -> Finding:
+    """cuDNN 8 and 9 are split into sub-libraries (v8: ops/cnn/adv x infer/train; v9: graph,
+    engines_precompiled, engines_runtime_compiled, heuristic, ops, cnn, adv) that are loaded
+    on first use. One missing, or one of another version (copied over an older install), fails
+    at run time with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "could not load library"."""
+    if not _installs(env):
+        return _none(env)
+    problems: list[tuple[CudnnInstall, str]] = []
+    for i in _installs(env):
+        present = {lib.name for lib in i.libraries if lib.size >= 0}
+        if not present and i.prefix:
+            problems.append((i, f"{_where(i)} has cuDNN headers but no libcudnn library"))
+        majors = {int(p[1]) for n in present if (p := _split(n)) and p[1] and p[1].isdigit()}
+        for major in sorted(majors):
+            layout = tables.cudnn_layout(major)
+            missing = [s for s in layout.libraries if s not in present] if layout else []
+            if missing:
+                problems.append((i, f"{i.lib_dir} lacks {', '.join(missing)}"))
+            versions = {".".join(p[1].split(".")[:3]) for n in present if (p := _split(n))
+                        and p[1] and p[1].startswith(f"{major}.") and p[1].count(".") >= 2}
+            if len(versions) > 1:
+                problems.append((i, f"{i.lib_dir} mixes cuDNN {', '.join(sorted(versions))}"))
+    if not problems:
+        return passed("every cuDNN copy has all its sub-libraries, each at one version")
+    i = problems[0][0]
+    return failed("; ".join(p for _, p in problems), _reinstall(i, _version(i)),
+                  tuple((_where(i), p) for i, p in problems))
+
+
+@check("GD306", "cudnn-loads", "cuDNN loads, its dependencies found", Layer.CUDNN,
+       Severity.ERROR, "ldd of every libcudnn library, cudnnGetVersion() in a child")
+def check_loads(env: Environment, tables: Tables) -> Finding:
+    """cuDNN links CUDA libraries (cuBLAS, cuBLASLt, NVRTC) of the CUDA major it was built for.
+    When `ldd` prints "libcublas.so.11 => not found", the first convolution aborts or fails:
+    the cuDNN is the build for another CUDA, or that CUDA's libraries are not on the loader
+    path. A library that crashes or cannot be loaded at all (a truncated file, a wrong
+    architecture) fails here too."""
+    if not _installs(env):
+        return _none(env)
+    evidence = tuple((_where(i), _deps_state(i.missing_deps)) for i in _installs(env))
+    bad = [f"{_where(i)}: {', '.join(i.missing_deps)} not found" for i in _installs(env)
+           if isinstance(i.missing_deps, tuple) and i.missing_deps]
+    missing = " ".join(d for i in _installs(env) if isinstance(i.missing_deps, tuple)
+                       for d in i.missing_deps)
+    bad += [f"{_where(i)}: {v.message}" + (f" ({v.detail.splitlines()[-1]})" if v.detail else "")
+            for i in _installs(env) if isinstance(v := i.library_version, Unavailable)
+            and v.reason in _LOAD_FAILURES and not i.missing_deps]
+    if not bad:
+        if all(isinstance(i.missing_deps, Unavailable) for i in _installs(env)):
+            return skipped(F.reason_of(_installs(env)[0].missing_deps))
+        return passed("every cuDNN copy loads; ldd resolves all its dependencies", evidence)
+    majors = sorted(set(re.findall(r"lib(?:cublas|cublasLt|nvrtc)\.so\.(\d+)", missing)))
+    fix = (f"install CUDA {majors[0]}'s libraries (e.g. `pip install nvidia-cublas-cu"
+           f"{majors[0]}`) and put their directory on LD_LIBRARY_PATH, or install the cuDNN "
+           "build for the CUDA you have") if majors else (
+        "install the libraries named and put their directory on LD_LIBRARY_PATH" if missing
+        else "reinstall that cuDNN: its library is damaged or built for another machine")
+    return failed("; ".join(bad), fix, evidence)
+
+
+_LOAD_FAILURES = (Reason.CRASHED, Reason.NOT_INSTALLED, Reason.TIMEOUT)
+
+
+def _deps_state(deps: tuple[str, ...] | Unavailable) -> str:
+    if isinstance(deps, Unavailable):
+        return f"✗ {deps.message}"
+    return f"not found: {', '.join(deps)}" if deps else "all found"
+
+
+# --------------------------------------------------------------------------- which copy
+
+
+@check("GD307", "cudnn-copies", "which cuDNN copy is used", Layer.CUDNN, Severity.WARNING,
+       "every cuDNN copy found, and the libcudnn file torch mapped")
+def check_copies(env: Environment, tables: Tables) -> Finding:
+    """Lists every cuDNN copy (CUDA toolkit, system, LD_LIBRARY_PATH, ldconfig, pip wheel,
+    conda) and marks the one PyTorch really loaded (from its /proc/self/maps). A copy on
+    LD_LIBRARY_PATH is searched before the cuDNN wheel PyTorch was installed with, and
+    shadows it: torch then runs, or fails, with a cuDNN it was not built for."""
+    installs = _installs(env)
+    if not installs:
+        return _none(env)
+    loaded = _loaded_by_torch(env)
+    owner = loaded[1] if loaded else None
+    evidence = tuple(
+        (i.lib_dir or i.include_dir or i.origin,
+         f"cuDNN {_version(i) or '?'}, {i.origin}; found by {', '.join(i.found_by)}"
+         + (" ← loaded by torch" if i is owner else ""))
+        for i in installs
+    )
+    if loaded and owner is None:
+        evidence += ((loaded[0], "loaded by torch; not among the copies found"),)
+    wheels = [i for i in installs if i.origin.startswith(_WHEELS)]
+    on_path = [i for i in installs if "LD_LIBRARY_PATH" in i.found_by and i not in wheels]
+    shadow = owner if owner in on_path else None
+    if shadow is None and loaded is None and wheels:
+        shadow = next((i for i in on_path if _version(i) != _version(wheels[0])), None)
+    if shadow is not None and wheels:
+        verb = "shadows" if loaded else "may shadow"
+        return warned(
+            f"cuDNN {_version(shadow)} on LD_LIBRARY_PATH ({shadow.lib_dir}) {verb} the cuDNN "
+            f"{_version(wheels[0])} PyTorch was installed with ({wheels[0].lib_dir})",
+            _unset_fix(env, shadow.lib_dir), evidence)
+    where = f"; torch loads {loaded[0]}" if loaded else ""
+    return passed(f"{len(installs)} cuDNN cop{'y' if len(installs) == 1 else 'ies'} found"
+                  f"{where}", evidence)
+
+
+def _unset_fix(env: Environment, folder: str) -> str:
+    current = env.host.getenv("LD_LIBRARY_PATH") if isinstance(env.host, HostFacts) else None
+    if current is None:
+        return f"remove {folder} from LD_LIBRARY_PATH"
+    kept = ":".join(p for p in current.split(":") if p and p.rstrip("/") != folder.rstrip("/"))
+    return f"export LD_LIBRARY_PATH={kept}" if kept else "unset LD_LIBRARY_PATH"
+
+
+# --------------------------------------------------------------------------- versions
+
+
+@check("GD308", "cudnn-cuda-build-matches-toolkit", "cuDNN built for the toolkit's CUDA",
+       Layer.CUDNN, Severity.ERROR, "cuDNN's CUDA build, the toolkit version, the cuDNN table")
+def check_cuda_build(env: Environment, tables: Tables) -> Finding:
+    """A cuDNN tarball is built for one CUDA major (before CUDA 11: one CUDA minor), and links
+    that CUDA's cuBLAS. Copied into a toolkit of another CUDA, it cannot find its libraries.
+    The build is read from gpudoctor's install manifest, package metadata or the CUDA
+    libraries it links; the compat table tells whether the release has a build for the
+    toolkit's CUDA at all."""
+    toolkits = {t.root: t for t in env.cuda.toolkits} if not isinstance(
+        env.cuda, Unavailable) else {}
+    rows: list[tuple[CudnnInstall, str]] = [
+        (i, tv) for i in _installs(env) if i.prefix and (t := toolkits.get(i.prefix))
+        and isinstance(tv := t.version, str)]
+    if not rows:
+        return skipped("no cuDNN inside a CUDA toolkit of known version")
+    evidence: list[tuple[str, str]] = []
+    for i, tv in rows:
+        v, build = _version(i), i.cuda_build
+        evidence.append((i.prefix or "", f"toolkit CUDA {tv}; cuDNN {v or '?'} built for "
+                         f"{'CUDA ' + build if isinstance(build, str) else '?'}"))
+        release = tables.cudnn_release(v) if v else None
+        if isinstance(build, str) and _major(build) != _major(tv):
+            why = f"cuDNN {v} in {i.prefix} is the CUDA {build} build; the toolkit is CUDA {tv}"
+        elif release is not None and not _has_build(release, tv):
+            why = f"cuDNN {v} has no build for CUDA {tv} ({', '.join(release.cuda_builds)})"
+        else:
+            continue
+        return failed(why, _build_fix(tables, i, v, tv), tuple(evidence))
+    return passed("every toolkit's cuDNN is built for its CUDA", tuple(evidence))
+
+
+def _has_build(release: CudnnRelease, tv: str) -> bool:
+    """From CUDA 11 on, a build for major N runs on every N.x (minor version compatibility);
+    before, a cuDNN build is for one CUDA minor."""
+    if (_major(tv) or 0) >= 11:
+        return any(_major(b.split("-")[0]) == _major(tv) for b in release.cuda_builds)
+    return release.supports_cuda(tv)
+
+
+def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
+    release = tables.cudnn_release(v) if v else None
+    if release is None or not _has_build(release, tv):
+        newer = tables.cudnn_for_cuda(tv)
+        release = newer[0] if newer else None
+    fmt = tables.cudnn_tarball_format(release.version) if release else None
+    if release is None or fmt is None:
+        return f"install a cuDNN built for CUDA {tv} into {i.prefix}"
+    key = tv.split(".")[0] if fmt.cuda_key == "major" else ".".join(tv.split(".")[:2])
+    name = fmt.pattern.format(cuda=key, build=release.build or release.version)
+    return f"gpudoctor install-cudnn --tarball {name} --prefix {i.prefix}"
+
+
+@check("GD309", "cudnn-matches-torch-build", "cuDNN at run time fits PyTorch's build",
+       Layer.CUDNN, Severity.ERROR, "torch's cuDNN at run time, the PyTorch table")
+def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
+    """PyTorch refuses a run-time cuDNN of another major, or of an older minor, than the one it
+    was compiled against ("cuDNN version incompatibility: PyTorch was compiled against …").
+    The compiled-against version is the cuDNN the PyTorch table lists for the wheel variant;
+    the run-time one is torch.backends.cudnn.version(), else the copy torch mapped."""
+    rt = F.torch_runtime(env)
+    if rt is None:
+        return skipped(F.reason_of(env.torch) if isinstance(env.torch, Unavailable)
+                       else "PyTorch was not imported")
+    if rt.cuda is None:
+        return skipped(f"torch {rt.version} is not a CUDA build")
+    base, _, tag = rt.version.partition("+")
+    release = tables.torch_release(base)
+    variant = release.variant(tag or release.pypi_default or "") if release else None
+    if variant is None or not variant.cudnn:
+        return skipped(f"the PyTorch table does not list the cuDNN of torch {rt.version}")
+    loaded = _loaded_by_torch(env)
+    runtime = _decode(rt.cudnn_version) if rt.cudnn_version else (
+        _version(loaded[1]) if loaded and loaded[1] else None)
+    if runtime is None:
+        return skipped("the cuDNN PyTorch loads could not be told")
+    built = tuple(int(x) for x in variant.cudnn.split(".")[:2])
+    have = tuple(int(x) for x in runtime.split(".")[:2])
+    evidence = (("compiled against (table)", variant.cudnn), ("run time", runtime))
+    if have[0] == built[0] and have[1] >= built[1]:
+        return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {variant.cudnn})",
+                      evidence)
+    fix = f"pip install --force-reinstall nvidia-cudnn-cu{variant.cuda.split('.')[0]}==" \
+          f"{variant.cudnn}"
+    if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
+        fix = _unset_fix(env, loaded[1].lib_dir)
+    return failed(f"torch {rt.version} was compiled against cuDNN {variant.cudnn} but runs "
+                  f"cuDNN {runtime}: it needs {built[0]}.x with minor ≥ {built[1]}", fix,
+                  evidence)
+
+
+def _decode(v: int) -> str:
+    return (f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 10000
+            else f"{v // 1000}.{v % 1000 // 100}.{v % 100}")
+
+
+@check("GD310", "cudnn-known-bad-release", "no cuDNN release with a known defect",
+       Layer.CUDNN, Severity.WARNING, "every copy's version, the known-bad table")
+def check_known_bad(env: Environment, tables: Tables) -> Finding:
+    """Some cuDNN releases have a published defect (wrong results, crashes on some GPUs); the
+    compat table lists them with their source. Upgrade the copies that are one of them."""
+    versions = {v: i for i in _installs(env) if (v := _version(i))}
+    if not versions:
+        return _none(env) if not _installs(env) else skipped("no cuDNN version could be read")
+    bad = {v: why for v in versions if (why := tables.known_bad_cudnn(v))}
+    if not bad:
+        return passed(f"no known defect in cuDNN {', '.join(sorted(versions))}")
+    v, why = next(iter(bad.items()))
+    i = versions[v]
+    newer = tables.newest_cudnn().version
+    return warned(f"cuDNN {v} in {_where(i)} has a known defect: {why}",
+                  f"replace cuDNN {v} with another release (newest: {newer}); "
+                  + _reinstall(i, newer), tuple((k, w) for k, w in bad.items()))
+
+
+CHECKS: tuple[Check, ...] = (
+    check_headers,
+    check_header_matches_library,
+    check_readable,
+    check_symlinks,
+    check_sublibraries,
+    check_loads,
+    check_copies,
+    check_cuda_build,
+    check_torch_cudnn,
+    check_known_bad,
+)

@@ -1,0 +1,488 @@
+"""install-cudnn / uninstall-cudnn on real tarballs, real libraries and real file systems.
+
+The prefix is compared byte for byte (every file's sha256, mode and symlink target) before and
+after each run that must leave it unchanged. Faults midway are injected through the `FileOps`
+hook: these tests run as root, for whom `chmod` cannot make a directory unwritable. The
+unwritable-prefix message is proven for real, in a forked child that drops to `nobody`.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import pickle
+import shlex
+import shutil
+import stat
+import tarfile
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import typer
+from cudnn_kit import CudnnKit
+from typer.testing import CliRunner
+
+from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
+from gpudoctor.actions.system import ActionError
+from gpudoctor.actions.tarball import Readable
+from gpudoctor.actions.transaction import FileOps
+from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
+from gpudoctor.cli.install import install_cudnn as install_cmd
+from gpudoctor.cli.install import uninstall_cudnn as uninstall_cmd
+from gpudoctor.model import Status
+
+MakeTarball = Callable[..., Path]  # the make_tarball fixture (tests/actions/conftest.py)
+state = CudnnKit.tree_state
+add = CudnnKit.add_member
+
+
+def statuses(result: InstallResult) -> dict[str, Status]:
+    assert result.report is not None
+    return {r.check_id: r.finding.status for r in result.report.results}
+
+
+# --------------------------------------------------------------------------- happy paths
+
+
+def test_archive_layout_installs_with_links_modes_and_passing_checks(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball("8.9.7", mode=0o600)  # NVIDIA's files readable by owner only
+    result = install_cudnn(tarball, toolkit)
+    assert result.error is None
+    assert result.ok
+    plan = result.plan
+    assert plan is not None
+    assert (plan.version, plan.cuda_build, plan.compression) == ("8.9.7", "12", "xz")
+    assert "directory name" in (plan.cuda_build_from or "")
+    assert plan.layout.startswith("archive")
+    assert plan.lib_dir == str(toolkit / "lib64")
+    lib = toolkit / "lib64"
+    assert os.readlink(lib / "libcudnn_cnn_infer.so.8") == "libcudnn_cnn_infer.so.8.9.7"
+    assert os.readlink(lib / "libcudnn.so") == "libcudnn.so.8"
+    assert stat.S_IMODE((lib / "libcudnn.so.8.9.7").stat().st_mode) == 0o644  # a+r
+    assert stat.S_IMODE((toolkit / "include/cudnn_version.h").stat().st_mode) == 0o644
+    assert not (toolkit / "LICENSE").exists()
+    assert any(s.endswith("/LICENSE") for s in plan.skipped)
+    assert (lib / "libnvToolsExt.so.1").read_text() == "not cuDNN either\n"
+    assert statuses(result) == {
+        "GD301": Status.PASS, "GD302": Status.PASS, "GD303": Status.PASS, "GD304": Status.PASS,
+        "GD305": Status.PASS, "GD306": Status.PASS, "GD307": Status.PASS, "GD308": Status.PASS,
+        "GD309": Status.SKIP, "GD310": Status.PASS}
+    manifest = json.loads((toolkit / ".gpudoctor/cudnn/manifest.json").read_text())
+    assert manifest["version"] == "8.9.7"
+    assert manifest["cuda_build"] == "12"
+
+
+def test_legacy_tgz_and_a_prefix_that_uses_lib(tmp_path: Path, make_tarball: MakeTarball) -> None:
+    prefix = tmp_path / "cuda-10.1"
+    (prefix / "lib").mkdir(parents=True)
+    (prefix / "version.txt").write_text("CUDA Version 10.1.243\n")
+    tarball = make_tarball("7.6.5", layout="legacy", cuda="10.1")
+    assert tarball.name == "cudnn-10.1-linux-x64-v7.6.5.32.tgz"
+    result = install_cudnn(tarball, prefix)
+    assert result.ok, result.error
+    assert result.plan is not None
+    assert result.plan.layout.startswith("legacy")
+    assert (result.plan.cuda_build, result.plan.toolkit_cuda) == ("10.1", "10.1.243")
+    assert os.readlink(prefix / "lib/libcudnn.so.7") == "libcudnn.so.7.6.5"
+    assert (prefix / "include/cudnn.h").exists()  # include/ was created, and recorded
+    manifest = json.loads((prefix / ".gpudoctor/cudnn/manifest.json").read_text())
+    assert manifest["created_dirs"] == ["include"]
+
+
+@pytest.mark.parametrize("compression", ["gz", "bz2", "", "xz"])
+def test_compression_is_read_from_content_not_name(
+        toolkit: Path, make_tarball: MakeTarball, compression: str) -> None:
+    tarball = make_tarball(compression=compression, name="cudnn-misnamed.tgz", cuda="12")
+    result = install_cudnn(tarball, toolkit, dry_run=True)
+    assert result.plan is not None, result.error
+    expected = {"gz": "gzip", "bz2": "bzip2", "": "none", "xz": "xz"}[compression]
+    assert result.plan.compression == expected
+    assert result.plan.cuda_build == "12"  # still told, from the directory inside
+
+
+def test_dry_run_prints_the_exact_plan_and_writes_nothing(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    (toolkit / "include/cudnn.h").write_text("/* an older hand-copied cudnn.h */\n")
+    before = state(toolkit)
+    result = install_cudnn(make_tarball("9.1.0"), toolkit, dry_run=True)
+    assert state(toolkit) == before
+    assert result.plan is not None
+    assert result.report is None
+    by_dest = {f.dest: f for f in result.plan.files}
+    assert by_dest[str(toolkit / "include/cudnn.h")].action == "replace"
+    link = by_dest[str(toolkit / "lib64/libcudnn_graph.so.9")]
+    assert (link.action, link.kind, link.target) == ("create", "symlink", "libcudnn_graph.so.9.1.0")
+    assert len(result.plan.files) == 8 * 3 + 7
+
+
+def test_rerun_is_idempotent_and_uninstall_restores_every_byte(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    (toolkit / "include/cudnn.h").write_text("/* the user's own cudnn.h */\n")
+    original = state(toolkit)
+    tarball = make_tarball("8.9.7")
+    assert install_cudnn(tarball, toolkit).ok
+    installed = state(toolkit)
+    again = install_cudnn(tarball, toolkit)
+    assert again.ok
+    assert again.plan is not None
+    assert again.plan.count("unchanged") == len(again.plan.files)
+    assert state(toolkit) == installed
+    undone = uninstall_cudnn(toolkit)
+    assert undone.ok
+    assert str(toolkit / "include/cudnn.h") in undone.restored
+    assert state(toolkit) == original
+
+
+def test_upgrade_over_a_hand_copied_cudnn_replaces_it_cleanly(
+        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit) -> None:
+    # `sudo cp cuda/lib64/libcudnn* /usr/local/cuda/lib64` without -P: copies, not links
+    cudnn_kit.populate(toolkit, "8.9.6", chain=False)
+    original = state(toolkit)
+    result = install_cudnn(make_tarball("8.9.7"), toolkit)
+    assert result.ok, result.report
+    assert result.plan is not None
+    assert result.plan.count("remove") == 7
+    assert not (toolkit / "lib64/libcudnn.so.8.9.6").exists()
+    assert statuses(result)["GD305"] is Status.PASS
+    assert uninstall_cudnn(toolkit).ok
+    assert state(toolkit) == original
+
+
+def test_incomplete_archive_installs_but_the_checks_fail(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
+    result = install_cudnn(tarball, toolkit)
+    assert result.error is None
+    assert not result.ok
+    assert statuses(result)["GD305"] is Status.FAIL
+
+
+def test_progress_is_reported_up_to_the_size(toolkit: Path, make_tarball: MakeTarball) -> None:
+    seen: list[tuple[int, int]] = []
+    tarball = make_tarball()
+    install_cudnn(tarball, toolkit, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (tarball.stat().st_size,) * 2
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_ldconfig_runs_only_when_the_prefix_is_on_the_loader_path(
+        toolkit: Path, make_tarball: MakeTarball, tmp_path: Path) -> None:
+    lib = toolkit / "lib64"
+    conf = tmp_path / "ld.so.conf"
+    conf.write_text("include ld.so.conf.d/*.conf\n")
+    (tmp_path / "ld.so.conf.d").mkdir()
+    tarball = make_tarball()
+    result = install_cudnn(tarball, toolkit, ldconfig=True, ld_conf=conf,
+                           ldconfig_argv=("ldconfig", "-n", str(lib)))
+    assert (result.ldconfig or "").startswith(f"not run: {lib} is not on the system loader")
+    assert "sudo tee /etc/ld.so.conf.d/cudnn.conf" in (result.ldconfig or "")
+    (tmp_path / "ld.so.conf.d/cuda.conf").write_text(f"{lib}\n")
+    result = install_cudnn(tarball, toolkit, ldconfig=True, ld_conf=conf,
+                           ldconfig_argv=("ldconfig", "-n", str(lib)))
+    # the links are right: ldconfig has nothing to say ("is not a symbolic link" otherwise)
+    assert result.ldconfig == f"ran ldconfig -n {lib}"
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_cuda_major_mismatch_is_refused_unless_forced(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    before = state(toolkit)
+    tarball = make_tarball("8.9.7", cuda="11")
+    result = install_cudnn(tarball, toolkit)
+    assert result.error is not None
+    assert not result.ok
+    assert "is the CUDA 11 build" in result.error.message
+    assert "toolkit in the prefix is CUDA 12.4" in result.error.message
+    assert "--force" in (result.error.fix or "")
+    assert state(toolkit) == before
+    forced = install_cudnn(tarball, toolkit, force=True)
+    assert forced.error is None
+    assert forced.plan is not None
+    assert any("--force" in n for n in forced.plan.notes)
+
+
+def test_cuda_build_from_the_libraries_when_the_names_say_nothing(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball("8.9.7", layout="legacy", name="cudnn.tgz",
+                           needs=["libcublas.so.11"])
+    before = state(toolkit)
+    result = install_cudnn(tarball, toolkit)  # legacy layout: the top directory is just cuda/
+    assert result.error is not None
+    assert "CUDA 11 build (from the CUDA libraries it links)" \
+        in result.error.message
+    assert state(toolkit) == before
+
+
+def _member(name: str, data: bytes = b"x", **attrs: object) -> Callable[[tarfile.TarFile], None]:
+    return lambda tf: add(tf, name, data, **attrs)
+
+
+HOSTILE = {
+    "absolute path": (_member("/etc/cron.d/evil", data=b"* * * * * root sh\n"),
+                      "member '/etc/cron.d/evil' has an absolute path"),
+    "dot-dot": (_member("cuda/lib64/../../../../etc/passwd", data=b"root::0:0\n"),
+                "'cuda/lib64/../../../../etc/passwd' climbs out of the archive"),
+    "symlink out": (_member("cuda/lib64/libcudnn_evil.so", type=tarfile.SYMTYPE,
+                            linkname="/etc/shadow"),
+                    "symlink 'cuda/lib64/libcudnn_evil.so' points outside its directory"),
+    "symlink up": (_member("cuda/lib64/libcudnn_up.so", type=tarfile.SYMTYPE,
+                           linkname="../../../etc/shadow"), "points outside its directory"),
+    "dangling symlink": (_member("cuda/lib64/libcudnn_x.so", type=tarfile.SYMTYPE,
+                                 linkname="libcudnn_x.so.1"),
+                         "points at 'libcudnn_x.so.1', which is not an installed file"),
+    "symlink loop": (lambda tf: (add(tf, "cuda/lib64/libcudnn_a.so", type=tarfile.SYMTYPE,
+                                     linkname="libcudnn_b.so"),
+                                 add(tf, "cuda/lib64/libcudnn_b.so", type=tarfile.SYMTYPE,
+                                     linkname="libcudnn_a.so")), "is part of a loop"),
+    "hard link": (_member("cuda/lib64/libcudnn_hard.so", type=tarfile.LNKTYPE,
+                          linkname="cuda/lib64/libcudnn.so.8.9.7"),
+                  "'cuda/lib64/libcudnn_hard.so' is a hard link"),
+    "fifo": (_member("cuda/lib64/libcudnn_fifo", type=tarfile.FIFOTYPE),
+             "'cuda/lib64/libcudnn_fifo' is a FIFO"),
+    "char device": (_member("cuda/dev/null", type=tarfile.CHRTYPE),
+                    "'cuda/dev/null' is a character device"),
+    "block device": (_member("cuda/dev/sda", type=tarfile.BLKTYPE),
+                     "'cuda/dev/sda' is a block device"),
+    "empty library": (_member("cuda/lib64/libcudnn_empty.so.8", data=b""),
+                      "'cuda/lib64/libcudnn_empty.so.8' is an empty file"),
+    "duplicate": (_member("cuda/include/cudnn.h", data=b"#define X 1\n"),
+                  "'cuda/include/cudnn.h' appears twice"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_members_are_refused_by_name_and_nothing_changes(
+        toolkit: Path, make_tarball: MakeTarball, case: str) -> None:
+    extra, expected = HOSTILE[case]
+    # the bad member comes last, after every good one was staged: the prefix still never sees it
+    tarball = make_tarball("8.9.7", layout="legacy", extra=extra)
+    before = state(toolkit)
+    for dry_run in (True, False):
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run)
+        assert result.error is not None
+        assert expected in result.error.message
+        assert state(toolkit) == before
+    assert not Path("/etc/cron.d/evil").exists()
+
+
+def _truncate(path: Path, keep: int) -> Path:
+    out = path.with_name("cut-" + path.name)
+    out.write_bytes(path.read_bytes()[:keep])
+    return out
+
+
+def test_truncated_and_broken_archives(toolkit: Path, make_tarball: MakeTarball) -> None:
+    before = state(toolkit)
+    plain = make_tarball("8.9.7", compression="", name="c.tar")
+    with tarfile.open(plain) as tf:
+        last = tf.getmembers()[-1]
+        cut_inside = last.offset_data + 10 if last.size else last.offset + 100
+        first_lib = next(m for m in tf.getmembers() if m.name.endswith(".so.8.9.7"))
+        end = max(m.offset_data + -(-m.size // 512) * 512 for m in tf.getmembers())
+    xz = make_tarball("8.9.7")
+    cases = {
+        _truncate(plain, first_lib.offset_data + 100): f"inside member '{first_lib.name}'",
+        _truncate(plain, end): "without the end-of-archive blocks",
+        _truncate(xz, xz.stat().st_size // 2): "is truncated",
+        _truncate(plain, cut_inside): "is truncated",
+    }
+    empty = plain.with_name("empty.tgz")
+    empty.write_bytes(b"")
+    cases[empty] = "is not a tar archive"
+    garbage = plain.with_name("garbage.tgz")
+    garbage.write_bytes(os.urandom(4096))
+    cases[garbage] = "is not a tar archive"
+    zstd = plain.with_name("c.tar.zst")
+    zstd.write_bytes(b"\x28\xb5\x2f\xfd" + os.urandom(100))
+    cases[zstd] = "zstd-compressed"
+    for path, expected in cases.items():
+        result = install_cudnn(path, toolkit)
+        assert result.error is not None, path
+        assert expected in result.error.message, path
+        assert state(toolkit) == before
+
+
+def test_archives_that_are_not_cudnn(toolkit: Path, tmp_path: Path) -> None:
+    not_cudnn = tmp_path / "cuda-samples.tgz"
+    with tarfile.open(not_cudnn, "w:gz") as tf:
+        add(tf, "samples/include/helper.h", b"int x;\n")
+        add(tf, "samples/lib/libhelper.so", b"\x7fELF")
+    result = install_cudnn(not_cudnn, tmp_path)
+    assert result.error is not None
+    assert "is not a cuDNN archive" in result.error.message
+    no_version = tmp_path / "cudnn-noversion.tgz"
+    with tarfile.open(no_version, "w:gz") as tf:
+        add(tf, "cuda/include/cudnn.h", b'#include "cudnn_version.h"\n')
+        add(tf, "cuda/lib64/libcudnn.so.8.9.7", b"\x7fELF....")
+    result = install_cudnn(no_version, tmp_path)
+    assert result.error is not None
+    assert "its version cannot be read" in result.error.message
+
+
+# --------------------------------------------------------------------------- rollback
+
+
+class Faulty(FileOps):
+    """FileOps that raise `exc` on the `at`-th call of `op` (every other call is real)."""
+
+    def __init__(self, op: str, at: int, exc: BaseException) -> None:
+        self.op, self.at, self.exc, self.calls = op, at, exc, 0
+
+    def _maybe_fail(self, op: str) -> None:
+        if op == self.op:
+            self.calls += 1
+            if self.calls == self.at:
+                raise self.exc
+
+    def move(self, src: Path, dst: Path) -> None:
+        self._maybe_fail("move")
+        super().move(src, dst)
+
+    def write(self, dst: Path, stream: Readable, mode: int, mtime: int) -> None:
+        self._maybe_fail("write")
+        super().write(dst, stream, mode, mtime)
+
+
+DENIED = PermissionError(errno.EACCES, "Permission denied")
+FULL = OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize(("op", "at", "exc"), [
+    ("move", 1, DENIED), ("move", 9, FULL), ("move", 30, DENIED), ("move", 45, FULL),
+    ("write", 1, FULL), ("write", 8, DENIED)])
+def test_a_fault_midway_rolls_back_to_byte_identical(
+        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit, op: str, at: int,
+        exc: OSError) -> None:
+    cudnn_kit.populate(toolkit, "8.9.6", chain=False)  # something to back up and restore
+    before = state(toolkit)
+    faulty = Faulty(op, at, exc)  # 45 moves in all: the 45th puts the manifest in place
+    result = install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty)
+    assert faulty.calls == at
+    assert result.error is not None
+    assert result.rolled_back is (op == "move" and at > 1)  # else nothing visible was done
+    assert os.strerror(exc.errno or 0) in result.error.message
+    assert "rolled back, the prefix is as it was" in result.error.message
+    assert state(toolkit) == before
+
+
+@pytest.mark.parametrize("at", [1, 20, 30])
+def test_ctrl_c_midway_rolls_back_then_propagates(
+        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit, at: int) -> None:
+    cudnn_kit.populate(toolkit, "8.9.6")
+    before = state(toolkit)
+    faulty = Faulty("move", at, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty)
+    assert faulty.calls == at
+    assert state(toolkit) == before
+
+
+def test_a_failed_uninstall_leaves_the_install_in_place(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    (toolkit / "include/cudnn.h").write_text("/* mine */\n")
+    assert install_cudnn(make_tarball("8.9.7"), toolkit).ok
+    installed = state(toolkit)
+    result = uninstall_cudnn(toolkit, ops=Faulty("move", 12, DENIED))
+    assert result.error is not None
+    assert state(toolkit) == installed
+    assert uninstall_cudnn(toolkit).ok
+
+
+def test_uninstall_without_a_manifest(toolkit: Path) -> None:
+    result = uninstall_cudnn(toolkit)
+    assert result.error is not None
+    assert "gpudoctor installed no cuDNN" in result.error.message
+
+
+def as_nobody(fn: Callable[[], object]) -> object:
+    """Run fn in a forked child that really is `nobody`; its result (or exception repr)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            os.setgid(65534)
+            os.setuid(65534)
+            os.write(write, pickle.dumps(fn()))
+        except BaseException as e:  # noqa: BLE001 - the child reports anything, never returns
+            os.write(write, pickle.dumps(f"raised {e!r}"))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return pickle.loads(data)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to another user")
+def test_unwritable_prefix_gets_the_sudo_line(toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball()
+    command = ["gpudoctor", "install-cudnn", "-t", str(tarball), "--prefix", str(toolkit)]
+    # pytest's tmp_path is private to root: nobody cannot even look at the tarball
+    error = as_nobody(lambda: install_cudnn(tarball, toolkit, command=command).error)
+    assert isinstance(error, ActionError), error
+    assert error.message == f"cannot access {tarball}: Permission denied"
+    # in a world-readable place, root-owned and 0755: readable, not writable
+    public = Path(tempfile.mkdtemp(prefix="gpudoctor-test-"))
+    try:
+        public.chmod(0o755)
+        prefix = public / "cuda"
+        shutil.copytree(toolkit, prefix, symlinks=True)
+        shutil.copy(tarball, public / tarball.name)
+        before = state(prefix)
+        command[3], command[5] = str(public / tarball.name), str(prefix)
+        error = as_nobody(lambda: install_cudnn(command[3], prefix, command=command).error)
+        assert isinstance(error, ActionError), error
+        assert error.message == f"cannot write to {prefix}: permission denied"
+        assert error.fix == f"run: sudo {shlex.join(command)}"
+        assert state(prefix) == before
+    finally:
+        shutil.rmtree(public)
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("install-cudnn")(install_cmd)
+    app.command("uninstall-cudnn")(uninstall_cmd)
+    return app
+
+
+def test_cli_exit_codes_and_formats(toolkit: Path, make_tarball: MakeTarball) -> None:
+    runner = CliRunner()
+    app = _app()
+    tarball = make_tarball("9.1.0")
+    dry = runner.invoke(app, ["install-cudnn", "--tarball", str(tarball), "--prefix",
+                              str(toolkit), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "dry run: nothing was written" in dry.output
+    assert f"create  {toolkit}/lib64/libcudnn_ops.so.9 -> libcudnn_ops.so.9.1.0" in dry.output
+    done = runner.invoke(app, ["install-cudnn", "-t", str(tarball), "--prefix", str(toolkit),
+                               "--format", "json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["ok"]
+    assert data["plan"]["version"] == "9.1.0"
+    assert {c["id"]: c["status"] for c in data["checks"]}["GD304"] == "pass"
+    refused = runner.invoke(app, ["install-cudnn", "-t", str(make_tarball(cuda="11")),
+                                  "--prefix", str(toolkit)])
+    assert refused.exit_code == 1
+    assert "is the CUDA 11 build" in refused.output
+    assert "Traceback" not in refused.output
+    missing = runner.invoke(app, ["install-cudnn", "-t", "/nonexistent.tgz"])
+    assert missing.exit_code == 2
+    undone = runner.invoke(app, ["uninstall-cudnn", "--prefix", str(toolkit)])
+    assert undone.exit_code == 0
+    assert "removed cuDNN 9.1.0" in undone.output
+    again = runner.invoke(app, ["uninstall-cudnn", "--prefix", str(toolkit)])
+    assert again.exit_code == 1
+    assert "gpudoctor installed no cuDNN" in again.output
