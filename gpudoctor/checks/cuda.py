@@ -119,7 +119,7 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     cannot emit its native code either; PTX for an older architecture still JIT-compiles on it.
     This matters only for building CUDA code (extensions, nvcc); PyTorch wheels bring their own
     kernels (see GD404). The fix names the toolkit range that compiles for every GPU."""
-    tv = F.toolkit_version(env)
+    tv, root = F.toolkit_version(env), getattr(F.toolkit(env), "root", "?")
     if not tv or F.version(tv) is None:
         return skipped("no CUDA toolkit found (or its version is unreadable)")
     gpus = F.gpus(env)
@@ -128,22 +128,26 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
                        else "NVML lists no GPU")
     tk = _mm_key(tv)
     known: list[tuple[GpuFacts, GpuArch]] = []
-    evidence = [("toolkit", f"CUDA {tv} at {F.toolkit(env).root}")]  # type: ignore[union-attr]
+    evidence = [("toolkit", f"CUDA {tv} at {root}")]
     for g in gpus:
         arch = tables.gpu_arch(g.compute_capability)
         if arch is None or arch.status == "unverified":
-            evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)}: not in the GPU table"))
+            evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)}: no verified row"))
             continue
         known.append((g, arch))
         span = f"CUDA {arch.first_cuda or '(older)'} to {arch.last_cuda or 'current'}"
         evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)} ({arch.family}): toolkits {span}"))
     if not known:
-        return skipped("no GPU's compute capability is in the GPU table", tuple(evidence))
+        sms = ", ".join(sorted({_sm(g) for g in gpus}))
+        return skipped(f"the GPU table has no verified row for {sms}", tuple(evidence))
     dropped = [(g, a) for g, a in known if a.last_cuda and tk > _mm_key(a.last_cuda)]
     early = [(g, a) for g, a in known if a.first_cuda and tk < _mm_key(a.first_cuda)]
     if not dropped and not early:
         names = ", ".join(sorted({f"{_sm(g)} ({a.family})" for g, a in known}))
-        return passed(f"CUDA {tv} compiles for every GPU: {names}", tuple(evidence))
+        rest = len(gpus) - len(known)
+        which = f"{names} ({rest} other GPU{'s' if rest > 1 else ''} not in the table)" \
+            if rest else f"every GPU: {names}"
+        return passed(f"CUDA {tv} compiles for {which}", tuple(evidence))
     fix = _toolkit_fix([a for _, a in known])
     if dropped:
         g, a = dropped[0]

@@ -13,15 +13,16 @@ from gpudoctor.exitcodes import ExitCode
 HELP = """\
 a doctor for the NVIDIA deep-learning stack: driver, CUDA, cuDNN, PyTorch
 
+\b
 examples:
-
-  gpudoctor check                         check every layer of this machine
-
-  gpudoctor check --format json -o r.json machine-readable report for CI
-
-  gpudoctor check --python ~/venv/bin/python   diagnose another environment's torch
-
-  gpudoctor snapshot -o node1.json        save the facts; replay: check --from-snapshot
+  gpudoctor check                          check every layer of this machine
+  gpudoctor check --format json -o r.json  machine-readable report for CI
+  gpudoctor check --python ~/venv/bin/python
+                                           diagnose another environment's torch
+  gpudoctor smoke-test --device cuda:0     train a CNN with cuDNN on and off
+  gpudoctor install-cudnn --tarball cudnn-10.1-linux-x64-v7.6.5.32.tgz --prefix /usr/local/cuda
+  gpudoctor compat cuda 10.1               minimum driver, cuDNN builds, torch wheels
+  gpudoctor snapshot -o node1.json         save the facts; replay: check --from-snapshot
 """
 
 app = typer.Typer(
@@ -59,12 +60,14 @@ _DEBUG = [False]
 
 
 def _register() -> None:
-    from gpudoctor.cli import check, smoke, snapshot
+    from gpudoctor.cli import check, install, smoke, snapshot
 
     app.command("check", no_args_is_help=False)(check.check)
     app.command("checks")(check.list_checks)
     app.command("snapshot")(snapshot.snapshot)
     app.command("smoke-test")(smoke.smoke_test)
+    app.command("install-cudnn")(install.install_cudnn)
+    app.command("uninstall-cudnn")(install.uninstall_cudnn)
 
     from gpudoctor.cli import compat, recommend
 

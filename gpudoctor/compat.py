@@ -1,0 +1,288 @@
+"""The bundled compatibility tables (``compat_tables/*.toml``) and the queries checks ask of them.
+
+Every row carries ``source`` (URL of the primary document) and ``status``: ``verified``,
+``copy``, ``secondary``, ``derived`` or ``unverified`` (see ``compat_tables/README.md``).
+Unverified rows are kept so that messages can mention them; queries that return a row expose
+its ``status`` so the caller decides, and queries that return a bare answer (a version string,
+a tuple of variants) leave unverified rows out unless asked.
+
+Version strings stay exactly as the source printed them (driver "580.65.06", not "580.65.6");
+they are parsed with `packaging.version.Version` only to compare. Query arguments are strings,
+and one that does not parse gives None (or ``()``), never an exception: probes hand over
+whatever the machine printed.
+
+This module is the API: the row types and version helpers live in `gpudoctor.compat_rows`, the
+TOML reader and validator in `gpudoctor.compat_load`; both are re-exported or used from here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from gpudoctor.compat_rows import (
+    _V,
+    STATUSES,
+    UNVERIFIED,
+    CompatTableError,
+    CudaFamily,
+    CudaRelease,
+    CudnnLayout,
+    CudnnRelease,
+    CudnnSupport,
+    CudnnTarball,
+    DriverBranch,
+    DriverMinimum,
+    FactStatus,
+    GpuArch,
+    KnownBadCudnn,
+    Sourced,
+    TarballFormat,
+    TorchRelease,
+    TorchVariant,
+    _contains,
+    _minor_key,
+    _newest,
+    _product_norm,
+    _release3,
+    _ver,
+    _within,
+    arch_list_supports,
+    decode_cudnn_version,
+    normalize_cc,
+)
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+__all__ = [
+    "STATUSES",
+    "UNVERIFIED",
+    "CompatTableError",
+    "CudaFamily",
+    "CudaRelease",
+    "CudnnLayout",
+    "CudnnRelease",
+    "CudnnSupport",
+    "CudnnTarball",
+    "DriverBranch",
+    "DriverMinimum",
+    "FactStatus",
+    "GpuArch",
+    "KnownBadCudnn",
+    "Sourced",
+    "Tables",
+    "TarballFormat",
+    "TorchRelease",
+    "TorchVariant",
+    "arch_list_supports",
+    "decode_cudnn_version",
+    "load_tables",
+    "normalize_cc",
+    "tables_dir",
+]
+
+
+# --- The tables and their queries --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """All compat tables, validated; every tuple is sorted oldest first."""
+
+    cuda_releases: tuple[CudaRelease, ...]
+    cuda_families: tuple[CudaFamily, ...]
+    driver_branches: tuple[DriverBranch, ...]
+    cudnn_releases: tuple[CudnnRelease, ...]
+    cudnn_layouts: tuple[CudnnLayout, ...]
+    tarball_formats: tuple[TarballFormat, ...]
+    known_bad: tuple[KnownBadCudnn, ...]
+    torch_releases: tuple[TorchRelease, ...]
+    gpu_archs: tuple[GpuArch, ...]
+    cudnn_support: tuple[CudnnSupport, ...]
+
+    def cuda_min_driver(self, cuda: str) -> DriverMinimum | None:
+        """The driver CUDA "X.Y" (or "X.Y.Z") needs; None if that minor is not in the tables.
+
+        `full`: Linux driver of the minor's GA release, or of the exact release when "X.Y.Z"
+        names one ("12.4.1"); any other third field (a date, a cudart build) means the GA.
+        `family`: the minor-version-compatibility floor of the major (CUDA >= 11).
+        """
+        key = _minor_key(cuda)
+        rows = [r for r in self.cuda_releases if key and _minor_key(r.version) == key]
+        if key is None or not rows:
+            return None
+        exact = next((r for r in rows if cuda.count(".") > 1 and _ver(r.version) == _ver(cuda)),
+                     None)
+        row = exact or next((r for r in rows if r.kind == "ga"), rows[0])
+        fam = next((f for f in self.cuda_families if f.major == key[0]), None)
+        return DriverMinimum(
+            exact.version if exact else f"{key[0]}.{key[1]}", row.min_driver_linux,
+            fam.min_driver_linux if fam else None, row.min_driver_windows,
+            fam.min_driver_windows if fam else None, row.source, row.status,
+            fam.source if fam else None, fam.status if fam else None,
+        )
+
+    def cuda_for_driver(self, driver: str, *, include_unverified: bool = False) -> str | None:
+        """Highest CUDA "X.Y" a Linux driver reports (None: older than every branch).
+
+        Derived lower bound; prefer cudaDriverGetVersion / NVML's CUDA version when available.
+        """
+        version, best = _ver(driver), None
+        for row in self.driver_branches:
+            if version is None or (row.status == UNVERIFIED and not include_unverified):
+                continue
+            if row.min_driver is None:
+                ok = version.release[0] >= row.branch
+            else:
+                ok = version >= _V(row.min_driver)
+            if ok and (best is None or _V(row.cuda) > _V(best)):
+                best = row.cuda
+        return best
+
+    def newest_cuda(self, *, include_unverified: bool = False) -> CudaRelease:
+        """The newest CUDA release in the tables."""
+        return _newest(self.cuda_releases, lambda r: r.version, include_unverified)
+
+    def torch_release(self, version: str) -> TorchRelease | None:
+        """A release by version: "2.1.0", "2.1", "2.13.0+cpu" (local tags are ignored)."""
+        parsed = _ver(version)
+        public = Version(parsed.public) if parsed else None
+        return next((r for r in self.torch_releases if _V(r.version) == public), None)
+
+    def newest_torch(self, *, include_unverified: bool = False) -> TorchRelease:
+        """The newest PyTorch release in the tables."""
+        return _newest(self.torch_releases, lambda r: r.version, include_unverified)
+
+    def torch_variants_for_driver(
+        self, driver: str, torch_version: str | None = None, *, minor_version_compat: bool = True
+    ) -> tuple[TorchVariant, ...]:
+        """Variants of a release (default: `newest_torch()`) a Linux driver runs, newest CUDA first.
+
+        Rule: PyTorch's wheels bring their own CUDA runtime and rely on minor-version
+        compatibility, so for CUDA >= 11 a variant runs when the driver meets its major's family
+        floor: 535.104.05 runs cu124 (12.x needs >= 525.60.13), within MVC's limits (no JIT of
+        newer PTX; an API may raise cudaErrorCallRequiresNewerDriver). With
+        `minor_version_compat=False`, and always for CUDA < 11, the variant's GA driver is needed
+        (535.104.05 then gets cu121 first). Unverified driver minima are never used.
+        """
+        release = self.torch_release(torch_version) if torch_version else self.newest_torch()
+        version = _ver(driver)
+        if release is None or version is None:
+            return ()
+        runnable = []
+        for variant in release.variants:
+            need, floor = self.cuda_min_driver(variant.cuda), None
+            if need and minor_version_compat and need.family and need.family_status != UNVERIFIED:
+                floor = need.family
+            elif need and need.full and need.status != UNVERIFIED:
+                floor = need.full
+            if floor is not None and version >= _V(floor):
+                runnable.append(variant)
+        return tuple(sorted(runnable, key=lambda v: _V(v.cuda), reverse=True))
+
+    def gpu_arch(self, cc: str) -> GpuArch | None:
+        """The row of a compute capability: "8.6", "sm_86", "86", "sm_90a"."""
+        norm = normalize_cc(cc)
+        return next((a for a in self.gpu_archs if a.cc == norm), None)
+
+    def find_gpu(self, name: str) -> GpuArch | None:
+        """The arch of a product name ("NVIDIA GeForce RTX 3090", "NVIDIA H100 80GB HBM3").
+
+        Case-insensitive, at word boundaries, ignoring NVIDIA/GeForce/Tesla/Quadro: the longest
+        product named inside `name` wins, else a product whose name contains `name`.
+        """
+        given, best = _product_norm(name), None
+        for arch in self.gpu_archs:
+            for product in map(_product_norm, arch.products):
+                if product and _contains(given, product):
+                    score = (len(product), 1)
+                elif re.search(r"\d", given) and _contains(product, given):
+                    score = (len(given), 0)
+                else:
+                    continue
+                if best is None or score > best[0]:
+                    best = (score, arch)
+        return best[1] if best else None
+
+    def cudnn_release(self, version: str) -> CudnnRelease | None:
+        """A release by version: "7.6.5", "7.6.5.32", "9.1" (the build part is ignored)."""
+        key = _release3(version)
+        return next((r for r in self.cudnn_releases if key and _release3(r.version) == key), None)
+
+    def newest_cudnn(self, *, include_unverified: bool = False) -> CudnnRelease:
+        """The newest cuDNN release in the tables."""
+        return _newest(self.cudnn_releases, lambda r: r.version, include_unverified)
+
+    def cudnn_for_cuda(self, cuda: str) -> tuple[CudnnRelease, ...]:
+        """cuDNN releases with a build for CUDA "X.Y", newest first."""
+        rows = [r for r in self.cudnn_releases if r.supports_cuda(cuda)]
+        return tuple(sorted(rows, key=lambda r: _V(r.version), reverse=True))
+
+    def cudnn_layout(self, major: int) -> CudnnLayout | None:
+        """Headers, libraries and version encoding of cuDNN `major` (7, 8, 9); None if unknown."""
+        return next((r for r in self.cudnn_layouts if r.major == major), None)
+
+    def known_bad_cudnn(self, version: str) -> str | None:
+        """Why a cuDNN release should not be used, if a published defect is recorded."""
+        key = _release3(version)
+        return next((r.reason for r in self.known_bad if key and _release3(r.version) == key), None)
+
+    def cudnn_gpu_support(self, version: str) -> CudnnSupport | None:
+        """The compute-capability floor covering a cuDNN release (None: not recorded)."""
+        key = _release3(version)
+        return next((r for r in self.cudnn_support if key and _within(key, r.first, r.last)), None)
+
+    def cudnn_tarball_format(self, version: str) -> TarballFormat | None:
+        """The naming/unpack era of a cuDNN release ("8.9.7" -> `..._cuda12-archive.tar.xz`)."""
+        key = _release3(version)
+        return next((f for f in self.tarball_formats if key and _within(key, f.first, f.last)),
+                    None)
+
+    def cudnn_tarball(self, name: str) -> CudnnTarball | None:
+        """Parse a Linux x86_64 cuDNN tarball name of either era; None if it is not one."""
+        base = name.rsplit("/", 1)[-1]
+        for fmt in self.tarball_formats:
+            regex = re.escape(fmt.pattern).replace(r"\{cuda\}", r"(?P<cuda>\d+(?:\.\d+)?)")
+            match = re.fullmatch(regex.replace(r"\{build\}", r"(?P<build>\d+(?:\.\d+){0,3})"), base)
+            if match and self.cudnn_tarball_format(match["build"]) is fmt:
+                stem = re.sub(r"\.(tgz|tar\.xz)$", "", base)
+                dirs = fmt.include_dir.format(stem=stem), fmt.lib_dir.format(stem=stem)
+                return CudnnTarball(base, match["build"], match["cuda"], fmt, *dirs)
+        return None
+
+
+# --- Loading (the parser and validator live in gpudoctor.compat_load) -------------------------
+
+
+def tables_dir() -> Traversable:
+    """Where the shipped tables are: inside the wheel, else at the top of the source checkout."""
+    packaged = resources.files("gpudoctor") / "compat_tables"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "compat_tables"
+
+
+@functools.lru_cache(maxsize=1)
+def _default_tables() -> Tables:
+    from gpudoctor.compat_load import load_dir
+
+    return load_dir(tables_dir())
+
+
+def load_tables(path: Path | None = None) -> Tables:
+    """Load and validate the tables in directory `path` (default: the shipped ones, cached).
+
+    Raises CompatTableError, naming the file and the row, for a missing or malformed table.
+    """
+    if path is None:
+        return _default_tables()
+    from gpudoctor.compat_load import load_dir
+
+    return load_dir(path)

@@ -1,0 +1,193 @@
+"""Reading and validating `compat_tables/*.toml` into `gpudoctor.compat.Tables`.
+
+Every field of every row is checked against `_SPECS`; anything malformed raises
+`CompatTableError` naming the file and the row. Callers use `gpudoctor.compat.load_tables`,
+which caches the shipped tables; this module is its implementation.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from gpudoctor.compat import Tables
+from gpudoctor.compat_rows import (
+    _V,
+    STATUSES,
+    CompatTableError,
+    CudaFamily,
+    CudaRelease,
+    CudnnLayout,
+    CudnnRelease,
+    CudnnSupport,
+    DriverBranch,
+    GpuArch,
+    KnownBadCudnn,
+    Sourced,
+    TarballFormat,
+    TorchRelease,
+    TorchVariant,
+    _ver,
+)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+# Field codes: s text, v version, c compute capability "X.Y", i integer, b boolean, t torch tag
+# "cuXYZ", B a CUDA build ("10.1", "11.0-11.8", "12"); S/V/C/B: a list of those; M a
+# {version = version} table; L a list of tables. A trailing "?" marks the field optional.
+
+_COMMON = {"source": "s", "status": "s", "note": "s?"}
+_CHOICES = {"status": STATUSES, "kind": ("ga", "update", "rc"), "cuda_key": ("minor", "major"),
+            "install": ("find-links", "extra-index-url", "index-url")}
+_PATTERNS = {"c": r"\d+\.\d+", "t": r"cu\d\d+", "B": r"\d+(\.\d+(-\d+\.\d+)?)?"}
+_SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
+    "cuda.toml": {
+        "release": (CudaRelease, {"version": "v", "label": "s", "kind": "s",
+                                  "min_driver_linux": "v?", "min_driver_windows": "v?"}),
+        "family": (CudaFamily, {"major": "i", "min_driver_linux": "v",
+                                "min_driver_windows": "v?", "driver_range": "s?"}),
+        "driver_branch": (DriverBranch, {"branch": "i", "cuda": "v", "min_driver": "v?"}),
+    },
+    "cudnn.toml": {
+        "release": (CudnnRelease, {"version": "v", "build": "v?", "cuda_builds": "B",
+                                   "tarballs": "S?", "min_driver": "M?",
+                                   "compute_capabilities": "C?"}),
+        "layout": (CudnnLayout, {"major": "i", "headers": "S", "libraries": "S",
+                                 "version_header": "s", "version_multiplier": "i"}),
+        "tarball_format": (TarballFormat, {"first": "v", "last": "v?", "pattern": "s",
+                                           "cuda_key": "s", "include_dir": "s", "lib_dir": "s"}),
+        "known_bad": (KnownBadCudnn, {"version": "v", "reason": "s"}),
+    },
+    "gpu.toml": {
+        "arch": (GpuArch, {"cc": "c", "family": "s", "products": "S", "first_cuda": "v?",
+                           "last_cuda": "v?"}),
+        "cudnn_support": (CudnnSupport, {"first": "v", "last": "v?", "min_cc": "c"}),
+    },
+    "torch.toml": {
+        "release": (TorchRelease, {"versions": "V", "install": "s", "index_url": "s?",
+                                   "pypi_default": "t?", "torchvision": "M?", "python": "S?",
+                                   "variants": "L"}),
+    },
+}
+_VARIANT = {"tag": "t", "cudnn": "v?", "arch_list": "S?", "experimental": "b?"}
+_Err = Callable[[str], CompatTableError]
+
+
+def _text(value: object, key: str, code: str, err: _Err) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise err(f"{key!r} must be a non-empty string, got {value!r}")
+    if code in "vV" and _ver(value) is None:
+        raise err(f"{key!r}: {value!r} is not a version")
+    pattern = _PATTERNS.get(code if code in "tB" else code.lower())
+    if (pattern and not re.fullmatch(pattern, value)) or value not in _CHOICES.get(key, (value,)):
+        raise err(f"{key!r}: {value!r} is not allowed here")
+    if key == "source" and not value.startswith("https://"):
+        raise err(f"'source' must be an https:// URL, got {value!r}")
+    return value
+
+
+def _fields(row: object, spec: dict[str, str], err: _Err) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise err("not a table")
+    if unknown := sorted(set(row) - set(spec)):
+        raise err(f"unknown field(s): {', '.join(unknown)}")
+    out: dict[str, Any] = {}
+    for key, code in spec.items():
+        if key not in row:
+            if not code.endswith("?"):
+                raise err(f"missing {key!r}")
+            continue
+        value: Any = row[key]
+        code = code.rstrip("?")
+        kind: type[Any] = {"i": int, "b": bool, "M": dict}.get(code, str)
+        kind = list if code in "SVCBL" else kind
+        if not isinstance(value, kind) or (code == "i" and isinstance(value, bool)):
+            raise err(f"{key!r} must be of type {kind.__name__}, got {value!r}")
+        if code in "SVCB":
+            value = tuple(_text(item, key, code, err) for item in value)
+        elif code == "M":
+            value = tuple((_text(k, key, "v", err), _text(v, key, "v", err))
+                          for k, v in value.items())
+        elif code in "svct":
+            value = _text(value, key, code, err)
+        out[key] = value
+    return out
+
+
+def _error(file: str, table: str, index: int, row: object) -> _Err:
+    ident = next((row[k] for k in ("version", "versions", "cc", "major", "branch", "first")
+                  if isinstance(row, dict) and k in row), None)
+    where = f"{file}: [[{table}]] row {index + 1}" + (f" ({ident})" if ident is not None else "")
+    return lambda message: CompatTableError(f"{where}: {message}")
+
+
+def _torch_rows(fields: dict[str, Any], err: _Err) -> list[TorchRelease]:
+    install, template = fields.pop("install"), fields.pop("index_url", None)
+    if template is None:
+        template = ("https://download.pytorch.org/whl/torch_stable.html"
+                    if install == "find-links" else "https://download.pytorch.org/whl/{tag}")
+    variants = []
+    for number, raw in enumerate(fields.pop("variants"), 1):
+
+        def variant_err(message: str, number: int = number) -> CompatTableError:
+            return err(f"variant {number}: {message}")
+
+        v = _fields(raw, _VARIANT, variant_err)
+        digits = v["tag"][2:]
+        variants.append(TorchVariant(v["tag"], f"{int(digits[:-1])}.{digits[-1]}",
+                                     template.format(tag=v["tag"]), v.get("cudnn"),
+                                     v.get("arch_list"), v.get("experimental", False)))
+    tags = [v.tag for v in variants]
+    if len(set(tags)) != len(tags) or fields.get("pypi_default") not in (*tags, None):
+        raise err("duplicate variant tags, or pypi_default is not one of the variants")
+    vision, versions = dict(fields.pop("torchvision", ())), fields.pop("versions")
+    if not set(vision) <= set(versions):
+        raise err("torchvision maps a version that is not in 'versions'")
+    return [TorchRelease(version=version, variants=tuple(variants), install=install,
+                         torchvision=vision.get(version), **fields) for version in versions]
+
+
+def load_dir(directory: Traversable) -> Tables:
+    """Read and validate the four table files in `directory`."""
+    tables: dict[str, tuple[Any, ...]] = {}
+    for file, specs in _SPECS.items():
+        try:
+            data = tomllib.loads((directory / file).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CompatTableError(f"{file}: cannot read it in {directory}: {exc}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise CompatTableError(f"{file}: not valid TOML: {exc}") from exc
+        if unknown := sorted(set(data) - set(specs)):
+            raise CompatTableError(f"{file}: unknown table(s): {', '.join(unknown)}")
+        for table, (cls, spec) in specs.items():
+            rows = data.get(table, [])
+            if not isinstance(rows, list):
+                raise CompatTableError(f"{file}: {table!r} must be an array of tables")
+            built: list[Any] = []
+            for index, row in enumerate(rows):
+                err = _error(file, table, index, row)
+                fields = _fields(row, {**spec, **_COMMON}, err)
+                built += _torch_rows(fields, err) if cls is TorchRelease else [cls(**fields)]
+            key = next(k for k in ("version", "cc", "major", "branch", "first")
+                       if k in spec or cls is TorchRelease)  # the row's identity
+            ids = [getattr(row, key) for row in built]
+            sort_keys = [_V(k) if isinstance(k, str) else k for k in ids]
+            for i, sort_key in enumerate(sort_keys):
+                if sort_key in sort_keys[:i]:
+                    raise CompatTableError(f"{file}: [[{table}]] has {key} {sort_key} twice")
+            order = sorted(range(len(built)), key=sort_keys.__getitem__)
+            tables[f"{file[:-5]}.{table}"] = tuple(built[i] for i in order)
+    return Tables(
+        tables["cuda.release"], tables["cuda.family"], tables["cuda.driver_branch"],
+        tables["cudnn.release"], tables["cudnn.layout"], tables["cudnn.tarball_format"],
+        tables["cudnn.known_bad"], tables["torch.release"], tables["gpu.arch"],
+        tables["gpu.cudnn_support"],
+    )

@@ -1,0 +1,84 @@
+"""`compat cudnn X.Y.Z`."""
+
+from __future__ import annotations
+
+from gpudoctor.compat import Tables
+from gpudoctor.compat_query.answer import (
+    Answer,
+    NotInTables,
+    Section,
+    cudnn_tarball,
+    fact,
+    parse_arg,
+    tag_text,
+    torch_series,
+    versions_text,
+)
+
+
+def query_cudnn(tables: Tables, text: str) -> Answer:
+    """CUDA builds, tarballs, drivers, GPUs and file layout of cuDNN "X.Y.Z" (or its build)."""
+    version = parse_arg(r"\d+\.\d+(\.\d+){0,2}", text, "cuDNN version (X.Y.Z or X.Y.Z.B)")
+    rel = tables.cudnn_release(version)
+    if rel is None or (version.count(".") == 3 and rel.build not in (None, version)):
+        newest = tables.newest_cudnn(include_unverified=True).version
+        raise NotInTables(f"cuDNN {version} is not in the tables (newest known: {newest})")
+    bad = tables.known_bad_cudnn(rel.version)
+    head = fact(f"cuDNN {rel.version}" + (f" (build {rel.build})" if rel.build else "")
+                + (f"; KNOWN BAD: {bad}" if bad else ""), rel, version=rel.version,
+                build=rel.build, known_bad=bad)
+    builds = []
+    for build in rel.cuda_builds:
+        tarball = cudnn_tarball(tables, rel, build)
+        low = build.split("-")[0]
+        stated = rel.min_driver_for(low) if "." in low else dict(rel.min_driver).get(low)
+        cuda_need = tables.cuda_min_driver(low if "." in low else f"{low}.0")
+        floor = None
+        if cuda_need:
+            floor = (cuda_need.family or cuda_need.full) if ("-" in build or "." not in build) \
+                else cuda_need.full
+        name = ("tarball name not in the tables" if tarball is None
+                else tarball[0] + ("" if tarball[1] else " (by naming scheme)"))
+        drv = f"driver ≥ {stated} (cuDNN support matrix)" if stated else (
+            f"driver ≥ {floor} (CUDA table)" if floor else "driver not in the tables")
+        builds.append(fact(f"CUDA {build}: {name}; {drv}", rel, cuda_build=build,
+                           tarball=tarball[0] if tarball else None,
+                           tarball_seen=tarball[1] if tarball else None,
+                           min_driver=stated, cuda_min_driver=floor))
+    gpus = []
+    if rel.compute_capabilities:
+        gpus.append(fact("support matrix lists compute capability "
+                         + ", ".join(rel.compute_capabilities), rel,
+                         compute_capabilities=list(rel.compute_capabilities)))
+    support = tables.cudnn_gpu_support(rel.version)
+    if support:
+        gpus.append(fact(f"needs compute capability ≥ {support.min_cc} (cuDNN {support.first}-"
+                         f"{support.last or 'current'})", support, min_cc=support.min_cc,
+                         first=support.first, last=support.last))
+    sections = [
+        Section("release", "release", (head,)),
+        Section("cuda_builds", "CUDA builds", tuple(builds)),
+        Section("gpus", "GPUs", tuple(gpus),
+                None if gpus else "the compute capabilities of this release are not in the "
+                "tables"),
+    ]
+    layout = tables.cudnn_layout(int(rel.version.split(".")[0]))
+    if layout:
+        sections.append(Section("layout", f"cuDNN {layout.major} files", (fact(
+            f"headers {' '.join(layout.headers)}; libraries {' '.join(layout.libraries)}; "
+            f"CUDNN_VERSION = MAJOR*{layout.version_multiplier} + MINOR*100 + PATCH "
+            f"(in {layout.version_header})", layout, headers=list(layout.headers),
+            libraries=list(layout.libraries), version_header=layout.version_header,
+            version_multiplier=layout.version_multiplier),)))
+    torch = [
+        fact(f"torch {versions_text(series)} {tag_text(v)} bundles cuDNN {v.cudnn}", series[-1],
+             versions=[r.version for r in series], variant=v.tag, cudnn=v.cudnn)
+        for series in torch_series(tables) for v in series[-1].variants
+        if v.cudnn and tables.cudnn_release(v.cudnn) is rel
+    ]
+    sections.append(Section("torch", "PyTorch wheels that bundle it", tuple(torch)))
+    return Answer("cudnn", text, f"cuDNN {rel.version}", tuple(sections))
+
+
+
+

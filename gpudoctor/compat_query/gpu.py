@@ -1,0 +1,91 @@
+"""`compat gpu sm_XY` and `compat gpu "PRODUCT"`."""
+
+from __future__ import annotations
+
+import re
+
+from packaging.version import Version
+
+from gpudoctor.compat import Tables, arch_list_supports, normalize_cc
+from gpudoctor.compat_query.answer import (
+    Answer,
+    NotInTables,
+    QueryError,
+    Row,
+    Section,
+    fact,
+    minor_of,
+    pip_line,
+    torch_series,
+    versions_text,
+)
+
+
+def query_gpu(tables: Tables, text: str) -> Answer:
+    """Architecture, toolkits, cuDNN and PyTorch support of a compute capability or product."""
+    given = text.strip()
+    if not given:
+        raise QueryError("give a compute capability (sm_86, 8.6) or a product name (RTX 3090)")
+    as_cc = re.fullmatch(r"(sm_|compute_)\S*|\d+\.\d+|\d{2,3}", given.lower())
+    if as_cc and normalize_cc(given) is None:
+        raise QueryError(f"{given!r} is not a compute capability (e.g. sm_86 or 8.6)")
+    arch = tables.gpu_arch(given) if as_cc else tables.find_gpu(given)
+    if arch is None:
+        last = tables.gpu_archs[-1]
+        raise NotInTables(f"GPU {given!r} is not in the tables (newest known: "
+                          f"sm_{last.cc.replace('.', '')}, {last.family})")
+    sm = "sm_" + arch.cc.replace(".", "")
+    span = f"CUDA {arch.first_cuda or '(older than the tables)'} - {arch.last_cuda or 'current'}"
+    head = fact(f"{sm} (compute capability {arch.cc}), {arch.family}: "
+                f"{', '.join(arch.products) or 'no product in the tables'}", arch, cc=arch.cc,
+                sm=sm, family=arch.family, products=list(arch.products))
+    toolkit = fact(f"toolkits that compile for it: {span}", arch, first_cuda=arch.first_cuda,
+                   last_cuda=arch.last_cuda)
+    cudnn = tuple(
+        fact(f"cuDNN {s.first} - {s.last or 'current'}: "
+             f"{'supported' if minor_of(arch.cc) >= minor_of(s.min_cc) else 'not supported'} "
+             f"(needs ≥ {s.min_cc})", s, first=s.first, last=s.last, min_cc=s.min_cc,
+             supported=minor_of(arch.cc) >= minor_of(s.min_cc))
+        for s in reversed(tables.cudnn_support))
+    return Answer("gpu", text, f"GPU {sm} ({arch.family})", (
+        Section("arch", "architecture", (head,)),
+        Section("toolkits", "CUDA toolkits", (toolkit,)),
+        Section("cudnn", "cuDNN", cudnn, "releases without a row here are not in the tables"),
+        *_torch_for_gpu(tables, arch.cc),
+    ))
+
+
+def _torch_for_gpu(tables: Tables, cc: str) -> tuple[Section, ...]:
+    rows: list[Row] = []
+    unknown: list[list[str]] = []  # runs of consecutive series without arch lists
+    previous_known = True
+    for series in torch_series(tables):
+        newest = series[-1]
+        known = [v for v in newest.variants if v.arch_list is not None]
+        if not known:
+            if newest.variants:
+                if previous_known:
+                    unknown.append([])
+                unknown[-1] += [r.version for r in series]
+                previous_known = False
+            continue
+        previous_known = True
+        fits = [v for v in known if arch_list_supports(v.arch_list or (), cc)]
+        yes = [v.tag for v in fits]
+        no = [v.tag for v in known if v not in fits]
+        stable = [v for v in fits if not v.experimental] or fits
+        best = sorted(stable, key=lambda v: Version(v.cuda))
+        rest = [v.tag for v in newest.variants if v.arch_list is None]
+        parts = [f"includes it: {', '.join(yes) or 'none'}"]
+        parts += [f"excludes it: {', '.join(no)}"] if no else []
+        parts += [f"arch list not in the tables: {', '.join(rest)}"] if rest else []
+        rows.append(fact(f"torch {versions_text(series)}: " + "; ".join(parts), newest,
+                         versions=[r.version for r in series], includes=yes, excludes=no,
+                         unknown=rest,
+                         pip=pip_line(newest, best[-1]) if best else None))
+    spans = ", ".join(f"{min(run, key=Version)}-{max(run, key=Version)}" if len(run) > 1
+                      else run[0] for run in unknown)
+    note = f"arch lists not in the tables for torch {spans}" if unknown else None
+    return (Section("torch", "PyTorch wheels whose arch list includes it", tuple(rows), note),)
+
+

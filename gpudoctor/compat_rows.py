@@ -1,0 +1,299 @@
+"""Row types of the compat tables, and the version helpers their queries share.
+
+`gpudoctor.compat` re-exports every public name here; import from there. Each row type mirrors
+one `[[table]]` of `compat_tables/*.toml` (see `gpudoctor.compat_load` for the field specs).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from packaging.version import InvalidVersion, Version
+
+FactStatus = Literal["verified", "copy", "secondary", "derived", "unverified"]
+STATUSES: tuple[str, ...] = ("verified", "copy", "secondary", "derived", "unverified")
+UNVERIFIED = "unverified"
+
+
+class CompatTableError(ValueError):
+    """A compat table is missing or malformed; the message names the file and the row."""
+
+
+# --- Row types: keyword-only, sharing `source`, `status` and `note` ---------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sourced:
+    """Where a row's facts come from: primary-document URL, status, optional why-note."""
+
+    source: str
+    status: str
+    note: str | None = None
+
+
+_R = TypeVar("_R", bound=Sourced)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CudaRelease(Sourced):
+    """One CUDA Toolkit release and the driver bundled with it (its full-feature minimum)."""
+
+    version: str  # "12.4.1"; NVIDIA's own number where it prints one ("10.0.130")
+    label: str  # "12.4 Update 1"
+    kind: str  # "ga" | "update" | "rc"
+    min_driver_linux: str | None = None
+    min_driver_windows: str | None = None
+
+    @property
+    def minor(self) -> str:
+        """The "X.Y" this release belongs to."""
+        return ".".join(self.version.split(".")[:2])
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CudaFamily(Sourced):
+    """Minor-version-compatibility floor of one CUDA major (11 and newer)."""
+
+    major: int
+    min_driver_linux: str
+    min_driver_windows: str | None = None
+    driver_range: str | None = None  # NVIDIA's range, e.g. ">= 525, < 580"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DriverBranch(Sourced):
+    """Driver branch -> the highest CUDA version it reports (a derived lower bound)."""
+
+    branch: int
+    cuda: str
+    min_driver: str | None = None  # None: first driver of the branch unknown
+
+
+@dataclass(frozen=True, slots=True)
+class DriverMinimum:
+    """What CUDA "X.Y" needs from the driver: `full` feature set, or the `family` (MVC) floor."""
+
+    cuda: str
+    full: str | None  # Linux driver of the GA release (or of the exact release asked for)
+    family: str | None  # minor-version-compatibility floor; majors >= 11 only
+    windows_full: str | None
+    windows_family: str | None
+    source: str
+    status: str  # of the `full` row
+    family_source: str | None = None
+    family_status: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TorchVariant:
+    """One CUDA wheel variant of a PyTorch release."""
+
+    tag: str  # "cu121"
+    cuda: str  # "12.1"
+    index_url: str
+    cudnn: str | None
+    arch_list: tuple[str, ...] | None  # TORCH_CUDA_ARCH_LIST, e.g. ("7.5", ..., "12.0+PTX")
+    experimental: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TorchRelease(Sourced):
+    """One PyTorch release with its CUDA wheel variants."""
+
+    version: str
+    variants: tuple[TorchVariant, ...]
+    install: str  # "find-links" | "extra-index-url" | "index-url"
+    pypi_default: str | None = None  # tag of plain `pip install torch` (Linux x86_64)
+    torchvision: str | None = None
+    python: tuple[str, ...] | None = None  # CPython minors with wheels: "3.10", ...
+
+    def variant(self, tag: str) -> TorchVariant | None:
+        """The variant with this tag ("cu121"), if the release has one."""
+        return next((v for v in self.variants if v.tag == tag), None)
+
+    def install_command(self, tag: str | None = None) -> str:
+        """The pip command for this release from `tag`'s index (None: the PyPI default)."""
+        variant = None if tag in (None, self.pypi_default) else self.variant(tag or "")
+        if variant is None:
+            return f"pip install torch=={self.version}"
+        if self.install == "index-url":
+            return f"pip install torch=={self.version} --index-url {variant.index_url}"
+        option = "-f" if self.install == "find-links" else "--extra-index-url"
+        return f"pip install torch=={self.version}+{variant.tag} {option} {variant.index_url}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GpuArch(Sourced):
+    """A compute capability, its architecture family and the toolkits that compile for it."""
+
+    cc: str
+    family: str
+    products: tuple[str, ...]
+    first_cuda: str | None = None  # None: older than the tables
+    last_cuda: str | None = None  # None: still supported
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CudnnSupport(Sourced):
+    """cuDNN releases `first`..`last` need a GPU of compute capability >= `min_cc`."""
+
+    first: str
+    last: str | None = None  # None: still current
+    min_cc: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CudnnRelease(Sourced):
+    """One cuDNN release: CUDA builds, tarball names, stated minimum drivers, GPUs."""
+
+    version: str  # "7.6.5"
+    build: str | None = None  # "7.6.5.32"
+    cuda_builds: tuple[str, ...]  # "10.1", "11.0-11.8", or "12" (the whole major)
+    tarballs: tuple[str, ...] = ()
+    min_driver: tuple[tuple[str, str], ...] = ()  # (CUDA build key, Linux driver)
+    compute_capabilities: tuple[str, ...] | None = None  # as the support matrix lists them
+
+    def supports_cuda(self, cuda: str) -> bool:
+        """Whether one of the CUDA builds covers CUDA "X.Y" (or "X.Y.Z")."""
+        key = _minor_key(cuda)
+        return key is not None and any(_build_covers(b, key) for b in self.cuda_builds)
+
+    def min_driver_for(self, cuda: str) -> str | None:
+        """The Linux driver the support matrix states for the build covering `cuda`."""
+        key = _minor_key(cuda)
+        exact = [d for k, d in self.min_driver if key and _minor_key(k) == key]
+        major = [d for k, d in self.min_driver if key and k == str(key[0])]
+        return next(iter(exact or major), None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CudnnLayout(Sourced):
+    """Files of one cuDNN major and how its version integer is encoded."""
+
+    major: int
+    headers: tuple[str, ...]
+    libraries: tuple[str, ...]  # SONAMEs
+    version_header: str
+    version_multiplier: int  # CUDNN_VERSION = MAJOR*multiplier + MINOR*100 + PATCHLEVEL
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TarballFormat(Sourced):
+    """Naming and unpack layout of one era of cuDNN Linux x86_64 tarballs."""
+
+    first: str
+    last: str | None = None
+    pattern: str  # with {cuda} and {build}
+    cuda_key: str  # "minor" ({cuda} = "11.5") or "major" ({cuda} = "11")
+    include_dir: str  # inside the archive; {stem} = the archive name without its extension
+    lib_dir: str
+
+
+@dataclass(frozen=True, slots=True)
+class CudnnTarball:
+    """What a cuDNN tarball's file name says."""
+
+    name: str
+    build: str  # "7.6.5.32"
+    cuda: str  # "10.1", or the major ("12") from 8.5 on
+    format: TarballFormat
+    include_dir: str  # inside the archive
+    lib_dir: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnownBadCudnn(Sourced):
+    """A cuDNN release with a published defect."""
+
+    version: str
+    reason: str
+
+
+# --- Version helpers ---------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def _ver(text: str) -> Version | None:
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        return None
+
+
+def _V(text: str) -> Version:  # for strings the loader validated
+    version = _ver(text)
+    if version is None:
+        raise ValueError(f"not a version: {text!r}")
+    return version
+
+
+def _minor_key(text: str) -> tuple[int, int] | None:
+    version = _ver(text)
+    return (version.release[0], version.release[1]) if version and version.release[1:] else None
+
+
+def _release3(text: str) -> tuple[int, ...] | None:
+    version = _ver(text)
+    return (*version.release, 0, 0)[:3] if version else None
+
+
+def _build_covers(build: str, key: tuple[int, int]) -> bool:
+    if "-" in build:
+        low, high = (_minor_key(part) for part in build.split("-"))
+        return low is not None and high is not None and low <= key <= high
+    return key[0] == int(build) if "." not in build else _minor_key(build) == key
+
+
+def _newest(rows: tuple[_R, ...], version: Callable[[_R], str], include_unverified: bool) -> _R:
+    usable = [r for r in rows if include_unverified or r.status != UNVERIFIED]
+    return max(usable or rows, key=lambda r: _V(version(r)))
+
+
+def decode_cudnn_version(v: int) -> tuple[int, int, int]:
+    """Split `cudnnGetVersion()` / `torch.backends.cudnn.version()` into (major, minor, patch).
+
+    cuDNN <= 8: MAJOR*1000 + MINOR*100 + PATCH (8907); cuDNN 9: MAJOR*10000 + ... (90100). The
+    largest v8 value is 8999, so v >= 10000 means the v9 formula.
+    """
+    if v < 0:
+        raise ValueError(f"a cuDNN version integer is >= 0, got {v}")
+    if v >= 10000:
+        return v // 10000, v % 10000 // 100, v % 100
+    return v // 1000, v % 1000 // 100, v % 100
+
+
+def normalize_cc(cc: str) -> str | None:
+    """Compute capability "8.6", "sm_86", "compute_90a", "86", "12.0+PTX" -> "X.Y" (or None)."""
+    text = re.sub(r"^(sm|compute)_", "", cc.strip().lower().removesuffix("+ptx"))
+    match = re.fullmatch(r"(\d+)\.(\d+)[af]?", text) or re.fullmatch(r"(\d+)(\d)[af]?", text)
+    return f"{int(match[1])}.{int(match[2])}" if match else None
+
+
+def arch_list_supports(arch_list: tuple[str, ...], cc: str) -> bool:
+    """Whether code built for TORCH_CUDA_ARCH_LIST `arch_list` runs on compute capability `cc`.
+
+    SASS for X.Y runs on X.Z with Z >= Y (same major); an "X.Y+PTX" entry JITs to any newer GPU.
+    """
+    target = _minor_key(normalize_cc(cc) or "")
+    for entry in arch_list:
+        key = _minor_key(normalize_cc(entry) or "")
+        if target and key and ((key[0] == target[0] and key[1] <= target[1])
+                               or (entry.lower().endswith("+ptx") and key <= target)):
+            return True
+    return False
+
+
+def _product_norm(text: str) -> str:
+    return " ".join(re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", text.lower()).split())
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    return re.search(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", haystack) is not None
+
+
+def _within(key: tuple[int, ...], first: str, last: str | None) -> bool:
+    return (_release3(first) or ()) <= key and (last is None or key <= (_release3(last) or ()))

@@ -1,0 +1,181 @@
+"""`gpudoctor recommend`: the wheel and tarball picked for recorded and hand-built machines."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpudoctor.cli import app
+from gpudoctor.compat import Tables, arch_list_supports, load_tables
+from gpudoctor.model import Environment, LibcudaFacts, Reason, Unavailable
+from gpudoctor.recommend import recommend
+from gpudoctor.snapshot import loads
+
+TESTS = Path(__file__).resolve().parent
+FIXTURES = TESTS / "fixtures" / "envs"
+if str(TESTS / "checks") not in sys.path:
+    sys.path.insert(0, str(TESTS / "checks"))
+import envbuilder as B  # noqa: E402
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+def snapshot(name: str) -> Environment:
+    return loads((FIXTURES / f"{name}.json").read_text())
+
+
+def k80_machine(**kw: object) -> Environment:
+    k80 = dataclasses.replace(B.gpu("H100"), name="Tesla K80", compute_capability="3.7")
+    base = B.env(nvml=B.nvml("470.82.01", 11040, k80),
+                 libcuda=LibcudaFacts("libcuda.so.1", 11040, "470.82.01"),
+                 cuda=B.toolkit("11.4"), torch=B.torch("1.12.1+cu113", "11.3", (), (), 8302))
+    return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
+
+
+def test_pascal_gets_the_cu126_wheel(tables: Tables) -> None:
+    rec = recommend(snapshot("pascal-gpu-cu130-torch"), tables)
+    assert rec.torch is not None
+    assert (rec.torch.version, rec.torch.variant) == (tables.newest_torch().version, "cu126")
+    assert rec.torch.arch_confirmed and rec.torch.runs == "full"
+    assert rec.torch.command == (f"pip install --force-reinstall torch=={rec.torch.version} "
+                                 "--index-url https://download.pytorch.org/whl/cu126")
+    # the installed 2.13.0+cu130 has no sm_61; the same release's cu126 wheel has
+    assert rec.installed_fits is False and "sm_61" in (rec.installed_why or "")
+    same = rec.torch_installed_release
+    assert same is not None and (same.version, same.variant) == ("2.13.0", "cu126")
+    # no cuDNN with a CUDA 13 build supports Pascal: say so, name the last that does
+    assert rec.cudnn is None
+    assert "9.10.2" in rec.cudnn_notes[0] and "sm_61" in rec.cudnn_notes[0]
+
+
+def test_h100_keeps_cu130(tables: Tables) -> None:
+    rec = recommend(snapshot("h100-healthy"), tables)
+    assert rec.torch is not None and rec.torch.variant == "cu130"  # full support beats cu132 MVC
+    assert rec.installed_fits is True and rec.torch_installed_release is None
+    assert rec.cudnn is not None
+    assert rec.cudnn.version == tables.newest_cudnn().version
+    assert rec.cudnn.tarball == (f"cudnn-linux-x86_64-{rec.cudnn.build}_cuda13-archive.tar.xz")
+    assert rec.cudnn.command == (f"gpudoctor install-cudnn --tarball {rec.cudnn.tarball} "
+                                 "--prefix /usr/local/cuda")
+
+
+def test_old_driver_gets_a_12x_wheel_by_minor_version_compat(tables: Tables) -> None:
+    rec = recommend(snapshot("old-driver-new-torch"), tables)
+    assert rec.torch is not None and rec.torch.variant == "cu126" and rec.torch.runs == "mvc"
+    assert rec.installed_fits is False and "CUDA 13.0" in (rec.installed_why or "")
+    assert rec.cudnn is not None and rec.cudnn.cuda_build == "12"
+
+
+def test_cpu_torch_on_a_gpu_machine(tables: Tables) -> None:
+    rec = recommend(snapshot("cpu-torch-on-gpu-machine"), tables)
+    assert rec.installed_fits is False and rec.installed_why == "a CPU-only build"
+    assert rec.torch is not None and rec.torch.variant.startswith("cu12")
+    assert rec.cudnn is None and "no CUDA toolkit" in rec.cudnn_notes[0]
+
+
+def test_no_driver_says_why(tables: Tables) -> None:
+    rec = recommend(snapshot("no-driver-cuda-torch"), tables)
+    assert rec.torch is None and "GD101" in rec.notes[0]
+    assert rec.installed_fits is None
+
+
+def test_wsl_uses_the_cuda_version_libcuda_reports(tables: Tables) -> None:
+    rec = recommend(snapshot("wsl-libcuda-only"), tables)
+    assert rec.driver is None and rec.driver_cuda == "12.8"
+    assert rec.gpus[0].compute_capability == "8.6"  # from torch: no NVML here
+    assert rec.torch is not None and rec.torch.cuda == "12.6"
+
+
+def test_kepler_gets_the_last_release_whose_arch_list_has_it(tables: Tables) -> None:
+    rec = recommend(k80_machine(), tables)
+    assert rec.torch is not None
+    assert (rec.torch.version, rec.torch.variant) == ("2.0.1", "cu117")
+    assert rec.torch.arch_list is not None and arch_list_supports(rec.torch.arch_list, "3.7")
+    assert rec.torch.runs == "mvc"
+    assert any("too old for torch" in n for n in rec.notes)
+    assert any("arch lists are not in the tables" in n for n in rec.notes)
+    assert rec.cudnn is not None and rec.cudnn.version.startswith("8.")  # cuDNN 9 dropped Kepler
+
+
+def test_no_gpu_seen_skips_the_arch_check(tables: Tables) -> None:
+    env = B.env(nvml=B.nvml("580.65.06", 13000),
+                torch=B.torch("2.13.0+cu130", "13.0", (), B.ARCH_CU130, 92000))
+    rec = recommend(env, tables)
+    assert rec.torch is not None and rec.torch.variant == "cu130"
+    assert any("arch lists were not checked" in n for n in rec.notes)
+
+
+def test_garbage_compute_capability_is_not_a_crash(tables: Tables) -> None:
+    odd = dataclasses.replace(B.gpu("H100"), compute_capability="?")
+    env = B.env(nvml=B.nvml("580.65.06", 13000, odd),
+                torch=B.torch("2.13.0+cu130", "13.0", (), B.ARCH_CU130, 92000))
+    rec = recommend(env, tables)
+    assert rec.torch is not None and rec.installed_fits is None
+
+
+def test_every_gpu_must_be_in_the_arch_list(tables: Tables) -> None:
+    env = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("H100", 0), B.gpu("GTX1080", 1)))
+    rec = recommend(env, tables)
+    assert rec.torch is not None and rec.torch.variant == "cu126"
+
+
+def test_torch_not_installed_needs_no_force_reinstall(tables: Tables) -> None:
+    env = B.env(torch=Unavailable(Reason.NOT_INSTALLED, "torch is not installed"))
+    rec = recommend(env, tables)
+    assert rec.installed_torch is None and rec.torch is not None
+    assert rec.torch.command.startswith("pip install torch==")
+
+
+def test_newer_release_with_unknown_arch_list_is_named(tables: Tables) -> None:
+    rec = recommend(k80_machine(nvml=B.nvml("470.82.01", 11040, B.gpu("RTX3090"))), tables)
+    assert rec.torch is not None  # 2.0.1 cu118 is experimental: cu117
+    assert (rec.torch.version, rec.torch.variant) == ("2.0.1", "cu117")
+    note = next(n for n in rec.notes if "arch lists are not in the tables" in n)
+    assert "torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118" in note
+
+
+def test_only_unknown_arch_lists_fit_then_the_pick_says_so(tables: Tables) -> None:
+    b200 = dataclasses.replace(B.gpu("H100"), name="NVIDIA B200", compute_capability="10.0")
+    rec = recommend(k80_machine(nvml=B.nvml("470.82.01", 11040, b200)), tables)
+    assert rec.torch is not None and rec.torch.arch_list is None
+    assert not rec.torch.arch_confirmed
+    assert any("may not include sm_100" in n for n in rec.notes)
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
+def test_cli_on_every_snapshot(path: Path) -> None:
+    result = runner.invoke(app, ["recommend", "--from-snapshot", str(path)])
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(runner.invoke(app, ["recommend", "--from-snapshot", str(path), "-f",
+                                          "json"]).stdout)
+    assert data["schema_version"] == 1
+    assert result.exit_code == (0 if data["torch"] else 1)
+    if data["torch"]:
+        assert data["torch"]["command"] in result.stdout
+
+
+def test_cli_pascal_text() -> None:
+    result = runner.invoke(app, ["recommend", "--from-snapshot",
+                                 str(FIXTURES / "pascal-gpu-cu130-torch.json")])
+    assert result.exit_code == 0
+    assert "whl/cu126" in result.stdout and "to keep torch 2.13.0" in result.stdout
+    assert "does not include sm_61" in result.stdout
+
+
+def test_cli_rejects_markdown_and_bad_snapshot(tmp_path: Path) -> None:
+    snap = str(FIXTURES / "h100-healthy.json")
+    assert runner.invoke(app, ["recommend", "--from-snapshot", snap, "-f", "junit"]
+                         ).exit_code == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert runner.invoke(app, ["recommend", "--from-snapshot", str(bad)]).exit_code == 2
