@@ -25,24 +25,12 @@ examples:
   gpudoctor snapshot -o node1.json         save the facts; replay: check --from-snapshot
 """
 
-app = typer.Typer(
-    help=HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
 def _version(value: bool) -> None:
     if value:
         print(f"gpudoctor {__version__}")
         raise typer.Exit(ExitCode.OK)
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -58,30 +46,59 @@ def _root(
 
 _DEBUG = [False]
 
-
-def _register() -> None:
-    from gpudoctor.cli import check, install, smoke, snapshot
-
-    app.command("check", no_args_is_help=False)(check.check)
-    app.command("checks")(check.list_checks)
-    app.command("snapshot")(snapshot.snapshot)
-    app.command("smoke-test")(smoke.smoke_test)
-    app.command("install-cudnn")(install.install_cudnn)
-    app.command("uninstall-cudnn")(install.uninstall_cudnn)
-
-    from gpudoctor.cli import compat, recommend
-
-    app.add_typer(compat.app, name="compat")
-    app.command("recommend")(recommend.recommend)
+# command name → (module under gpudoctor.cli, attribute, kind)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("check", "check", "command"),
+    "checks": ("check", "list_checks", "command"),
+    "snapshot": ("snapshot", "snapshot", "command"),
+    "smoke-test": ("smoke", "smoke_test", "command"),
+    "install-cudnn": ("install", "install_cudnn", "command"),
+    "uninstall-cudnn": ("install", "uninstall_cudnn", "command"),
+    "recommend": ("recommend", "recommend", "command"),
+    "compat": ("compat", "app", "group"),
+}
 
 
-_register()
+def build_app(only: str | None = None) -> typer.Typer:
+    """The Typer app with every command, or with just `only` (what `main` is about to run):
+    importing one command's module instead of all of them keeps `check` fast."""
+    from importlib import import_module
+
+    application = typer.Typer(
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        pretty_exceptions_show_locals=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    application.callback()(_root)
+    for name, (module, attr, kind) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        target = getattr(import_module(f"gpudoctor.cli.{module}"), attr)
+        if kind == "group":
+            application.add_typer(target, name=name)
+        else:
+            application.command(name)(target)
+    return application
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`gpudoctor.cli.app`: the full app, built on first use (tests, CliRunner)."""
+    if name == "app":
+        globals()["app"] = full = build_app()
+        return full
+    raise AttributeError(name)
 
 
 def main() -> None:
     """Console-script entry point: run the app, map crashes to exit 3 and Ctrl-C to 130."""
+    command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+    application = build_app(command if command in COMMANDS else None)
     try:
-        rc = app(standalone_mode=False)
+        rc = application(standalone_mode=False)
     except SystemExit:
         raise
     except KeyboardInterrupt:

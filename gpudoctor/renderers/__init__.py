@@ -1,14 +1,13 @@
-"""Renderers: a Report in, text out."""
+"""Renderers: a Report in, text out. Each is imported only when its format is asked for."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
 
-from gpudoctor.renderers.console import ConsoleRenderer
 from gpudoctor.renderers.interface import OutputFormat, Renderer, assert_never
-from gpudoctor.renderers.json import JsonRenderer
-from gpudoctor.renderers.junit import JunitRenderer
-from gpudoctor.renderers.markdown import MarkdownRenderer
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def to_renderer(  # noqa: RET503 - assert_never ends it
@@ -17,11 +16,19 @@ def to_renderer(  # noqa: RET503 - assert_never ends it
     """The renderer for an output format."""
     match fmt:
         case OutputFormat.TEXT:
+            from gpudoctor.renderers.console import ConsoleRenderer
+
             return ConsoleRenderer(console, verbose)
         case OutputFormat.JSON:
+            from gpudoctor.renderers.json import JsonRenderer
+
             return JsonRenderer()
         case OutputFormat.MARKDOWN:
+            from gpudoctor.renderers.markdown import MarkdownRenderer
+
             return MarkdownRenderer()
         case OutputFormat.JUNIT:
+            from gpudoctor.renderers.junit import JunitRenderer
+
             return JunitRenderer()
     assert_never(fmt)
