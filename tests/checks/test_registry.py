@@ -38,10 +38,14 @@ def test_select_by_id_slug_layer_and_unknown() -> None:
     assert all(c.layer is not Layer.PYTORCH for c in kept)
 
 
-def test_readme_lists_every_spine_check() -> None:
+def test_readme_documents_every_check_and_command() -> None:
     from pathlib import Path
+
+    from gpudoctor.cli import COMMANDS
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     for c in REGISTRY:
-        if c.layer is not Layer.CUDNN and c.id < "GD450":
-            assert f"| {c.id} | {c.slug} |" in readme, f"README's checks table lacks {c.id}"
+        assert f"| {c.id} | {c.slug} |" in readme, f"README's checks table lacks {c.id}"
+    usage = readme[readme.index("## Usage"):readme.index("## Checks")]
+    for name in COMMANDS:
+        assert f"gpudoctor {name}" in usage, f"README's usage lacks `gpudoctor {name}`"
