@@ -54,7 +54,9 @@ from gpudoctor.compat_rows import (
     _ver,
     _within,
     arch_list_supports,
+    decode_cuda_version,
     decode_cudnn_version,
+    format_cudnn_version,
     normalize_cc,
 )
 
@@ -82,7 +84,9 @@ __all__ = [
     "TorchRelease",
     "TorchVariant",
     "arch_list_supports",
+    "decode_cuda_version",
     "decode_cudnn_version",
+    "format_cudnn_version",
     "load_tables",
     "normalize_cc",
     "tables_dir",

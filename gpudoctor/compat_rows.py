@@ -266,6 +266,17 @@ def decode_cudnn_version(v: int) -> tuple[int, int, int]:
     return v // 1000, v % 1000 // 100, v % 100
 
 
+def format_cudnn_version(v: int) -> str:
+    """`cudnnGetVersion()` as "X.Y.Z": 90100 → "9.1.0" (v9+), 8907 → "8.9.7" (≤ v8)."""
+    return ".".join(str(part) for part in decode_cudnn_version(v))
+
+
+def decode_cuda_version(v: int) -> str:
+    """12040 → "12.4": the 1000*major + 10*minor encoding of cudaDriverGetVersion,
+    cudaRuntimeGetVersion, NVML's CUDA driver version and cuda.h's CUDA_VERSION."""
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
 def normalize_cc(cc: str) -> str | None:
     """Compute capability "8.6", "sm_86", "compute_90a", "86", "12.0+PTX" -> "X.Y" (or None)."""
     text = re.sub(r"^(sm|compute)_", "", cc.strip().lower().removesuffix("+ptx"))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.compat_rows import format_cudnn_version
 from gpudoctor.model import (
     Check,
     CudnnFacts,
@@ -429,7 +430,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     if variant is None or not variant.cudnn:
         return skipped(f"the PyTorch table does not list the cuDNN of torch {rt.version}")
     loaded = _loaded_by_torch(env)
-    runtime = _decode(rt.cudnn_version) if rt.cudnn_version else (
+    runtime = format_cudnn_version(rt.cudnn_version) if rt.cudnn_version else (
         _version(loaded[1]) if loaded and loaded[1] else None)
     if runtime is None:
         return skipped("the cuDNN PyTorch loads could not be told")
@@ -446,11 +447,6 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     return failed(f"torch {rt.version} was compiled against cuDNN {variant.cudnn} but runs "
                   f"cuDNN {runtime}: it needs {built[0]}.x with minor ≥ {built[1]}", fix,
                   evidence)
-
-
-def _decode(v: int) -> str:
-    return (f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 10000
-            else f"{v // 1000}.{v % 1000 // 100}.{v % 100}")
 
 
 @check("GD310", "cudnn-known-bad-release", "no cuDNN release with a known defect",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
+from gpudoctor.compat_rows import decode_cuda_version
 from gpudoctor.model import (
     CudaFacts,
     Environment,
@@ -33,11 +34,6 @@ def version(text: str | None) -> Version | None:
         return None
 
 
-def decode_cuda(v: int) -> str:
-    """12040 → "12.4"."""
-    return f"{v // 1000}.{(v % 1000) // 10}"
-
-
 def major(text: str) -> int | None:
     """The major version number of "12.4" → 12."""
     v = version(text)
@@ -60,12 +56,21 @@ def driver_present(env: Environment) -> bool:
     )
 
 
-def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
-    """The highest CUDA the driver runs, and where that came from."""
+def reported_driver_cuda(env: Environment) -> tuple[str, str] | None:
+    """The highest CUDA the driver says it runs (NVML, else cuDriverGetVersion), and which."""
     if isinstance(env.nvml, NvmlFacts) and isinstance(env.nvml.cuda_driver_version, int):
-        return decode_cuda(env.nvml.cuda_driver_version), "NVML"
+        return decode_cuda_version(env.nvml.cuda_driver_version), "NVML"
     if isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version > 0:
-        return decode_cuda(env.libcuda.cuda_driver_version), "cuDriverGetVersion"
+        return decode_cuda_version(env.libcuda.cuda_driver_version), "cuDriverGetVersion"
+    return None
+
+
+def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
+    """The highest CUDA the driver runs, and where that came from; with no reading from the
+    driver itself, derived from its version through the compat table."""
+    reported = reported_driver_cuda(env)
+    if reported:
+        return reported
     drv = driver_version(env)
     if drv:
         derived = tables.cuda_for_driver(drv)

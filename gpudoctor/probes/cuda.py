@@ -21,6 +21,7 @@ import re
 import shutil
 from pathlib import Path
 
+from gpudoctor.compat_rows import decode_cuda_version
 from gpudoctor.model import (
     CudaFacts,
     LibcudaFacts,
@@ -30,7 +31,7 @@ from gpudoctor.model import (
     VersionReading,
 )
 from gpudoctor.probes.interface import Deps, ProbeTimeout, run
-from gpudoctor.probes.native import decode_cuda_version, read_version
+from gpudoctor.probes.native import read_version
 
 logger = logging.getLogger(__name__)
 

@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpudoctor.compat_rows import format_cudnn_version as decode_version
 from gpudoctor.model import CudnnFacts, CudnnInstall, CudnnLibrary, Reason, Unavailable
 from gpudoctor.probes.cuda import candidate_roots
 from gpudoctor.probes.interface import Deps, ProbeTimeout, run
@@ -55,13 +56,6 @@ def split_library_name(name: str) -> tuple[str, str | None] | None:
     if not m or name.endswith(".a"):
         return None
     return m.group(1), m.group(2)
-
-
-def decode_version(value: int) -> str:
-    """cudnnGetVersion() → "X.Y.Z": 90100 → "9.1.0" (v9+), 8907 → "8.9.7" (≤ v8)."""
-    if value >= 10000:
-        return f"{value // 10000}.{value % 10000 // 100}.{value % 100}"
-    return f"{value // 1000}.{value % 1000 // 100}.{value % 100}"
 
 
 def parse_version_header(text: str) -> str | None:

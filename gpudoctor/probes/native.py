@@ -80,7 +80,3 @@ def read_version(
         return Unavailable(Reason.ERROR, f"{symbol} returned error {data['status']}")
     return int(data["value"])
 
-
-def decode_cuda_version(v: int) -> str:
-    """12040 → "12.4" (the 1000*major + 10*minor encoding of the CUDA APIs)."""
-    return f"{v // 1000}.{(v % 1000) // 10}"

@@ -65,12 +65,8 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         driver = f"no driver ({env.nvml.message})"
     else:
         drv = F.driver_version(env) or "version unknown"
-        cuda = None
-        if not isinstance(env.nvml, Unavailable) and isinstance(env.nvml.cuda_driver_version, int):
-            cuda = F.decode_cuda(env.nvml.cuda_driver_version)
-        elif not isinstance(env.libcuda, Unavailable):
-            cuda = F.decode_cuda(env.libcuda.cuda_driver_version)
-        driver = f"{drv}, supports CUDA ≤ {cuda}" if cuda else drv
+        cuda = F.reported_driver_cuda(env)
+        driver = f"{drv}, supports CUDA ≤ {cuda[0]}" if cuda else drv
     if isinstance(env.torch, TorchFacts):
         tv, tc = F.torch_version(env), F.torch_cuda(env)
         torch = f"{tv}, built with CUDA {tc}" if tc else f"{tv}, CPU-only build (no CUDA)"
