@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -66,4 +68,24 @@ def write_output(text: str, output: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    Path(output).write_text(text, encoding="utf-8")
+    target = Path(output)
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write through
+        target.write_text(text, encoding="utf-8")
+        return
+    # a report is written whole or not at all: a full disk must not leave half a JSON file
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        os.fchmod(fd, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -156,3 +156,15 @@ def test_garbage_toolkit_files(tmp_path: Path) -> None:
     assert gd202["status"] == "warn" and "version.json" in gd202["message"]
     gd503 = next(f for f in data["findings"] if f["id"] == "GD503")
     assert gd503["status"] == "warn" and "20 entries" in gd503["message"]
+
+
+def test_output_written_whole_with_usual_mode(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    out.write_text("old report")
+    out.chmod(0o640)
+    r = runner.invoke(app, ["check", "--from-snapshot", str(FIXTURES / "lost-gpu.json"),
+                            "--format", "json", "-o", str(out)])
+    assert r.exit_code == 1
+    assert json.loads(out.read_text())["summary"]["fail"] >= 1
+    assert out.stat().st_mode & 0o777 == 0o640  # the file it replaced kept its mode
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temporary file left
