@@ -103,3 +103,38 @@ def real_torch_facts() -> TorchFacts:
     facts = probe_torch(Deps(torch_timeout=120))
     assert not isinstance(facts, Unavailable), facts
     return facts
+
+
+# ---------------------------------------------------------------------------- the torch under test
+
+
+def installed_torch_version_py() -> dict[str, str]:
+    """`torch/version.py` of the torch installed for the test interpreter, read without importing
+    torch: `__version__` ("2.14.1+cu130", "2.13.0+cpu") and `cuda` ("13.0", or "None").
+
+    The suite runs against whichever torch pip resolved (PyPI's default is a CUDA build, the
+    CPU wheel comes from PyTorch's own index); tests that depend on the build ask this.
+    """
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        pytest.skip("torch is not installed for the test interpreter")
+    text = (Path(spec.origin).parent / "version.py").read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition("=")
+        name = name.split(":")[0].strip()
+        if sep and name.isidentifier():
+            found[name] = value.strip().strip("'\"")
+    return found
+
+
+def installed_torch_cuda() -> str | None:
+    """torch.version.cuda of the installed torch; None for a CPU build."""
+    value = installed_torch_version_py().get("cuda", "None")
+    return None if value in ("None", "") else value
+
+
+@pytest.fixture(scope="session")
+def torch_cuda() -> str | None:
+    """torch.version.cuda of the installed torch (None: a CPU build); skips without torch."""
+    return installed_torch_cuda()

@@ -82,7 +82,7 @@ def test_options_are_validated() -> None:
 # --------------------------------------------------------------------------- real CPU runs
 
 
-def test_cpu_both_models_pass() -> None:
+def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
     seen: list[SmokeProgress] = []
     outcome = run_smoke(SmokeOptions(device="cpu", **FAST), seen.append)
     assert isinstance(outcome, SmokeReport), outcome
@@ -109,7 +109,10 @@ def test_cpu_both_models_pass() -> None:
     assert outcome.copy.unit == "GB/s"
     assert outcome.copy.max_rel_error == 0.0
     assert outcome.device.arch is None
-    assert outcome.cudnn_libraries == ()
+    if torch_cuda is None:  # a CPU build has no cuDNN to map
+        assert outcome.cudnn_libraries == ()
+    else:  # a CUDA build maps its cuDNN at import, even for a CPU run
+        assert all("libcudnn" in os.path.basename(p) for p in outcome.cudnn_libraries)
     assert statuses(outcome) == {
         "smoke-training-correct": Status.PASS, "smoke-cudnn-matches-native": Status.SKIP,
         "smoke-cudnn-used": Status.SKIP, "smoke-cudnn-faster": Status.SKIP,
@@ -138,11 +141,15 @@ def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
     assert statuses(outcome)["smoke-training-correct"] is Status.PASS
 
 
-def test_cuda_here_is_torchs_reason() -> None:
+def test_cuda_here_is_torchs_reason(torch_cuda: str | None) -> None:
     outcome = run_smoke(SmokeOptions(device="cuda:0", model="lenet", **FAST))
     assert isinstance(outcome, SmokeFailure)
-    assert "Torch not compiled with CUDA enabled" in outcome.message  # torch's own words
-    assert outcome.reason is Reason.NOT_SUPPORTED
+    if torch_cuda is None:  # torch's own words, for each build on a machine without a GPU
+        assert "Torch not compiled with CUDA enabled" in outcome.message
+        assert outcome.reason is Reason.NOT_SUPPORTED
+    else:
+        assert "Found no NVIDIA driver" in outcome.message
+        assert outcome.reason is Reason.DRIVER_NOT_LOADED
     results = smoke_results(outcome)
     assert [r.check_id for r in results] == [f"GD45{i}" for i in range(6)]
     gd454 = results[4].finding

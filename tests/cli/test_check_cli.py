@@ -38,13 +38,13 @@ def test_help_and_version() -> None:
     assert p.returncode == 0 and p.stdout.startswith("gpudoctor 0.")
 
 
-def test_check_json_on_this_machine() -> None:
+def test_check_json_on_this_machine(torch_cuda: str | None) -> None:
     p = gpudoctor("check", "--format", "json")
     no_traceback(p)
     assert p.returncode in (0, 1)
     data = json.loads(p.stdout)
     assert data["environment"]["nvml"]["unavailable"] == "not-installed"
-    assert data["environment"]["torch"]["runtime"]["cuda"] is None  # the CPU wheel
+    assert data["environment"]["torch"]["runtime"]["cuda"] == torch_cuda  # whichever build
     assert p.returncode == (1 if data["summary"]["fail"] else 0)
 
 

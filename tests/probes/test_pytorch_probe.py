@@ -57,7 +57,7 @@ def assert_fake_static(static: TorchStatic | Unavailable, folder: Path) -> None:
 # ---------------------------------------------------------------------------- (a) real torch
 
 
-def test_real_cpu_torch(real_torch_facts: TorchFacts) -> None:
+def test_real_torch(real_torch_facts: TorchFacts) -> None:
     installed = metadata.version("torch")
     spec = importlib.util.find_spec("torch")
     assert spec is not None
@@ -69,14 +69,27 @@ def test_real_cpu_torch(real_torch_facts: TorchFacts) -> None:
     assert isinstance(static, TorchStatic)
     assert static.version == installed
     assert static.location == os.path.dirname(spec.origin)
-    assert ("__version__", installed) in static.version_py
+    # PyPI's CUDA wheels: metadata "2.14.1", torch.__version__ "2.14.1+cu130"
+    runtime_version = dict(static.version_py)["__version__"]
+    assert runtime_version.split("+")[0] == installed.split("+")[0]
     assert all(n.startswith("nvidia-") or n in ("triton", "cuda-toolkit")
                for n, _ in static.nvidia_wheels)
     rt = facts.runtime
     assert isinstance(rt, TorchRuntime), rt
-    assert rt.version == installed
-    if "+cpu" not in installed:
-        pytest.skip(f"the rest describes a CPU build; this torch is {installed}")
+    assert rt.version == runtime_version
+    if "+cpu" not in installed and dict(static.version_py).get("cuda") not in (None, "None"):
+        # PyPI's default: a CUDA build, here on a machine with no driver
+        cuda = dict(static.version_py)["cuda"]
+        assert rt.cuda == cuda
+        assert rt.hip is None
+        assert not rt.cuda_available
+        assert rt.cuda_init_error is not None and "NVIDIA driver" in rt.cuda_init_error
+        assert rt.device_count == 0 and rt.devices == ()
+        assert rt.arch_list and all(a.startswith(("sm_", "compute_")) for a in rt.arch_list)
+        assert rt.cudnn_version is not None and rt.cudnn_version >= 8000  # bundled, loads
+        assert rt.cudnn_conv == "not-run: CUDA is not available"
+        assert any(os.path.basename(m).startswith("libcudnn") for m in rt.mapped_libraries)
+        return
     assert ("cuda", "None") in static.version_py
     assert rt == TorchRuntime(
         version=installed,
