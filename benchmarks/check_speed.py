@@ -5,6 +5,10 @@ all of them alike) and the ratios the spine issue sets as targets:
 
     gpudoctor check            ≤ 1.10 × python -c "import torch"
     gpudoctor check --no-torch ≤ 0.30 s
+    gpudoctor check host       ≤ 0.30 s
+    gpudoctor check host       < 1 s with an `import torch` that hangs (`--python` names an
+                               interpreter whose torch import sleeps): host checks read no
+                               torch fact, so the torch child is neither started nor awaited
 
     python benchmarks/check_speed.py [--runs 7] [--json results.json]
 
@@ -19,16 +23,30 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 PY = sys.executable
+HANGING = Path(tempfile.mkdtemp(prefix="gpudoctor-bench-")) / "python"
 COMMANDS = {
     "import torch": [PY, "-c", "import torch"],
     "gpudoctor check": [PY, "-m", "gpudoctor", "check", "--format", "json", "-o", "/dev/null"],
     "gpudoctor check --no-torch": [PY, "-m", "gpudoctor", "check", "--no-torch", "--format",
                                    "json", "-o", "/dev/null"],
+    "gpudoctor check host": [PY, "-m", "gpudoctor", "check", "host", "--format", "json", "-o",
+                             "/dev/null"],
+    "check host, torch hangs": [PY, "-m", "gpudoctor", "check", "host", "--python",
+                                str(HANGING), "--format", "json", "-o", "/dev/null"],
     "torch.utils.collect_env": [PY, "-m", "torch.utils.collect_env"],
 }
+
+
+def make_hanging_python() -> None:
+    """An interpreter that is this one, except that a program importing torch sleeps."""
+    HANGING.write_text('#!/bin/sh\ncase "$*" in\n  *"import torch"*) sleep 600 ;;\nesac\n'
+                       f'exec "{PY}" "$@"\n')
+    HANGING.chmod(0o755)
 
 
 def time_once(argv: list[str]) -> float:
@@ -47,6 +65,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+    make_hanging_python()
     for argv in COMMANDS.values():  # warm the page cache once
         time_once(argv)
     samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
@@ -65,11 +84,18 @@ def main() -> None:
     print(f"check / import torch = {ratio:.2f}  (target ≤ 1.10: {verdict})")
     print(f"check --no-torch     = {no_torch:.3f} s (target ≤ 0.30: "
           f"{'met' if no_torch <= 0.30 else 'MISSED'})")
+    host, hanging = med["gpudoctor check host"], med["check host, torch hangs"]
+    print(f"check host           = {host:.3f} s (target ≤ 0.30: "
+          f"{'met' if host <= 0.30 else 'MISSED'})")
+    print(f"check host, torch hangs = {hanging:.3f} s (target < 1: "
+          f"{'met' if hanging < 1.0 else 'MISSED'})")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": platform.node(), "python": platform.python_version(),
                        "runs": args.runs, "samples": samples, "medians": med,
-                       "check_over_import_torch": ratio, "no_torch_seconds": no_torch}, f, indent=2)
+                       "check_over_import_torch": ratio, "no_torch_seconds": no_torch,
+                       "check_host_seconds": host, "check_host_hanging_torch_seconds": hanging},
+                      f, indent=2)
 
 
 if __name__ == "__main__":

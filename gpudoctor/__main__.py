@@ -1,8 +1,14 @@
 """`python -m gpudoctor` and the `gpudoctor` console script.
 
-The entry point lives here rather than in `gpudoctor.cli` so that `gpudoctor check` can start
-the `import torch` child before typer, rich and pydantic are imported (~0.2 s): the two then
-overlap, and `check` costs about as much as `import torch` alone.
+The entry point lives here rather than in `gpudoctor.cli` for two reasons:
+
+- `gpudoctor check` starts the `import torch` child before typer, rich and pydantic are
+  imported (~0.2 s): the two then overlap, and `check` costs about as much as `import torch`
+  alone. It does so only when a selected check reads torch's facts (`check host` never waits
+  for a hanging torch).
+- the signal handlers go in first thing (`gpudoctor.childproc`), so that Ctrl-C or SIGTERM at
+  any moment, start-up included, kills every child's process group and ends with one line and
+  exit status 128 + the signal (130, 143), never a traceback.
 """
 
 from __future__ import annotations
@@ -10,14 +16,56 @@ from __future__ import annotations
 import os
 import sys
 
+# `check` options that take a value: what follows them is not a selector
+_VALUED = frozenset(("--format", "-f", "--output", "-o", "--only", "--skip", "--from-snapshot",
+                     "--from-json", "--from-report", "--cuda-home", "--python", "--timeout",
+                     "--require"))
+
+
+def _selection(args: list[str]) -> tuple[list[str], list[str]]:
+    """The selectors (positional and --only) and --skip values of `check`'s arguments."""
+    only: list[str] = []
+    skip: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        name, eq, value = a.partition("=")
+        if a.startswith("-") and name in _VALUED:
+            if not eq:
+                value = args[i + 1] if i + 1 < len(args) else ""
+                i += 1
+            if name in ("--only", "--skip"):
+                (only if name == "--only" else skip).extend(
+                    v.strip() for v in value.split(",") if v.strip())
+        elif not a.startswith("-"):
+            only.append(a)
+        i += 1
+    return only, skip
+
+
+def _needs_torch(args: list[str]) -> bool:
+    """Whether the selected checks read torch's facts (or --smoke asks for it)."""
+    if "--smoke" in args:
+        return True
+    only, skip = _selection(args)
+    if not only and not skip:
+        return True
+    from gpudoctor.checks import REGISTRY, select
+
+    checks, _ = select(REGISTRY, only, skip)
+    return any("torch" in c.facts for c in checks)
+
 
 def _prestart_torch(argv: list[str]) -> None:
-    """Start the torch probe's child early when argv is a plain `check` / `snapshot`."""
+    """Start the torch probe's child early when argv is a plain `check` / `snapshot` whose
+    checks read torch's facts."""
     if len(argv) < 2 or argv[1] not in ("check", "snapshot"):
         return
     if any(a in ("--no-torch", "--help", "-h") or a.startswith(("--from-", "--timeout"))
            for a in argv[2:]):
         return  # rare paths: let the probe start its child itself
+    if argv[1] == "check" and not _needs_torch(argv[2:]):
+        return
     python = os.environ.get("GPUDOCTOR_PYTHON")
     for i, a in enumerate(argv):
         if a == "--python" and i + 1 < len(argv):
@@ -33,8 +81,56 @@ def _prestart_torch(argv: list[str]) -> None:
         prestart(Deps(python=python))
 
 
+def _interrupted(exc: KeyboardInterrupt, caught: list[int]) -> None:
+    """Ctrl-C / SIGTERM before the CLI took over: stop the children, one line, exit."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
+    from gpudoctor import childproc
+
+    if caught and childproc.interrupted() is None:
+        childproc.signal_received(caught[0])
+    code, message = childproc.settle(exc)
+    try:
+        sys.stderr.write(f"gpudoctor: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code)
+
+
 def main() -> None:
     """Run the command line."""
+    # the C module: `signal` imports enum, ~10 ms in which a Ctrl-C would get Python's traceback
+    import _signal  # type: ignore[import-not-found]
+
+    caught: list[int] = []
+
+    def early(signum: int, frame: object) -> None:  # no child yet: noted, acted on below
+        caught.append(signum)
+
+    try:
+        for signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+            _signal.signal(signum, early)  # until the runner's handlers are in
+        _run(caught)
+    except KeyboardInterrupt as e:  # where the CLI's own handling does not reach (imports)
+        _interrupted(e, caught)
+    except BaseException:
+        # Python wraps an exception raised in some places (a class body's __set_name__ during
+        # an import) in a RuntimeError: after a signal, whatever escapes is that signal
+        runner = sys.modules.get("gpudoctor.childproc")
+        if caught or (runner is not None and runner.interrupted() is not None):
+            _interrupted(KeyboardInterrupt(), caught)
+        raise
+
+
+def _run(caught: list[int]) -> None:
+    from gpudoctor import childproc
+
+    childproc.install_signal_handlers()
+    if caught:
+        raise childproc.signal_received(caught[0])
     _prestart_torch(sys.argv)
     from gpudoctor.cli import main as cli_main
 

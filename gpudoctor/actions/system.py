@@ -13,12 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpudoctor import __version__
+from gpudoctor import __version__, childproc
 from gpudoctor.actions.transaction import STATE_DIR, Manifest
 from gpudoctor.model import CudaFacts, Environment, Reason, ToolkitFacts, Unavailable
 from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.cudnn import MANIFEST, probe_cudnn_at
-from gpudoctor.probes.interface import Deps, ProbeTimeout, run
+from gpudoctor.probes.interface import Deps
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -136,8 +136,8 @@ def run_ldconfig(lib_dir: Path, argv: Sequence[str], conf: Path) -> str:
         return (f"not run: {lib_dir} is not on the system loader path ({conf}); to add it: "
                 f"echo {lib_dir} | sudo tee /etc/ld.so.conf.d/cudnn.conf && sudo ldconfig")
     try:
-        result = run(list(argv), 120.0)
-    except ProbeTimeout:
+        result = childproc.run(list(argv), 120.0)
+    except childproc.ChildTimeout:
         return f"{shlex.join(argv)} did not finish within 120 s"
     except OSError as e:
         return f"{shlex.join(argv)} could not run: {e.strerror or e}"

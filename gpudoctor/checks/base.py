@@ -6,10 +6,19 @@ no rich. Its docstring is its docs page.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from gpudoctor.model import Check, CheckId, Environment, Finding, Layer, Severity, Status
+from gpudoctor.model import (
+    FACT_FIELDS,
+    Check,
+    CheckId,
+    Environment,
+    Finding,
+    Layer,
+    Severity,
+    Status,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -19,12 +28,22 @@ Evidence = tuple[tuple[str, str], ...]
 
 
 def check(
-    id: str, slug: str, title: str, layer: Layer, severity: Severity, needs: str
+    id: str, slug: str, title: str, layer: Layer, severity: Severity, needs: str,
+    *, facts: Iterable[str] | None = None,
 ) -> Callable[[CheckFn], Check]:
-    """Turn a check function into a `Check` (the module lists them in its CHECKS tuple)."""
+    """Turn a check function into a `Check` (the module lists them in its CHECKS tuple).
+
+    `facts`: the Environment fields the function reads, itself or through `checks.facts`
+    helpers (e.g. `driver_present` reads nvml and libcuda); only their probes run when just
+    this check is selected. None: every field. `tests/checks/test_check_facts.py` catches a
+    field read but not declared.
+    """
+    read = FACT_FIELDS if facts is None else frozenset(facts)
+    if read - FACT_FIELDS:
+        raise ValueError(f"{id}: {sorted(read - FACT_FIELDS)} are not Environment fields")
 
     def wrap(fn: CheckFn) -> Check:
-        return Check(CheckId(id), slug, title, layer, severity, needs, fn)
+        return Check(CheckId(id), slug, title, layer, severity, needs, fn, read)
 
     return wrap
 
@@ -37,6 +56,12 @@ def passed(message: str, evidence: Evidence = ()) -> Finding:
 def warned(message: str, fix: str | None, evidence: Evidence = ()) -> Finding:
     """Works, but something is off."""
     return Finding(Status.WARN, message, fix, evidence)
+
+
+def noted(message: str, fix: str | None, evidence: Evidence = ()) -> Finding:
+    """Worth knowing, nothing to fix here (a WARN of INFO severity: renderers show a note,
+    `--strict` lets it pass), e.g. a CUDA build of torch on a machine with no GPU."""
+    return Finding(Status.WARN, message, fix, evidence, severity=Severity.INFO)
 
 
 def failed(message: str, fix: str | None, evidence: Evidence = ()) -> Finding:

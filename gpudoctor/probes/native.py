@@ -15,8 +15,8 @@ import json
 import sys
 from collections.abc import Mapping
 
+from gpudoctor import childproc
 from gpudoctor.model import Reason, Unavailable
-from gpudoctor.probes.interface import ProbeTimeout, run
 
 _CHILD = r"""
 import ctypes, json, sys
@@ -55,9 +55,10 @@ def read_version(
     argv = [sys.executable, "-I", "-S", "-c", _CHILD, library, symbol,
             "size_t" if returns_size_t else "intptr"]
     try:
-        result = run(argv, timeout, env)
-    except ProbeTimeout:
-        return Unavailable(Reason.TIMEOUT, f"loading {library} hung for {timeout:g} s")
+        result = childproc.run(argv, timeout, env)
+    except childproc.ChildTimeout:
+        return Unavailable(Reason.TIMEOUT, f"{library} did not answer within {timeout:g} s "
+                           f"({symbol} or loading it hung)")
     if result.returncode < 0:
         return Unavailable(
             Reason.CRASHED,

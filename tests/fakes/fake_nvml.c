@@ -6,6 +6,8 @@
  * Behaviour is scripted by environment variables, read at call time:
  *
  *   FAKE_NVML_INIT_ERROR=9          nvmlInit* returns this code (9 DRIVER_NOT_LOADED, 18 ...)
+ *   FAKE_NVML_INIT_SLEEP=3600       nvmlInit* blocks this many seconds first, as a wedged
+ *                                   driver does (signals do not cut the sleep short)
  *   FAKE_NVML_FAIL=fn=code,...      the named function returns `code` (e.g.
  *                                   nvmlDeviceGetCount_v2=4, nvmlShutdown=999)
  *   FAKE_NVML_DRIVER=580.65.06      nvmlSystemGetDriverVersion
@@ -21,9 +23,11 @@
  * Built with -DFAKE_NVML_OLD it omits nvmlSystemGetCudaDriverVersion_v2 and
  * nvmlDeviceGetMigMode, as an old driver's library does (pynvml raises FunctionNotFound).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NVML_SUCCESS 0
 #define NVML_ERROR_UNINITIALIZED 1
@@ -171,8 +175,18 @@ static int check_system(const char *fn) {
 
 /* ------------------------------------------------------------------ init */
 
+static void block_for(double seconds) {
+    struct timespec left;
+    if (seconds <= 0) return;
+    left.tv_sec = (time_t)seconds;
+    left.tv_nsec = (long)((seconds - (double)left.tv_sec) * 1e9);
+    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    }
+}
+
 int nvmlInitWithFlags(unsigned int flags) {
     (void)flags;
+    block_for(atof(env("FAKE_NVML_INIT_SLEEP", "0")));
     int code = atoi(env("FAKE_NVML_INIT_ERROR", "0"));
     if (!code) code = scripted_failure("nvmlInitWithFlags");
     if (code) return code;

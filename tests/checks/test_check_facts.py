@@ -1,0 +1,89 @@
+"""`Check.facts` is exact enough to run only the selected checks' probes.
+
+Every check runs over every recorded environment, and over variants of each where one fact is
+missing (the SKIP branches), through a recorder that notes each Environment field read: a
+field read but not declared fails. And, what selection relies on, a check's finding does not
+change when the fields it does not declare are replaced by "not gathered".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpudoctor.checks import REGISTRY
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.model import FACT_FIELDS, Check, Environment, Reason, Unavailable
+from gpudoctor.probes import NOT_GATHERED
+from gpudoctor.snapshot import loads
+
+ENVS = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
+MISSING = Unavailable(Reason.NOT_INSTALLED, "missing in this variant")
+
+
+class Recorder:
+    """An Environment stand-in that notes which fact fields are read."""
+
+    def __init__(self, env: Environment) -> None:
+        object.__setattr__(self, "_env", env)
+        object.__setattr__(self, "read", set())
+
+    def __getattr__(self, name: str) -> Any:
+        if name in FACT_FIELDS:
+            self.read.add(name)
+        return getattr(self._env, name)
+
+
+def _environments() -> list[tuple[str, Environment]]:
+    found = []
+    for path in sorted(ENVS.glob("*.json")):
+        env = loads(path.read_text(encoding="utf-8"))
+        found.append((path.stem, env))
+        found += [(f"{path.stem}-no-{name}", dataclasses.replace(env, **{name: MISSING}))
+                  for name in sorted(FACT_FIELDS)]
+    return found
+
+
+ENVIRONMENTS = _environments()
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+def test_fixtures_exist() -> None:
+    assert len(ENVIRONMENTS) > len(FACT_FIELDS)
+
+
+@pytest.mark.parametrize("check", REGISTRY, ids=lambda c: c.id)
+def test_reads_only_declared_facts(check: Check, tables: Tables) -> None:
+    undeclared: dict[str, set[str]] = {}
+    for name, env in ENVIRONMENTS:
+        recorder = Recorder(env)
+        check.run(recorder, tables)  # type: ignore[arg-type]
+        if recorder.read - check.facts:
+            undeclared[name] = recorder.read - check.facts
+    assert not undeclared, f"{check.id} reads fields missing from its facts=: {undeclared}"
+
+
+@pytest.mark.parametrize("check", REGISTRY, ids=lambda c: c.id)
+def test_finding_unchanged_without_undeclared_facts(check: Check, tables: Tables) -> None:
+    for name, env in ENVIRONMENTS:
+        trimmed = dataclasses.replace(
+            env, **dict.fromkeys(FACT_FIELDS - check.facts, NOT_GATHERED))
+        assert check.run(trimmed, tables) == check.run(env, tables), name
+
+
+def test_every_check_declares_its_facts() -> None:
+    """None of them falls back to "every field" (which would run every probe)."""
+    assert [c.id for c in REGISTRY if c.facts == FACT_FIELDS] == []
+
+
+def test_host_checks_need_no_torch() -> None:
+    host = [c for c in REGISTRY if c.layer.value == "host"]
+    assert host
+    assert all("torch" not in c.facts for c in host)

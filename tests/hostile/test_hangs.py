@@ -1,0 +1,104 @@
+"""Never a hang: a driver whose NVML or libcuda blocks, a torch whose import blocks.
+
+NVML: the compiled fake libnvidia-ml.so.1 (tests/fakes/fake_nvml.c) with FAKE_NVML_INIT_SLEEP
+blocks in `nvmlInit`, as a wedged driver does. The probe gives up after its deadline and the
+process still exits although the thread in the C call cannot be stopped.
+
+torch: `check host` reads no torch fact, so with an `import torch` that never returns it
+neither starts nor waits for the torch child.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from proctable import PY, REPO, env, hanging_python
+
+from gpudoctor.model import Reason, Unavailable
+from gpudoctor.probes.native import read_version
+
+BOUND = 60.0  # seconds: generous; without the deadlines these runs never end
+
+
+def _run(argv: list[str], extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(argv, cwd=REPO, env={**env(), **extra}, capture_output=True,
+                              text=True, timeout=BOUND, check=False)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"{argv} did not finish within {BOUND:g} s: {e.stderr!r}")
+
+
+def _wedged(fake_nvml: Path) -> dict[str, str]:
+    return {"LD_LIBRARY_PATH": str(fake_nvml), "FAKE_NVML_INIT_SLEEP": "3600",
+            "FAKE_NVML_GPUS": "NVIDIA H100 80GB HBM3:9.0:85899345920"}
+
+
+def test_nvml_probe_times_out_and_the_process_exits(fake_nvml: Path) -> None:
+    code = ("import json\n"
+            "from gpudoctor.probes.interface import Deps\n"
+            "from gpudoctor.probes.nvml import probe_nvml\n"
+            "from gpudoctor.snapshot import to_data\n"
+            "print(json.dumps(to_data(probe_nvml(Deps(nvml_timeout=1.5)))))\n")
+    result = _run([PY, "-c", code], _wedged(fake_nvml))
+    assert result.returncode == 0, result.stderr
+    fact = json.loads(result.stdout)
+    assert fact["unavailable"] == "timeout"
+    assert fact["message"].startswith("NVML did not answer within 1.5 s")
+
+
+def test_nvml_probe_answers_when_init_is_only_slow(fake_nvml: Path) -> None:
+    """The same fake, blocking shorter than the deadline: the facts come through."""
+    code = ("import json\n"
+            "from gpudoctor.probes.interface import Deps\n"
+            "from gpudoctor.probes.nvml import probe_nvml\n"
+            "from gpudoctor.snapshot import to_data\n"
+            "print(json.dumps(to_data(probe_nvml(Deps(nvml_timeout=30)))))\n")
+    result = _run([PY, "-c", code], {**_wedged(fake_nvml), "FAKE_NVML_INIT_SLEEP": "0.3"})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["gpus"][0]["name"] == "NVIDIA H100 80GB HBM3"
+
+
+def test_check_finishes_when_nvml_blocks(fake_nvml: Path) -> None:
+    """`--timeout` bounds NVML as it bounds `import torch`: the report comes, the driver is
+    reported as not answering."""
+    result = _run([PY, "-m", "gpudoctor", "check", "host", "driver", "--timeout", "2",
+                   "--no-torch", "--format", "json"], _wedged(fake_nvml))
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    nvml = json.loads(result.stdout)["environment"]["nvml"]
+    assert nvml["unavailable"] == "timeout"
+    assert nvml["message"].startswith("NVML did not answer within 2 s")
+
+
+def test_a_native_library_that_blocks_is_abandoned(tmp_path: Path) -> None:
+    """libcuda (or libcudart, libcudnn) whose version call blocks: the child that loaded it is
+    killed at the deadline; the reading is TIMEOUT."""
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler (gcc) to build the blocking library")
+    source = tmp_path / "blocking.c"
+    source.write_text("#include <unistd.h>\n"
+                      "int cuDriverGetVersion(int *v) { for (;;) pause(); *v = 0; return 0; }\n")
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(source)], check=True,
+                   capture_output=True, timeout=60)
+    fact = read_version(str(lib), "cuDriverGetVersion", timeout=1.0)
+    assert isinstance(fact, Unavailable)
+    assert fact.reason is Reason.TIMEOUT
+    assert fact.message.startswith(f"{lib} did not answer within 1 s")
+
+
+def test_check_host_does_not_wait_for_a_hanging_torch(tmp_path: Path) -> None:
+    hang = hanging_python(tmp_path)
+    result = _run([PY, "-m", "gpudoctor", "check", "host", "--python", str(hang), "--format",
+                   "json"], {})
+    assert result.returncode in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    assert {f["layer"] for f in data["findings"]} == {"host"}
+    torch = data["environment"]["torch"]
+    assert (torch["unavailable"], torch["message"]) == (
+        "skipped", "not gathered: no selected check reads it")
