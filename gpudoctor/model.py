@@ -13,9 +13,11 @@ CPU-only build, exactly as `torch.version.cuda` reports it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum, IntEnum
-from typing import TYPE_CHECKING, NewType
+from typing import TYPE_CHECKING, NewType, TypeAlias
+
+from gpudoctor.model_smoke import SmokeReport
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -58,6 +60,7 @@ class Reason(_StrEnum):
     TIMEOUT = "timeout"
     CRASHED = "crashed"  # a child process died from a signal (abort, segfault)
     SKIPPED = "skipped"  # the user asked not to gather it (e.g. --no-torch)
+    NOT_REPORTED = "not-reported"  # read from a pasted report that does not state it
     ERROR = "error"
 
 
@@ -94,6 +97,11 @@ class Unavailable:
     detail: str | None = None  # exception type and text, stderr tail: for -v and JSON
 
 
+# the default of a fact added after snapshots were first written: an older snapshot lacks it
+NOT_RECORDED = Unavailable(Reason.NOT_SUPPORTED, "not recorded (a snapshot from an older "
+                           "gpudoctor, or a report that does not state it)")
+
+
 # --------------------------------------------------------------------------- host
 
 
@@ -122,6 +130,15 @@ class HostFacts:
     ld_library_path_missing: tuple[str, ...]  # LD_LIBRARY_PATH entries that are not directories
     dev_nodes: tuple[DeviceNode, ...]
     shm_bytes: int | Unavailable
+    # NVIDIA display / 3D controllers on the PCI bus ("0000:01:00.0 10de:2684"): a GPU is there
+    # even when no driver is loaded
+    pci_gpus: tuple[str, ...] | Unavailable = NOT_RECORDED
+    # the NVIDIA kernel module's version (/proc/driver/nvidia/version, /sys/module/nvidia/version)
+    nvidia_module: str | Unavailable = NOT_RECORDED
+    # (path of a libnvidia-ml.so.1, the driver version its real file is named after)
+    nvml_libraries: tuple[tuple[str, str], ...] = ()
+    # (LD_LIBRARY_PATH entry, the directory it resolves to): /proc/self/maps shows the latter
+    ld_library_path_real: tuple[tuple[str, str], ...] = ()
 
     def getenv(self, name: str) -> str | None:
         """The value of a recorded environment variable, None when it was not set."""
@@ -132,18 +149,44 @@ class HostFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class GpuHealth:
+    """A GPU's memory-error and clock-event state, as `nvidia-smi -q` (or `-q -x`) shows it.
+
+    A counter the GPU does not have is Unavailable(NOT_SUPPORTED) ("N/A": ECC on a GeForce,
+    remapped rows before Ampere); one the output does not show is Unavailable(NOT_REPORTED).
+    """
+
+    ecc_mode: str | Unavailable  # "Enabled", "Disabled" (current mode)
+    ecc_volatile_uncorrectable: int | Unavailable  # since the last driver load
+    ecc_aggregate_uncorrectable: int | Unavailable  # over the GPU's life
+    ecc_volatile_correctable: int | Unavailable
+    ecc_aggregate_correctable: int | Unavailable
+    retired_pages_single_bit: int | Unavailable  # pre-Ampere page retirement
+    retired_pages_double_bit: int | Unavailable
+    retired_pages_pending: bool | Unavailable  # a retirement waits for the next driver load
+    remapped_rows_correctable: int | Unavailable  # Ampere and later row remapping
+    remapped_rows_uncorrectable: int | Unavailable
+    remapped_rows_pending: bool | Unavailable  # a remap waits for a GPU reset
+    remapped_rows_failure: bool | Unavailable  # a remap failed: the GPU needs service
+    clock_events: tuple[str, ...] | Unavailable  # active: "HW Slowdown", … (not "Idle")
+
+
+@dataclass(frozen=True, slots=True)
 class GpuFacts:
     """One GPU as NVML reports it."""
 
     index: int
     name: str
-    uuid: str
-    compute_capability: str  # "9.0"
-    memory_total: int  # bytes
-    memory_free: int  # bytes
-    pci_bus_id: str
+    # NVML always has the fields below; a pasted report (nvidia-smi's table, collect_env's GPU
+    # list) may lack them, and they are then Unavailable(NOT_REPORTED), never guessed
+    uuid: str | Unavailable
+    compute_capability: str | Unavailable  # "9.0"
+    memory_total: int | Unavailable  # bytes
+    memory_free: int | Unavailable  # bytes
+    pci_bus_id: str | Unavailable
     persistence_mode: bool | Unavailable
     mig_mode: bool | Unavailable
+    health: GpuHealth | Unavailable = NOT_RECORDED  # `nvidia-smi -q` counters, when read
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +232,19 @@ class ToolkitFacts:
     nvcc: str | None  # path of bin/nvcc when present
     pip_assembled: bool  # assembled from nvidia-* wheels (a dist-info/ folder, no version.json)
     in_use: bool  # the one builds and `gpudoctor install-cudnn` would use
+    lacks: tuple[str, ...] = ()  # parts builds need that are missing: "bin/nvcc", …
+
+
+@dataclass(frozen=True, slots=True)
+class NamedRoot:
+    """A directory the user named as the CUDA toolkit, and what is really there."""
+
+    path: str
+    named_by: str  # "--cuda-home", "CUDA_HOME", "CUDA_PATH"
+    # "toolkit", "missing", "file" (not a directory), "empty", "not-a-toolkit" (a directory
+    # without version.json / version.txt / include/cuda.h / bin/nvcc), "unreadable"
+    kind: str
+    lacks: tuple[str, ...] = ()  # for a toolkit: "bin/nvcc", "include/cuda_runtime.h"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +252,9 @@ class CudaFacts:
     """Every CUDA toolkit found, the first in search order being the one in use."""
 
     toolkits: tuple[ToolkitFacts, ...]
+    # --cuda-home, CUDA_HOME, CUDA_PATH as set, whatever they point at; a named directory that
+    # is no toolkit leaves `toolkits` empty rather than making the facts Unavailable
+    named: tuple[NamedRoot, ...] = ()
 
     @property
     def in_use(self) -> ToolkitFacts | None:
@@ -214,6 +273,13 @@ class TorchStatic:
     location: str  # the torch package directory
     version_py: tuple[tuple[str, str], ...]  # `torch/version.py` assignments (cuda, git_version…)
     nvidia_wheels: tuple[tuple[str, str], ...]  # ("nvidia-cudnn-cu12", "9.1.0.70"), sorted
+    # every installed torch distribution on sys.path, in path order: (metadata version, the
+    # torch package directory it installed); `location` is a shadow when it is none of these
+    distributions: tuple[tuple[str, str], ...] = ()
+    cwd: str | Unavailable = NOT_RECORDED  # the probed interpreter's working directory
+    # torchvision / torchaudio installed beside torch: ("torchvision", "0.20.1+cu124"), from
+    # their distribution metadata (never imported); an install line pins them to match torch
+    companions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,24 +299,27 @@ class TorchRuntime:
     version: str
     cuda: str | None  # torch.version.cuda; None for a CPU-only build
     hip: str | None  # torch.version.hip; None unless a ROCm build
-    cudnn_version: int | None  # torch.backends.cudnn.version(); None when cuDNN is not there
-    cuda_available: bool
-    cuda_init_error: str | None  # the text of torch.cuda.init()'s error when not available
-    device_count: int
-    arch_list: tuple[str, ...]  # torch.cuda.get_arch_list(): "sm_90", "compute_90", …
-    devices: tuple[TorchDevice, ...]
-    cudnn_conv: str  # "ok", "not-run: <why>" or "error: <text>": the small convolution
-    mapped_libraries: tuple[str, ...]  # libcudart/libcudnn*/libcublas* paths in /proc/self/maps
+    # the probe always has the fields below; a pasted report (collect_env) lacks them, and they
+    # are then Unavailable(NOT_REPORTED), never guessed
+    cudnn_version: int | Unavailable | None  # torch.backends.cudnn.version(); None: no cuDNN
+    cuda_available: bool | Unavailable  # a report cut off before it does not say
+    cuda_init_error: str | Unavailable | None  # torch.cuda.init()'s error when not available
+    device_count: int | Unavailable
+    arch_list: tuple[str, ...] | Unavailable  # torch.cuda.get_arch_list(): "sm_90", …
+    devices: tuple[TorchDevice, ...] | Unavailable
+    cudnn_conv: str | Unavailable  # "ok", "not-run: <why>", "error: <text>": a convolution
+    mapped_libraries: tuple[str, ...] | Unavailable  # libcudart/libcudnn*/… in /proc/self/maps
+    file: str | Unavailable = NOT_RECORDED  # torch.__file__ of the torch that imported
 
 
 @dataclass(frozen=True, slots=True)
 class TorchFacts:
     """PyTorch in the probed interpreter: installed (static) and imported (runtime)."""
 
-    python: str  # the interpreter probed
+    python: str | Unavailable  # the interpreter probed (a report may not name it)
     static: TorchStatic | Unavailable
     runtime: TorchRuntime | Unavailable
-    seconds: float  # how long the child took
+    seconds: float | Unavailable  # how long the child took (a report does not say)
 
 
 # --------------------------------------------------------------------------- cuDNN
@@ -299,6 +368,25 @@ class CudnnFacts:
     installs: tuple[CudnnInstall, ...]
 
 
+# --------------------------------------------------------------------------- smoke test
+
+
+@dataclass(frozen=True, slots=True)
+class SmokeFailure:
+    """The smoke test ran but measured nothing; `message` says why, `fix` what to do."""
+
+    reason: Reason
+    message: str
+    fix: str
+    detail: str | None = None  # the child's stderr tail or traceback
+
+
+# what `check --smoke` / `smoke-test` found; the measurements are in gpudoctor.model_smoke
+SmokeFacts: TypeAlias = SmokeReport | SmokeFailure
+SMOKE_NOT_RUN = Unavailable(
+    Reason.SKIPPED, "the smoke test did not run: pass --smoke (or run gpudoctor smoke-test)")
+
+
 # --------------------------------------------------------------------------- snapshot
 
 
@@ -314,6 +402,16 @@ class Environment:
     cuda: CudaFacts | Unavailable
     torch: TorchFacts | Unavailable
     cudnn: CudnnFacts | Unavailable
+    smoke: SmokeFacts | Unavailable = SMOKE_NOT_RUN  # `check --smoke`, `smoke-test`
+    # the pasted reports the facts were read from ("collect_env in issue-123.md"); () when the
+    # probes gathered them on this machine
+    sources: tuple[str, ...] = ()
+
+
+# the Environment fields a check can read (`Check.facts`); the other three are metadata (which
+# gpudoctor, when, and from which pasted reports: advice may say "the report", any check may)
+FACT_FIELDS: frozenset[str] = frozenset(f.name for f in fields(Environment)) - {
+    "gpudoctor_version", "created", "sources"}
 
 
 # --------------------------------------------------------------------------- checks
@@ -331,6 +429,9 @@ class Finding:
     fix: str | None = None  # imperative; the exact command when one exists
     evidence: tuple[tuple[str, str], ...] = ()
     check_id: CheckId = CheckId("")  # filled in by the runner
+    # this finding's own severity, where it differs from the check's: INFO makes a WARN a note
+    # (e.g. no driver on a machine with no GPU), WARNING makes an INFO check's WARN a warning
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +445,9 @@ class Check:
     severity: Severity  # applied to non-pass findings in renderers
     needs: str  # the facts it reads, for `gpudoctor checks`
     run: Callable[[Environment, Tables], Finding] = field(repr=False, compare=False)
+    # the Environment fields `run` reads: `probes.collect` runs only the probes of the selected
+    # checks (with a hanging torch, `check host` never waits for it)
+    facts: frozenset[str] = FACT_FIELDS
 
     @property
     def doc(self) -> str:

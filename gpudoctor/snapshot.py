@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import re
 import types
 import typing
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, TypeVar, Union
 
@@ -37,7 +40,13 @@ def to_data(value: Any) -> Any:
         return value.value
     if isinstance(value, tuple | list):
         return [to_data(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NONFINITE[str(value)]  # a smoke test's NaN loss: strict JSON has no NaN
     return value
+
+
+# non-finite floats as strings, so that every report is strict JSON (jq, JSON.parse)
+_NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
 def from_data(tp: Any, data: Any, where: str = "$") -> Any:
@@ -69,6 +78,8 @@ def from_data(tp: Any, data: Any, where: str = "$") -> Any:
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _from_dataclass(tp, data, where)
     if tp is float and isinstance(data, int | float) and not isinstance(data, bool):
+        return float(data)
+    if tp is float and data in _NONFINITE.values():
         return float(data)
     if isinstance(tp, type) and isinstance(data, tp) and not (tp is int and isinstance(data, bool)):
         return data
@@ -108,7 +119,9 @@ def _from_dataclass(tp: type[T], data: Any, where: str) -> T:
             if f.default is not dataclasses.MISSING:
                 continue
             raise SnapshotError(f"{where}.{f.name}: missing")
-        kwargs[f.name] = from_data(hints[f.name], data[f.name], f"{where}.{f.name}")
+        value = from_data(hints[f.name], data[f.name], f"{where}.{f.name}")
+        _check_value(tp.__name__, f.name, value, f"{where}.{f.name}")
+        kwargs[f.name] = value
     return tp(**kwargs)
 
 
@@ -125,6 +138,10 @@ def loads(text: str) -> Environment:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise SnapshotError(f"not JSON ({e.msg} at line {e.lineno})") from None
+    except RecursionError:
+        raise SnapshotError("not a snapshot: JSON nested too deeply") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise SnapshotError(f"not a snapshot: {e}") from None
     if not isinstance(data, dict) or "environment" not in data:
         raise SnapshotError("no 'environment' object: not a gpudoctor snapshot or report")
     version = data.get("schema_version")
@@ -132,6 +149,79 @@ def loads(text: str) -> Environment:
         raise SnapshotError(
             f"schema_version {version!r}; this gpudoctor reads {SCHEMA_VERSION}"
         )
-    env = from_data(Environment, data["environment"])
+    try:
+        env = from_data(Environment, data["environment"])
+    except RecursionError:
+        raise SnapshotError("$: nested too deeply") from None
     assert isinstance(env, Environment)
     return env
+
+
+# --------------------------------------------------------------------------- impossible values
+# A well-formed snapshot can still state what no machine has; decoding refuses it, naming the
+# field, so that no check is asked to judge a negative memory size or a compute capability
+# "x.y" (a usage error for the CLI, never a crash inside a check). Rules are per field, for the
+# fields checks compute with; every int must also fit in 64 bits.
+
+_VERSION = re.compile(r"\d+(\.\d+){0,3}", re.ASCII)  # 580.65.06, 12.4, 8.9.7
+_CAPABILITY = re.compile(r"\d{1,2}\.\d{1,2}", re.ASCII)  # 8.6, 12.0
+
+
+def _count(v: Any) -> str | None:
+    return None if isinstance(v, int) and v >= 0 else "must be a whole number ≥ 0"
+
+
+def _version(v: Any) -> str | None:
+    return None if _VERSION.fullmatch(v) else "is not a version (like 580.65.06 or 12.4)"
+
+
+def _capability(v: Any) -> str | None:
+    return None if _CAPABILITY.fullmatch(v) else "is not a compute capability (like 8.6)"
+
+
+def _not_empty(v: Any) -> str | None:
+    return None if len(v) else "must not be empty (a fact without any item is unavailable)"
+
+
+def _seconds(v: Any) -> str | None:
+    return None if math.isfinite(v) and v >= 0 else "must be a number of seconds ≥ 0"
+
+
+_RULES: dict[tuple[str, str], Callable[[Any], str | None]] = {
+    ("NvmlFacts", "driver_version"): _version,
+    ("NvmlFacts", "cuda_driver_version"): _count,
+    ("LibcudaFacts", "driver_version"): _version,
+    ("LibcudaFacts", "cuda_driver_version"): _count,
+    ("GpuFacts", "index"): _count,
+    ("GpuFacts", "compute_capability"): _capability,
+    ("GpuFacts", "memory_total"): _count,
+    ("GpuFacts", "memory_free"): _count,
+    ("HostFacts", "shm_bytes"): _count,
+    ("ToolkitFacts", "version"): _version,
+    ("CudaFacts", "toolkits"): _not_empty,
+    ("TorchRuntime", "cuda"): _version,
+    ("TorchRuntime", "cudnn_version"): _count,
+    ("TorchRuntime", "device_count"): _count,
+    ("TorchDevice", "index"): _count,
+    ("TorchDevice", "capability"): _capability,
+    ("TorchDevice", "total_memory"): _count,
+    ("TorchFacts", "seconds"): _seconds,
+    ("CudnnFacts", "installs"): _not_empty,
+    ("CudnnInstall", "header_version"): _version,
+    ("CudnnInstall", "library_version"): _version,
+    ("CudnnInstall", "cuda_build"): _version,
+}
+
+
+def _check_value(owner: str, name: str, value: Any, where: str) -> None:
+    """Raise SnapshotError naming `where` when the decoded value is impossible. Unavailable
+    and None (a fact stated as absent) are never judged here."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        raise SnapshotError(f"{where}: a number too large for any fact (more than 64 bits)")
+    rule = _RULES.get((owner, name))
+    if rule is None or value is None or isinstance(value, Unavailable):
+        return
+    problem = rule(value)
+    if problem is not None:
+        shown = "" if isinstance(value, tuple) else f" {value!r:.60}"
+        raise SnapshotError(f"{where}:{shown} {problem}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
@@ -11,8 +12,10 @@ from gpudoctor.model import (
     CudaFacts,
     Environment,
     GpuFacts,
+    HostFacts,
     LibcudaFacts,
     NvmlFacts,
+    Reason,
     ToolkitFacts,
     TorchFacts,
     TorchRuntime,
@@ -21,7 +24,7 @@ from gpudoctor.model import (
 )
 
 if TYPE_CHECKING:
-    from gpudoctor.compat import Tables, TorchVariant
+    from gpudoctor.compat import Tables
 
 
 def version(text: str | None) -> Version | None:
@@ -32,6 +35,20 @@ def version(text: str | None) -> Version | None:
         return Version(text.split("+")[0])
     except InvalidVersion:
         return None
+
+
+def same_release(a: str, b: str) -> bool:
+    """Whether two version strings name the same build: equal public versions, and local parts
+    that are equal or missing on one side. PyPI's default torch wheel has metadata version
+    `2.5.1` while its `torch.__version__` is `2.5.1+cu124`: one copy, not two; `+cpu` against
+    `+cu124`, or `2.4.0` against `2.5.1`, are two."""
+    try:
+        va, vb = Version(a), Version(b)
+    except InvalidVersion:
+        return a == b
+    if va.public != vb.public:
+        return False
+    return va.local is None or vb.local is None or va.local == vb.local
 
 
 def major(text: str) -> int | None:
@@ -135,6 +152,48 @@ def toolkit_version(env: Environment) -> str | None:
     return tk.version if tk and isinstance(tk.version, str) else None
 
 
+# an NVML that failed for one of these found a driver: installed, if not working
+_DRIVER_THERE = (Reason.DRIVER_NOT_LOADED, Reason.VERSION_MISMATCH, Reason.PERMISSION_DENIED,
+                 Reason.TIMEOUT)
+
+
+def gpu_signs(env: Environment) -> tuple[str, ...]:
+    """What says this machine has, or is meant to have, an NVIDIA GPU: a driver NVML or libcuda
+    answers, an NVML that finds a driver it cannot use, the kernel module, the driver's
+    libnvidia-ml, /dev/nvidia* (WSL: /dev/dxg), an NVIDIA GPU on the PCI bus. Empty on a
+    machine with no GPU at all: a CI runner, a build host."""
+    signs: list[str] = []
+    if isinstance(env.nvml, NvmlFacts):
+        n = len(env.nvml.gpus)
+        signs.append(f"NVIDIA driver {env.nvml.driver_version} is loaded"
+                     + (f" with {n} GPU{'s' if n != 1 else ''}" if n else ""))
+    elif isinstance(env.nvml, Unavailable) and env.nvml.reason in _DRIVER_THERE:
+        signs.append(f"an NVIDIA driver is installed ({env.nvml.message})")
+    if not signs and isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version:
+        signs.append("the CUDA driver library libcuda.so.1 answers")
+    host = env.host
+    if not isinstance(host, HostFacts):
+        return tuple(signs)
+    if isinstance(host.pci_gpus, tuple) and host.pci_gpus:
+        n = len(host.pci_gpus)
+        signs.append(f"{n} NVIDIA GPU{'s are' if n != 1 else ' is'} on the PCI bus "
+                     f"({', '.join(host.pci_gpus[:2])})")
+    if isinstance(host.nvidia_module, str):
+        signs.append(f"the NVIDIA kernel module {host.nvidia_module} is loaded")
+    if host.nvml_libraries:
+        path, v = host.nvml_libraries[0]
+        signs.append(f"the NVIDIA driver library {v} is installed ({path})")
+    if host.dev_nodes:
+        signs.append(f"{', '.join(n.path for n in host.dev_nodes[:3])} exist")
+    return tuple(signs)
+
+
+def min_driver(tables: Tables, cuda: str) -> str | None:
+    """The driver a CUDA version needs in full (what GD103 passes), from the compat table."""
+    minimum = tables.cuda_min_driver(cuda)
+    return (minimum.full or minimum.family) if minimum else None
+
+
 def needs_driver(env: Environment) -> list[str]:
     """What on this machine needs an NVIDIA driver (a CUDA torch, a toolkit)."""
     why = []
@@ -147,34 +206,106 @@ def needs_driver(env: Environment) -> list[str]:
     return why
 
 
-def pip_install_line(variant: TorchVariant, torch_version: str | None = None) -> str:
-    """The exact command that installs torch from a CUDA variant's index."""
-    spec = f"torch=={torch_version}" if torch_version else "torch"
-    return f"pip install --force-reinstall {spec} --index-url {variant.index_url}"
-
-
-def best_variant(env: Environment, tables: Tables) -> TorchVariant | None:
-    """Newest torch's CUDA variant that this driver (or, with no driver, the toolkit) runs.
-
-    Non-experimental variants are preferred. With no driver, the toolkit's CUDA bounds it:
-    the newest variant of the same major that is not newer than the toolkit.
-    """
-    drv = driver_version(env)
-    if drv:
-        candidates = list(tables.torch_variants_for_driver(drv))
-    else:
-        tv = version(toolkit_version(env))
-        if tv is None:
-            return None
-        candidates = [
-            v for v in tables.newest_torch().variants
-            if (cv := version(v.cuda)) and cv.major == tv.major and cv <= tv
-        ]
-        candidates.sort(key=lambda v: version(v.cuda) or Version("0"), reverse=True)
-    stable = [v for v in candidates if not getattr(v, "experimental", False)]
-    return (stable or candidates)[0] if candidates else None
-
-
 def reason_of(fact: object) -> str:
     """The message of an Unavailable, for SKIP findings."""
     return fact.message if isinstance(fact, Unavailable) else "not available"
+
+
+# --------------------------------------------------------------------------- partial facts
+# A pasted report (collect_env, nvidia-smi) lacks facts the probes always have; those are
+# Unavailable(NOT_REPORTED). The views below resolve what a published table can tell (a
+# compute capability from the product name, a wheel's arch list) and say where it came from;
+# the rest stays Unavailable, and the checks reading it SKIP.
+
+
+@dataclass(frozen=True, slots=True)
+class SeenGpu:
+    """A GPU a check judges, with its compute capability and where that came from."""
+
+    index: int
+    name: str
+    cc: str | Unavailable  # "8.9"
+    source: str  # "torch", "NVML", "from the product name (...)", or why it is unknown
+
+
+def gpu_cc(g: GpuFacts, tables: Tables) -> tuple[str, str] | Unavailable:
+    """A GPU's compute capability and its source: NVML's reading, else (a report gives only
+    the name) the product name looked up in compat_tables/gpu.toml, a published fact."""
+    if isinstance(g.compute_capability, str):
+        return g.compute_capability, "NVML"
+    arch = tables.gpu_of_product(g.name)
+    if arch is None:
+        return Unavailable(Reason.NOT_REPORTED, f"the compute capability of {g.name} is not in "
+                           "the report, and the GPU table has no product by that name")
+    return arch.cc, (f"from the product name: compat_tables/gpu.toml lists it as "
+                     f"{arch.family} (sm_{arch.cc.replace('.', '')}, {arch.status})")
+
+
+def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
+    """The GPUs to judge an arch against: torch's devices when torch listed them, else the
+    driver's (NVML, nvidia-smi, collect_env), with `gpu_cc`'s compute capability."""
+    rt = torch_runtime(env)
+    if rt is not None and isinstance(rt.devices, tuple) and rt.devices:
+        return tuple(SeenGpu(d.index, d.name, d.capability, "torch") for d in rt.devices)
+    return tuple(SeenGpu(g.index, g.name, g.compute_capability, source)
+                 for g, source in resolved_gpus(env, tables))
+
+
+def torch_arch_list(env: Environment, tables: Tables
+                    ) -> tuple[tuple[str, ...], str] | Unavailable:
+    """torch's arch list and its source: `torch.cuda.get_arch_list()` from the probe; for a
+    report that does not show it, the arch list the compat table records for that wheel (the
+    release and CUDA variant named by the version, e.g. 2.5.1+cu124; a version without a local
+    tag only when the release's PyPI default variant has the reported CUDA)."""
+    rt = torch_runtime(env)
+    if rt is None:
+        return Unavailable(Reason.NOT_INSTALLED, "torch did not import")
+    if isinstance(rt.arch_list, tuple):
+        return rt.arch_list, "torch.cuda.get_arch_list()"
+    base, _, tag = rt.version.partition("+")
+    release = tables.torch_release(base)
+    variant = release.variant(tag or release.pypi_default or "") if release else None
+    if variant is None or variant.cuda != ".".join((rt.cuda or "").split(".")[:2]):
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"torch {rt.version} (CUDA {rt.cuda}) is not a wheel in the tables")
+    if variant.arch_list is None:
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"the tables lack the arch list of torch {base} {variant.tag}")
+    return variant.arch_list, (f"not in the report: the arch list of the torch {base} "
+                               f"{variant.tag} wheel, from compat_tables/torch.toml")
+
+
+def is_reported(fact: object) -> bool:
+    """Whether a fact is known, i.e. not Unavailable because a pasted report lacks it."""
+    return not (isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED)
+
+
+def driver_unknown(env: Environment) -> bool:
+    """Whether the driver's state is not in the report (neither NVML's nor libcuda's view):
+    checks must not read "no driver" into it."""
+    return not is_reported(env.nvml) and not driver_present(env)
+
+
+def gpu_details(g: GpuFacts) -> list[str]:
+    """What is known of a GPU beyond its name, for evidence: "sm_90", "80 GiB", the bus id."""
+    parts = []
+    if isinstance(g.compute_capability, str):
+        parts.append("sm_" + g.compute_capability.replace(".", ""))
+    if isinstance(g.memory_total, int):
+        parts.append(f"{g.memory_total / 2**30:.0f} GiB")
+    if isinstance(g.pci_bus_id, str):
+        parts.append(g.pci_bus_id)
+    return parts
+
+
+def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str], ...]:
+    """The driver's GPUs with the compute capability filled in where `gpu_cc` can tell it,
+    each with where it came from (or, when it stays Unavailable, why)."""
+    out = []
+    for g in gpus(env):
+        cc = gpu_cc(g, tables)
+        if isinstance(cc, Unavailable):
+            out.append((replace(g, compute_capability=cc), cc.message))
+        else:
+            out.append((replace(g, compute_capability=cc[0]), cc[1]))
+    return tuple(out)

@@ -46,10 +46,14 @@ ARCH_CU126 = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 ARCH_CU128 = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
 ARCH_CU130 = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120")
 
+PCI_RTX3090 = "0000:17:00.0 10de:2204"  # /sys/bus/pci/devices: vendor 0x10de, class 0x0300
+
 GPU_SPECS = {
     "H100": ("NVIDIA H100 80GB HBM3", "9.0", 85_520_809_984),
     "RTX3090": ("NVIDIA GeForce RTX 3090", "8.6", 25_769_803_776),
     "GTX1080": ("NVIDIA GeForce GTX 1080", "6.1", 8_589_934_592),
+    "RTX4090": ("NVIDIA GeForce RTX 4090", "8.9", 25_757_220_864),
+    "RTX5090": ("NVIDIA GeForce RTX 5090", "12.0", 34_190_917_632),
 }
 
 
@@ -181,8 +185,8 @@ SCENARIOS: dict[str, Environment] = {
         libcuda=Unavailable(Reason.ERROR, "cuDriverGetVersion returned error 803"),
         torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000),
     ),
-    "no-driver-cuda-torch": env(
-        host=host(dev_nodes=()),
+    "no-driver-cuda-torch": env(  # a GPU on the PCI bus, no driver: a workstation to set up
+        host=host(dev_nodes=(), pci_gpus=(PCI_RTX3090,)),
         nvml=NO_NVML,
         libcuda=NO_LIBCUDA,
         torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000,
@@ -198,7 +202,9 @@ SCENARIOS: dict[str, Environment] = {
         cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
     ),
     "container-no-gpus-flag": env(
-        host=host(container="docker", dev_nodes=(), shm_bytes=64 * 2**20),
+        # the host's GPU is on the PCI bus (sysfs is not namespaced), its driver not mounted
+        host=host(container="docker", dev_nodes=(), shm_bytes=64 * 2**20, pci_gpus=(
+            PCI_RTX3090,)),
         nvml=NO_NVML,
         libcuda=NO_LIBCUDA,
         torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000,
@@ -215,11 +221,86 @@ SCENARIOS: dict[str, Environment] = {
             seconds=0.9,
         ),
     ),
+    # no GPU at all (a CI runner): PyPI's default torch is a CUDA build
+    "gpu-less-ci-cuda-torch": env(
+        host=host(dev_nodes=(), pci_gpus=(), container="docker",
+                  nvidia_module=Unavailable(Reason.NOT_INSTALLED, "not loaded")),
+        nvml=NO_NVML,
+        libcuda=NO_LIBCUDA,
+        cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
+        torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000,
+                    "RuntimeError: Found no NVIDIA driver on your system."),
+    ),
+    # a build host: a CPU torch beside a CUDA toolkit, no GPU
+    "gpu-less-build-host-cpu-torch": env(
+        host=host(dev_nodes=(), pci_gpus=()),
+        nvml=NO_NVML,
+        libcuda=NO_LIBCUDA,
+        cuda=toolkit("12.4"),
+        torch=torch("2.13.0+cpu", None),
+    ),
+    # the driver was upgraded without a reboot: library 535.183.01, kernel module 535.104.05
+    "driver-lib-mismatch-versions": env(
+        host=host(nvidia_module="535.104.05", pci_gpus=(PCI_RTX3090,), nvml_libraries=((
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "535.183.01"),)),
+        nvml=Unavailable(Reason.VERSION_MISMATCH, "the driver's user-space library and kernel "
+                         "module differ", "NVMLError_LibRmVersionMismatch: RM has detected an "
+                         "NVML/RM version mismatch."),
+        libcuda=Unavailable(Reason.ERROR, "cuDriverGetVersion returned error 803"),
+        torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000,
+                    "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: "
+                    "forward compatibility was attempted on non supported HW"),
+    ),
     "lost-gpu": env(
         nvml=nvml("580.65.06", 13000, gpu("H100", 0), Unavailable(
             Reason.ERROR, "GPU 1: NVML said GPU is lost", "NVMLError_GpuIsLost: GPU is lost")),
     ),
 }
+
+
+def not_reported(what: str) -> Unavailable:
+    """A fact a pasted report does not state."""
+    return Unavailable(Reason.NOT_REPORTED, f"{what} is not in the report")
+
+
+def reported_gpu(name: str, index: int = 0) -> GpuFacts:
+    """A GPU as collect_env or nvidia-smi's table reports it: its name, little else."""
+    return GpuFacts(
+        index=index, name=name, uuid=not_reported("the UUID"),
+        compute_capability=not_reported("the compute capability"),
+        memory_total=not_reported("the memory"), memory_free=not_reported("free memory"),
+        pci_bus_id=not_reported("the bus id"), persistence_mode=not_reported("persistence"),
+        mig_mode=not_reported("MIG mode"))
+
+
+def reported_torch(version: str, cuda: str | None, available: bool = True,
+                   arch: tuple[str, ...] | None = None) -> TorchFacts:
+    """torch as collect_env reports it: version, CUDA build, is_available(); `arch` only when
+    the report shows torch's arch list (its unsupported-GPU warning)."""
+    return TorchFacts(
+        python=not_reported("the interpreter"), static=not_reported("the package metadata"),
+        runtime=TorchRuntime(
+            version=version, cuda=cuda, hip=None, cudnn_version=not_reported("torch's cuDNN"),
+            cuda_available=available,
+            cuda_init_error=None if available else not_reported("torch's reason"),
+            device_count=not_reported("the device count"),
+            arch_list=arch if arch is not None else not_reported("the arch list"),
+            devices=not_reported("torch's devices"), cudnn_conv=not_reported("a convolution"),
+            mapped_libraries=not_reported("the mapped libraries")),
+        seconds=not_reported("the probe's time"))
+
+
+def reported_env(torch_facts: TorchFacts | Unavailable, *gpus: GpuFacts,
+                 driver: str | None = "550.54.15") -> Environment:
+    """An Environment read from a report: what is not given is not in it."""
+    return Environment(
+        gpudoctor_version="0.1.0", created="2026-11-21T00:00:00+00:00",
+        host=not_reported("the host"),
+        nvml=NvmlFacts(driver, not_reported("the driver's CUDA"), not_reported("NVML"),
+                       "nvidia-smi, as collect_env reported it", gpus)
+        if driver else not_reported("the driver"),
+        libcuda=not_reported("libcuda"), cuda=not_reported("the toolkit"),
+        torch=torch_facts, cudnn=not_reported("cuDNN"), sources=("collect_env in test",))
 
 
 def main() -> None:

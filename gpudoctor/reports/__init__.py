@@ -1,0 +1,114 @@
+"""Readers of pasted reports: the same `Environment` the probes fill, from text someone pasted.
+
+`read_reports([(name, text), ...])` accepts, detected from the content: a gpudoctor snapshot or
+`check --format json` report; the output of `python -m torch.utils.collect_env`; `nvidia-smi`,
+`nvidia-smi -q` and `nvidia-smi -q -x`, or nvidia-smi's error instead of them; and any text that
+contains them — a GitHub issue body, a log (`gpudoctor.reports.issue_body`). The blocks of every
+input merge into one Environment: an issue's collect_env gives torch's side and its nvidia-smi
+table the driver's. A fact no block states is `Unavailable(Reason.NOT_REPORTED)`, never a guess,
+and `Environment.sources` names the blocks read ("collect_env in issue-123.md").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TypeVar
+
+from gpudoctor import __version__
+from gpudoctor.model import Environment, Reason, Unavailable
+from gpudoctor.reports import collect_env, nvidia_smi, nvidia_smi_q, snapshot
+from gpudoctor.reports.interface import Partial, ReportError, not_reported
+from gpudoctor.reports.issue_body import Block, find_blocks
+
+__all__ = ["ReportError", "read_reports"]
+
+EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
+            "torch.utils.collect_env`, `nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, or "
+            "an issue body or log that contains them")
+
+
+def _parse(block: Block) -> Partial | None:
+    if block.kind == "collect_env":
+        return collect_env.parse(block.text)
+    if block.kind == "nvidia-smi":
+        return nvidia_smi.parse_table(block.text)
+    if block.kind in ("nvidia-smi -q", "nvidia-smi -q -x"):
+        partial = nvidia_smi_q.parse(block.text, xml=block.kind.endswith("-x"))
+        return partial if partial.nvml is not None else None
+    if block.kind == "nvidia-smi (error)":
+        return nvidia_smi.parse_error(block.text)
+    if block.kind == "nvidia-smi -q (fragment)":
+        return Partial(kind="nvidia-smi -q (a section without driver or GPU)", rank=5)
+    return None
+
+
+X = TypeVar("X")
+
+
+def _best(candidates: list[tuple[int, Partial, X]], used: list[int]) -> X | None:
+    """The fact of the block that states it best: stated beats NOT_REPORTED, then the block's
+    rank, a complete block beats a cut-off one, and an earlier block a later one."""
+    stated = [(i, p, f) for i, p, f in candidates if f is not None]
+    if not stated:
+        return None
+    i, _, fact = max(stated, key=lambda c: (
+        not (isinstance(c[2], Unavailable) and c[2].reason is Reason.NOT_REPORTED),
+        c[1].rank, c[1].complete, -c[0]))
+    used.append(i)
+    return fact
+
+
+def _merge(found: list[tuple[str, Partial]]) -> Environment:
+    used: list[int] = []
+    parts = [(i, p) for i, (_, p) in enumerate(found)]
+    host = _best([(i, p, p.host) for i, p in parts], used)
+    nvml = _best([(i, p, p.nvml) for i, p in parts], used)
+    cuda = _best([(i, p, p.cuda) for i, p in parts], used)
+    torch = _best([(i, p, p.torch) for i, p in parts], used)
+    cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)
+    sources = [f"{p.kind}{'' if p.complete else ' (cut off)'} in {found[i][0]}"
+               for i, p in parts]  # every block read, whether or not its facts won
+    return Environment(
+        gpudoctor_version=__version__,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        host=host if host is not None else not_reported(
+            "the host (environment variables, device nodes, /dev/shm) is not in the report"),
+        nvml=nvml if nvml is not None else not_reported(
+            "the NVIDIA driver is not in the report (no nvidia-smi output, no collect_env "
+            "driver line)"),
+        libcuda=not_reported("libcuda's view of the driver is not in the report"),
+        cuda=cuda if cuda is not None else not_reported("the CUDA toolkit is not in the report"),
+        torch=torch if torch is not None else not_reported(
+            "PyTorch is not in the report (no collect_env output)"),
+        cudnn=cudnn if cudnn is not None else not_reported("cuDNN is not in the report"),
+        sources=tuple(dict.fromkeys(sources)),
+    )
+
+
+def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
+    """One Environment from every (name, text) given; see the module.
+
+    Raises `ReportError` (one line, naming the input) for an input in which nothing is
+    recognised, and for a JSON object that is not a usable snapshot. A snapshot is complete in
+    itself: it is returned as it is, and wins over the other inputs.
+    """
+    found: list[tuple[str, Partial]] = []
+    snapshots: list[Environment] = []
+    for name, text in items:
+        if snapshot.looks_like(text):
+            snapshots.append(snapshot.read(text, name))
+            continue
+        recognised = False
+        for block in find_blocks(text):
+            if block.kind == "snapshot":
+                snapshots.append(snapshot.read(block.text, f"{name} (line {block.line})"))
+                recognised = True
+            elif (partial := _parse(block)) is not None:
+                found.append((name, partial))
+                recognised = True
+        if not recognised:
+            raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
+    if snapshots:
+        return snapshots[0]
+    return _merge(found)

@@ -1,0 +1,235 @@
+"""The output of `python -m torch.utils.collect_env`, as pasted into bug reports.
+
+Every version of the script prints "Key: value" lines (torch/utils/collect_env.py,
+`env_info_fmt`); a value it could not get is "Could not collect" (its `replace_nones`), and on a
+machine where torch sees no CUDA and nvidia-smi / nvcc fail, the GPU fields say "No CUDA". What
+the lines mean:
+
+- "PyTorch version" is `torch.__version__`, "N/A" when `import torch` failed;
+- "CUDA used to build PyTorch" is `torch.version.cuda`: "None" or "Could not collect" for a CPU
+  build, "N/A" for a ROCm build ("ROCM used to build PyTorch" then has `torch.version.hip`);
+- "Is CUDA available" is `torch.cuda.is_available()` ("True"/"False"; "Yes"/"No" in 1.x);
+- "GPU models and configuration" is `nvidia-smi -L` with the UUIDs cut out ("GPU 0: NVIDIA
+  GeForce RTX 4090"), so these are the driver's GPUs; on a ROCm build it is torch's device
+  name instead, an AMD GPU, which is not read as an NVIDIA one;
+- "Nvidia driver version" is read from `nvidia-smi`'s banner;
+- "CUDA runtime version" is `nvcc --version`: the toolkit on PATH, not torch's runtime;
+- "cuDNN version" lists the libcudnn files `ldconfig -p` finds on the system ("Probably one of
+  the following:" and a list), not the cuDNN torch loads;
+- "[pip3] name==version" / "[conda] name version build channel" follow "Versions of relevant
+  libraries".
+
+Mapped: torch's version, its CUDA / ROCm build and whether CUDA is available; the driver version
+and the GPUs' names; torch's arch list when torch's warning about an unsupported GPU ("The
+current PyTorch install supports CUDA capabilities sm_50 … sm_90.") is in the paste. torch's
+devices and cuDNN, the GPUs' compute capability and memory, the process environment, the
+toolkit's location and the cuDNN files stay Unavailable(NOT_REPORTED), with what the report
+did say in the detail.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.model import (
+    GpuFacts,
+    NvmlFacts,
+    Reason,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
+from gpudoctor.reports.interface import Partial, not_reported
+
+# the script's first line, or its first field: "PyTorch version: 2.5.1" (also vLLM's copy,
+# "PyTorch version              : 2.5.1", and hand-edited pastes, "PyTorch version 1.5.0")
+START = re.compile(r"^\s*(?:Collecting environment information\.*\s*$|"
+                   r"PyTorch version\s*:?\s*(?:\d|N/A))")
+VERSION_LINE = re.compile(r"^\s*PyTorch version\s*:?\s*(\d\S*|N/A)", re.MULTILINE)
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9 ._()/-]*")
+LONGEST = 1000  # longer lines (lscpu's flags) hold no field; the line regexes stay linear
+_GPU = re.compile(r"^\s*GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?\s*$")
+_MISSING = ("could not collect", "no cuda", "n/a", "none", "")
+
+
+def _fields(text: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for line in text.replace("：", ":").splitlines():  # fullwidth colons in hand-typed pastes
+        key, colon, value = line.strip()[:LONGEST].partition(":")
+        key = key.rstrip()
+        if colon and _KEY.fullmatch(key) and key not in fields:
+            fields[key] = value.strip()
+    version = VERSION_LINE.search(text)
+    if version and "PyTorch version" not in fields:  # "PyTorch version 1.5.0", no colon
+        fields["PyTorch version"] = version[1]
+    return fields
+
+
+def _known(value: str | None) -> str | None:
+    return None if value is None or value.lower() in _MISSING else value
+
+
+def _flag(value: str | None) -> bool | None:
+    return {"true": True, "yes": True, "false": False, "no": False}.get((value or "").lower())
+
+
+def _packages(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()
+            if re.match(r"\s*\[(pip\d?|conda)\] ", line)]
+
+
+def _pip_torch(packages: list[str]) -> str | None:
+    for line in packages:
+        m = re.match(r"\[pip\d?\] torch==(\S+)$", line)
+        if m:
+            return m[1]
+    return None
+
+
+def _gpus(text: str) -> tuple[GpuFacts, ...]:
+    why = "is not in the report: collect_env lists the GPUs' names only"
+    return tuple(
+        GpuFacts(
+            index=int(m[1]), name=m[2].strip(),
+            uuid=not_reported(f"the GPU's UUID {why}"),
+            compute_capability=not_reported(f"the compute capability {why}"),
+            memory_total=not_reported(f"the GPU's memory {why}"),
+            memory_free=not_reported(f"the GPU's free memory {why}"),
+            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
+            persistence_mode=not_reported(f"persistence mode {why}"),
+            mig_mode=not_reported(f"MIG mode {why}"),
+        )
+        for line in text.replace("：", ":").splitlines() if len(line) < LONGEST
+        if (m := _GPU.match(re.sub(r"^\s*GPU models and configuration\s*:", "", line))))
+
+
+def _nvml(fields: dict[str, str], text: str, rocm: bool) -> NvmlFacts | Unavailable:
+    driver = _known(fields.get("Nvidia driver version"))
+    said = f"Nvidia driver version: {fields.get('Nvidia driver version', '(line missing)')}"
+    if driver is None:
+        return not_reported("the NVIDIA driver is not in the report: collect_env could not run "
+                            "nvidia-smi (no driver, a driver that does not answer, or no "
+                            "nvidia-smi on PATH)", said)
+    gpus = () if rocm else _gpus(text)
+    if not gpus:
+        return not_reported(f"the GPU list is not in the report (collect_env shows driver "
+                            f"{driver} but no NVIDIA GPU)", said)
+    return NvmlFacts(
+        driver_version=driver,
+        cuda_driver_version=not_reported("the highest CUDA the driver runs is not in "
+                                         "collect_env's report (nvidia-smi's banner shows it)"),
+        nvml_version=not_reported("the NVML version is not in the report"),
+        binding="nvidia-smi, as collect_env reported it",
+        gpus=gpus,
+    )
+
+
+def _arch_list(text: str) -> tuple[str, ...] | Unavailable:
+    """torch's own arch list, when its warning about an unsupported GPU is in the paste ("The
+    current PyTorch install supports CUDA capabilities sm_50 sm_60 … sm_90.")."""
+    m = re.search(r"supports CUDA capabilities((?:\s+(?:sm|compute)_\d+[af]?)+)", text)
+    if m:
+        return tuple(m[1].split())
+    return not_reported("torch's arch list (torch.cuda.get_arch_list()) is not in the report")
+
+
+def _init_error(text: str) -> str | Unavailable:
+    """torch's reason for is_available() being False, when its warning is in the paste
+    ("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old …")."""
+    m = re.search(r"CUDA initialization: (.+?)(?: \(Triggered internally at .*)?$", text,
+                  re.MULTILINE)
+    if m:
+        return m[1].strip()
+    return not_reported("torch's reason for torch.cuda.is_available() being False is not in "
+                        "the report")
+
+
+def _runtime(fields: dict[str, str], version: str, text: str) -> TorchRuntime | Unavailable:
+    flag = _flag(fields.get("Is CUDA available"))
+    available: bool | Unavailable = flag if flag is not None else not_reported(
+        "torch.cuda.is_available() is not in the report (the collect_env output is cut off "
+        "before 'Is CUDA available')")
+    built = fields.get("CUDA used to build PyTorch")
+    if built is None or (built == "N/A" and "ROCM used to build PyTorch" not in fields):
+        return not_reported("torch's CUDA (or ROCm) build is not in the report (the collect_env "
+                            "output is cut off before it)")
+    cuda = _known(built)
+    hip = _known(fields.get("ROCM used to build PyTorch"))
+    return TorchRuntime(
+        version=version,
+        cuda=cuda if hip is None else None,
+        hip=hip,
+        cudnn_version=not_reported(
+            "torch's own cuDNN version is not in the report (collect_env's 'cuDNN version' "
+            "lists the libcudnn files on the system, not the one torch loads)"),
+        cuda_available=available,
+        cuda_init_error=None if available is True else _init_error(text),
+        device_count=not_reported("torch's device count is not in the report"),
+        arch_list=_arch_list(text),
+        devices=not_reported("torch's devices are not in the report"),
+        cudnn_conv=not_reported("no convolution was run: the report is collect_env's text"),
+        mapped_libraries=not_reported("the libraries torch loaded are not in the report"),
+        file=not_reported("where torch was imported from is not in the report"),
+    )
+
+
+def _torch(fields: dict[str, str], packages: list[str], text: str
+           ) -> TorchFacts | Unavailable:
+    version = fields.get("PyTorch version", "")
+    pip = _pip_torch(packages)
+    listed = "; ".join(packages) or "no [pip]/[conda] lines"
+    if _known(version) is None:
+        if pip or any(re.match(r"\[conda\] (pytorch|torch) ", p) for p in packages):
+            return Unavailable(
+                Reason.ERROR, f"collect_env could not import torch ('PyTorch version: "
+                f"{version or 'N/A'}'), though it is installed ({pip and 'torch==' + pip})",
+                listed)
+        return Unavailable(Reason.NOT_INSTALLED, "torch is not installed in the interpreter "
+                           "collect_env ran ('PyTorch version: N/A')", listed)
+    return TorchFacts(
+        python=not_reported("the interpreter's path is not in the report",
+                            f"Python version: {fields.get('Python version', '?')}"),
+        static=not_reported("torch's package metadata is not in the report", listed),
+        runtime=_runtime(fields, version, text),
+        seconds=not_reported("no probe ran: the facts are collect_env's"),
+    )
+
+
+def _host_detail(fields: dict[str, str]) -> str:
+    platform = fields.get("Python platform", "")
+    kernel = re.match(r"Linux-(.+?)-(?:x86_64|aarch64|ppc64le|arm64)", platform)
+    parts = [f"OS: {fields.get('OS', '?')}"]
+    if kernel:
+        wsl = " (WSL)" if "microsoft" in kernel[1].lower() else ""
+        parts.append(f"kernel {kernel[1]}{wsl}")
+    parts.append(f"libc: {fields.get('Libc version', '?')}")
+    parts.append(f"Python {fields.get('Python version', '?')}")
+    return "; ".join(parts)
+
+
+def _cudnn_detail(text: str, fields: dict[str, str]) -> str:
+    value = fields.get("cuDNN version", "(line missing)")
+    files = re.findall(r"^\s*(/\S*libcudnn\S*)\s*$", text, re.MULTILINE)
+    return "; ".join(files) if files else value
+
+
+def parse(text: str) -> Partial:
+    """The facts of one collect_env block (possibly cut off)."""
+    fields = _fields(text)
+    packages = _packages(text)
+    complete = "Versions of relevant libraries" in text or bool(packages)
+    rocm = _known(fields.get("ROCM used to build PyTorch")) is not None
+    nvcc = fields.get("CUDA runtime version", "(line missing)")
+    return Partial(
+        kind="collect_env",
+        rank=2,
+        complete=complete,
+        nvml=_nvml(fields, text, rocm),
+        torch=_torch(fields, packages, text),
+        host=not_reported("the process environment, device nodes and /dev/shm are not in the "
+                          "report", _host_detail(fields)),
+        cuda=not_reported("the CUDA toolkit's location is not in the report",
+                          f"collect_env: CUDA runtime version (nvcc on PATH): {nvcc}"),
+        cudnn=not_reported("cuDNN's files, headers and versions are not in the report",
+                           f"collect_env found: {_cudnn_detail(text, fields)}"),
+    )

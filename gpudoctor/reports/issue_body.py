@@ -1,0 +1,111 @@
+"""Find the report blocks in a pasted text: a bare tool output, or a whole GitHub issue body.
+
+An issue body is Markdown: outputs sit in code fences (``` or ~~~, with or without a language),
+often inside `<details>` with a `<summary>`, sometimes quoted (`> `) in a reply, sometimes
+pasted with no fence at all. The text is cut into regions at fences, `<details>`/`<summary>`
+tags and Markdown headings; within a region a block starts at a line that only one kind of
+output has (collect_env's "PyTorch version:", nvidia-smi's banner, "NVSMI LOG",
+`<nvidia_smi_log>`, an nvidia-smi error, a gpudoctor JSON object) and runs to the next such
+line or the region's end. A fence that is never closed runs to the end of the text: a block
+cut off mid-way is kept, and its reader uses what it has.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpudoctor.reports import collect_env, nvidia_smi, nvidia_smi_q
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
+                    re.IGNORECASE)
+_QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+")
+
+# kind → a line that starts a block of that kind
+MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("collect_env", collect_env.START),
+    ("nvidia-smi", nvidia_smi.BANNER),
+    ("nvidia-smi -q", nvidia_smi_q.START_TEXT),
+    ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
+    ("nvidia-smi (error)", nvidia_smi.ERROR_START),
+    ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One report found in the text."""
+
+    kind: str  # a MARKERS kind, or "snapshot"
+    text: str
+    line: int  # where it starts, 1-based
+
+
+def _regions(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """(first line number, lines) of each fence's body and of the text between them."""
+    regions: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    start, fence = 1, ""
+    for number, line in enumerate(lines, 1):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m[1][0] == fence[0] and len(m[1]) >= len(fence) and not line.strip(
+                    ).lstrip(m[1][0]):
+                regions.append((start, current))
+                current, start, fence = [], number + 1, ""
+            else:
+                current.append(line)
+        elif m:
+            regions.append((start, current))
+            current, start, fence = [], number + 1, m[1]
+        elif _BREAK.match(line):
+            regions.append((start, current))
+            current, start = [], number + 1
+        else:
+            current.append(line)
+    regions.append((start, current))  # an unclosed fence runs to the end
+    return [(s, r) for s, r in regions if any(line.strip() for line in r)]
+
+
+def _marker(line: str) -> str | None:
+    for kind, pattern in MARKERS:
+        if pattern.search(line):
+            return kind
+    return None
+
+
+def find_blocks(text: str) -> list[Block]:
+    """Every report block in `text`, in order."""
+    lines = [_QUOTE.sub("", line) for line in text.replace("\r\n", "\n").replace(
+        "\r", "\n").split("\n")]
+    blocks: list[Block] = []
+    for start, region in _regions(lines):
+        body = "\n".join(region)
+        if body.lstrip().startswith("{") and '"environment"' in body:
+            blocks.append(Block("snapshot", body, start))
+            continue
+        current: tuple[str, int] | None = None
+        versioned = False  # the current collect_env block has had its "PyTorch version:"
+        for i, line in enumerate(region):
+            kind = _marker(line)
+            if kind is None or (current and current[0] == kind and kind == "nvidia-smi (error)"):
+                continue
+            if kind == "nvidia-smi -q (fragment)" and current and current[0].startswith(
+                    "nvidia-smi -q"):
+                continue  # a section inside a whole -q, or the next one of a fragment
+            if current and current[0] == kind == "collect_env" and not versioned:
+                # "Collecting environment information...", warnings, then "PyTorch version:"
+                versioned = bool(collect_env.VERSION_LINE.match(line))
+                continue
+            if current:
+                blocks.append(Block(current[0], "\n".join(region[current[1]:i]),
+                                    start + current[1]))
+            # the table's frame line and timestamp belong to it
+            back = 1 if kind == "nvidia-smi" and i and region[i - 1].lstrip().startswith("+") \
+                else 0
+            current = (kind, i - back)
+            versioned = bool(collect_env.VERSION_LINE.match(line))
+        if current:
+            blocks.append(Block(current[0], "\n".join(region[current[1]:]), start + current[1]))
+    return blocks

@@ -1,0 +1,290 @@
+"""`nvidia-smi -q` (indented "Key : Value" text) and `nvidia-smi -q -x` (XML).
+
+Both show, per GPU, the product name, UUID, bus id, frame-buffer memory, persistence and MIG
+mode, and the health counters kept as `GpuHealth`: ECC mode and error counts, retired pages
+(before Ampere), remapped rows (Ampere and later) and the active clock-event reasons (called
+"Clocks Throttle Reasons" before driver 535, "Clocks Event Reasons" since). The names of the
+counters changed across driver generations and both are read: ECC "Single Bit"/"Double Bit"
+totals (older) or "SRAM/DRAM Correctable/Uncorrectable" (newer, the SRAM uncorrectable count
+split into "Parity" and "SEC-DED" since 535); "Pending" or "Pending Page Blacklist". "N/A" is a
+counter the GPU does not have (NOT_SUPPORTED); a line the output lacks is NOT_REPORTED.
+Neither output has the compute capability: the checks take it from the product name.
+
+A cut-off paste keeps what it has: the text is read line by line, the XML with an incremental
+parser, so the GPUs before the cut are facts and the rest are not there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from xml.etree.ElementTree import Element, ParseError, XMLPullParser
+
+from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
+from gpudoctor.reports.interface import Partial, encode_cuda, not_reported
+
+START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
+START_XML = re.compile(r"<nvidia_smi_log>")
+# a section of -q pasted on its own, with no banner, driver or GPU: recognised, but it states
+# nothing the Environment can hold (its counters belong to no GPU the report names)
+FRAGMENT = re.compile(r"^\s+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
+                      r"Reasons)\s*$")
+LONGEST = 1000  # no -q line is longer; longer ones are not read (and no regex sees them)
+
+
+@dataclass
+class _Node:
+    key: str
+    value: str | None = None
+    children: list[_Node] = field(default_factory=list)
+
+    def find(self, *path: str) -> _Node | None:
+        node: _Node | None = self
+        for key in path:
+            low = key.lower()
+            node = next((c for c in node.children if c.key.lower() == low), None) if node else None
+        return node
+
+
+def _text_tree(text: str) -> _Node:
+    root = _Node("")
+    stack: list[tuple[int, _Node]] = [(-1, root)]
+    for line in text.splitlines():
+        if not line.strip() or len(line) > LONGEST or START_TEXT.match(line):
+            continue
+        key, colon, value = line.partition(" :")  # "Bus Id   : 00000000:01:00.0"
+        indent = len(line) - len(line.lstrip())
+        node = _Node(key.strip(), value.strip()) if colon else _Node(line.strip())
+        while stack[-1][0] >= indent:
+            stack.pop()
+        stack[-1][1].children.append(node)
+        stack.append((indent, node))
+    return root
+
+
+def _xml_tree(text: str) -> _Node | None:
+    """The XML as the same tree (tags as keys); None if it is not well-formed where it ends."""
+    if "<!ENTITY" in text:  # no entity expansion from a pasted file
+        return None
+    parser: XMLPullParser[Element] = XMLPullParser(events=("start",))
+    root: Element | None = None
+    with contextlib.suppress(ParseError):  # cut off or damaged: keep what came before
+        parser.feed(text[text.index("<nvidia_smi_log"):])
+        for event in parser.read_events():
+            element = event[-1] if isinstance(event, tuple) else None
+            if root is None and isinstance(element, Element):
+                root = element
+    return _convert(root) if root is not None else None
+
+
+def _convert(e: Element) -> _Node:
+    node = _Node(e.tag, (e.text or "").strip() or None)
+    if e.get("id"):
+        node.children.append(_Node("id", e.get("id")))
+    node.children.extend(_convert(c) for c in e)
+    return node
+
+
+# field → (text paths, xml paths); the first path present wins
+_Paths = tuple[tuple[str, ...], ...]
+_FIELDS: dict[str, tuple[_Paths, _Paths]] = {
+    "name": ((("Product Name",),), (("product_name",),)),
+    "uuid": ((("GPU UUID",),), (("uuid",),)),
+    "persistence": ((("Persistence Mode",),), (("persistence_mode",),)),
+    "mig": ((("MIG Mode", "Current"),), (("mig_mode", "current_mig"),)),
+    "bus": ((("PCI", "Bus Id"),), (("pci", "pci_bus_id"), ("id",))),
+    "total": ((("FB Memory Usage", "Total"),), (("fb_memory_usage", "total"),)),
+    "free": ((("FB Memory Usage", "Free"),), (("fb_memory_usage", "free"),)),
+    "ecc_mode": ((("ECC Mode", "Current"),), (("ecc_mode", "current_ecc"),)),
+    "retired_sbe": ((("Retired Pages", "Single Bit ECC"),),
+                    (("retired_pages", "multiple_single_bit_retirement", "retired_count"),)),
+    "retired_dbe": ((("Retired Pages", "Double Bit ECC"),),
+                    (("retired_pages", "double_bit_retirement", "retired_count"),)),
+    "retired_pending": ((("Retired Pages", "Pending Page Blacklist"), ("Retired Pages", "Pending")),
+                        (("retired_pages", "pending_blacklist"),
+                         ("retired_pages", "pending_retirement"))),
+    "remap_corr": ((("Remapped Rows", "Correctable Error"),),
+                   (("remapped_rows", "remapped_row_corr"),)),
+    "remap_unc": ((("Remapped Rows", "Uncorrectable Error"),),
+                  (("remapped_rows", "remapped_row_unc"),)),
+    "remap_pending": ((("Remapped Rows", "Pending"),),
+                      (("remapped_rows", "remapped_row_pending"),)),
+    "remap_failure": ((("Remapped Rows", "Remapping Failure Occurred"),),
+                      (("remapped_rows", "remapped_row_failure"),)),
+}
+# ECC counters: (text names, xml names) under ECC Errors / Volatile|Aggregate
+_UNC = (("SRAM Uncorrectable", "SRAM Uncorrectable Parity", "SRAM Uncorrectable SEC-DED",
+         "DRAM Uncorrectable"),
+        ("sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded",
+         "dram_uncorrectable"))
+_CORR = (("SRAM Correctable", "DRAM Correctable"), ("sram_correctable", "dram_correctable"))
+
+
+@dataclass
+class _Gpu:
+    node: _Node
+    xml: bool
+
+    def raw(self, name: str) -> str | None:
+        for path in _FIELDS[name][1 if self.xml else 0]:
+            found = self.node.find(*path)
+            if found is not None and found.value is not None:
+                return found.value
+            parent = self.node.find(*path[:-1]) if len(path) > 1 else None
+            if parent is not None and not parent.children and parent.value:
+                return parent.value  # "Remapped Rows : N/A" stands for every field under it
+        return None
+
+    def _get(self, name: str, what: str) -> str | Unavailable:
+        raw = self.raw(name)
+        if raw is None:
+            return not_reported(f"{what} is not in the report")
+        if raw.upper() == "N/A" or "deprecated" in raw or "Not Supported" in raw:
+            return Unavailable(Reason.NOT_SUPPORTED, f"{what}: nvidia-smi shows {raw}")
+        return raw
+
+    def text(self, name: str, what: str) -> str | Unavailable:
+        """A field as nvidia-smi prints it."""
+        return self._get(name, what)
+
+    def number(self, name: str, what: str) -> int | Unavailable:
+        """A count, or MiB as bytes."""
+        raw = self._get(name, what)
+        n = _int(raw) if isinstance(raw, str) else None
+        return raw if isinstance(raw, Unavailable) else n if n is not None else not_reported(
+            f"{what}: nvidia-smi shows {raw!r}")
+
+    def flag(self, name: str, what: str) -> bool | Unavailable:
+        """Yes/No, Enabled/Disabled."""
+        raw = self._get(name, what)
+        b = _yes(raw) if isinstance(raw, str) else None
+        return raw if isinstance(raw, Unavailable) else b if b is not None else not_reported(
+            f"{what}: nvidia-smi shows {raw!r}")
+
+
+def _int(raw: str) -> int | None:
+    m = re.fullmatch(r"(\d+)(?:\s*MiB)?", raw.strip())
+    return (int(m[1]) << 20 if "MiB" in raw else int(m[1])) if m else None
+
+
+def _yes(raw: str) -> bool | None:
+    return {"yes": True, "no": False, "enabled": True, "disabled": False}.get(raw.lower())
+
+
+def _ecc_count(g: _Gpu, scope: str, names: tuple[Sequence[str], Sequence[str]],
+               old: str, what: str) -> int | Unavailable:
+    """Sum the ECC counters of a scope ("Volatile"/"Aggregate"); older drivers: one total."""
+    base = g.node.find("ecc_errors", scope.lower()) if g.xml else g.node.find("ECC Errors", scope)
+    if base is None:
+        return not_reported(f"{what} is not in the report")
+    keys = names[1] if g.xml else names[0]
+    raws = [n.value for n in base.children if n.key in keys and n.value is not None]
+    if not raws:  # "Double Bit" / "Single Bit" → "Total" (pre-Ampere drivers)
+        total = base.find(old.lower().replace(" ", "_"), "total") if g.xml else base.find(
+            old, "Total")
+        raws = [total.value] if total is not None and total.value is not None else []
+    if not raws:
+        return not_reported(f"{what} is not in the report")
+    if all(r.upper() == "N/A" for r in raws):
+        return Unavailable(Reason.NOT_SUPPORTED, f"{what}: nvidia-smi shows N/A (no ECC)")
+    counts = [_int(r) for r in raws if r.upper() != "N/A"]
+    return sum(c for c in counts if c is not None)
+
+
+def _clock_events(g: _Gpu) -> tuple[str, ...] | Unavailable:
+    names = (("clocks_event_reasons",), ("clocks_throttle_reasons",)) if g.xml else (
+        ("Clocks Event Reasons",), ("Clocks Throttle Reasons",))
+    node = next((n for path in names if (n := g.node.find(*path)) is not None), None)
+    if node is None:
+        return not_reported("the clock-event reasons are not in the report")
+    active = []
+    for n in _walk(node):
+        if (n.value or "").lower() == "active":
+            words = re.sub(r"^clocks_(?:event|throttle)_reason_", "", n.key).split("_")
+            label = " ".join(w.upper() if w.lower() in ("hw", "sw", "gpu") else w[:1].upper()
+                             + w[1:] for w in " ".join(words).split())  # as -q's text spells it
+            if label.lower() not in ("idle", "gpu idle"):
+                active.append(label)
+    return tuple(active)
+
+
+def _walk(node: _Node) -> list[_Node]:
+    return [n for c in node.children for n in (c, *_walk(c))]
+
+
+def _health(g: _Gpu) -> GpuHealth:
+    return GpuHealth(
+        ecc_mode=g.text("ecc_mode", "ECC mode"),
+        ecc_volatile_uncorrectable=_ecc_count(g, "Volatile", _UNC, "Double Bit",
+                                              "volatile uncorrectable ECC errors"),
+        ecc_aggregate_uncorrectable=_ecc_count(g, "Aggregate", _UNC, "Double Bit",
+                                               "aggregate uncorrectable ECC errors"),
+        ecc_volatile_correctable=_ecc_count(g, "Volatile", _CORR, "Single Bit",
+                                            "volatile correctable ECC errors"),
+        ecc_aggregate_correctable=_ecc_count(g, "Aggregate", _CORR, "Single Bit",
+                                             "aggregate correctable ECC errors"),
+        retired_pages_single_bit=g.number("retired_sbe", "pages retired for single-bit ECC "
+                                          "errors"),
+        retired_pages_double_bit=g.number("retired_dbe", "pages retired for double-bit ECC "
+                                          "errors"),
+        retired_pages_pending=g.flag("retired_pending", "a pending page retirement"),
+        remapped_rows_correctable=g.number("remap_corr", "rows remapped for correctable errors"),
+        remapped_rows_uncorrectable=g.number("remap_unc", "rows remapped for uncorrectable "
+                                             "errors"),
+        remapped_rows_pending=g.flag("remap_pending", "a pending row remap"),
+        remapped_rows_failure=g.flag("remap_failure", "a failed row remap"),
+        clock_events=_clock_events(g),
+    )
+
+
+def _gpu_facts(index: int, g: _Gpu) -> GpuFacts:
+    return GpuFacts(
+        index=index,
+        name=g.raw("name") or "(name not in the report)",
+        uuid=g.text("uuid", "the GPU's UUID"),
+        compute_capability=not_reported("the compute capability is not in nvidia-smi -q"),
+        memory_total=g.number("total", "the GPU's memory"),
+        memory_free=g.number("free", "the GPU's free memory"),
+        pci_bus_id=g.text("bus", "the GPU's bus id"),
+        persistence_mode=g.flag("persistence", "persistence mode"),
+        mig_mode=g.flag("mig", "MIG mode"),
+        health=_health(g),
+    )
+
+
+def parse(text: str, xml: bool) -> Partial:
+    """The facts of one `nvidia-smi -q` (xml=False) or `-q -x` (xml=True) block."""
+    tree = _xml_tree(text) if xml else _text_tree(text)
+    kind = "nvidia-smi -q -x" if xml else "nvidia-smi -q"
+    if tree is None:
+        return Partial(kind=kind, rank=5, complete=False)
+    if xml:
+        gpu_nodes = [c for c in tree.children if c.key == "gpu"]
+        top = tree
+        complete = "</nvidia_smi_log>" in text
+    else:
+        gpu_nodes = [c for c in tree.children if c.key.startswith("GPU ") and c.children]
+        top = tree
+        complete = bool(gpu_nodes) and gpu_nodes[-1].find("Processes") is not None
+    driver_node = top.find("driver_version" if xml else "Driver Version")
+    cuda_node = top.find("cuda_version" if xml else "CUDA Version")
+    if driver_node is None or not driver_node.value:
+        return Partial(kind=kind, rank=5, complete=False)
+    gpus = []
+    for i, node in enumerate(gpu_nodes):
+        if not xml and node.find("PCI", "Bus Id") is None:
+            node.children.append(_Node("PCI", None, [_Node("Bus Id", node.key[4:].strip())]))
+        gpus.append(_gpu_facts(i, _Gpu(node, xml)))
+    cuda = encode_cuda(cuda_node.value) if cuda_node is not None and cuda_node.value else None
+    nvml = NvmlFacts(
+        driver_version=driver_node.value,
+        cuda_driver_version=cuda if cuda is not None else not_reported(
+            "the highest CUDA the driver runs is not in the report (nvidia-smi before driver "
+            "410 does not print it)"),
+        nvml_version=not_reported("the NVML version is not in nvidia-smi -q"),
+        binding=f"nvidia-smi {'-q -x' if xml else '-q'}",
+        gpus=tuple(gpus),
+    )
+    return Partial(kind=kind, rank=5, complete=complete, nvml=nvml)

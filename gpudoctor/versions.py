@@ -1,0 +1,154 @@
+"""GPU architectures: parse compute capabilities and arch lists, and tell whether a build's GPU
+code runs on a GPU. A leaf: the checks, `recommend`, the compat queries and the smoke test all
+decide arch coverage here, and nowhere else.
+
+A build carries GPU code in two forms (`torch.cuda.get_arch_list()` names them `sm_XY` and
+`compute_XY`; `TORCH_CUDA_ARCH_LIST` names them `X.Y` and `X.Y+PTX`):
+
+- a cubin (SASS) for sm_XY runs on any GPU of compute capability X.Z with Z ≥ Y — the same
+  major, the same or a higher minor: "a cubin generated for compute capability 8.0 is
+  supported to run on a GPU with compute capability 8.6 [...] a cubin generated with compute
+  capability 8.x is not supported to run on a GPU with compute capability 9.0" (NVIDIA,
+  Blackwell Compatibility Guide for CUDA Applications, §1.2,
+  https://docs.nvidia.com/cuda/blackwell-compatibility-guide/);
+- PTX for compute_XY is JIT-compiled by the driver for any GPU of compute capability ≥ X.Y, of
+  any later major (same guide, §1.2: "PTX is compiled at runtime to cubin and is forward
+  compatible");
+- an architecture-specific target, `sm_90a` / `compute_100a` (CUDA 12.0+), uses features that
+  "are not guaranteed to be available or might change significantly on subsequent compute
+  architectures": it runs only on exactly that compute capability, with no forward
+  compatibility at all (CUDA C++ Programming Guide, "Feature Set Compiler Targets");
+- a family-specific target, `sm_100f` / `compute_120f` (CUDA 12.9+, Blackwell), uses the
+  features common to a family: it runs on the GPUs of the same family, i.e. the same major
+  with the same or a higher minor (sm_100f on 10.0 and 10.3, sm_120f on 12.0 and 12.1, never
+  on another major) — NVIDIA, "NVIDIA Blackwell and NVIDIA CUDA 12.9 Introduce
+  Family-Specific Architecture Features",
+  https://developer.nvidia.com/blog/nvidia-blackwell-and-nvidia-cuda-12-9-introduce-family-specific-architecture-features/
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_CC = re.compile(r"(?:(?:sm|compute)_)?(\d+)\.(\d+)([af]?)|(?:(?:sm|compute)_)?(\d+)(\d)([af]?)")
+
+
+def parse_cc(text: str) -> tuple[int, int] | None:
+    """A compute capability: "8.6", "sm_86", "86", "compute_90a", "12.0+PTX" → (major, minor).
+
+    The suffix of an arch name is dropped here: the GPU's compute capability is the number.
+    """
+    m = _CC.fullmatch(text.strip().lower().removesuffix("+ptx"))
+    if m is None:
+        return None
+    if m[1] is not None:
+        return int(m[1]), int(m[2])
+    return int(m[4]), int(m[5])
+
+
+def sm_name(cc: tuple[int, int]) -> str:
+    """(8, 9) → "sm_89"."""
+    return f"sm_{cc[0]}{cc[1]}"
+
+
+def cc_text(cc: tuple[int, int]) -> str:
+    """(8, 9) → "8.9"."""
+    return f"{cc[0]}.{cc[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Arch:
+    """One piece of a build's GPU code: a cubin for sm_XY, or PTX for compute_XY."""
+
+    major: int
+    minor: int
+    ptx: bool  # PTX, JIT-compiled by the driver; else a cubin (SASS)
+    suffix: str = ""  # "" | "a" (architecture-specific) | "f" (family-specific)
+
+    @property
+    def name(self) -> str:
+        """"sm_90a", "compute_120", as torch.cuda.get_arch_list() spells it."""
+        return f"{'compute' if self.ptx else 'sm'}_{self.major}{self.minor}{self.suffix}"
+
+    def runs_on(self, cc: tuple[int, int]) -> bool:
+        """Whether this code runs on a GPU of compute capability `cc` (see the module)."""
+        if self.suffix == "a":
+            return (self.major, self.minor) == cc
+        if self.ptx and not self.suffix:
+            return (self.major, self.minor) <= cc
+        return self.major == cc[0] and self.minor <= cc[1]
+
+
+def parse_arch(entry: str) -> tuple[Arch, ...]:
+    """The code one arch-list entry stands for; () when it is not one.
+
+    `sm_86` → a cubin; `compute_90` → PTX; `sm_90a`, `sm_100f` keep their suffix;
+    TORCH_CUDA_ARCH_LIST's `8.6` → a cubin and `8.6+PTX` → a cubin and PTX.
+    """
+    text = entry.strip().lower()
+    m = re.fullmatch(r"(sm|compute)_(\d+)(\d)([af]?)", text)
+    if m:
+        return (Arch(int(m[2]), int(m[3]), m[1] == "compute", m[4]),)
+    m = re.fullmatch(r"(\d+)\.(\d+)([af]?)(\+ptx)?", text)
+    if m:
+        sass = Arch(int(m[1]), int(m[2]), False, m[3])
+        return (sass, Arch(sass.major, sass.minor, True, m[3])) if m[4] else (sass,)
+    return ()
+
+
+def parse_arch_list(entries: Iterable[str]) -> tuple[Arch, ...]:
+    """Every piece of code an arch list names, in its order; unknown entries are left out."""
+    return tuple(a for e in entries for a in parse_arch(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Which entry of an arch list runs on a GPU, and why it may."""
+
+    arch: Arch
+    cc: tuple[int, int]
+    how: str  # "native" | "same-major" | "family" | "ptx"
+
+    def explain(self) -> str:
+        """One line for the evidence: "sm_86 cubins run on sm_89 (same major)"."""
+        gpu = sm_name(self.cc)
+        if self.how == "native":
+            return f"{self.arch.name} cubins run natively on {gpu}"
+        if self.how == "same-major":
+            return f"{self.arch.name} cubins run on {gpu} (same major)"
+        if self.how == "family":
+            kind = "PTX JIT-compiles" if self.arch.ptx else "cubins run"
+            return f"{self.arch.name} {kind} on {gpu} (family {self.arch.major}.x)"
+        return f"{self.arch.name} PTX JIT-compiles for {gpu}"
+
+
+def coverage(arch_list: Iterable[str], cc: tuple[int, int]) -> Coverage | None:
+    """The best entry of `arch_list` that runs on compute capability `cc`, None if none does.
+
+    A native cubin beats a cubin of a lower minor, which beats PTX (JIT costs start-up time);
+    among PTX, the newest wins.
+    """
+    best: tuple[tuple[int, int, int], Coverage] | None = None
+    for arch in parse_arch_list(arch_list):
+        if not arch.runs_on(cc):
+            continue
+        if not arch.ptx and (arch.major, arch.minor) == cc:
+            how, rank = "native", 3
+        elif arch.suffix == "f":
+            how, rank = "family", 2 if not arch.ptx else 1
+        elif not arch.ptx:
+            how, rank = "same-major", 2
+        else:
+            how, rank = "ptx", 1
+        key = (rank, arch.major, arch.minor)
+        if best is None or key > best[0]:
+            best = (key, Coverage(arch, cc, how))
+    return best[1] if best else None
+
+
+def covers(arch_list: Iterable[str], cc: str | tuple[int, int]) -> bool:
+    """Whether some entry of `arch_list` runs on `cc` ("8.9", "sm_89" or (8, 9))."""
+    target = parse_cc(cc) if isinstance(cc, str) else cc
+    return target is not None and coverage(arch_list, target) is not None

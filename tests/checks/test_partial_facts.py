@@ -1,0 +1,96 @@
+"""Facts a pasted report lacks (Unavailable(NOT_REPORTED)) make the checks that read them SKIP
+with "not in the report": never a crash, never a pass or a failure on a guess."""
+
+from __future__ import annotations
+
+import pytest
+from envbuilder import env, gpu, nvml, reported_env, reported_gpu, reported_torch
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Reason, Status, Unavailable
+
+TABLES = load_tables()
+NO_DRIVER_LINE = None  # collect_env's "Nvidia driver version: Could not collect"
+
+
+def _findings(e: object) -> dict[str, object]:
+    report = run_checks(e, TABLES, REGISTRY)  # type: ignore[arg-type]
+    return {r.check_id: r.finding for r in report.results}
+
+
+REPORTS = {
+    "gpu-names-only": reported_env(reported_torch("2.8.0+cu126", "12.6"),
+                                   reported_gpu("NVIDIA GeForce RTX 4090")),
+    "cuda-not-available": reported_env(reported_torch("2.8.0+cu126", "12.6", available=False),
+                                       reported_gpu("NVIDIA A100-SXM4-80GB")),
+    "no-driver-line": reported_env(reported_torch("2.8.0+cu126", "12.6", available=False),
+                                   driver=NO_DRIVER_LINE),
+    "cpu-build-no-driver-line": reported_env(reported_torch("2.8.0+cpu", None, available=False),
+                                             driver=NO_DRIVER_LINE),
+    "unknown-product": reported_env(reported_torch("2.8.0+cu126", "12.6"),
+                                    reported_gpu("NVIDIA GeForce RTX 3050")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_every_check_runs_on_a_report(name: str) -> None:
+    for check_id, f in _findings(REPORTS[name]).items():
+        assert f.message, check_id  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_missing_driver_facts_are_never_read_as_no_driver(name: str) -> None:
+    found = _findings(REPORTS[name])
+    for check_id, f in found.items():
+        text = f"{f.message} {f.fix or ''}"  # type: ignore[attr-defined]
+        assert "no NVIDIA GPU or driver" not in text, (check_id, text)
+        assert "a CI runner" not in text, (check_id, text)
+
+
+def test_unknown_driver_skips_gd101_and_cpu_build_is_not_passed() -> None:
+    found = _findings(REPORTS["cpu-build-no-driver-line"])
+    assert found["GD101"].status is Status.SKIP  # type: ignore[attr-defined]
+    assert "not in the report" in found["GD101"].message  # type: ignore[attr-defined]
+    assert found["GD402"].status is Status.SKIP  # type: ignore[attr-defined]
+    assert "not in the report" in found["GD402"].message  # type: ignore[attr-defined]
+
+
+def test_cuda_not_available_without_torchs_reason_asks_for_it() -> None:
+    found = _findings(REPORTS["no-driver-line"])
+    f = found["GD403"]
+    assert f.status is Status.FAIL  # type: ignore[attr-defined]
+    assert "not in the report" in f.message and "nvidia-smi" in (f.fix or "")  # type: ignore[attr-defined]
+
+
+def test_torch_facts_a_report_lacks_skip_or_say_so() -> None:
+    found = _findings(REPORTS["gpu-names-only"])
+    assert found["GD403"].status is Status.PASS  # type: ignore[attr-defined]
+    assert "not in the report" in found["GD403"].message  # type: ignore[attr-defined]
+    assert found["GD405"].status is Status.SKIP  # type: ignore[attr-defined]
+    assert "not in the report" in found["GD405"].message  # type: ignore[attr-defined]
+    assert found["GD404"].status is Status.PASS  # type: ignore[attr-defined]
+    assert found["GD102"].status is Status.PASS  # type: ignore[attr-defined]
+
+
+def test_gd102_evidence_shows_only_what_is_known() -> None:
+    e = env(nvml=nvml("550.54.15", 12040, reported_gpu("NVIDIA GeForce RTX 4090"), gpu("H100", 1)))
+    f = _findings(e)["GD102"]
+    evidence = dict(f.evidence)  # type: ignore[attr-defined]
+    assert evidence["GPU 0"] == "NVIDIA GeForce RTX 4090"
+    assert "sm_90" in evidence["GPU 1"] and "GiB" in evidence["GPU 1"]
+
+
+def test_gd204_takes_the_cc_from_the_product_name() -> None:
+    from envbuilder import toolkit
+
+    e = env(nvml=nvml("580.65.06", 13000, reported_gpu("NVIDIA GeForce GTX 1080")),
+            cuda=toolkit("13.0"))
+    f = _findings(e)["GD204"]
+    assert f.status is Status.FAIL, f  # CUDA 13 cannot compile for Pascal
+    assert any("from the product name" in v for _, v in f.evidence)  # type: ignore[attr-defined]
+
+
+def test_not_reported_is_its_own_reason() -> None:
+    u = Unavailable(Reason.NOT_REPORTED, "x is not in the report")
+    assert str(u.reason) == "not-reported"

@@ -1,0 +1,147 @@
+"""collect_env output → the Environment: what it states is mapped, the rest NOT_REPORTED."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from report_excerpts import (
+    COLLECT_ENV_4090_CU117,
+    COLLECT_ENV_5090_CU126,
+    COLLECT_ENV_ROCM,
+    COLLECT_ENV_WINDOWS_CPU,
+    COLLECT_ENV_WSL_4070,
+)
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import (
+    Environment,
+    GpuFacts,
+    NvmlFacts,
+    Reason,
+    Status,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
+from gpudoctor.reports import read_reports
+
+
+def _runtime(env: Environment) -> TorchRuntime:
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    return env.torch.runtime
+
+
+def _not_reported(fact: object) -> bool:
+    return isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED
+
+
+def _verdicts(env: Environment) -> dict[str, Status]:
+    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
+
+
+def test_rtx4090_cu117() -> None:
+    env = read_reports([("issue-726.md", COLLECT_ENV_4090_CU117)])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.hip, rt.cuda_available) == ("2.0.0", "11.7", None, True)
+    for fact in (rt.arch_list, rt.devices, rt.cudnn_version, rt.mapped_libraries,
+                 rt.cudnn_conv, rt.device_count):
+        assert _not_reported(fact), fact
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "530.30.02"
+    (g,) = env.nvml.gpus
+    assert isinstance(g, GpuFacts) and g.name == "NVIDIA GeForce RTX 4090"
+    assert _not_reported(g.compute_capability) and _not_reported(g.memory_total)
+    assert _not_reported(env.nvml.cuda_driver_version)  # collect_env omits the banner's CUDA
+    # the system's cuDNN files are not torch's: kept as what the report said, not as facts
+    assert _not_reported(env.cudnn) and "libcudnn.so.8.0.5" in (env.cudnn.detail or "")  # type: ignore[union-attr]
+    assert _not_reported(env.cuda) and "11.7.64" in (env.cuda.detail or "")  # type: ignore[union-attr]
+    assert _not_reported(env.host) and "5.15.0-69-generic" in (env.host.detail or "")  # type: ignore[union-attr]
+    # no "Versions of relevant libraries": the paste is cut off, and the header says so
+    assert env.sources == ("collect_env (cut off) in issue-726.md",)
+    verdicts = _verdicts(env)
+    assert verdicts["GD404"] is Status.PASS  # sm_86 cubins of the cu117 wheel run on sm_89
+    assert verdicts["GD101"] is Status.PASS and verdicts["GD103"] is Status.PASS
+    assert verdicts["GD405"] is Status.SKIP and verdicts["GD501"] is Status.SKIP
+
+
+def test_wsl_is_named_and_the_windows_driver_kept() -> None:
+    env = read_reports([("vllm-9293", COLLECT_ENV_WSL_4070)])
+    assert env.nvml.driver_version == "551.88"  # type: ignore[union-attr]
+    assert "(WSL)" in (env.host.detail or "")  # type: ignore[union-attr]
+    assert _runtime(env).version == "2.4.0+cu121"
+
+
+def test_rocm_build_is_not_read_as_nvidia() -> None:
+    env = read_reports([("pr-44106", COLLECT_ENV_ROCM)])
+    rt = _runtime(env)
+    assert rt.cuda is None and rt.hip == "3.7.20315-077bcfa0"
+    assert _not_reported(env.nvml)  # "Device 66a1" is torch's AMD device, not an NVIDIA GPU
+    assert env.sources == ("collect_env in pr-44106",)  # complete: it has the pip list
+    assert _verdicts(env)["GD404"] is Status.SKIP
+
+
+def test_cpu_build_without_any_cuda() -> None:
+    env = read_reports([("pr-137846", COLLECT_ENV_WINDOWS_CPU)])
+    rt = _runtime(env)
+    assert rt.cuda is None and rt.cuda_available is False
+    assert _not_reported(rt.cuda_init_error)
+    assert _not_reported(env.nvml) and "No CUDA" in (env.nvml.detail or "")  # type: ignore[union-attr]
+    verdicts = _verdicts(env)
+    assert verdicts["GD101"] is Status.SKIP  # the driver is not in the report: not "no driver"
+    assert verdicts["GD402"] is Status.SKIP
+    assert Status.FAIL not in verdicts.values()
+
+
+def test_torchs_own_arch_list_from_its_warning() -> None:
+    env = read_reports([("issue-150733", COLLECT_ENV_5090_CU126)])
+    rt = _runtime(env)
+    assert rt.arch_list == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    assert env.sources == ("collect_env (cut off) in issue-150733",)
+    f = {r.check_id: r.finding for r in run_checks(env, load_tables(), REGISTRY).results}
+    assert f["GD404"].status is Status.FAIL and "sm_120" in f["GD404"].message
+
+
+def test_cut_before_cuda_state_keeps_what_came_before() -> None:
+    cut = COLLECT_ENV_4090_CU117.split("Is CUDA available")[0]
+    env = read_reports([("cut.txt", cut)])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("2.0.0", "11.7") and _not_reported(rt.cuda_available)
+    assert env.sources == ("collect_env (cut off) in cut.txt",)
+    verdicts = _verdicts(env)
+    assert verdicts["GD403"] is Status.SKIP and verdicts["GD405"] is Status.SKIP
+    assert verdicts["GD404"] is Status.SKIP  # the GPU list came after the cut
+
+
+def test_a_missing_cuda_state_line_still_judges_the_arch() -> None:
+    text = COLLECT_ENV_4090_CU117.replace("Is CUDA available: True\n", "")
+    env = read_reports([("edited.txt", text)])
+    assert _not_reported(_runtime(env).cuda_available)
+    verdicts = _verdicts(env)
+    assert verdicts["GD403"] is Status.SKIP and verdicts["GD404"] is Status.PASS
+
+
+def test_cut_before_the_cuda_build_is_not_a_cpu_build() -> None:
+    cut = COLLECT_ENV_4090_CU117.split("CUDA used to build")[0]
+    env = read_reports([("cut.txt", cut)])
+    assert isinstance(env.torch, TorchFacts) and _not_reported(env.torch.runtime)
+    verdicts = _verdicts(env)
+    assert verdicts["GD401"] is Status.SKIP and verdicts["GD402"] is Status.SKIP
+
+
+def test_this_machines_collect_env() -> None:
+    """The real script of the torch in this venv, run here (no GPU, no driver), against what
+    that torch says of itself."""
+    p = subprocess.run([sys.executable, "-m", "torch.utils.collect_env"], capture_output=True,
+                       text=True, timeout=300, check=False)
+    if p.returncode != 0:
+        pytest.skip(f"collect_env failed here: {p.stderr.strip()[-200:]}")
+    code = ("import torch; print(torch.__version__); print(torch.version.cuda); "
+            "print(torch.cuda.is_available())")
+    facts = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=300, check=True).stdout.split()
+    env = read_reports([("collect_env.txt", p.stdout)])
+    rt = _runtime(env)
+    assert [rt.version, str(rt.cuda), str(rt.cuda_available)] == facts
+    assert env.sources == ("collect_env in collect_env.txt",)

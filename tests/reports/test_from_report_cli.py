@@ -1,0 +1,66 @@
+"""`gpudoctor check --from-report FILE|-` as a maintainer runs it: a real subprocess, the issue
+body on stdin, nothing on this machine probed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from report_excerpts import COLLECT_ENV_4090_CU117, TABLE_550_A10
+
+ENVS = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
+BODY = f"### Versions\n\n```\n{COLLECT_ENV_4090_CU117}```\n"
+
+
+def gpudoctor(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_issue_body_on_stdin() -> None:
+    p = gpudoctor("check", "--from-report", "-", "--format", "json", stdin=BODY)
+    assert p.returncode in (0, 1), p.stderr
+    assert "Traceback" not in p.stderr
+    data = json.loads(p.stdout)
+    env = data["environment"]
+    assert env["sources"] == ["collect_env (cut off) in stdin"]
+    # nothing here was probed: this machine's host, toolkit and cuDNN are not in it
+    for part in ("host", "cuda", "cudnn", "libcuda"):
+        assert env[part]["unavailable"] == "not-reported", part
+    found = {f["id"]: f["status"] for f in data["findings"]}
+    assert found["GD404"] == "pass"
+
+
+def test_header_names_the_reports(tmp_path: Path) -> None:
+    a, b = tmp_path / "collect_env.txt", tmp_path / "smi.txt"
+    a.write_text(COLLECT_ENV_4090_CU117)
+    b.write_text(TABLE_550_A10)
+    p = gpudoctor("check", "--from-report", str(a), "--from-report", str(b))
+    assert p.returncode in (0, 1), p.stderr
+    assert f"collect_env (cut off) in {a}" in p.stdout and f"nvidia-smi in {b}" in p.stdout
+
+
+def test_unrecognised_input_exits_2_with_one_line(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the GPU is slow\n")
+    p = gpudoctor("check", "--from-report", str(notes))
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(notes) in lines[0] and "no report recognised" in lines[0]
+
+
+def test_missing_file_exits_2() -> None:
+    p = gpudoctor("check", "--from-report", "/nonexistent/report.txt")
+    assert p.returncode == 2 and "/nonexistent/report.txt" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_from_snapshot_is_an_alias() -> None:
+    snap = ENVS / "lost-gpu.json"
+    p = gpudoctor("check", "--from-snapshot", str(snap), "--format", "json")
+    assert p.returncode == 1, p.stderr  # the lost GPU fails GD102, as before
+    replayed = json.loads(p.stdout)["environment"]
+    for key, value in json.loads(snap.read_text())["environment"].items():
+        assert replayed[key] == value, key  # read exactly as recorded

@@ -1,0 +1,111 @@
+"""`nvidia-smi -q` and `-q -x` → GPUs with their health counters (GpuHealth)."""
+
+from __future__ import annotations
+
+import pytest
+from report_excerpts_q import (
+    Q_396_GTX1080_CUT,
+    Q_460_A100,
+    Q_550_A10_HW_SLOWDOWN_CUT,
+    QX_535_4090_CUT,
+    QX_535_A100_MIG_CUT,
+)
+
+from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
+from gpudoctor.reports import ReportError, read_reports
+
+
+def _gpu(env: Environment, i: int = 0) -> GpuFacts:
+    assert isinstance(env.nvml, NvmlFacts)
+    g = env.nvml.gpus[i]
+    assert isinstance(g, GpuFacts)
+    return g
+
+
+def _health(g: GpuFacts) -> GpuHealth:
+    assert isinstance(g.health, GpuHealth)
+    return g.health
+
+
+def _reason(fact: object) -> Reason | None:
+    return fact.reason if isinstance(fact, Unavailable) else None
+
+
+def test_q_460_a100() -> None:
+    env = read_reports([("azhpc", Q_460_A100)])
+    assert env.nvml.driver_version == "460.32.03"  # type: ignore[union-attr]
+    assert env.nvml.cuda_driver_version == 11020  # type: ignore[union-attr]
+    g = _gpu(env)
+    assert (g.name, g.pci_bus_id) == ("A100-SXM4-40GB", "00000001:00:00.0")
+    assert g.uuid == "GPU-b01e9f90-c60c-4ad1-2052-154833662357"
+    assert g.memory_total == g.memory_free == 40536 << 20
+    assert g.persistence_mode is False and g.mig_mode is False
+    h = _health(g)
+    assert h.ecc_mode == "Enabled"
+    assert (h.ecc_volatile_uncorrectable, h.ecc_aggregate_uncorrectable,
+            h.ecc_volatile_correctable, h.ecc_aggregate_correctable) == (0, 0, 0, 0)
+    assert _reason(h.retired_pages_double_bit) is Reason.NOT_SUPPORTED  # "N/A" on Ampere
+    assert (h.remapped_rows_correctable, h.remapped_rows_uncorrectable,
+            h.remapped_rows_pending, h.remapped_rows_failure) == (0, 0, False, False)
+    assert h.clock_events == ()  # only "Idle" is active, and idle is not an event
+    assert env.sources == ("nvidia-smi -q in azhpc",)
+
+
+def test_q_550_clock_events_and_a_cut() -> None:
+    env = read_reports([("gpud", Q_550_A10_HW_SLOWDOWN_CUT)])
+    g = _gpu(env)
+    assert _health(g).clock_events == ("HW Slowdown", "HW Power Brake Slowdown")
+    assert g.memory_total == 23028 << 20
+    assert _reason(g.memory_free) is Reason.NOT_REPORTED  # cut before "Free"
+    assert _reason(_health(g).ecc_mode) is Reason.NOT_REPORTED
+    assert env.sources == ("nvidia-smi -q (cut off) in gpud",)
+
+
+def test_q_396_has_no_cuda_version() -> None:
+    env = read_reports([("nvidia-docker-954", Q_396_GTX1080_CUT)])
+    assert _reason(env.nvml.cuda_driver_version) is Reason.NOT_REPORTED  # type: ignore[union-attr]
+    g = _gpu(env)
+    assert g.name == "GeForce GTX 1080" and g.pci_bus_id == "00000000:01:00.0"
+    assert g.uuid == "GPU-0200523e-f473-3a45-9b4a-fbbe0e41ccf8"
+
+
+def test_qx_535_cut_mid_element() -> None:
+    env = read_reports([("netdata-15755", QX_535_4090_CUT)])
+    assert env.nvml.driver_version == "535.86.05"  # type: ignore[union-attr]
+    assert env.nvml.cuda_driver_version == 12020  # type: ignore[union-attr]
+    g = _gpu(env)
+    assert g.name == "NVIDIA GeForce RTX 4090" and g.persistence_mode is True
+    assert g.pci_bus_id == "00000000:84:00.0"  # from the <gpu id=...> attribute
+    assert _reason(g.mig_mode) is Reason.NOT_SUPPORTED
+    assert _reason(g.uuid) is Reason.NOT_REPORTED  # the paste ends before <uuid>
+    assert env.sources == ("nvidia-smi -q -x (cut off) in netdata-15755",)
+
+
+def test_qx_535_a100_mig_and_remapped_rows_na() -> None:
+    env = read_reports([("checkmk", QX_535_A100_MIG_CUT)])
+    g = _gpu(env)
+    assert g.mig_mode is True and g.memory_free == 80999 << 20
+    h = _health(g)
+    assert h.ecc_volatile_uncorrectable == 0 and h.ecc_mode == "Enabled"
+    for fact in (h.remapped_rows_correctable, h.remapped_rows_uncorrectable,
+                 h.remapped_rows_pending, h.remapped_rows_failure, h.retired_pages_pending):
+        assert _reason(fact) is Reason.NOT_SUPPORTED, fact
+    assert h.clock_events == ()
+
+
+def test_q_counts_errors_and_pending_states() -> None:
+    """Counters that are not zero are summed and flags read (values edited from the A100)."""
+    text = (Q_460_A100.replace("            DRAM Uncorrectable            : 0",
+                               "            DRAM Uncorrectable            : 3")
+            .replace("        Pending                           : No",
+                     "        Pending                           : Yes"))
+    h = _health(_gpu(read_reports([("edited", text)])))
+    assert h.ecc_volatile_uncorrectable == 3 and h.ecc_aggregate_uncorrectable == 3
+    assert h.remapped_rows_pending is True
+
+
+def test_xml_entities_are_refused() -> None:
+    bomb = ('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>\n<nvidia_smi_log>'
+            "<driver_version>&a;</driver_version></nvidia_smi_log>")
+    with pytest.raises(ReportError, match="no report recognised"):
+        read_reports([("bomb.xml", bomb)])
