@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
-from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.model import (
     CudaFacts,
     Environment,
     Finding,
     GpuFacts,
     Layer,
+    NamedRoot,
     NvmlFacts,
     Severity,
+    ToolkitFacts,
     Unavailable,
 )
 
@@ -24,35 +27,103 @@ TOOLKIT_ARCHIVE_URL = "https://developer.nvidia.com/cuda-toolkit-archive"
 
 
 @check("GD201", "toolkit-found", "CUDA toolkit found", Layer.CUDA, Severity.INFO,
-       "CUDA toolkit discovery")
+       "CUDA toolkit discovery, CUDA_HOME, CUDA_PATH", facts={"cuda"})
 def check_toolkit_found(env: Environment, tables: Tables) -> Finding:
     """Lists every CUDA toolkit found and which one is in use (the first in search order:
     --cuda-home, CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda, /usr/local/cuda-*,
     /opt/cuda). A toolkit is needed only to compile CUDA code (extensions, nvcc); pip and
-    conda builds of PyTorch bring their own CUDA runtime."""
+    conda builds of PyTorch bring their own CUDA runtime.
+
+    `torch.utils.cpp_extension` (and every CUDA extension built from source: apex,
+    flash-attn, …) takes CUDA_HOME, else CUDA_PATH, as the toolkit even when it is none, then
+    nvcc on PATH, then /usr/local/cuda. A CUDA_HOME / CUDA_PATH that is missing, a file, an
+    empty directory, not a toolkit, or a toolkit without bin/nvcc and include/cuda_runtime.h
+    (only version.json: a runtime-only install) is a warning that names it and what breaks."""
     if not isinstance(env.cuda, CudaFacts):
         return skipped(F.reason_of(env.cuda) + "; a toolkit is only needed to build CUDA code")
     tk = env.cuda.in_use
-    assert tk is not None
     evidence = tuple(
         (t.root, f"{t.version if isinstance(t.version, str) else 'version unknown'} "
          f"(found by {t.found_by}{', in use' if t.in_use else ''}"
-         f"{', assembled from pip wheels' if t.pip_assembled else ''})")
+         f"{', assembled from pip wheels' if t.pip_assembled else ''}"
+         f"{', lacks ' + ', '.join(t.lacks) if t.lacks else ''})")
         for t in env.cuda.toolkits
-    )
+    ) + tuple((f"{n.named_by}={n.path}", NAMED_STATE.get(n.kind, n.kind))
+              for n in env.cuda.named)
+    bad = [n for n in env.cuda.named if n.kind != "toolkit" or n.lacks]
+    if bad:
+        return _bad_named(bad, env.cuda.named, tk, evidence)
+    if tk is None:
+        return skipped("no CUDA toolkit found; a toolkit is only needed to build CUDA code",
+                       evidence)
     v = tk.version if isinstance(tk.version, str) else "of unknown version"
     others = len(env.cuda.toolkits) - 1
     more = f" (+{others} other{'s' if others != 1 else ''})" if others else ""
+    if tk.lacks:
+        return noted(
+            f"CUDA {v} at {tk.root} (found by {tk.found_by}) has no {' and no '.join(tk.lacks)}:"
+            " a runtime-only install, not a toolkit for building CUDA code",
+            f"only if you build CUDA code (extensions, nvcc): install the full CUDA {v} "
+            f"toolkit ({TOOLKIT_ARCHIVE_URL}) and point CUDA_HOME at it", evidence)
     return passed(f"CUDA {v} at {tk.root}, found by {tk.found_by}{more}", evidence)
 
 
+NAMED_STATE = {
+    "toolkit": "a CUDA toolkit",
+    "missing": "does not exist",
+    "file": "is a file, not a directory",
+    "empty": "is an empty directory",
+    "unreadable": "cannot be read",
+    "not-a-toolkit": "is not a CUDA toolkit (no version.json, version.txt, include/cuda.h or "
+                     "bin/nvcc in it)",
+}
+
+
+def _bad_named(bad: list[NamedRoot], named: tuple[NamedRoot, ...], tk: ToolkitFacts | None,
+               evidence: tuple[tuple[str, str], ...]) -> Finding:
+    problems = [
+        f"{n.named_by}={n.path} " + (
+            f"is not a toolkit for building: it has no {' and no '.join(n.lacks)}"
+            if n.kind == "toolkit" else NAMED_STATE.get(n.kind, n.kind))
+        for n in bad
+    ]
+    first = bad[0]
+    torch_reads = next((n.named_by for n in named if n.named_by in ("CUDA_HOME", "CUDA_PATH")),
+                       None)  # CUDA_HOME, else CUDA_PATH: torch.utils.cpp_extension's order
+    if first.named_by == torch_reads:
+        breaks = (f"builds of CUDA extensions (torch.utils.cpp_extension, and apex, "
+                  f"flash-attn… from source) take {first.named_by} as the toolkit and fail "
+                  "(no nvcc, no cuda_runtime.h)")
+    elif first.named_by == "CUDA_PATH":
+        breaks = ("torch.utils.cpp_extension reads CUDA_HOME instead, but other build tools "
+                  "(CMake's FindCUDAToolkit) take CUDA_PATH and fail")
+    else:
+        breaks = "gpudoctor was told to check it first"
+    good = tk if tk is not None and not tk.lacks and tk.root != first.path else None
+    if good is not None:
+        v = good.version if isinstance(good.version, str) else "?"
+        breaks += f"; without it they would use CUDA {v} at {good.root} ({good.found_by})"
+        fix = f"export {first.named_by}={good.root}"
+    else:
+        fix = (f"unset {first.named_by}, or point it at an installed CUDA toolkit (the "
+               f"directory with bin/nvcc; {TOOLKIT_ARCHIVE_URL})")
+    finding = warned("; ".join(problems) + ": " + breaks, fix, evidence)
+    return dataclasses.replace(finding, severity=Severity.WARNING)
+
+
 @check("GD202", "toolkit-version-consistent", "toolkit's version files agree", Layer.CUDA,
-       Severity.WARNING, "version.json, version.txt, cuda.h, nvcc, libcudart")
+       Severity.WARNING, "version.json, version.txt, cuda.h, nvcc, libcudart", facts={"cuda"})
 def check_toolkit_readings(env: Environment, tables: Tables) -> Finding:
     """The toolkit in use is read several ways (version.json, version.txt, cuda.h, nvcc,
     libcudart). Disagreeing readings mean two toolkits were installed over each other, or a
     PATH/CUDA_HOME mix: nvcc from one, headers or libraries from another. An unreadable or
-    garbage version file is reported too."""
+    garbage version file is reported too.
+
+    Fix: remove the toolkit installed over the other, or point CUDA_HOME and PATH at one prefix
+    (`export CUDA_HOME=/usr/local/cuda-X.Y PATH=/usr/local/cuda-X.Y/bin:$PATH`).
+
+    Sources: https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html
+    """
     tk = F.toolkit(env)
     if tk is None:
         return skipped("no CUDA toolkit found")
@@ -86,12 +157,18 @@ def _mm(v: str) -> str:
 
 
 @check("GD203", "toolkit-matches-torch-cuda", "toolkit's CUDA major matches PyTorch's",
-       Layer.CUDA, Severity.INFO, "CUDA toolkit, torch.version.cuda")
+       Layer.CUDA, Severity.INFO, "CUDA toolkit, torch.version.cuda", facts={"cuda", "torch"})
 def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's pip and conda builds bring their own CUDA runtime, so the local toolkit's
     version does not matter for running PyTorch. It matters when building CUDA extensions
     (torch.utils.cpp_extension, apex, flash-attn…): those need a toolkit with the same CUDA
-    major as torch.version.cuda. A mismatch is information, not an error."""
+    major as torch.version.cuda. A mismatch is information, not an error.
+
+    Fix: only if you build extensions: install a toolkit of torch's CUDA major and point CUDA_HOME
+    at it.
+
+    Sources: https://pytorch.org/docs/stable/cpp_extension.html
+    """
     tv, tc = F.toolkit_version(env), F.torch_cuda(env)
     if not tv:
         return skipped("no CUDA toolkit found")
@@ -110,7 +187,8 @@ def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD204", "gpu-supported-by-toolkit", "the local toolkit can compile for every GPU",
-       Layer.CUDA, Severity.WARNING, "CUDA toolkit, NVML compute capability, GPU table")
+       Layer.CUDA, Severity.WARNING, "CUDA toolkit, NVML compute capability, GPU table",
+       facts={"cuda", "nvml"})
 def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     """nvcc compiles only for the GPU architectures its release supports. CUDA 12.0 dropped
     Kepler sm_35/sm_37, and CUDA 13.0 removed offline compilation for Maxwell, Pascal and Volta
@@ -122,15 +200,21 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     tv, root = F.toolkit_version(env), getattr(F.toolkit(env), "root", "?")
     if not tv or F.version(tv) is None:
         return skipped("no CUDA toolkit found (or its version is unreadable)")
-    gpus = F.gpus(env)
+    resolved = F.resolved_gpus(env, tables)  # a report's GPU: its cc from the product name
+    gpus = [g for g, _ in resolved]
     if not gpus:
         return skipped(F.reason_of(env.nvml) if not isinstance(env.nvml, NvmlFacts)
                        else "NVML lists no GPU")
     tk = _mm_key(tv)
     known: list[tuple[GpuFacts, GpuArch]] = []
     evidence = [("toolkit", f"CUDA {tv} at {root}")]
-    for g in gpus:
+    for g, source in resolved:
+        if isinstance(g.compute_capability, Unavailable):
+            evidence.append((f"GPU {g.index}", f"{g.name}: {source}"))
+            continue
         arch = tables.gpu_arch(g.compute_capability)
+        if source != "NVML":
+            evidence.append((f"GPU {g.index} compute capability", source))
         if arch is None or arch.status == "unverified":
             evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)}: no verified row"))
             continue
@@ -164,7 +248,8 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
 
 
 def _sm(g: GpuFacts) -> str:
-    return "sm_" + g.compute_capability.replace(".", "")
+    cc = g.compute_capability
+    return "sm_" + cc.replace(".", "") if isinstance(cc, str) else "sm_?"
 
 
 def _mm_key(v: str) -> tuple[int, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gpudoctor.checks import cudnn_versions, mixed_loads
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
 from gpudoctor.compat_rows import format_cudnn_version
@@ -52,17 +53,8 @@ def _split(name: str) -> tuple[str, str | None] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def _file_version(i: CudnnInstall) -> str | None:
-    """X.Y.Z from the real file's name (libcudnn.so.8.9.7)."""
-    for lib in i.libraries:
-        parts = _split(lib.name)
-        if parts and parts[0] == "libcudnn" and parts[1] and parts[1].count(".") >= 2:
-            return ".".join(parts[1].split(".")[:3])
-    return None
-
-
 def _version(i: CudnnInstall) -> str | None:
-    for v in (i.library_version, i.header_version, _file_version(i)):
+    for v in (i.library_version, i.header_version, *cudnn_versions.file_versions(i)[-1:]):
         if isinstance(v, str):
             return v
     return None
@@ -90,7 +82,8 @@ def _state(v: str | Unavailable) -> str:
 def _loaded_by_torch(env: Environment) -> tuple[str, CudnnInstall | None] | None:
     """The libcudnn file torch mapped, and the copy it belongs to."""
     rt = F.torch_runtime(env)
-    paths = [p for p in rt.mapped_libraries if "/libcudnn" in p] if rt else []
+    mapped = rt.mapped_libraries if rt and isinstance(rt.mapped_libraries, tuple) else ()
+    paths = [p for p in mapped if "/libcudnn" in p]
     if not paths:
         return None
     path = sorted(paths, key=len)[0]
@@ -103,12 +96,19 @@ def _loaded_by_torch(env: Environment) -> tuple[str, CudnnInstall | None] | None
 
 
 @check("GD301", "cudnn-headers", "cuDNN headers present and readable", Layer.CUDNN,
-       Severity.ERROR, "cudnn_version.h / cudnn.h of the toolkit and system copies")
+       Severity.ERROR, "cudnn_version.h / cudnn.h of the toolkit and system copies",
+       facts={"cudnn"})
 def check_headers(env: Environment, tables: Tables) -> Finding:
     """A cuDNN copied into a CUDA toolkit (or installed by the distribution) needs its headers
     next to it: `cudnn_version.h` (v8+, also Debian's `cudnn_version_v8.h`) or `cudnn.h` (v7)
     holds the version, and builds of PyTorch, TensorFlow or your own code read it. A header
-    this user cannot read, or one without the CUDNN_MAJOR/MINOR/PATCHLEVEL macros, fails."""
+    this user cannot read, or one without the CUDNN_MAJOR/MINOR/PATCHLEVEL macros, fails.
+
+    Fix: copy `include/cudnn*.h` from the same cuDNN tarball into the prefix's include directory and
+    `chmod a+r` them, or let `gpudoctor install-cudnn --tarball FILE` do the whole install.
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html
+    """
     placed = [i for i in _installs(env) if i.prefix or i.origin == "system"]
     if not placed:
         return _none(env, full=True) if not _installs(env) else skipped(
@@ -129,40 +129,48 @@ def check_headers(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD302", "cudnn-header-matches-library", "cuDNN header matches its library",
-       Layer.CUDNN, Severity.ERROR, "header macros, cudnnGetVersion(), library file names")
+       Layer.CUDNN, Severity.ERROR, "header macros, cudnnGetVersion(), library file names",
+       facts={"cudnn"})
 def check_header_matches_library(env: Environment, tables: Tables) -> Finding:
     """The version in the header must be the version of the library next to it. The library's
     own version comes from `cudnnGetVersion()` (called in a child process: a broken cuDNN can
-    abort the process that loads it) and is cross-checked with the real file's name
-    (`libcudnn.so.8.9.7`). A mismatch means two cuDNN releases were copied over each other:
-    code compiled against the header calls a library that is not the one it expects."""
+    abort the process that loads it) and is cross-checked with the real files' names
+    (`libcudnn.so.8.9.7`; two of them when one release was copied over another). A mismatch
+    (`cudnn_version.h` of 8.5.0 beside 9.1.0 libraries) means two cuDNN releases were copied
+    over each other: code compiled against the header calls a library that is not the one it
+    expects. Both versions are named; the fix reinstalls the libraries' release whole."""
     evidence: list[tuple[str, str]] = []
-    bad: list[str] = []
+    bad: list[tuple[CudnnInstall, str, str | None]] = []
     for i in _installs(env):
-        said = {"header": i.header_version, "cudnnGetVersion": i.library_version,
-                "file name": _file_version(i) or Unavailable(Reason.NOT_INSTALLED, "")}
-        known = {k: v for k, v in said.items() if isinstance(v, str)}
-        if len(known) < 2:
+        said = cudnn_versions.readings(i)
+        if sum(len(v) for v in said.values()) < 2:
             continue
-        evidence.append((_where(i), ", ".join(f"{k} {v}" for k, v in known.items())))
-        if len(set(known.values())) > 1:
-            bad.append(f"{_where(i)}: " + ", ".join(f"{k} says {v}" for k, v in known.items()))
+        evidence.append((_where(i), cudnn_versions.describe(said, "")))
+        if cudnn_versions.disagree(said):
+            bad.append((i, f"{_where(i)}: {cudnn_versions.describe(said)}",
+                        cudnn_versions.library_side(said)))
     if not evidence:
         why = next((i.library_version.message for i in _installs(env)
                     if isinstance(i.library_version, Unavailable)), "nothing to compare")
         return _none(env) if not _installs(env) else skipped(why)
     if not bad:
         return passed("header and library versions agree in every copy", tuple(evidence))
-    i = next(i for i in _installs(env) if bad[0].startswith(_where(i)))
-    return failed("; ".join(bad), _reinstall(i), tuple(evidence))
+    i, _, lib = bad[0]
+    return failed("; ".join(text for _, text, _ in bad) + ": two cuDNN releases were copied "
+                  "over each other", _reinstall(i, lib), tuple(evidence))
 
 
 @check("GD303", "cudnn-files-readable", "cuDNN files readable by everyone", Layer.CUDNN,
-       Severity.ERROR, "mode bits of libcudnn* and cudnn*.h")
+       Severity.ERROR, "mode bits of libcudnn* and cudnn*.h", facts={"cudnn"})
 def check_readable(env: Environment, tables: Tables) -> Finding:
     """NVIDIA's install steps end with `chmod a+r`: a library or header that only its owner
     can read works for root and fails for every other user, usually as "libcudnn.so.8: cannot
-    open shared object file" or a cuDNN silently not found by PyTorch."""
+    open shared object file" or a cuDNN silently not found by PyTorch.
+
+    Fix: the `sudo chmod a+r` line the finding prints, on exactly the files it names.
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html
+    """
     if not _installs(env):
         return _none(env)
     unreadable: list[CudnnLibrary] = []
@@ -190,13 +198,19 @@ def check_readable(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD304", "cudnn-symlinks-intact", "cuDNN SONAME symlinks intact", Layer.CUDNN,
-       Severity.WARNING, "symlink targets of libcudnn*")
+       Severity.WARNING, "symlink targets of libcudnn*", facts={"cudnn"})
 def check_symlinks(env: Environment, tables: Tables) -> Finding:
     """A tarball ships `libcudnn.so -> libcudnn.so.8 -> libcudnn.so.8.9.7`. Plain `cp` (without
     `-P`) turns the links into full copies: it wastes space, `ldconfig` warns "is not a
     symbolic link", and a later upgrade leaves the stale copy in front. A dangling link or a
     missing `libX.so.N` means the loader cannot find the library by its SONAME. (pip wheels
-    ship only the `libX.so.N` files and are fine.)"""
+    ship only the `libX.so.N` files and are fine.)
+
+    Fix: recreate the links with the `ln -sf` lines the finding prints, or reinstall with `cp -P`
+    (or `gpudoctor install-cudnn`), which keeps them.
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html
+    """
     if not _installs(env):
         return _none(env)
     copies: list[str] = []
@@ -239,12 +253,18 @@ def check_symlinks(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD305", "cudnn-sublibraries-complete", "every cuDNN sub-library present, one version",
-       Layer.CUDNN, Severity.ERROR, "libcudnn*.so.N against the layout table")
+       Layer.CUDNN, Severity.ERROR, "libcudnn*.so.N against the layout table", facts={"cudnn"})
 def check_sublibraries(env: Environment, tables: Tables) -> Finding:
     """cuDNN 8 and 9 are split into sub-libraries (v8: ops/cnn/adv x infer/train; v9: graph,
     engines_precompiled, engines_runtime_compiled, heuristic, ops, cnn, adv) that are loaded
     on first use. One missing, or one of another version (copied over an older install), fails
-    at run time with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "could not load library"."""
+    at run time with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "could not load library".
+
+    Fix: reinstall the release whole from one tarball (`gpudoctor install-cudnn --tarball FILE`), so
+    every sub-library is there and of one version.
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html
+    """
     if not _installs(env):
         return _none(env)
     problems: list[tuple[CudnnInstall, str]] = []
@@ -270,13 +290,20 @@ def check_sublibraries(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD306", "cudnn-loads", "cuDNN loads, its dependencies found", Layer.CUDNN,
-       Severity.ERROR, "ldd of every libcudnn library, cudnnGetVersion() in a child")
+       Severity.ERROR, "ldd of every libcudnn library, cudnnGetVersion() in a child",
+       facts={"cudnn"})
 def check_loads(env: Environment, tables: Tables) -> Finding:
     """cuDNN links CUDA libraries (cuBLAS, cuBLASLt, NVRTC) of the CUDA major it was built for.
     When `ldd` prints "libcublas.so.11 => not found", the first convolution aborts or fails:
     the cuDNN is the build for another CUDA, or that CUDA's libraries are not on the loader
     path. A library that crashes or cannot be loaded at all (a truncated file, a wrong
-    architecture) fails here too."""
+    architecture) fails here too.
+
+    Fix: install the cuDNN build for the CUDA major whose libraries are on the loader path, or put
+    that CUDA's lib64 on LD_LIBRARY_PATH; `ldd` on the library shows what is missing.
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html
+    """
     if not _installs(env):
         return _none(env)
     evidence = tuple((_where(i), _deps_state(i.missing_deps)) for i in _installs(env))
@@ -313,12 +340,21 @@ def _deps_state(deps: tuple[str, ...] | Unavailable) -> str:
 
 
 @check("GD307", "cudnn-copies", "which cuDNN copy is used", Layer.CUDNN, Severity.WARNING,
-       "every cuDNN copy found, and the libcudnn file torch mapped")
+       "every cuDNN copy found, and the libcudnn file torch mapped",
+       facts={"cudnn", "torch", "host"})
 def check_copies(env: Environment, tables: Tables) -> Finding:
     """Lists every cuDNN copy (CUDA toolkit, system, LD_LIBRARY_PATH, ldconfig, pip wheel,
     conda) and marks the one PyTorch really loaded (from its /proc/self/maps). A copy on
     LD_LIBRARY_PATH is searched before the cuDNN wheel PyTorch was installed with, and
-    shadows it: torch then runs, or fails, with a cuDNN it was not built for."""
+    shadows it: torch then runs, or fails, with a cuDNN it was not built for.
+
+    A mixed load fails: the parts of one cuDNN (or cuBLAS) that torch's process mapped from
+    different directories or versions, e.g. `libcudnn.so.9` from the wheel and
+    `libcudnn_graph.so.9.0.0` from an older cuDNN on LD_LIBRARY_PATH. Each file is named with
+    its directory and version, and the fix names the LD_LIBRARY_PATH entry to drop."""
+    mixed = mixed_loads.find(env)
+    if mixed is not None:
+        return failed(mixed.message, mixed.fix, mixed.evidence)
     installs = _installs(env)
     if not installs:
         return _none(env)
@@ -360,13 +396,20 @@ def _unset_fix(env: Environment, folder: str) -> str:
 
 
 @check("GD308", "cudnn-cuda-build-matches-toolkit", "cuDNN built for the toolkit's CUDA",
-       Layer.CUDNN, Severity.ERROR, "cuDNN's CUDA build, the toolkit version, the cuDNN table")
+       Layer.CUDNN, Severity.ERROR, "cuDNN's CUDA build, the toolkit version, the cuDNN table",
+       facts={"cudnn", "cuda"})
 def check_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A cuDNN tarball is built for one CUDA major (before CUDA 11: one CUDA minor), and links
     that CUDA's cuBLAS. Copied into a toolkit of another CUDA, it cannot find its libraries.
     The build is read from gpudoctor's install manifest, package metadata or the CUDA
     libraries it links; the compat table tells whether the release has a build for the
-    toolkit's CUDA at all."""
+    toolkit's CUDA at all.
+
+    Fix: install the cuDNN tarball built for the toolkit's CUDA (`gpudoctor compat cuda X.Y` lists
+    the builds and their tarball names).
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html
+    """
     toolkits = {t.root: t for t in env.cuda.toolkits} if not isinstance(
         env.cuda, Unavailable) else {}
     rows: list[tuple[CudnnInstall, str]] = [
@@ -412,12 +455,19 @@ def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
 
 
 @check("GD309", "cudnn-matches-torch-build", "cuDNN at run time fits PyTorch's build",
-       Layer.CUDNN, Severity.ERROR, "torch's cuDNN at run time, the PyTorch table")
+       Layer.CUDNN, Severity.ERROR, "torch's cuDNN at run time, the PyTorch table",
+       facts={"cudnn", "torch"})
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """PyTorch refuses a run-time cuDNN of another major, or of an older minor, than the one it
     was compiled against ("cuDNN version incompatibility: PyTorch was compiled against …").
     The compiled-against version is the cuDNN the PyTorch table lists for the wheel variant;
-    the run-time one is torch.backends.cudnn.version(), else the copy torch mapped."""
+    the run-time one is torch.backends.cudnn.version(), else the copy torch mapped.
+
+    Fix: drop the cuDNN that shadows torch's own (usually an LD_LIBRARY_PATH entry, see GD307), or
+    install the torch wheel whose cuDNN matches.
+
+    Sources: https://pytorch.org/get-started/locally/
+    """
     rt = F.torch_runtime(env)
     if rt is None:
         return skipped(F.reason_of(env.torch) if isinstance(env.torch, Unavailable)
@@ -430,7 +480,8 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     if variant is None or not variant.cudnn:
         return skipped(f"the PyTorch table does not list the cuDNN of torch {rt.version}")
     loaded = _loaded_by_torch(env)
-    runtime = format_cudnn_version(rt.cudnn_version) if rt.cudnn_version else (
+    runtime = format_cudnn_version(rt.cudnn_version) if isinstance(
+        rt.cudnn_version, int) and rt.cudnn_version else (
         _version(loaded[1]) if loaded and loaded[1] else None)
     if runtime is None:
         return skipped("the cuDNN PyTorch loads could not be told")
@@ -450,10 +501,15 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD310", "cudnn-known-bad-release", "no cuDNN release with a known defect",
-       Layer.CUDNN, Severity.WARNING, "every copy's version, the known-bad table")
+       Layer.CUDNN, Severity.WARNING, "every copy's version, the known-bad table", facts={"cudnn"})
 def check_known_bad(env: Environment, tables: Tables) -> Finding:
     """Some cuDNN releases have a published defect (wrong results, crashes on some GPUs); the
-    compat table lists them with their source. Upgrade the copies that are one of them."""
+    compat table lists them with their source. Upgrade the copies that are one of them.
+
+    Fix: upgrade to the release the table names.
+
+    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/release-notes.html
+    """
     versions = {v: i for i in _installs(env) if (v := _version(i))}
     if not versions:
         return _none(env) if not _installs(env) else skipped("no cuDNN version could be read")

@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
-from gpudoctor.checks.base import check, failed, passed, skipped, warned
-from gpudoctor.model import Environment, Finding, Layer, NvmlFacts, Reason, Severity, Unavailable
+from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.model import (
+    Environment,
+    Finding,
+    HostFacts,
+    Layer,
+    LibcudaFacts,
+    NvmlFacts,
+    Reason,
+    Severity,
+    Unavailable,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -15,14 +25,20 @@ DRIVER_URL = "https://www.nvidia.com/en-us/drivers/"
 
 
 @check("GD101", "driver-present", "NVIDIA driver is installed and loaded", Layer.DRIVER,
-       Severity.ERROR, "NVML, libcuda, torch build, CUDA toolkit")
+       Severity.ERROR, "NVML, libcuda, PCI bus, kernel module, torch build, CUDA toolkit",
+       facts={"nvml", "libcuda", "host", "torch", "cuda"})
 def check_driver_present(env: Environment, tables: Tables) -> Finding:
     """An NVIDIA driver must be installed and its kernel module loaded before any CUDA program
     (a CUDA build of PyTorch, anything built with the toolkit) can use a GPU.
 
     NVML tells the cases apart: the library is missing (no driver), the kernel module is not
     loaded, or the user-space library and the kernel module are different versions (the driver
-    was upgraded without a reboot). On WSL, where NVML may be absent, libcuda stands in.
+    was upgraded without a reboot: both versions are shown, and the fix is reloading the module,
+    not reinstalling). On WSL, where NVML may be absent, libcuda stands in.
+
+    A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
+    a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
+    and it runs on the CPU there until a GPU with a new enough driver is present.
     """
     drv = F.driver_version(env)
     if isinstance(env.nvml, NvmlFacts):
@@ -36,15 +52,17 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if F.driver_present(env):
         return passed(f"driver {drv or '(version unknown)'} found through libcuda "
                       f"(NVML unavailable: {nvml.message})")
+    if F.driver_unknown(env):  # a pasted report without nvidia-smi's or the driver's view
+        return skipped(nvml.message, (("NVML", nvml.message), *(
+            (("report", nvml.detail),) if nvml.detail else ())))
     need = F.needs_driver(env)
-    evidence = (("NVML", nvml.message), ("libcuda", F.reason_of(env.libcuda)))
-    if nvml.reason is Reason.VERSION_MISMATCH:
-        return failed(
-            "the NVIDIA driver's library and kernel module are different versions",
-            "reboot, or reload the module: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset "
-            "nvidia && sudo modprobe nvidia",
-            evidence,
-        )
+    signs = F.gpu_signs(env)
+    evidence = (("NVML", nvml.message), ("libcuda", F.reason_of(env.libcuda)),
+                *(("GPU sign", s) for s in signs))
+    module, libraries = _driver_parts(env)
+    if nvml.reason is Reason.VERSION_MISMATCH or (module and libraries and any(
+            v != module for v in libraries)):
+        return _mismatch(env, module, libraries, evidence)
     if nvml.reason is Reason.DRIVER_NOT_LOADED:
         return failed(
             "the NVIDIA driver is installed but its kernel module is not loaded",
@@ -55,36 +73,102 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if nvml.reason is Reason.PERMISSION_DENIED:
         return failed("no permission to talk to the NVIDIA driver",
                       "check the permissions of /dev/nvidia* (see GD502)", evidence)
+    install = (f"install the NVIDIA driver for your GPU ({DRIVER_URL}; on Ubuntu: sudo "
+               "ubuntu-drivers install), then reboot; in a container, start it with --gpus all "
+               "(NVIDIA Container Toolkit)")
+    if not signs and not F.is_reported(env.host):
+        # a pasted nvidia-smi that failed: whether the machine has a GPU is not in the report
+        return failed(f"nvidia-smi fails in the report: {nvml.message}",
+                      install if nvml.reason is Reason.NOT_INSTALLED else
+                      "run `nvidia-smi -q` and `sudo dmesg | grep -i -e nvidia -e xid`; in a "
+                      "container, restart it (or the NVIDIA Container Toolkit's daemon)",
+                      evidence + ((("report", nvml.detail),) if nvml.detail else ()))
+    if not signs:
+        if not need:
+            return skipped("no NVIDIA GPU or driver, and nothing here needs one (no CUDA build "
+                           "of PyTorch, no CUDA toolkit)", evidence)
+        return _gpu_less(env, tables, need, evidence)
     if not need:
-        return skipped("no NVIDIA driver, and nothing here needs one (no CUDA build of PyTorch, "
-                       "no CUDA toolkit)", evidence)
+        return warned(f"{signs[0]}, but no NVIDIA driver is installed: nothing can compute on "
+                      "it", install, evidence)
     if F.torch_cuda(env) is None:  # only a toolkit: it compiles, nothing it builds can run
         return warned(
-            "no NVIDIA driver: CUDA programs built here cannot run (" + need[0] + ")",
-            f"install the NVIDIA driver for your GPU ({DRIVER_URL}), or ignore this on a "
-            "build-only machine",
-            evidence,
-        )
-    return failed(
-        "no NVIDIA driver, but " + " and ".join(need),
-        f"install the NVIDIA driver for your GPU ({DRIVER_URL}; on Ubuntu: sudo "
-        "ubuntu-drivers install), then reboot; in a container, start it with --gpus all "
-        "(NVIDIA Container Toolkit)",
-        evidence,
-    )
+            f"no NVIDIA driver, though {signs[0]}: CUDA programs built here cannot run ("
+            + need[0] + ")", install, evidence)
+    return failed(f"no NVIDIA driver, but {signs[0]}; " + " and ".join(need), install,
+                  evidence)
 
 
-@check("GD102", "gpus-healthy", "every GPU answers NVML", Layer.DRIVER, Severity.ERROR, "NVML")
+def _driver_parts(env: Environment) -> tuple[str | None, tuple[str, ...]]:
+    """The kernel module's version, and the versions of the driver libraries found."""
+    if not isinstance(env.host, HostFacts):
+        return None, ()
+    module = env.host.nvidia_module if isinstance(env.host.nvidia_module, str) else None
+    if module is None and isinstance(env.libcuda, LibcudaFacts) and isinstance(
+            env.libcuda.driver_version, str):
+        module = env.libcuda.driver_version
+    libraries = tuple(dict.fromkeys(v for _, v in env.host.nvml_libraries))
+    return module, libraries
+
+
+def _mismatch(env: Environment, module: str | None, libraries: tuple[str, ...],
+              evidence: tuple[tuple[str, str], ...]) -> Finding:
+    if module and libraries:
+        both = (f"user-space library ({' and '.join(libraries)}) and its kernel module "
+                f"({module})")
+    else:  # NVML says so; a version it did not find stays unnamed
+        both = ("user-space library and kernel module" + (f" ({module})" if module else "")
+                + (f" (library {' and '.join(libraries)})" if libraries else ""))
+    message = (f"the NVIDIA driver's {both} are different versions: the driver was upgraded "
+               "(or downgraded) without reloading the module")
+    fix = ("reload the kernel module so it matches the library (stop what uses the GPU first: "
+           "the display manager, nvidia-persistenced, running jobs): sudo rmmod nvidia_uvm "
+           "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia; or reboot")
+    if isinstance(env.host, HostFacts) and env.host.container:
+        fix += ("; in a container, the image must not ship driver libraries of its own (the "
+                "NVIDIA Container Toolkit mounts the host's)")
+    parts = (("kernel module", module or "?"),
+             *(("library " + p, v) for p, v in getattr(env.host, "nvml_libraries", ())))
+    return failed(message, fix, evidence + parts)
+
+
+def _gpu_less(env: Environment, tables: Tables, need: list[str],
+              evidence: tuple[tuple[str, str], ...]) -> Finding:
+    """No GPU, no driver: a CI runner or build host. Nothing here can be fixed on it."""
+    cuda = F.torch_cuda(env) or F.toolkit_version(env)
+    minimum = F.min_driver(tables, cuda) if cuda else None
+    driver = f"a driver ≥ {minimum}" if minimum else f"a driver that runs CUDA {cuda}"
+    if F.torch_cuda(env):
+        what = (f"PyTorch {F.torch_version(env)} is a CUDA {cuda} build: it runs on the CPU "
+                f"here and will use a GPU once one with {driver} is present")
+    else:
+        what = (f"{need[0]}: it compiles here; what it builds runs once a GPU with {driver} is "
+                "present")
+    return noted(
+        f"no NVIDIA GPU and no driver on this machine (a CI runner or build host?); {what}",
+        f"nothing to do on a machine without a GPU; where a GPU is, install the NVIDIA driver "
+        f"{'≥ ' + minimum if minimum else ''} ({DRIVER_URL})".replace("driver  (", "driver ("),
+        evidence)
+
+
+@check("GD102", "gpus-healthy", "every GPU answers NVML", Layer.DRIVER, Severity.ERROR, "NVML",
+       facts={"nvml"})
 def check_gpus(env: Environment, tables: Tables) -> Finding:
     """Each GPU the driver knows must answer NVML. A GPU that fails (`GpuIsLost`, a reset
-    required, a corrupted InfoROM) is named, and the others are still checked."""
+    required, a corrupted InfoROM) is named, and the others are still checked.
+
+    Fix: run `nvidia-smi -q` and `sudo dmesg | grep -i xid` to see the error; a lost GPU needs a
+    reset (`sudo nvidia-smi -r -i <index>`) or a reboot, and one that keeps falling off the bus is a
+    hardware, cooling or power fault.
+
+    Sources: https://docs.nvidia.com/deploy/xid-errors/index.html
+    """
     if not isinstance(env.nvml, NvmlFacts):
         return skipped(F.reason_of(env.nvml))
     bad = [g for g in env.nvml.gpus if isinstance(g, Unavailable)]
     good = F.gpus(env)
     evidence = tuple(
-        (f"GPU {g.index}", f"{g.name}, sm_{g.compute_capability.replace('.', '')}, "
-         f"{g.memory_total / 2**30:.0f} GiB, {g.pci_bus_id}") for g in good
+        (f"GPU {g.index}", ", ".join([g.name, *F.gpu_details(g)])) for g in good
     ) + tuple((f"failed GPU #{i}", u.message) for i, u in enumerate(bad))
     if not env.nvml.gpus:
         return failed("the driver is loaded but sees no GPU",
@@ -101,12 +185,30 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
     return passed(f"{len(good)} GPU{'s' if len(good) != 1 else ''}: {names}", evidence)
 
 
+def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
+    """", or install a build for this driver: <line>" from the one source of advice
+    (`gpudoctor.advice`): for any wheel the driver runs, and for one it runs in full."""
+    from gpudoctor.advice import torch_advice  # imported here: advice reads gpudoctor.checks
+
+    advice = torch_advice(env, tables)
+    runs = advice.pick.runs if advice.pick else None
+    alt = f", or install a build for this driver: {advice.fix}"
+    return (alt if runs in ("full", "mvc") else "", alt if runs == "full" else "")
+
+
 @check("GD103", "driver-supports-torch-cuda", "driver is new enough for PyTorch's CUDA",
-       Layer.DRIVER, Severity.ERROR, "NVML/libcuda, torch.version.cuda, compat tables")
+       Layer.DRIVER, Severity.ERROR, "NVML/libcuda, torch.version.cuda, compat tables",
+       facts={"torch", "nvml", "libcuda", "cuda"})
 def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's CUDA runtime needs a driver at least as new as NVIDIA's table says. For CUDA
     ≥ 11 an older driver of the same major family still runs it by minor-version compatibility,
     with limits (no PTX JIT of newer PTX; some calls return cudaErrorCallRequiresNewerDriver).
+
+    Fix: upgrade the driver to at least the version NVIDIA's table gives for torch's CUDA, or
+    install a torch wheel of a CUDA the driver runs (`gpudoctor recommend` names it).
+
+    Sources: https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html,
+    https://docs.nvidia.com/deploy/cuda-compatibility/index.html
     """
     tc = F.torch_cuda(env)
     if not tc:
@@ -128,9 +230,7 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     full, family = F.version(minimum.full), F.version(minimum.family)
     evidence += (("minimum (full)", minimum.full or "?"),
                  ("minimum (family)", minimum.family or "-"))
-    fix_variant = F.best_variant(env, tables)
-    alt = f", or install a build for this driver: {F.pip_install_line(fix_variant)}" \
-        if fix_variant else ""
+    alt, alt_full = _install_alt(env, tables)
     if dv is None:
         return skipped(f"driver version {drv!r} does not parse", evidence)
     if full and dv >= full:
@@ -139,7 +239,7 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         return warned(
             f"driver {drv} is older than {minimum.full} (CUDA {tc}'s driver) but runs it by "
             f"minor-version compatibility (≥ {minimum.family}); PTX JIT and newer APIs may fail",
-            f"upgrade the driver to ≥ {minimum.full} ({DRIVER_URL}){alt}",
+            f"upgrade the driver to ≥ {minimum.full} ({DRIVER_URL}){alt_full}",
             evidence,
         )
     need = minimum.family or minimum.full
@@ -151,10 +251,18 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD104", "driver-supports-toolkit", "driver runs what the local toolkit builds",
-       Layer.DRIVER, Severity.WARNING, "NVML/libcuda, CUDA toolkit, compat tables")
+       Layer.DRIVER, Severity.WARNING, "NVML/libcuda, CUDA toolkit, compat tables",
+       facts={"cuda", "nvml", "libcuda"})
 def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
     """Programs compiled with the local toolkit (CUDA extensions, nvcc builds) need a driver
-    that supports that toolkit's CUDA version; `nvcc` itself runs without one."""
+    that supports that toolkit's CUDA version; `nvcc` itself runs without one.
+
+    Fix: upgrade the driver to one that runs the toolkit's CUDA, or build with a toolkit no newer
+    than the driver's CUDA (`gpudoctor compat driver VERSION` says which).
+
+    Sources: https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html,
+    https://docs.nvidia.com/deploy/cuda-compatibility/index.html
+    """
     tv = F.toolkit_version(env)
     if not tv:
         return skipped("no CUDA toolkit found (or its version is unreadable)")

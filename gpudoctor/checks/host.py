@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
@@ -15,11 +16,16 @@ _HIDE_ALL = ("", "-1", "NoDevFiles", "none", "void")
 
 
 @check("GD501", "cuda-visible-devices", "CUDA_VISIBLE_DEVICES names real GPUs", Layer.HOST,
-       Severity.ERROR, "environment, NVML")
+       Severity.ERROR, "environment, NVML", facts={"host", "nvml"})
 def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     """`CUDA_VISIBLE_DEVICES` filters the GPUs a CUDA program sees. Empty or `-1` hides them
     all; an index past the last GPU or an unknown UUID hides that one, and CUDA stops reading
-    the list at the first invalid entry, hiding the rest too."""
+    the list at the first invalid entry, hiding the rest too.
+
+    Fix: unset CUDA_VISIBLE_DEVICES, or list indices or UUIDs that exist (`nvidia-smi -L`).
+
+    Sources: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars
+    """
     if not isinstance(env.host, HostFacts):
         return skipped(F.reason_of(env.host))
     value = env.host.getenv("CUDA_VISIBLE_DEVICES")
@@ -32,7 +38,7 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     gpus = F.gpus(env)
     if not isinstance(env.nvml, NvmlFacts):
         return skipped("cannot compare with the GPU list: " + F.reason_of(env.nvml), ev)
-    uuids = {g.uuid for g in gpus}
+    uuids = {g.uuid for g in gpus if isinstance(g.uuid, str)}
     bad = []
     for item in (x.strip() for x in value.split(",")):
         if item.isdigit():
@@ -53,11 +59,17 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD502", "device-nodes-accessible", "/dev/nvidia* usable by this user", Layer.HOST,
-       Severity.ERROR, "/dev/nvidia*, NVML")
+       Severity.ERROR, "/dev/nvidia*, NVML", facts={"host", "nvml", "libcuda"})
 def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
     """CUDA talks to the driver through /dev/nvidia0…, /dev/nvidiactl and /dev/nvidia-uvm; the
     user needs read and write access. In a container they exist only when it was started with
-    GPU support (`--gpus all`). WSL uses /dev/dxg instead."""
+    GPU support (`--gpus all`). WSL uses /dev/dxg instead.
+
+    Fix: add the user to the group that owns /dev/nvidia* (often `video`), or start the container
+    with `--gpus all` (NVIDIA Container Toolkit).
+
+    Sources: https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/index.html
+    """
     if not isinstance(env.host, HostFacts):
         return skipped(F.reason_of(env.host))
     nodes = env.host.dev_nodes
@@ -84,32 +96,57 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD503", "ld-library-path-valid", "LD_LIBRARY_PATH entries exist", Layer.HOST,
-       Severity.WARNING, "environment")
+       Severity.WARNING, "environment", facts={"host"})
 def check_ld_library_path(env: Environment, tables: Tables) -> Finding:
     """Every LD_LIBRARY_PATH entry should be a directory. Stale entries are left over from an
     old CUDA install; they cost a look-up per library and often mean the live ones are stale
-    too (an old libcudnn found before torch's own)."""
+    too (an old libcudnn found before torch's own). An empty entry (`::`, or a leading or
+    trailing `:`, as `export LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH` leaves when it was unset)
+    means the current directory to the loader: every program then loads libraries from
+    wherever it is started. The fix is the cleaned value."""
     if not isinstance(env.host, HostFacts):
         return skipped(F.reason_of(env.host))
     value = env.host.getenv("LD_LIBRARY_PATH")
-    if not value:
+    if value is None:
         return passed("LD_LIBRARY_PATH is not set")
+    if value == "":
+        return passed("LD_LIBRARY_PATH is set but empty (the loader ignores it)")
+    entries = re.split(r"[:;]", value)  # the loader splits on both
     missing = env.host.ld_library_path_missing
+    where = [w for w, empty in (("a leading ':'", entries[0] == ""),
+                                ("'::'", "" in entries[1:-1]),
+                                ("a trailing ':'", len(entries) > 1 and entries[-1] == ""))
+             if empty]
+    ev = (("LD_LIBRARY_PATH", value),)
+    if not missing and not where:
+        return passed(f"{len(entries)} entries, all present", ev)
+    problems = []
+    if where:
+        problems.append(f"empty entries ({', '.join(where)}), which the loader reads as the "
+                        "current directory: libraries are loaded from wherever a program is "
+                        "started")
     if missing:
-        return warned(
-            f"LD_LIBRARY_PATH has {len(missing)} entr{'y' if len(missing) == 1 else 'ies'} that "
-            f"do not exist: {', '.join(missing)}",
-            "remove them from LD_LIBRARY_PATH (in ~/.bashrc or the job script)",
-            (("LD_LIBRARY_PATH", value),),
-        )
-    return passed(f"{len(value.split(':'))} entries, all present", (("LD_LIBRARY_PATH", value),))
+        problems.append(f"{len(missing)} entr{'y' if len(missing) == 1 else 'ies'} that do "
+                        f"not exist: {', '.join(missing)}")
+    kept = [e for e in entries if e and e not in missing]
+    fix = f"export LD_LIBRARY_PATH={':'.join(kept)}" if kept else "unset LD_LIBRARY_PATH"
+    fix += " (and where it is set, in ~/.bashrc or the job script"
+    fix += (", append with ${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} so an unset value adds no "
+            "empty entry)" if where else ", remove them)")
+    return warned("LD_LIBRARY_PATH has " + "; and ".join(problems), fix, ev)
 
 
 @check("GD504", "shm-size", "shared memory is large enough for data loaders", Layer.HOST,
-       Severity.WARNING, "/dev/shm")
+       Severity.WARNING, "/dev/shm", facts={"host"})
 def check_shm(env: Environment, tables: Tables) -> Finding:
     """PyTorch's DataLoader workers pass batches through /dev/shm. Docker's default 64 MiB makes
-    them die with 'bus error' or 'unable to write to file </torch_…>'."""
+    them die with 'bus error' or 'unable to write to file </torch_…>'.
+
+    Fix: start the container with `--shm-size=8g` (or `--ipc=host`), or use fewer DataLoader
+    workers.
+
+    Sources: https://pytorch.org/docs/stable/data.html#multi-process-data-loading
+    """
     if not isinstance(env.host, HostFacts):
         return skipped(F.reason_of(env.host))
     shm = env.host.shm_bytes

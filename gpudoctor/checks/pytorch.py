@@ -6,8 +6,19 @@ import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
-from gpudoctor.checks.base import check, failed, passed, skipped, warned
-from gpudoctor.model import Environment, Finding, Layer, Reason, Severity, TorchFacts, Unavailable
+from gpudoctor.checks import torch_copies
+from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.model import (
+    Environment,
+    Finding,
+    HostFacts,
+    Layer,
+    Reason,
+    Severity,
+    TorchFacts,
+    Unavailable,
+)
+from gpudoctor.versions import coverage, parse_cc, sm_name
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -16,40 +27,49 @@ TORCH_URL = "https://pytorch.org/get-started/locally/"
 
 
 def _install_fix(env: Environment, tables: Tables) -> str:
-    variant = F.best_variant(env, tables)
-    if variant is None:
-        return f"pip install --force-reinstall torch (see {TORCH_URL})"
-    return F.pip_install_line(variant)
+    """The torch install line, from the one source of advice (`gpudoctor.advice`)."""
+    from gpudoctor.advice import install_fix  # imported here: advice reads gpudoctor.checks
+
+    return install_fix(env, tables)
 
 
 @check("GD401", "torch-importable", "PyTorch imports", Layer.PYTORCH, Severity.ERROR,
-       "torch child process")
+       "torch child process", facts={"torch", "nvml", "libcuda", "host", "cuda"})
 def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     """`import torch` runs in a child process with a timeout. It can fail with an exception (a
     missing shared library, an ABI mismatch), crash the interpreter (abort, segfault — often a
-    broken cuDNN or CUDA library), or hang (a wedged driver). Each is reported with its text."""
+    broken cuDNN or CUDA library), or hang (a wedged driver). Each is reported with its text.
+    A `torch/` folder that shadows the installed torch (a source checkout in the working
+    directory, a copy on PYTHONPATH) is named as the cause."""
     t = env.torch
     if isinstance(t, Unavailable):
-        if t.reason is Reason.SKIPPED:
+        if t.reason in (Reason.SKIPPED, Reason.NOT_REPORTED):
             return skipped(t.message)
-        if t.reason is Reason.NOT_INSTALLED and not F.gpus(env) and not F.toolkit(env):
+        gpu = F.gpu_signs(env)
+        if t.reason is Reason.NOT_INSTALLED and not gpu and not F.toolkit(env):
             return skipped(f"{t.message}; nothing here needs it")
+        if t.reason is Reason.NOT_INSTALLED and not gpu:
+            return noted(f"{t.message} (there is a CUDA toolkit, but no GPU)",
+                         _install_fix(env, tables), (("detail", t.detail or ""),))
         if t.reason is Reason.NOT_INSTALLED:
             return warned(t.message, _install_fix(env, tables), (("detail", t.detail or ""),))
         return failed(t.message, None, (("detail", t.detail or ""),))
     assert isinstance(t, TorchFacts)
+    seconds = t.seconds if isinstance(t.seconds, float | int) else None
     ev: tuple[tuple[str, str], ...] = (
-        ("python", t.python), ("probe seconds", f"{t.seconds:.2f}"))
+        ("python", t.python if isinstance(t.python, str) else t.python.message),
+        ("probe seconds", f"{seconds:.2f}" if seconds is not None else "?"))
     if isinstance(t.static, Unavailable):
         ev += (("package metadata", t.static.message),)
     else:
         ev += (("installed", f"{t.static.version} at {t.static.location}"),)
+    shadow = torch_copies.shadow(t)
     rt = t.runtime
+    if isinstance(rt, Unavailable) and rt.reason is Reason.NOT_REPORTED:  # a cut-off report
+        return skipped(rt.message, ev)
     if isinstance(rt, Unavailable):
         ev += (("stderr", rt.detail or ""),)
-        installed = t.static.version if not isinstance(t.static, Unavailable) else None
-        reinstall = (f"pip install --force-reinstall torch=={installed.split('+')[0]}"
-                     if installed else "pip install --force-reinstall torch")
+        reinstall = _install_fix(env, tables)
         fixes = {
             Reason.TIMEOUT: "run `nvidia-smi`; if it hangs too, the driver is wedged: reboot. "
                             "Raise the limit with --timeout if torch lives on a slow file system",
@@ -57,8 +77,14 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
                             f"CUDA/cuDNN library on LD_LIBRARY_PATH: unset LD_LIBRARY_PATH and "
                             f"retry, or {reinstall}",
         }
+        if shadow is not None:
+            return failed(f"{rt.message}; {shadow.message}", shadow.fix, ev)
         return failed(rt.message, fixes.get(rt.reason, _import_error_fix(rt, reinstall)), ev)
-    return passed(f"torch {rt.version} imports ({t.seconds:.1f} s)", ev)
+    took = f" ({seconds:.1f} s)" if seconds is not None else ""
+    own = env.host.python_executable if isinstance(env.host, HostFacts) else None
+    if isinstance(t.python, str) and own and t.python != own:  # another interpreter: name it
+        took += f" in {t.python}"
+    return passed(f"torch {rt.version} imports{took}", ev)
 
 
 def _import_error_fix(rt: Unavailable, reinstall: str) -> str:
@@ -74,11 +100,13 @@ def _import_error_fix(rt: Unavailable, reinstall: str) -> str:
 
 
 @check("GD402", "torch-cuda-build", "PyTorch is a CUDA build where a GPU is", Layer.PYTORCH,
-       Severity.ERROR, "torch.version.cuda, NVML, CUDA toolkit, compat tables")
+       Severity.ERROR, "torch.version.cuda, NVML, PCI bus, CUDA toolkit, compat tables",
+       facts={"torch", "nvml", "libcuda", "host", "cuda"})
 def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A CPU-only PyTorch (torch.version.cuda is None, e.g. `2.13.0+cpu`) never uses the GPU,
     whatever the driver. The fix is the pip line for the newest CUDA variant the driver runs
-    (or, with no driver visible, the toolkit's CUDA major)."""
+    (or, with no driver visible, the toolkit's CUDA major). On a machine with no GPU at all
+    (a CI runner, a build host) a CPU build beside a CUDA toolkit is only a note."""
     tv = F.torch_version(env)
     if tv is None:
         return skipped("PyTorch is not installed or could not be read")
@@ -89,41 +117,61 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     tc = F.torch_cuda(env)
     if tc:
         return passed(f"torch {tv} is built for CUDA {tc}")
-    gpu_side = []
-    if F.driver_present(env):
-        gpu_side.append(f"an NVIDIA driver ({F.driver_version(env) or 'version unknown'})")
-    if F.toolkit_version(env):
-        gpu_side.append(f"a CUDA {F.toolkit_version(env)} toolkit")
-    if not gpu_side:
-        return passed(f"torch {tv} is a CPU-only build, and this machine has no NVIDIA driver")
-    message = f"torch {tv} is a CPU-only build, but this machine has " + " and ".join(gpu_side)
-    evidence = (("torch.version.cuda", "None"),)
-    if not F.driver_present(env):  # a toolkit alone: a CUDA torch would not run here either
-        return warned(message + " (no driver, so a CUDA build could not run yet)",
+    signs = F.gpu_signs(env)
+    toolkit = F.toolkit_version(env)
+    evidence = (("torch.version.cuda", "None"), *(("GPU sign", s) for s in signs))
+    if signs:
+        also = f", and a CUDA {toolkit} toolkit is installed" if toolkit else ""
+        return failed(f"torch {tv} is a CPU-only build, but {signs[0]}{also}",
                       _install_fix(env, tables), evidence)
-    return failed(message, _install_fix(env, tables), evidence)
+    if F.driver_unknown(env):  # a pasted report that shows neither a driver nor a GPU
+        return skipped(f"torch {tv} is a CPU-only build; whether the machine has an NVIDIA GPU "
+                       f"is not in the report", evidence)
+    if toolkit:
+        return noted(f"torch {tv} is a CPU-only build beside a CUDA {toolkit} toolkit; this "
+                     "machine has no NVIDIA GPU, so the CPU is all it can use — where a GPU "
+                     "is, install a CUDA build", _install_fix(env, tables), evidence)
+    return passed(f"torch {tv} is a CPU-only build, and this machine has no NVIDIA GPU or driver")
 
 
 @check("GD403", "torch-cuda-available", "torch.cuda.is_available()", Layer.PYTORCH,
-       Severity.ERROR, "torch child process")
+       Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "host"})
 def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
     """For a CUDA build, `torch.cuda.is_available()` must be True. When it is False, torch's own
-    reason (the error of `torch.cuda.init()`) is shown with the likely cause."""
+    reason (the error of `torch.cuda.init()`) is shown with the likely cause. With no working
+    driver it skips: GD101 reports that cause, once.
+
+    Fix: follow torch's reason: a driver too old for torch's CUDA (GD103), CUDA_VISIBLE_DEVICES
+    hiding the GPUs (GD501), device nodes missing in a container (GD502), or a driver upgraded
+    without a reboot (GD101).
+
+    Sources: https://pytorch.org/docs/stable/notes/cuda.html
+    """
     rt = F.torch_runtime(env)
     if rt is None:
         return skipped("torch did not import (see GD401)")
     if not rt.cuda:
         return skipped("PyTorch is a CPU-only build (see GD402)")
+    if isinstance(rt.cuda_available, Unavailable):
+        return skipped(rt.cuda_available.message)
     if rt.cuda_available:
-        return passed(f"CUDA available, {rt.device_count} device(s): "
+        if not isinstance(rt.devices, tuple):
+            return passed(f"CUDA available ({F.reason_of(rt.devices)})")
+        return passed(f"CUDA available, {len(rt.devices)} device(s): "
                       + ", ".join(d.name for d in rt.devices))
-    reason = rt.cuda_init_error or "torch gave no reason"
+    reason = (F.reason_of(rt.cuda_init_error) if isinstance(rt.cuda_init_error, Unavailable)
+              else rt.cuda_init_error or "torch gave no reason")
     ev = (("torch.cuda.init()", reason),)
+    if F.driver_unknown(env):  # a report with neither nvidia-smi's nor the driver's view
+        return failed(f"torch.cuda.is_available() is False: {reason}",
+                      "the driver's state is not in the report: ask for the output of "
+                      "`nvidia-smi` (see GD101–GD103 and GD501–GD502 for the causes)", ev)
     visible = env.host.getenv("CUDA_VISIBLE_DEVICES") if not isinstance(
         env.host, Unavailable) else None
-    if not F.driver_present(env):
-        fix = "install the NVIDIA driver (see GD101)"
-    elif visible is not None and visible.strip() in ("", "-1", "NoDevFiles"):
+    if not F.driver_present(env):  # one cause, counted once: GD101 says it and how to fix it
+        return skipped(f"no working NVIDIA driver, so no CUDA device (see GD101); torch says: "
+                       f"{reason}", ev)
+    if visible is not None and visible.strip() in ("", "-1", "NoDevFiles"):
         fix = "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
     elif "too old" in reason or "insufficient" in reason:
         fix = "upgrade the NVIDIA driver (see GD103)"
@@ -133,53 +181,77 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD404", "gpu-arch-in-torch-build", "GPU architecture is in torch's build",
-       Layer.PYTORCH, Severity.ERROR, "NVML / torch devices, torch.cuda.get_arch_list()")
+       Layer.PYTORCH, Severity.ERROR, "NVML / torch devices, torch.cuda.get_arch_list()",
+       facts={"torch", "nvml", "libcuda", "host", "cuda"})
 def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
-    """torch runs kernels compiled for the GPU's compute capability (sm_XY in
-    torch.cuda.get_arch_list()), or JIT-compiles PTX (compute_XY) of an equal or lower
-    capability. Otherwise every kernel fails with 'no kernel image is available for execution
-    on the device'."""
+    """torch runs only kernels its build carries for the GPU (torch.cuda.get_arch_list()):
+    a cubin for sm_XY runs on any GPU of the same major with an equal or higher minor (sm_86
+    cubins run on an sm_89 RTX 4090); PTX (compute_XY) is JIT-compiled for any newer GPU;
+    an arch-specific `sm_90a` runs only on exactly sm_90, a family-specific `sm_100f` on the
+    same major (sm_100, sm_103). Without any of these every kernel fails with 'no kernel image
+    is available for execution on the device'. The rules live in `gpudoctor.versions`.
+
+    From a pasted report, a GPU's compute capability may come from its product name (the GPU
+    table) and torch's arch list from the table's row for that wheel; the evidence says so.
+    What neither gives makes the check skip."""
     rt = F.torch_runtime(env)
-    if rt is None or not rt.cuda or not rt.arch_list:
-        return skipped("needs a CUDA build of torch that imports and reports its arch list")
-    ccs = {d.capability: d.name for d in rt.devices} or {
-        g.compute_capability: g.name for g in F.gpus(env)}
-    if not ccs:
-        return skipped("no GPU visible")
-    sms = {_cc(a) for a in rt.arch_list if a.startswith("sm_")}
-    ptx = {_cc(a) for a in rt.arch_list if a.startswith("compute_")}
-    missing = []
-    for cc, name in sorted(ccs.items()):
-        c = _cc("sm_" + cc.replace(".", ""))
-        if c in sms or any(p <= c for p in ptx):
+    if rt is None or not rt.cuda:
+        return skipped("needs a CUDA build of torch that imports")
+    arch = F.torch_arch_list(env, tables)
+    if isinstance(arch, Unavailable):
+        return skipped(arch.message)
+    arch_list, arch_source = arch
+    if not arch_list:
+        return skipped("torch reports no arch list (torch.cuda.get_arch_list() is empty when "
+                       "CUDA is not available: see GD403)")
+    gpus = F.seen_gpus(env, tables)
+    if not gpus:
+        return skipped("no GPU visible" if F.is_reported(env.nvml)
+                       else F.reason_of(env.nvml))
+    ev: list[tuple[str, str]] = [("arch list", f"{' '.join(arch_list)} ({arch_source})")]
+    missing, unknown = [], []
+    for g in gpus:
+        cc = parse_cc(g.cc) if isinstance(g.cc, str) else None
+        if cc is None:
+            unknown.append(g)
+            ev.append((f"GPU {g.index}", f"{g.name}: {F.reason_of(g.cc)}"))
             continue
-        missing.append(f"{name} (sm_{cc.replace('.', '')})")
-    ev = (("arch list", " ".join(rt.arch_list)), ("GPUs", ", ".join(sorted(ccs))))
-    if not missing:
-        return passed(f"{', '.join(sorted(ccs))} covered by torch {rt.version}'s arch list", ev)
-    return failed(
-        f"torch {rt.version} has no kernels for {', '.join(missing)}",
-        "install a torch build that includes it: for GPUs older than Turing (sm_75) take a "
-        "CUDA 12.6 wheel (pip install torch --index-url https://download.pytorch.org/whl/cu126);"
-        " for the newest GPUs take the newest CUDA variant (`gpudoctor recommend`)",
-        ev,
-    )
-
-
-def _cc(arch: str) -> tuple[int, int]:
-    digits = re.sub(r"\D", "", arch.split("_", 1)[-1])
-    return (int(digits[:-1] or 0), int(digits[-1])) if digits else (0, 0)
+        cov = coverage(arch_list, cc)
+        ev.append((f"GPU {g.index}", f"{g.name}, {sm_name(cc)} ({g.source}): "
+                   + (cov.explain() if cov else "no cubin or PTX in the build runs on it")))
+        if cov is None:
+            missing.append(f"{g.name} ({sm_name(cc)})")
+    if missing:
+        return failed(
+            f"torch {rt.version} has no kernels for {', '.join(dict.fromkeys(missing))}",
+            f"install a torch build that includes it: {_install_fix(env, tables)}",
+            tuple(ev))
+    if unknown:
+        return skipped(F.reason_of(unknown[0].cc), tuple(ev))
+    names = ", ".join(dict.fromkeys(f"{g.name} ({sm_name(parse_cc(str(g.cc)) or (0, 0))})"
+                                    for g in gpus))
+    return passed(f"torch {rt.version}'s build runs on {names}", tuple(ev))
 
 
 @check("GD405", "torch-cudnn-works", "cuDNN runs a convolution in torch", Layer.PYTORCH,
-       Severity.ERROR, "torch child process")
+       Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "cuda"})
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """With CUDA available, the probe runs one small convolution so cuDNN's lazily loaded
-    sub-libraries load too; a failure here is what a training script would hit first."""
+    sub-libraries load too; a failure here is what a training script would hit first.
+
+    Fix: the error names the library; GD306, GD307 and GD309 say which cuDNN torch loaded and why it
+    fails.
+
+    Sources: https://pytorch.org/docs/stable/backends.html
+    """
     rt = F.torch_runtime(env)
-    if rt is None or not rt.cuda_available:
+    if rt is None or rt.cuda_available is not True:
         return skipped("CUDA is not available in torch (see GD403)")
-    libs = tuple(("mapped", p) for p in rt.mapped_libraries if "cudnn" in p)
+    if isinstance(rt.cudnn_version, Unavailable) or isinstance(rt.cudnn_conv, Unavailable):
+        return skipped(F.reason_of(rt.cudnn_version if isinstance(rt.cudnn_version, Unavailable)
+                                   else rt.cudnn_conv))
+    mapped = rt.mapped_libraries if isinstance(rt.mapped_libraries, tuple) else ()
+    libs = tuple(("mapped", p) for p in mapped if "cudnn" in p)
     if rt.cudnn_version is None:
         return failed("torch reports no cuDNN (torch.backends.cudnn.version() is None)",
                       _install_fix(env, tables), libs)
@@ -190,21 +262,40 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD406", "torch-single-install", "one torch on the path", Layer.PYTORCH,
-       Severity.WARNING, "torch package metadata, torch child process")
+       Severity.WARNING, "torch package metadata, torch child process", facts={"torch"})
 def check_torch_shadowed(env: Environment, tables: Tables) -> Finding:
-    """The torch that imports should be the one pip installed. A different version means
-    another copy shadows it (PYTHONPATH, a source checkout in the working directory, a user
-    site-packages), a classic cause of 'I installed the CUDA build but still get CPU'."""
-    rt, st = F.torch_runtime(env), F.torch_static(env)
-    if rt is None or st is None:
-        return skipped("needs both the package metadata and a working import")
-    if rt.version == st.version:
-        return passed(f"torch {rt.version} from {st.location}")
+    """The torch that imports should be the one pip installed. A `torch/` folder in the working
+    directory (a source checkout), a copy on PYTHONPATH or a second install in the user
+    site-packages shadows it: a classic cause of 'I installed the CUDA build but still get CPU'.
+    PyPI's default wheel's metadata says `2.5.1` where `torch.__version__` says `2.5.1+cu124`:
+    that is one copy (the local part is compared only when both sides have one)."""
+    t, rt, st = F.torch_facts(env), F.torch_runtime(env), F.torch_static(env)
+    if t is None or st is None:
+        return skipped("needs the package metadata of torch")
+    shadow = torch_copies.shadow(t)
+    if rt is None:
+        return skipped("torch did not import (see GD401)")
+    ev: tuple[tuple[str, str], ...] = (
+        ("imported", f"{rt.version} from {torch_copies.imported_dir(t)}"),
+        *(("installed", f"{v} at {loc}") for v, loc in st.distributions))
+    if shadow is not None:
+        return warned(shadow.message, shadow.fix, ev)
+    if len(st.distributions) > 1:
+        (v1, l1), (v2, l2) = st.distributions[:2]
+        return warned(
+            f"{len(st.distributions)} torch installs on sys.path: {v1} at {l1} is imported, "
+            f"{v2} at {l2} is shadowed by it",
+            f"keep one: pip uninstall torch (for the copy to remove, with the interpreter or "
+            f"--user flag it was installed with); torch imports from {l1}",
+            ev)
+    installed = torch_copies.installed_version(st) or st.version
+    if F.same_release(rt.version, installed):
+        return passed(f"torch {rt.version} from {st.location}", ev)
     return warned(
-        f"`import torch` gives {rt.version} but the installed package says {st.version}",
+        f"`import torch` gives {rt.version} but the installed package says {installed}",
         f"remove the other copy: check PYTHONPATH, the current directory and "
         f"`pip list --user`; torch imports from {st.location}",
-        (("imported", rt.version), ("installed metadata", st.version)),
+        (*ev, ("installed metadata", installed)),
     )
 
 

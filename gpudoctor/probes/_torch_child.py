@@ -58,7 +58,76 @@ def static_facts():
         "location": location,
         "version_py": version_py,
         "nvidia_wheels": sorted(cuda_wheels()),
+        "distributions": installed_torches(metadata, location),
+        "cwd": working_directory(),
+        "companions": companions(metadata),
     }
+
+
+COMPANIONS = ("torchvision", "torchaudio")
+
+
+def companions(metadata):
+    """(name, version) of torchvision / torchaudio, from their distribution metadata: an
+    install line for torch must pin them to the matching release. Never imported."""
+    found = []
+    for name in COMPANIONS:
+        try:
+            version = metadata.version(name)
+        except Exception:  # noqa: BLE001 - not installed, or unreadable metadata: left out
+            continue
+        if version:
+            found.append([name, str(version)])
+    return found
+
+
+def working_directory():
+    try:
+        return os.getcwd()
+    except OSError:  # the working directory was deleted
+        return None
+
+
+def installed_torches(metadata, location):
+    """[version, torch package directory] of every installed torch distribution on sys.path,
+    in path order. A directory that is the imported one is written as `location`, so the two
+    compare as strings; an editable install's directory comes from its direct_url.json."""
+    found = []
+    seen = set()
+    try:
+        dists = list(metadata.distributions(name="torch"))
+    except Exception:  # noqa: BLE001 - a broken dist-info is not worth a failed probe
+        return found
+    for dist in dists:
+        folder = str(dist.locate_file("torch"))
+        editable = editable_dir(dist)
+        if editable:
+            folder = os.path.join(editable, "torch")
+        key = os.path.realpath(folder)
+        if key in seen:
+            continue
+        seen.add(key)
+        if location and same_file(folder, location):
+            folder = location
+        found.append([str(dist.version), folder])
+    return found
+
+
+def editable_dir(dist):
+    """The source directory of an editable install (PEP 610 direct_url.json), else None."""
+    try:
+        text = dist.read_text("direct_url.json")
+        data = json.loads(text) if text else {}
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    url, info = data.get("url", ""), data.get("dir_info", {})
+    if isinstance(info, dict) and info.get("editable") and url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(url).path)
+    return None
 
 
 WHEEL_DIR = re.compile(r"^(nvidia[_-][\w.]+?|triton|cuda[_-]toolkit)-(\d[^-]*)\.dist-info$", re.I)
@@ -121,8 +190,12 @@ def mapped_libraries():
     return sorted(found)
 
 
-def runtime_facts():
+def runtime_facts(location):
     import torch
+
+    file = getattr(torch, "__file__", None)
+    if file and location and same_file(os.path.dirname(file), location):
+        file = os.path.join(location, os.path.basename(file))
 
     cuda = getattr(torch.version, "cuda", None)
     hip = getattr(torch.version, "hip", None)
@@ -176,6 +249,7 @@ def runtime_facts():
         "devices": devices,
         "cudnn_conv": conv,
         "mapped_libraries": mapped_libraries(),
+        "file": file,
     }
 
 
@@ -184,7 +258,7 @@ def main():
     emit("static", static)
     if static.get("missing"):
         return
-    emit("runtime", runtime_facts())
+    emit("runtime", runtime_facts(static.get("location")))
 
 
 main()

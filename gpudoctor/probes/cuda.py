@@ -3,7 +3,9 @@
 Toolkits are looked for in this order, each recorded with how it was found: `--cuda-home`,
 `CUDA_HOME`, `CUDA_PATH`, `nvcc` on `PATH`, `/usr/local/cuda`, `/usr/local/cuda-*` (newest
 first), `/opt/cuda`. The same directory reached twice (a symlink) is listed once, under the
-first way it was found. The first toolkit found is the one in use.
+first way it was found. The first toolkit found is the one in use. What `--cuda-home`,
+`CUDA_HOME` and `CUDA_PATH` name is recorded whatever it is (`CudaFacts.named`: missing, a file,
+empty, not a toolkit): builds of CUDA extensions read CUDA_HOME even when it is no toolkit.
 
 Each toolkit's version is read every way that applies: `version.json` (major.minor only: the
 third field is sometimes a date), `version.txt` (≤ 11.0), the `nvidia_cuda_runtime` dist-info of
@@ -21,16 +23,18 @@ import re
 import shutil
 from pathlib import Path
 
+from gpudoctor import childproc
 from gpudoctor.compat_rows import decode_cuda_version
 from gpudoctor.model import (
     CudaFacts,
     LibcudaFacts,
+    NamedRoot,
     Reason,
     ToolkitFacts,
     Unavailable,
     VersionReading,
 )
-from gpudoctor.probes.interface import Deps, ProbeTimeout, run
+from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
 
 logger = logging.getLogger(__name__)
@@ -39,11 +43,20 @@ NVCC_TIMEOUT = 15.0  # seconds for `nvcc --version`
 _PREFERENCE = ("version.json", "version.txt", "dist-info", "cuda.h", "nvcc", "libcudart")
 
 
+NAMED = ("--cuda-home", "CUDA_HOME", "CUDA_PATH")  # what the user names; the rest is searched
+# what building CUDA code needs of a toolkit: a toolkit with only version.json (a runtime-only
+# container image) is found, but torch.utils.cpp_extension cannot build with it
+BUILD_PARTS = ("bin/nvcc", "include/cuda_runtime.h")
+
+
 def probe_cuda(deps: Deps) -> CudaFacts | Unavailable:
-    """Every toolkit found, with all its version readings."""
+    """Every toolkit found, with all its version readings, and what the named roots are."""
     seen: set[str] = set()
     toolkits: list[ToolkitFacts] = []
+    named: list[NamedRoot] = []
     for root, found_by in candidate_roots(deps):
+        if found_by in NAMED:
+            named.append(NamedRoot(root, found_by, *describe_root(Path(root))))
         try:
             real = os.path.realpath(root)
         except OSError:
@@ -52,13 +65,13 @@ def probe_cuda(deps: Deps) -> CudaFacts | Unavailable:
             continue
         seen.add(real)
         toolkits.append(_toolkit(Path(root), found_by, deps, in_use=not toolkits))
-    if not toolkits:
+    if not toolkits and not named:
         return Unavailable(
             Reason.NOT_INSTALLED,
             "no CUDA toolkit found (looked at --cuda-home, CUDA_HOME, CUDA_PATH, nvcc on PATH, "
             "/usr/local/cuda, /usr/local/cuda-*, /opt/cuda)",
         )
-    return CudaFacts(toolkits=tuple(toolkits))
+    return CudaFacts(toolkits=tuple(toolkits), named=tuple(named))
 
 
 def candidate_roots(deps: Deps) -> list[tuple[str, str]]:
@@ -106,6 +119,40 @@ def _looks_like_toolkit(root: Path) -> bool:
     )
 
 
+def lacks(root: Path) -> tuple[str, ...]:
+    """The parts of BUILD_PARTS a toolkit lacks (headers may also sit in targets/*/include)."""
+    out = []
+    for part in BUILD_PARTS:
+        if (root / part).exists():
+            continue
+        if part.startswith("include/") and any(root.glob(f"targets/*/{part}")):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def describe_root(root: Path) -> tuple[str, tuple[str, ...]]:
+    """What a directory the user named as the toolkit is (`NamedRoot.kind`), and for a toolkit
+    the build parts it lacks: "missing", "file", "unreadable", "empty", "not-a-toolkit" (none
+    of version.json, version.txt, include/cuda.h, dist-info, bin/nvcc) or "toolkit"."""
+    try:
+        if not root.exists():  # a dangling symlink too
+            return "missing", ()
+        if not root.is_dir():
+            return "file", ()
+        with os.scandir(root) as entries:
+            empty = next(entries, None) is None
+    except PermissionError:
+        return "unreadable", ()
+    except OSError:
+        return "missing", ()
+    if empty:
+        return "empty", ()
+    if not _looks_like_toolkit(root) and not (root / "bin" / "nvcc").exists():
+        return "not-a-toolkit", ()
+    return "toolkit", lacks(root)
+
+
 def _toolkit(root: Path, found_by: str, deps: Deps, in_use: bool) -> ToolkitFacts:
     readings = [
         r
@@ -136,6 +183,7 @@ def _toolkit(root: Path, found_by: str, deps: Deps, in_use: bool) -> ToolkitFact
         nvcc=str(nvcc) if nvcc.exists() else None,
         pip_assembled=(root / "dist-info").is_dir() and not (root / "version.json").exists(),
         in_use=in_use,
+        lacks=lacks(root),
     )
 
 
@@ -217,8 +265,8 @@ def _read_nvcc(root: Path, deps: Deps) -> VersionReading | None:
     if not nvcc.exists():
         return None
     try:
-        result = run([str(nvcc), "--version"], NVCC_TIMEOUT, deps.child_env())
-    except ProbeTimeout:
+        result = childproc.run([str(nvcc), "--version"], NVCC_TIMEOUT, deps.child_env())
+    except childproc.ChildTimeout:
         return VersionReading(
             "nvcc", str(nvcc),
             Unavailable(Reason.TIMEOUT, f"`{nvcc} --version` did not finish in {NVCC_TIMEOUT:g} s"),

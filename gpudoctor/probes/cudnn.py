@@ -32,10 +32,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpudoctor import childproc
 from gpudoctor.compat_rows import format_cudnn_version as decode_version
 from gpudoctor.model import CudnnFacts, CudnnInstall, CudnnLibrary, Reason, Unavailable
 from gpudoctor.probes.cuda import candidate_roots
-from gpudoctor.probes.interface import Deps, ProbeTimeout, run
+from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
 
 logger = logging.getLogger(__name__)
@@ -43,9 +44,12 @@ logger = logging.getLogger(__name__)
 MANIFEST = ".gpudoctor/cudnn/manifest.json"  # written by `gpudoctor install-cudnn`
 _LIB = re.compile(r"^(libcudnn[a-z0-9_]*?)(?:_static(?:_v\d+)?\.a|\.so(?:\.(\d+(?:\.\d+)*))?)$")
 _CUDA_LIB = re.compile(r"\b(?:libcublas|libcublasLt|libcudart|libnvrtc)\.so\.(\d+)")
+# run as the patient runs (its site module, PYTHONPATH, user site): with -S a venv's python
+# reports the base interpreter's site-packages, and the venv's own nvidia-* wheels are missed
 _SITE_CHILD = (
     "import json, site, sysconfig; p = sysconfig.get_paths(); "
-    "print(json.dumps([p['purelib'], p['platlib'], site.getusersitepackages()]))"
+    "s = getattr(site, 'getsitepackages', list)(); "
+    "print(json.dumps([p['purelib'], p['platlib']] + list(s) + [site.getusersitepackages()]))"
 )
 
 
@@ -169,8 +173,8 @@ def ldconfig_dirs(deps: Deps) -> list[Path] | Unavailable:
     if exe is None:
         return Unavailable(Reason.NOT_INSTALLED, "ldconfig is not installed")
     try:
-        result = run([exe, "-p", "-C", str(cache)], 5.0, deps.child_env())
-    except ProbeTimeout:
+        result = childproc.run([exe, "-p", "-C", str(cache)], 5.0, deps.child_env())
+    except childproc.ChildTimeout:
         return Unavailable(Reason.TIMEOUT, "`ldconfig -p` hung")
     except OSError as e:
         return Unavailable(Reason.ERROR, "ldconfig cannot run", detail=repr(e))
@@ -201,9 +205,10 @@ def site_packages(deps: Deps) -> list[Path]:
         raw = [p["purelib"], p["platlib"], site.getusersitepackages()]
     else:
         try:
-            result = run([deps.python, "-I", "-S", "-c", _SITE_CHILD], 10.0, deps.child_env())
+            result = childproc.run([deps.python, "-c", _SITE_CHILD], 10.0,
+                                    deps.child_env())
             raw = json.loads(result.stdout.strip().splitlines()[-1])
-        except (ProbeTimeout, OSError, ValueError, IndexError) as e:
+        except (childproc.ChildTimeout, OSError, ValueError, IndexError) as e:
             logger.debug("site-packages of %s: %r", deps.python, e)
             return []
     out: list[Path] = []
@@ -324,8 +329,8 @@ def run_ldd(paths: list[Path], env: dict[str, str]) -> str | Unavailable:
     if exe is None:
         return Unavailable(Reason.NOT_INSTALLED, "ldd is not installed")
     try:
-        result = run([exe, *map(str, paths)], 15.0, env)
-    except ProbeTimeout:
+        result = childproc.run([exe, *map(str, paths)], 15.0, env)
+    except childproc.ChildTimeout:
         return Unavailable(Reason.TIMEOUT, "ldd hung")
     except OSError as e:
         return Unavailable(Reason.ERROR, "ldd cannot run", detail=repr(e))

@@ -1,8 +1,10 @@
-"""The host: OS, kernel, glibc, Python, container / WSL, CUDA variables, /dev/nvidia*, /dev/shm.
+"""The host: OS, kernel, glibc, Python, container / WSL, CUDA variables, /dev/nvidia*, /dev/shm,
+NVIDIA GPUs on the PCI bus, the NVIDIA kernel module's version and the driver library's.
 
 Errors map to facts: an unreadable file is simply not evidence (e.g. no os-release → the
 platform name); glibc that cannot be told (musl) → `Unavailable(NOT_SUPPORTED)`; a /dev/shm
-that cannot be stat'ed → `Unavailable(NOT_INSTALLED)`.
+that cannot be stat'ed → `Unavailable(NOT_INSTALLED)`; no /sys/bus/pci (WSL, some containers)
+→ `Unavailable(NOT_SUPPORTED)`; no kernel module version → `Unavailable(NOT_INSTALLED)`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import ctypes
 import logging
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -37,7 +40,8 @@ def probe_host(deps: Deps) -> HostFacts:
     """Gather host facts; every part degrades on its own."""
     env = tuple((k, deps.environ[k]) for k in ENV_VARS if k in deps.environ)
     ld = deps.environ.get("LD_LIBRARY_PATH", "")
-    missing = tuple(d for d in ld.split(":") if d and not deps.path(d).is_dir())
+    entries = [d for d in re.split(r"[:;]", ld) if d]  # the loader splits on both
+    missing = tuple(d for d in entries if not deps.path(d).is_dir())
     return HostFacts(
         os_name=_os_name(deps),
         kernel=_read(deps.path("/proc/sys/kernel/osrelease")) or platform.release(),
@@ -51,7 +55,20 @@ def probe_host(deps: Deps) -> HostFacts:
         ld_library_path_missing=missing,
         dev_nodes=_dev_nodes(deps),
         shm_bytes=_shm(deps),
+        pci_gpus=_pci_gpus(deps),
+        nvidia_module=_nvidia_module(deps),
+        nvml_libraries=_nvml_libraries(deps, entries),
+        ld_library_path_real=tuple((d, _real(deps, d)) for d in entries if d not in missing),
     )
+
+
+def _real(deps: Deps, path: str) -> str:
+    """`path` with symlinks resolved, as a path of the probed system (outside of `root`)."""
+    real = os.path.realpath(deps.path(path))
+    root = os.path.realpath(deps.root)
+    if root == "/" or not real.startswith(root + "/"):
+        return real
+    return "/" + os.path.relpath(real, root)
 
 
 def _read(path: Path) -> str | None:
@@ -131,3 +148,70 @@ def _shm(deps: Deps) -> int | Unavailable:
     except OSError as e:
         return Unavailable(Reason.NOT_INSTALLED, "/dev/shm is not mounted", detail=repr(e))
     return st.f_blocks * st.f_frsize
+
+
+_PCI_DISPLAY = ("0x0300", "0x0302")  # VGA-compatible and 3D controllers
+
+
+def _pci_gpus(deps: Deps) -> tuple[str, ...] | Unavailable:
+    """NVIDIA (vendor 0x10de) display controllers in /sys/bus/pci: seen with no driver at all."""
+    bus = deps.path("/sys/bus/pci/devices")
+    try:
+        names = sorted(os.listdir(bus))
+    except OSError as e:
+        return Unavailable(Reason.NOT_SUPPORTED, "the PCI bus cannot be listed (no "
+                           "/sys/bus/pci/devices: WSL, or a container without /sys)",
+                           detail=repr(e))
+    found = []
+    for name in names:
+        vendor = _read(bus / name / "vendor")
+        if vendor != "0x10de" or not (_read(bus / name / "class") or "").startswith(_PCI_DISPLAY):
+            continue
+        device = (_read(bus / name / "device") or "0x????")[2:]
+        found.append(f"{name} 10de:{device}")
+    return tuple(found)
+
+
+_MODULE = re.compile(r"Kernel Module\s+(?:for \S+\s+)?(\d+\.\d+(?:\.\d+)?)")
+
+
+def _nvidia_module(deps: Deps) -> str | Unavailable:
+    """The loaded kernel module's version: /proc/driver/nvidia/version, else /sys/module."""
+    m = _MODULE.search(_read(deps.path("/proc/driver/nvidia/version")) or "")
+    if m:
+        return m.group(1)
+    text = _read(deps.path("/sys/module/nvidia/version")) or ""
+    if re.fullmatch(r"\d+\.\d+(?:\.\d+)?", text):
+        return text
+    return Unavailable(Reason.NOT_INSTALLED, "the NVIDIA kernel module is not loaded (no "
+                       "/proc/driver/nvidia/version or /sys/module/nvidia/version)")
+
+
+# where the driver's user-space libraries live: distributions, containers (the NVIDIA
+# Container Toolkit mounts them), WSL
+NVML_DIRS = (
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+    "/lib/x86_64-linux-gnu", "/lib64", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+    "/usr/lib/wsl/lib",
+)
+_NVML_FILE = re.compile(r"^libnvidia-ml\.so\.(\d+\.\d+(?:\.\d+)?)$")
+
+
+def _nvml_libraries(deps: Deps, ld_entries: list[str]) -> tuple[tuple[str, str], ...]:
+    """Every libnvidia-ml.so.1 on the loader path and in the usual places, with the driver
+    version its real file is named after (`libnvidia-ml.so.535.104.05`)."""
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for d in (*ld_entries, *NVML_DIRS):
+        link = deps.path(d) / "libnvidia-ml.so.1"
+        try:
+            real = os.path.realpath(link)
+            if real in seen or not os.path.exists(real):
+                continue
+        except OSError:
+            continue
+        seen.add(real)
+        m = _NVML_FILE.match(os.path.basename(real))
+        if m:
+            found.append((f"{d.rstrip('/')}/libnvidia-ml.so.1", m.group(1)))
+    return tuple(found)

@@ -15,16 +15,17 @@ Mapping:
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
 import os
+import re
+import shutil
 import signal
-import subprocess
-import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gpudoctor import childproc
 from gpudoctor.model import (
     Reason,
     TorchDevice,
@@ -33,7 +34,7 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
-from gpudoctor.probes.interface import Deps, ProbeTimeout, RunResult, finish, start
+from gpudoctor.probes.interface import Deps
 
 logger = logging.getLogger(__name__)
 
@@ -41,43 +42,82 @@ CHILD_SOURCE = (Path(__file__).parent / "_torch_child.py").read_text()
 PREFIX = "GPUDOCTOR:"
 
 # A child started before the CLI's own imports (see `prestart`), keyed by what it was given.
-_PRESTARTED: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[subprocess.Popen[str], float]] = {}
+_PRESTARTED: dict[tuple[str, tuple[tuple[str, str], ...]], childproc.Child] = {}
+
+
+class NotAnInterpreter(ValueError):
+    """`--python` names no usable Python; `str(e)` is the one-line usage error."""
+
+
+# Python 2 syntax too, so that a Python 2 answers with its version instead of a SyntaxError
+_WHO = "import sys; sys.stdout.write('GPUDOCTOR-PYTHON %d.%d\\n' % sys.version_info[:2])"
+WHO_TIMEOUT = 10.0
+
+
+def resolve_python(value: str, environ: Mapping[str, str]) -> str:
+    """`--python VALUE` as a shell runs it: a bare name (`python3`) from the PATH of
+    `environ`, a path made absolute (symlinks kept: a venv's python is one). It is run once,
+    briefly (`-E -s -S`), and must answer as Python ≥ 3.8.
+
+    Raises `NotAnInterpreter` for a name not on PATH, a missing file, a directory, a file that
+    cannot be run, a program that is not Python (`/bin/ls`), a Python older than 3.8, or one
+    that does not answer within WHO_TIMEOUT seconds.
+    """
+    if "/" not in value:
+        found = shutil.which(value, path=environ.get("PATH", os.defpath))
+        if found is None:
+            raise NotAnInterpreter(f"--python {value}: no {value} on PATH")
+        path = os.path.abspath(found)
+    else:
+        path = os.path.abspath(os.path.expanduser(value))
+    shown = value if value == path else f"{value} ({path})"
+    if not os.path.lexists(path):
+        raise NotAnInterpreter(f"--python {shown}: no such file")
+    if os.path.isdir(path):
+        raise NotAnInterpreter(f"--python {shown}: a directory, not a Python interpreter")
+    try:
+        result = childproc.run([path, "-E", "-s", "-S", "-c", _WHO], WHO_TIMEOUT, dict(environ),
+                               limit=4096)
+    except childproc.ChildTimeout:
+        raise NotAnInterpreter(f"--python {shown}: did not answer within {WHO_TIMEOUT:g} s"
+                               ) from None
+    except OSError as e:
+        raise NotAnInterpreter(f"--python {shown}: cannot be run ({e.strerror or e})") from None
+    m = re.search(r"^GPUDOCTOR-PYTHON (\d+)\.(\d+)$", result.stdout, re.MULTILINE)
+    if m is None:
+        raise NotAnInterpreter(f"--python {shown}: not a Python interpreter")
+    if (int(m.group(1)), int(m.group(2))) < (3, 8):
+        raise NotAnInterpreter(f"--python {shown}: Python {m.group(1)}.{m.group(2)} is too "
+                               "old (the torch probe needs 3.8 or newer)")
+    return path
 
 
 def _argv(python: str) -> list[str]:
     return [python, "-c", CHILD_SOURCE]
 
 
+def _key(deps: Deps) -> tuple[str, tuple[tuple[str, str], ...]]:
+    return deps.python, tuple(sorted(deps.child_env().items()))
+
+
 def prestart(deps: Deps) -> None:
     """Start the torch child now, for `probe_torch(deps)` to collect later.
 
     `import torch` is the slowest fact `check` gathers; the CLI calls this before importing
-    typer and rich so the two overlap. A child nobody collects is killed at exit.
+    typer and rich so the two overlap. A child nobody collects is killed at exit (the runner
+    kills every child still live then).
     """
-    key = (deps.python, tuple(sorted(deps.child_env().items())))
     try:
-        proc = start(_argv(deps.python), deps.child_env())
+        _PRESTARTED[_key(deps)] = childproc.start(_argv(deps.python), deps.child_env())
     except OSError:
         return  # probe_torch will meet the same error and report it
-    _PRESTARTED[key] = (proc, time.monotonic())
-    atexit.register(_reap, proc)
 
 
-def _reap(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
-        proc.wait()
-
-
-def _child(deps: Deps) -> tuple[subprocess.Popen[str], float]:
-    key = (deps.python, tuple(sorted(deps.child_env().items())))
-    found = _PRESTARTED.pop(key, None)
+def _child(deps: Deps) -> childproc.Child:
+    found = _PRESTARTED.pop(_key(deps), None)
     if found is not None:
         return found
-    return start(_argv(deps.python), deps.child_env()), time.monotonic()
+    return childproc.start(_argv(deps.python), deps.child_env())
 
 
 def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
@@ -86,18 +126,18 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
         return Unavailable(Reason.SKIPPED, "PyTorch was not probed (--no-torch)")
     timed_out = False
     try:
-        proc, started = _child(deps)
-        result = finish(proc, max(0.1, deps.torch_timeout - (time.monotonic() - started)))
-    except (FileNotFoundError, PermissionError) as e:
+        child = _child(deps)
+        result = child.finish(max(0.1, deps.torch_timeout - child.elapsed))
+    except OSError as e:  # not executable, missing, not a program (ENOEXEC)
         return Unavailable(
             Reason.NOT_INSTALLED,
             f"cannot run the Python interpreter {deps.python}",
             detail=repr(e),
         )
-    except ProbeTimeout as e:
+    except childproc.ChildTimeout as e:
         timed_out = True
-        result = RunResult(-9, e.stdout, e.stderr)
-    seconds = round(time.monotonic() - started, 3)
+        result = e.result
+    seconds = round(child.elapsed, 3)
     stages = _stages(result.stdout)
     static_data = stages.get("static")
     if static_data is not None and static_data.get("missing"):
@@ -136,12 +176,12 @@ def _stages(stdout: str) -> dict[str, Any]:
     return stages
 
 
-def _static(data: dict[str, Any] | None, result: RunResult) -> TorchStatic | Unavailable:
+def _static(data: dict[str, Any] | None, result: childproc.Completed) -> TorchStatic | Unavailable:
     if data is None:
         return Unavailable(
             Reason.ERROR,
             "the interpreter did not report its packages",
-            detail=_tail(result.stderr),
+            detail=_detail(result),
         )
     if "error" in data and "version" not in data:
         return Unavailable(Reason.NOT_SUPPORTED, str(data["error"]))
@@ -150,6 +190,10 @@ def _static(data: dict[str, Any] | None, result: RunResult) -> TorchStatic | Una
         location=str(data["location"]),
         version_py=tuple((str(k), str(v)) for k, v in data["version_py"]),
         nvidia_wheels=tuple((str(k), str(v)) for k, v in data["nvidia_wheels"]),
+        distributions=tuple((str(v), str(loc)) for v, loc in data.get("distributions", ())),
+        cwd=str(data["cwd"]) if data.get("cwd") else Unavailable(
+            Reason.NOT_SUPPORTED, "the interpreter's working directory could not be read"),
+        companions=tuple((str(k), str(v)) for k, v in data.get("companions", ())),
     )
 
 
@@ -174,10 +218,12 @@ def _runtime(d: dict[str, Any]) -> TorchRuntime:
         ),
         cudnn_conv=str(d["cudnn_conv"]),
         mapped_libraries=tuple(d["mapped_libraries"]),
+        file=str(d["file"]) if d.get("file") else Unavailable(
+            Reason.NOT_SUPPORTED, "torch has no __file__ (a namespace package)"),
     )
 
 
-def _failure(result: RunResult, deps: Deps) -> Unavailable:
+def _failure(result: childproc.Completed, deps: Deps) -> Unavailable:
     if result.returncode < 0:
         try:
             name = signal.Signals(-result.returncode).name
@@ -186,14 +232,14 @@ def _failure(result: RunResult, deps: Deps) -> Unavailable:
         return Unavailable(
             Reason.CRASHED,
             f"`import torch` crashed the interpreter ({name})",
-            detail=_tail(result.stderr),
+            detail=_detail(result),
         )
     last = _last_error_line(result.stderr)
     return Unavailable(
         Reason.ERROR,
         f"`import torch` failed: {last}" if last else
         f"`import torch` failed with exit code {result.returncode}",
-        detail=_tail(result.stderr),
+        detail=_detail(result),
     )
 
 
@@ -203,6 +249,11 @@ def _last_error_line(stderr: str) -> str:
         if "Error" in ln or "Exception" in ln:
             return ln[:300]
     return lines[-1][:300] if lines else ""
+
+
+def _detail(result: childproc.Completed) -> str:
+    """The stderr tail, and the runner's note when the child's output was cut."""
+    return "\n".join((_tail(result.stderr), *result.notes)).strip()
 
 
 def _tail(text: str, n: int = 20) -> str:

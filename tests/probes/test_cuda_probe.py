@@ -19,7 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.model import CudaFacts, LibcudaFacts, Reason, ToolkitFacts, Unavailable
+from gpudoctor.model import (
+    CudaFacts,
+    LibcudaFacts,
+    NamedRoot,
+    Reason,
+    ToolkitFacts,
+    Unavailable,
+)
 from gpudoctor.probes import cuda as cuda_probe
 from gpudoctor.probes.cuda import probe_cuda, probe_libcuda
 from gpudoctor.probes.interface import Deps
@@ -350,9 +357,92 @@ def test_nvcc_wrapper_script_leads_to_its_toolkit(tmp_path: Path) -> None:
 
 def test_directories_that_are_not_toolkits_are_ignored(tmp_path: Path) -> None:
     (tmp_path / "usr" / "local" / "cuda-12.4" / "bin").mkdir(parents=True)
-    environ = {**ENV, "CUDA_HOME": str(tmp_path / "nowhere"), "CUDA_PATH": ""}
-    u = unavailable(probe_cuda(Deps(root=tmp_path, environ=environ)), Reason.NOT_INSTALLED)
+    u = unavailable(probe_cuda(Deps(root=tmp_path, environ={**ENV, "CUDA_PATH": ""})),
+                    Reason.NOT_INSTALLED)
     assert u.message.startswith("no CUDA toolkit found")
+
+
+# ---------------------------------------------------------------------------- named roots
+
+
+def named_roots(tmp_path: Path) -> dict[str, Path]:
+    """CUDA_HOME / CUDA_PATH values of every kind, as real paths."""
+    roots = {"missing": tmp_path / "nowhere", "file": tmp_path / "a-file",
+             "empty": tmp_path / "empty", "not-a-toolkit": tmp_path / "lib-only",
+             "version-json-only": tmp_path / "runtime-only",
+             "dangling": tmp_path / "dangling"}
+    roots["file"].write_text("CUDA_HOME should be a directory\n")
+    roots["empty"].mkdir()
+    (roots["not-a-toolkit"] / "lib64").mkdir(parents=True)
+    (roots["not-a-toolkit"] / "lib64" / "libcudart.so.12").write_bytes(b"\x7fELF")
+    make_toolkit(roots["version-json-only"], version_json="12.4.1")
+    roots["dangling"].symlink_to(tmp_path / "gone")
+    return roots
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "lacks"),
+    [("missing", "missing", ()), ("file", "file", ()), ("empty", "empty", ()),
+     ("not-a-toolkit", "not-a-toolkit", ()), ("dangling", "missing", ()),
+     ("version-json-only", "toolkit", ("bin/nvcc", "include/cuda_runtime.h"))],
+)
+def test_what_cuda_home_names_is_recorded(tmp_path: Path, name: str, kind: str,
+                                          lacks: tuple[str, ...]) -> None:
+    root = named_roots(tmp_path)[name]
+    facts = facts_of(Deps(root=tmp_path / "sys", environ={**ENV, "CUDA_HOME": str(root)}))
+    assert facts.named == (NamedRoot(str(root), "CUDA_HOME", kind, lacks),)
+    assert cuda_probe.describe_root(root) == (kind, lacks)
+    if kind != "toolkit":  # nothing else found: the facts stay, with no toolkit in use
+        assert (facts.toolkits, facts.in_use) == ((), None)
+    else:
+        assert facts.in_use is not None
+        assert facts.in_use.lacks == lacks
+
+
+def test_named_roots_in_order_with_a_real_toolkit_behind(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "usr" / "local" / "cuda-12.4", version_json="12.4.1",
+                       cuda_h=12040, nvcc=nvcc_printing("12.4", "12.4.131"))
+    (kit / "include" / "cuda_runtime.h").write_text("/* cuda_runtime.h */\n")
+    roots = named_roots(tmp_path)
+    environ = {**ENV, "CUDA_HOME": str(roots["missing"]), "CUDA_PATH": str(roots["empty"])}
+    facts = facts_of(Deps(root=tmp_path, environ=environ, cuda_home=str(kit)))
+    assert [(n.named_by, n.kind) for n in facts.named] == [
+        ("--cuda-home", "toolkit"), ("CUDA_HOME", "missing"), ("CUDA_PATH", "empty")]
+    assert facts.in_use is not None
+    assert (facts.in_use.root, facts.in_use.lacks) == (str(kit), ())
+
+
+def test_headers_under_targets_count(tmp_path: Path) -> None:
+    kit = make_toolkit(tmp_path / "conda", cuda_h=12040, nvcc=nvcc_printing("12.4", "12.4.131"))
+    (kit / "targets" / "x86_64-linux" / "include").mkdir(parents=True)
+    (kit / "targets" / "x86_64-linux" / "include" / "cuda_runtime.h").write_text("\n")
+    assert cuda_probe.lacks(kit) == ()
+    (kit / "bin" / "nvcc").unlink()
+    assert cuda_probe.lacks(kit) == ("bin/nvcc",)
+
+
+def _check_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--no-torch", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("name", ["missing", "file", "empty", "not-a-toolkit"])
+def test_cuda_home_option_that_is_no_toolkit_is_a_usage_error(tmp_path: Path, name: str) -> None:
+    root = named_roots(tmp_path)[name]
+    result = _check_cli("--cuda-home", str(root))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"gpudoctor: error: --cuda-home {root} ")
+    assert "Traceback" not in result.stderr
+
+
+def test_cuda_home_option_with_only_version_json_runs(tmp_path: Path) -> None:
+    root = named_roots(tmp_path)["version-json-only"]
+    result = _check_cli("--cuda-home", str(root), "--format", "json", "GD201")
+    assert result.returncode == 0, result.stderr
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["status"] == "warn" and finding["severity"] == "warning"
+    assert f"--cuda-home={root} is not a toolkit for building" in finding["message"]
+    assert "no bin/nvcc and no include/cuda_runtime.h" in finding["message"]
 
 
 # ---------------------------------------------------------------------------- libcuda

@@ -247,3 +247,31 @@ def test_facts_round_trip_through_a_snapshot(tmp_path: Path, cudnn_kit: CudnnKit
     facts = probe_cudnn_at(str(prefix), deps_for(tmp_path))
     data = json.loads(json.dumps(snapshot.to_data(facts)))
     assert snapshot.from_data(CudnnFacts | Unavailable, data) == facts
+
+
+def test_patients_own_venv_wheel_is_found(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
+    """`--python` of another venv: its own site-packages hold the cuDNN wheel (the child asks
+    that interpreter as it runs: with -S a venv reports its base's site-packages instead)."""
+    venv = tmp_path / "cu124-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   capture_output=True, timeout=60)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True, timeout=30).stdout.strip())
+    wheel = site / "nvidia" / "cudnn"
+    cudnn_kit.populate(wheel, "9.1.0", lib="lib", chain=False)
+    for p in (wheel / "lib").glob("*"):
+        if not p.name.endswith(".so.9"):  # a wheel ships only the SONAME files
+            p.unlink()
+    dist = site / "nvidia_cudnn_cu12-9.1.0.70.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: nvidia-cudnn-cu12\n"
+                                   "Version: 9.1.0.70\n")
+    (dist / "WHEEL").write_text("Wheel-Version: 1.0\nRoot-Is-Purelib: true\n")
+    facts = probe_cudnn(deps_for(tmp_path, python=str(python)))
+    inst = only(facts)
+    assert inst.origin == f"pip wheel {wheel}"
+    assert inst.library_version == inst.header_version == "9.1.0"
+    assert (inst.cuda_build, inst.cuda_build_from) == (
+        "12", "dist-info nvidia_cudnn_cu12-9.1.0.70.dist-info")

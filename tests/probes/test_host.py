@@ -155,3 +155,86 @@ def test_real_host_never_raises() -> None:
     facts = probe_host(Deps())
     assert isinstance(facts, HostFacts)
     assert facts.kernel
+
+
+# ---------------------------------------------------------------------------- GPU signs
+
+
+def pci_device(root: Path, address: str, vendor: str, cls: str, device: str) -> None:
+    for name, value in (("vendor", vendor), ("class", cls), ("device", device)):
+        write(root, f"/sys/bus/pci/devices/{address}/{name}", value + "\n")
+
+
+def test_nvidia_gpus_on_the_pci_bus_without_a_driver(tmp_path: Path) -> None:
+    pci_device(tmp_path, "0000:00:02.0", "0x8086", "0x030000", "0x9bc4")  # Intel graphics
+    pci_device(tmp_path, "0000:01:00.0", "0x10de", "0x030000", "0x2684")  # RTX 4090 (VGA)
+    pci_device(tmp_path, "0000:01:00.1", "0x10de", "0x040300", "0x22ba")  # its audio
+    pci_device(tmp_path, "0000:41:00.0", "0x10de", "0x030200", "0x2330")  # H100 (3D)
+    facts = host(tmp_path)
+    assert facts.pci_gpus == ("0000:01:00.0 10de:2684", "0000:41:00.0 10de:2330")
+
+
+def test_no_pci_bus_is_unavailable_and_no_gpu_is_empty(tmp_path: Path) -> None:
+    pci = host(tmp_path).pci_gpus
+    assert isinstance(pci, Unavailable)
+    assert pci.reason is Reason.NOT_SUPPORTED
+    pci_device(tmp_path, "0000:00:04.0", "0x1af4", "0x010000", "0x1001")  # virtio disk
+    assert host(tmp_path).pci_gpus == ()
+
+
+def test_real_pci_bus_never_raises() -> None:
+    facts = probe_host(Deps())
+    assert isinstance(facts.pci_gpus, tuple | Unavailable)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [({"/proc/driver/nvidia/version": "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+       "535.104.05  Sat Aug 19 01:15:15 UTC 2023\n"}, "535.104.05"),
+     ({"/proc/driver/nvidia/version": "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64 "
+       " 550.54.15  Release Build  (dvs-builder@U16-I3-B03-4-3)\n"}, "550.54.15"),
+     ({"/sys/module/nvidia/version": "570.86.15\n"}, "570.86.15"),
+     ({"/sys/module/nvidia/version": "garbage\n"}, None),
+     ({}, None)],
+    ids=["proc", "proc-open-module", "sys-module", "garbage", "none"],
+)
+def test_kernel_module_version(tmp_path: Path, files: dict[str, str],
+                               expected: str | None) -> None:
+    for path, text in files.items():
+        write(tmp_path, path, text)
+    module = host(tmp_path).nvidia_module
+    if expected is None:
+        assert isinstance(module, Unavailable)
+        assert module.reason is Reason.NOT_INSTALLED
+    else:
+        assert module == expected
+
+
+def test_driver_library_versions_from_the_file_names(tmp_path: Path) -> None:
+    system = tmp_path / "usr/lib/x86_64-linux-gnu"
+    system.mkdir(parents=True)
+    (system / "libnvidia-ml.so.535.183.01").write_bytes(b"\x7fELF")
+    (system / "libnvidia-ml.so.1").symlink_to("libnvidia-ml.so.535.183.01")
+    (tmp_path / "usr/lib64").symlink_to("lib/x86_64-linux-gnu")  # the same file twice: once
+    stale = tmp_path / "opt/old-driver"
+    stale.mkdir(parents=True)
+    (stale / "libnvidia-ml.so.470.223.02").write_bytes(b"\x7fELF")
+    (stale / "libnvidia-ml.so.1").symlink_to("libnvidia-ml.so.470.223.02")
+    wsl = tmp_path / "usr/lib/wsl/lib"
+    wsl.mkdir(parents=True)
+    (wsl / "libnvidia-ml.so.1").write_bytes(b"\x7fELF")  # WSL's: no version in the name
+    facts = host(tmp_path, LD_LIBRARY_PATH="/opt/old-driver")
+    assert facts.nvml_libraries == (
+        ("/opt/old-driver/libnvidia-ml.so.1", "470.223.02"),
+        ("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "535.183.01"),
+    )
+
+
+def test_ld_library_path_entries_resolved(tmp_path: Path) -> None:
+    real = tmp_path / "usr/local/cuda-12.4/lib64"
+    real.mkdir(parents=True)
+    (tmp_path / "usr/local/cuda").symlink_to("cuda-12.4")
+    facts = host(tmp_path, LD_LIBRARY_PATH="/usr/local/cuda/lib64;/gone::")
+    assert facts.ld_library_path_missing == ("/gone",)  # ';' separates too, as for the loader
+    assert facts.ld_library_path_real == (("/usr/local/cuda/lib64",
+                                           "/usr/local/cuda-12.4/lib64"),)

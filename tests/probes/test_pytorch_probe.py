@@ -213,3 +213,145 @@ def test_import_exits_without_a_traceback(tmp_path: Path) -> None:
     facts = facts_of(fake_torch(tmp_path, "import sys\nsys.exit(7)\n"))
     rt = unavailable(facts.runtime, Reason.ERROR)
     assert rt.message == "`import torch` failed with exit code 7"
+
+
+# ---------------------------------------------------------------------------- (g) shadows
+
+
+def _without_pythonpath() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+def test_real_torch_records_where_it_is_installed(real_torch_facts: TorchFacts) -> None:
+    static, rt = real_torch_facts.static, real_torch_facts.runtime
+    assert isinstance(static, TorchStatic)
+    assert isinstance(rt, TorchRuntime), rt
+    assert static.distributions[0] == (metadata.version("torch"), static.location)
+    assert static.cwd == os.getcwd()
+    assert rt.file == os.path.join(static.location, "__init__.py")
+    # PyPI's default wheel: metadata "2.14.1", torch.__version__ "2.14.1+cu130": one copy
+    from gpudoctor.checks.pytorch import check_torch_shadowed
+    from gpudoctor.compat import load_tables
+    from gpudoctor.model import Environment, Status
+
+    env = Environment("0", "now", Unavailable(Reason.SKIPPED, ""), Unavailable(Reason.SKIPPED, ""),
+                      Unavailable(Reason.SKIPPED, ""), Unavailable(Reason.SKIPPED, ""),
+                      real_torch_facts, Unavailable(Reason.SKIPPED, ""))
+    f = check_torch_shadowed.run(env, load_tables())
+    assert f.status is Status.PASS, f.message
+
+
+def test_source_checkout_in_the_working_directory(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("needs an installed torch to be shadowed")
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text('__version__ = "0.0.0-src"\n')
+    monkeypatch.chdir(tmp_path)
+    facts = facts_of(Deps(environ=_without_pythonpath()))
+    static = facts.static
+    assert isinstance(static, TorchStatic)
+    assert static.location == str(tmp_path / "torch")
+    assert static.cwd == str(tmp_path)
+    installed = metadata.version("torch")
+    assert static.distributions
+    assert static.distributions[0][0] == installed
+    assert static.distributions[0][1] != static.location
+    # the checks name the folder, never a `pip install torch==unknown`
+    from gpudoctor.checks import REGISTRY, run_checks
+    from gpudoctor.compat import load_tables
+    from gpudoctor.model import Environment, Status
+
+    skip = Unavailable(Reason.SKIPPED, "")
+    env = Environment("0", "now", skip, skip, skip, skip, facts, skip)
+    got = {r.check_id: r.finding for r in run_checks(env, load_tables(), REGISTRY).results}
+    shadow = got["GD401"] if got["GD401"].status is Status.FAIL else got["GD406"]
+    assert shadow.status in (Status.FAIL, Status.WARN)
+    assert "torch imports from ./torch, a source checkout" in shadow.message
+    assert f"installed torch {installed}" in shadow.message
+    assert (shadow.fix or "").startswith("cd to another directory")
+    assert all("unknown" not in (f.fix or "") for f in got.values())
+
+
+# ---------------------------------------------------------------------------- (h) --python
+
+
+def test_bare_name_resolves_from_path_as_a_shell_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpudoctor.probes.pytorch import resolve_python
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "py3").symlink_to(sys.executable)  # a venv's python is a symlink: kept
+    work = tmp_path / "work"
+    work.mkdir()
+    decoy = work / "py3"  # a file of that name in the working directory is not run
+    decoy.write_text("#!/bin/sh\necho decoy\n")
+    decoy.chmod(0o755)
+    monkeypatch.chdir(work)
+    assert resolve_python("py3", {"PATH": str(bin_dir)}) == str(bin_dir / "py3")
+    from gpudoctor.probes.pytorch import NotAnInterpreter
+
+    with pytest.raises(NotAnInterpreter, match="not a Python interpreter"):
+        resolve_python("./py3", {"PATH": str(bin_dir)})  # a path: the one in this directory
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [("ls", "not a Python interpreter"), ("directory", "a directory, not a Python interpreter"),
+     ("text", "cannot be run"), ("missing", "no such file"), ("not-on-path", "on PATH"),
+     ("python2", "Python 2.7 is too old"), ("script", "not a Python interpreter")],
+)
+def test_not_an_interpreter(tmp_path: Path, kind: str, says: str) -> None:
+    from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
+
+    text = tmp_path / "notes.txt"
+    text.write_text("just text\n")
+    py2 = tmp_path / "python2"
+    py2.write_text("#!/bin/sh\necho 'GPUDOCTOR-PYTHON 2.7'\n")
+    py2.chmod(0o755)
+    script = tmp_path / "script"
+    script.write_text("#!/bin/sh\necho hello\n")
+    script.chmod(0o755)
+    value = {"ls": "/bin/ls", "directory": str(tmp_path), "text": str(text),
+             "missing": str(tmp_path / "nope"), "not-on-path": "no-such-python-here",
+             "python2": str(py2), "script": str(script)}[kind]
+    with pytest.raises(NotAnInterpreter) as e:
+        resolve_python(value, {"PATH": "/usr/bin:/bin"})
+    assert str(e.value).startswith(f"--python {value}")
+    assert says in str(e.value)
+
+
+def test_interpreter_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpudoctor.probes import pytorch
+    from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
+
+    monkeypatch.setattr(pytorch, "WHO_TIMEOUT", 0.5)
+    slow = tmp_path / "python"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    with pytest.raises(NotAnInterpreter, match=r"did not answer within 0\.5 s"):
+        resolve_python(str(slow), {"PATH": "/usr/bin:/bin"})
+
+
+def test_cli_refuses_what_is_not_python_with_exit_2(tmp_path: Path) -> None:
+    for value in ("/bin/ls", str(tmp_path)):
+        result = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "check", "--python", value, "--only", "host"],
+            capture_output=True, text=True, timeout=120, check=False)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"gpudoctor: error: --python {value}: ")
+        assert "Traceback" not in result.stderr
+
+
+def test_second_venv_is_probed_and_shown_resolved(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   capture_output=True, timeout=60)
+    from gpudoctor.probes.pytorch import resolve_python
+
+    python = resolve_python("python", {"PATH": str(venv / "bin")})
+    assert python == str(venv / "bin" / "python")
+    facts = probe_torch(Deps(python=python, environ=_without_pythonpath()))
+    u = unavailable(facts, Reason.NOT_INSTALLED)
+    assert u.message == f"PyTorch is not installed for {python}"

@@ -1,0 +1,392 @@
+"""Classes of wrong verdict found on real setups (issue 8), each fixed: hand-built facts, and
+the real probes over real files (a prepared root, real directories, the real torch).
+
+- PyPI's default wheel: metadata `2.5.1`, `torch.__version__` `2.5.1+cu124`: one copy;
+- GPU-less machines: a CUDA build with no driver, a CPU build beside a toolkit: notes, exit 0
+  with `--strict`; a GPU, a driver or a device node turns them back into failures; "no driver"
+  is counted once (GD101), GD403 skips;
+- CUDA_HOME / CUDA_PATH that is no toolkit: named with what breaks;
+- empty LD_LIBRARY_PATH entries; a driver library / kernel module version mismatch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.cli.common import exit_code
+from gpudoctor.compat import load_tables
+from gpudoctor.model import (
+    DeviceNode,
+    Environment,
+    Finding,
+    Reason,
+    Result,
+    Severity,
+    Status,
+    TorchFacts,
+    TorchStatic,
+    Unavailable,
+)
+from gpudoctor.probes.cuda import probe_cuda
+from gpudoctor.probes.host import probe_host
+from gpudoctor.probes.interface import Deps
+from gpudoctor.renderers.interface import is_info
+
+TABLES = load_tables()
+
+
+def results(e: Environment) -> dict[str, Result]:
+    return {r.check_id: r for r in run_checks(e, TABLES, REGISTRY).results}
+
+
+def finding(e: Environment, check_id: str) -> Finding:
+    return results(e)[check_id].finding
+
+
+def with_versions(imported: str, metadata: str) -> Environment:
+    """torch whose import says `imported` and whose installed metadata says `metadata`."""
+    t = torch(imported, "12.4", ("H100",), cudnn=90100)
+    assert isinstance(t.static, TorchStatic)
+    loc = t.static.location
+    static = dataclasses.replace(t.static, version=metadata, distributions=((metadata, loc),),
+                                 cwd="/home/user")
+    return env(torch=dataclasses.replace(t, static=static))
+
+
+# ---------------------------------------------------------------------------- GD406 versions
+
+
+@pytest.mark.parametrize(
+    ("imported", "metadata", "status"),
+    [("2.5.1+cu124", "2.5.1", Status.PASS),  # PyPI's default wheel: one copy
+     ("2.5.1", "2.5.1+cu124", Status.PASS),
+     ("2.5.1+cu124", "2.5.1+cu124", Status.PASS),
+     ("2.5.1+cu124", "2.4.0", Status.WARN),  # a real difference
+     ("2.5.1+cpu", "2.5.1+cu124", Status.WARN),
+     ("2.5.1+cu124", "2.5.1.post1", Status.WARN)],
+)
+def test_local_version_missing_on_one_side_is_one_copy(imported: str, metadata: str,
+                                                       status: Status) -> None:
+    f = finding(with_versions(imported, metadata), "GD406")
+    assert f.status is status, f.message
+    if status is Status.WARN:
+        assert imported in f.message and metadata in f.message
+
+
+def test_snapshot_without_the_new_facts_still_compares_versions() -> None:
+    # a snapshot from before distributions/cwd were recorded: versions alone decide
+    t = torch("2.5.1+cu124", "12.4", ("H100",), cudnn=90100)
+    assert isinstance(t.static, TorchStatic)
+    old = dataclasses.replace(t, static=dataclasses.replace(t.static, version="2.5.1"))
+    assert finding(env(torch=old), "GD406").status is Status.PASS
+    old = dataclasses.replace(t, static=dataclasses.replace(t.static, version="2.4.0"))
+    assert finding(env(torch=old), "GD406").status is Status.WARN
+
+
+# ---------------------------------------------------------------------------- shadows
+
+
+def shadowed(where: str, cwd: str, runtime_ok: bool = True) -> TorchFacts:
+    """torch imported from `where`, the installed 2.5.1 in site-packages beneath it."""
+    t = torch("0.0.0-src", "12.4", ("H100",), cudnn=90100)
+    assert isinstance(t.static, TorchStatic)
+    static = dataclasses.replace(
+        t.static, version="0.0.0-src", location=where, cwd=cwd,
+        distributions=(("2.5.1", "/venv/lib/python3.11/site-packages/torch"),))
+    runtime = t.runtime if runtime_ok else Unavailable(
+        Reason.ERROR, "`import torch` failed: ModuleNotFoundError: No module named "
+        "'torch._C'", "Traceback …")
+    return dataclasses.replace(t, static=static, runtime=runtime)
+
+
+def test_source_checkout_in_the_working_directory_is_named() -> None:
+    f = finding(env(torch=shadowed("/src/pytorch/torch", "/src/pytorch")), "GD406")
+    assert f.status is Status.WARN
+    assert f.message.startswith("torch imports from ./torch, a source checkout")
+    assert "/src/pytorch/torch" in f.message and "installed torch 2.5.1" in f.message
+    assert (f.fix or "").startswith("cd to another directory")
+
+
+def test_a_source_checkout_that_fails_to_import_is_the_cause_not_a_reinstall() -> None:
+    e = env(torch=shadowed("/src/pytorch/torch", "/src/pytorch", runtime_ok=False))
+    f = finding(e, "GD401")
+    assert f.status is Status.FAIL
+    assert "./torch" in f.message
+    assert (f.fix or "").startswith("cd to another directory")
+    assert "unknown" not in (f.fix or "")
+    assert finding(e, "GD406").status is Status.SKIP  # one cause, told once
+
+
+def test_reinstall_line_never_pins_an_unknown_version() -> None:
+    t = torch("2.5.1", "12.4")
+    assert isinstance(t.static, TorchStatic)
+    static = dataclasses.replace(t.static, version="unknown (no package metadata)")
+    crash = Unavailable(Reason.CRASHED, "`import torch` crashed the interpreter (SIGSEGV)")
+    f = finding(env(torch=dataclasses.replace(t, static=static, runtime=crash)), "GD401")
+    assert "pip install" in (f.fix or "")
+    assert "unknown" not in (f.fix or "")
+
+
+def test_copy_on_pythonpath_is_named() -> None:
+    f = finding(env(torch=shadowed("/opt/old/torch", "/home/user")), "GD406")
+    assert f.status is Status.WARN
+    assert f.message.startswith("torch imports from /opt/old/torch (version 0.0.0-src)")
+    assert (f.fix or "").startswith("remove /opt/old from PYTHONPATH")
+
+
+def test_two_installed_copies() -> None:
+    t = torch("2.4.0", "12.4", ("H100",), cudnn=90100)
+    assert isinstance(t.static, TorchStatic)
+    user = "/home/u/.local/lib/python3.11/site-packages/torch"
+    static = dataclasses.replace(t.static, version="2.4.0", location=user, cwd="/home/u",
+                                 distributions=(("2.4.0", user), ("2.5.1", "/usr/lib/torch")))
+    f = finding(env(torch=dataclasses.replace(t, static=static)), "GD406")
+    assert f.status is Status.WARN
+    assert f"2.4.0 at {user} is imported, 2.5.1 at /usr/lib/torch is shadowed" in f.message
+
+
+# ---------------------------------------------------------------------------- GPU-less machines
+
+
+CUDA_TORCH_NO_DRIVER = torch("2.13.0+cu130", "13.0", (), ("sm_90",), 92000,
+                             "RuntimeError: Found no NVIDIA driver on your system.")
+NO_TOOLKIT = Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found")
+
+
+def gpu_less(**kw: object) -> Environment:
+    """A CI runner: no GPU, no driver, no device node, PyPI's CUDA torch."""
+    kw.setdefault("host", host(dev_nodes=(), pci_gpus=()))
+    kw.setdefault("cuda", NO_TOOLKIT)
+    kw.setdefault("torch", CUDA_TORCH_NO_DRIVER)
+    return env(nvml=NO_NVML, libcuda=NO_LIBCUDA, **kw)
+
+
+def test_cuda_build_without_a_gpu_is_a_note_and_exit_0_with_strict() -> None:
+    e = gpu_less()
+    got = results(e)
+    gd101 = got["GD101"]
+    assert is_info(gd101) and gd101.severity is Severity.INFO
+    assert "will use a GPU once one with a driver ≥ 580.65.06 is present" in gd101.finding.message
+    assert "install the NVIDIA driver ≥ 580.65.06" in (gd101.finding.fix or "")
+    assert got["GD403"].finding.status is Status.SKIP
+    assert "(see GD101)" in got["GD403"].finding.message
+    report = run_checks(e, TABLES, REGISTRY)
+    assert exit_code(report, strict=False) == 0
+    assert exit_code(report, strict=True) == 0
+
+
+def test_cpu_build_beside_a_toolkit_without_a_gpu_is_a_note() -> None:
+    e = gpu_less(torch=torch("2.13.0+cpu", None), cuda=toolkit("13.0"))
+    got = results(e)
+    assert is_info(got["GD402"]) and is_info(got["GD101"])
+    assert got["GD402"].finding.fix  # the install line, for where a GPU is
+    assert exit_code(run_checks(e, TABLES, REGISTRY), strict=True) == 0
+
+
+def test_cpu_build_alone_without_a_gpu_passes() -> None:
+    got = results(gpu_less(torch=torch("2.13.0+cpu", None)))
+    assert got["GD402"].finding.status is Status.PASS
+    assert got["GD101"].finding.status is Status.SKIP
+
+
+SIGNS = {
+    "pci": {"host": host(dev_nodes=(), pci_gpus=(PCI_RTX3090,))},
+    "dev-nodes": {"host": host(pci_gpus=(), dev_nodes=(DeviceNode("/dev/nvidia0", True, True),))},
+    "kernel-module": {"host": host(dev_nodes=(), pci_gpus=(), nvidia_module="550.54.15")},
+    "driver-library": {"host": host(dev_nodes=(), pci_gpus=(), nvml_libraries=(
+        ("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "550.54.15"),))},
+}
+
+
+@pytest.mark.parametrize("sign", sorted(SIGNS))
+def test_a_sign_of_a_gpu_makes_the_same_states_failures(sign: str) -> None:
+    e = gpu_less(**SIGNS[sign])
+    got = results(e)
+    assert got["GD101"].finding.status is Status.FAIL, got["GD101"].finding.message
+    assert not is_info(got["GD101"])
+    assert got["GD403"].finding.status is Status.SKIP  # still counted once
+    cpu = results(gpu_less(torch=torch("2.13.0+cpu", None), cuda=toolkit("13.0"),
+                           **SIGNS[sign]))
+    assert cpu["GD402"].finding.status is Status.FAIL
+
+
+def test_nvml_that_finds_a_driver_it_cannot_use_is_a_sign() -> None:
+    nvml = Unavailable(Reason.DRIVER_NOT_LOADED, "the NVIDIA kernel driver is not loaded")
+    e = dataclasses.replace(gpu_less(), nvml=nvml)
+    f = finding(e, "GD101")
+    assert f.status is Status.FAIL
+    assert "kernel module is not loaded" in f.message
+
+
+def test_driver_present_but_cuda_unavailable_still_fails_gd403() -> None:
+    f = finding(env(host=host(env=(("CUDA_VISIBLE_DEVICES", "-1"),)),
+                    torch=torch("2.13.0+cu130", "13.0", (), ("sm_90",), 92000)), "GD403")
+    assert f.status is Status.FAIL
+    assert f.fix == "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
+
+
+def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
+    """This machine's own probes: where it has no GPU, the verdict passes `--strict`'s bar on
+    the driver and torch checks (PyPI's CUDA torch here: notes and skips, no failure)."""
+    from gpudoctor.checks import facts as F
+    from gpudoctor.probes import collect
+
+    e = dataclasses.replace(collect(Deps(no_torch=True)), torch=real_torch_facts)
+    if F.gpu_signs(e):
+        pytest.skip(f"this machine has a GPU: {F.gpu_signs(e)[0]}")
+    got = results(e)
+    for check_id in ("GD101", "GD402", "GD403", "GD406"):
+        r = got[check_id]
+        assert r.finding.status is not Status.FAIL, (check_id, r.finding.message)
+        assert r.finding.status is not Status.WARN or is_info(r), (check_id, r.finding.message)
+    assert got["GD406"].finding.status is Status.PASS, got["GD406"].finding.message
+
+
+# ---------------------------------------------------------------------------- CUDA_HOME
+
+
+def probed_cuda(tmp_path: Path, **environ: str) -> Environment:
+    return env(cuda=probe_cuda(Deps(root=tmp_path / "sys", environ={"PATH": "/bin", **environ})))
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [(lambda p: None, "does not exist"),
+     (lambda p: p.write_text("x"), "is a file, not a directory"),
+     (lambda p: p.mkdir(), "is an empty directory"),
+     (lambda p: (p / "lib64").mkdir(parents=True), "is not a CUDA toolkit"),
+     (lambda p: (p.mkdir(), (p / "version.json").write_text(
+         '{"cuda": {"version": "12.4.1"}}')),
+      "is not a toolkit for building: it has no bin/nvcc and no include/cuda_runtime.h")],
+    ids=["missing", "file", "empty", "not-a-toolkit", "version-json-only"],
+)
+def test_cuda_home_that_is_no_toolkit_is_named_with_what_breaks(
+        tmp_path: Path, make: object, says: str) -> None:
+    home = tmp_path / "cuda-home"
+    make(home)  # type: ignore[operator]
+    r = results(probed_cuda(tmp_path, CUDA_HOME=str(home)))["GD201"]
+    f = r.finding
+    assert f.status is Status.WARN and r.severity is Severity.WARNING and not is_info(r)
+    assert f"CUDA_HOME={home} {says}" in f.message
+    assert "torch.utils.cpp_extension" in f.message
+    assert (f.fix or "").startswith("unset CUDA_HOME")
+
+
+def test_cuda_home_broken_beside_a_real_toolkit_points_at_it(tmp_path: Path) -> None:
+    kit = tmp_path / "sys" / "usr" / "local" / "cuda"
+    (kit / "bin").mkdir(parents=True)
+    (kit / "include").mkdir()
+    (kit / "version.json").write_text('{"cuda": {"version": "12.4.1"}}')
+    (kit / "bin" / "nvcc").write_text("#!/bin/sh\nexit 1\n")
+    (kit / "include" / "cuda_runtime.h").write_text("\n")
+    f = finding(probed_cuda(tmp_path, CUDA_HOME=str(tmp_path / "gone")), "GD201")
+    assert f"without it they would use CUDA 12.4 at {kit}" in f.message
+    assert f.fix == f"export CUDA_HOME={kit}"
+
+
+def test_cuda_path_broken_while_cuda_home_is_set(tmp_path: Path) -> None:
+    good = tmp_path / "good"
+    (good / "bin").mkdir(parents=True)
+    (good / "bin" / "nvcc").write_text("#!/bin/sh\nexit 1\n")
+    (good / "include").mkdir()
+    (good / "include" / "cuda_runtime.h").write_text("\n")
+    (good / "include" / "cuda.h").write_text("#define CUDA_VERSION 12040\n")
+    f = finding(probed_cuda(tmp_path, CUDA_HOME=str(good), CUDA_PATH=str(tmp_path / "gone")),
+                "GD201")
+    assert f.status is Status.WARN
+    assert "torch.utils.cpp_extension reads CUDA_HOME instead" in f.message
+
+
+def test_runtime_only_toolkit_found_by_search_is_a_note(tmp_path: Path) -> None:
+    kit = tmp_path / "sys" / "usr" / "local" / "cuda"
+    kit.mkdir(parents=True)
+    (kit / "version.json").write_text('{"cuda": {"version": "12.4.1"}}')
+    r = results(probed_cuda(tmp_path))["GD201"]
+    assert is_info(r)
+    assert "not a toolkit for building" in r.finding.message
+
+
+# ---------------------------------------------------------------------------- LD_LIBRARY_PATH
+
+
+@pytest.mark.parametrize(
+    ("value", "where", "cleaned"),
+    [(":/opt/a", "a leading ':'", "export LD_LIBRARY_PATH=/opt/a"),
+     ("/opt/a:", "a trailing ':'", "export LD_LIBRARY_PATH=/opt/a"),
+     ("/opt/a::/opt/b", "'::'", "export LD_LIBRARY_PATH=/opt/a:/opt/b"),
+     (":", "a leading ':', a trailing ':'", "unset LD_LIBRARY_PATH")],
+)
+def test_empty_ld_library_path_entries_mean_the_current_directory(
+        tmp_path: Path, value: str, where: str, cleaned: str) -> None:
+    for d in ("opt/a", "opt/b"):
+        (tmp_path / d).mkdir(parents=True, exist_ok=True)
+    facts = probe_host(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": value}))
+    f = finding(env(host=facts), "GD503")
+    assert f.status is Status.WARN
+    assert f"empty entries ({where}), which the loader reads as the current directory" in \
+        f.message
+    assert (f.fix or "").startswith(cleaned + " (")
+
+
+def test_empty_and_missing_entries_are_cleaned_together(tmp_path: Path) -> None:
+    (tmp_path / "opt/a").mkdir(parents=True)
+    facts = probe_host(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": "/opt/a::/gone:"}))
+    f = finding(env(host=facts), "GD503")
+    assert "1 entry that do not exist: /gone" in f.message or "/gone" in f.message
+    assert (f.fix or "").startswith("export LD_LIBRARY_PATH=/opt/a (")
+
+
+def test_clean_ld_library_path_passes(tmp_path: Path) -> None:
+    (tmp_path / "opt/a").mkdir(parents=True)
+    facts = probe_host(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": "/opt/a"}))
+    assert finding(env(host=facts), "GD503").status is Status.PASS
+
+
+# ---------------------------------------------------------------------------- driver mismatch
+
+
+def test_library_and_module_versions_differ(tmp_path: Path) -> None:
+    """Real files: /proc/driver/nvidia/version of 535.104.05, libnvidia-ml.so.1 pointing at
+    the 535.183.01 library (the driver was upgraded without a reboot)."""
+    proc = tmp_path / "proc/driver/nvidia"
+    proc.mkdir(parents=True)
+    (proc / "version").write_text(
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC "
+        "2023\nGCC version:  gcc version 12.3.0\n")
+    lib = tmp_path / "usr/lib/x86_64-linux-gnu"
+    lib.mkdir(parents=True)
+    (lib / "libnvidia-ml.so.535.183.01").write_bytes(b"\x7fELF")
+    (lib / "libnvidia-ml.so.1").symlink_to("libnvidia-ml.so.535.183.01")
+    facts = probe_host(Deps(root=tmp_path, environ={}))
+    mismatch = Unavailable(Reason.VERSION_MISMATCH, "the driver's user-space library and kernel "
+                           "module differ")
+    e = env(host=facts, nvml=mismatch, libcuda=NO_LIBCUDA,
+            torch=torch("2.13.0+cu130", "13.0", (), ("sm_90",), 92000))
+    f = finding(e, "GD101")
+    assert f.status is Status.FAIL
+    assert "library (535.183.01) and its kernel module (535.104.05)" in f.message
+    assert "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia" in \
+        (f.fix or "")
+    assert "reboot" in (f.fix or "")
+    assert "install the NVIDIA driver" not in (f.fix or "")
+    assert finding(e, "GD403").status is Status.SKIP
+    # the versions alone tell it, whatever NVML said
+    e = dataclasses.replace(e, nvml=NO_NVML)
+    assert "different versions" in finding(e, "GD101").message
+
+
+def test_torch_without_dist_info_outside_the_working_directory_is_no_shadow() -> None:
+    t = torch("2.5.1", "12.4", ("H100",), cudnn=90100)
+    assert isinstance(t.static, TorchStatic)
+    static = dataclasses.replace(t.static, version="2.5.1", distributions=(), cwd="/home/u")
+    assert finding(env(torch=dataclasses.replace(t, static=static)), "GD406").status is \
+        Status.PASS
+    checkout = dataclasses.replace(static, location="/home/u/torch")
+    f = finding(env(torch=dataclasses.replace(t, static=checkout)), "GD406")
+    assert f.status is Status.WARN
+    assert "no torch is installed by pip" in f.message
