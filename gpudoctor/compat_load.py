@@ -73,8 +73,8 @@ _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
     },
     "torch.toml": {
         "release": (TorchRelease, {"versions": "V", "install": "s", "index_url": "s?",
-                                   "pypi_default": "t?", "torchvision": "M?", "python": "S?",
-                                   "variants": "L"}),
+                                   "pypi_default": "t?", "torchvision": "M?", "torchaudio": "M?",
+                                   "python": "S?", "variants": "L"}),
     },
 }
 _VARIANT = {"tag": "t", "cudnn": "v?", "arch_list": "S?", "experimental": "b?"}
@@ -148,11 +148,13 @@ def _torch_rows(fields: dict[str, Any], err: _Err) -> list[TorchRelease]:
     tags = [v.tag for v in variants]
     if len(set(tags)) != len(tags) or fields.get("pypi_default") not in (*tags, None):
         raise err("duplicate variant tags, or pypi_default is not one of the variants")
-    vision, versions = dict(fields.pop("torchvision", ())), fields.pop("versions")
-    if not set(vision) <= set(versions):
-        raise err("torchvision maps a version that is not in 'versions'")
+    versions = fields.pop("versions")
+    vision, audio = (dict(fields.pop(key, ())) for key in ("torchvision", "torchaudio"))
+    if not set(vision) | set(audio) <= set(versions):
+        raise err("torchvision or torchaudio maps a version that is not in 'versions'")
     return [TorchRelease(version=version, variants=tuple(variants), install=install,
-                         torchvision=vision.get(version), **fields) for version in versions]
+                         torchvision=vision.get(version), torchaudio=audio.get(version),
+                         **fields) for version in versions]
 
 
 def load_dir(directory: Traversable) -> Tables:

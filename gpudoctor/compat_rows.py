@@ -14,6 +14,8 @@ from typing import Literal, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
+from gpudoctor.versions import covers
+
 FactStatus = Literal["verified", "copy", "secondary", "derived", "unverified"]
 STATUSES: tuple[str, ...] = ("verified", "copy", "secondary", "derived", "unverified")
 UNVERIFIED = "unverified"
@@ -109,6 +111,7 @@ class TorchRelease(Sourced):
     install: str  # "find-links" | "extra-index-url" | "index-url"
     pypi_default: str | None = None  # tag of plain `pip install torch` (Linux x86_64)
     torchvision: str | None = None
+    torchaudio: str | None = None  # None: none paired with this release in the tables
     python: tuple[str, ...] | None = None  # CPython minors with wheels: "3.10", ...
 
     def variant(self, tag: str) -> TorchVariant | None:
@@ -285,17 +288,12 @@ def normalize_cc(cc: str) -> str | None:
 
 
 def arch_list_supports(arch_list: tuple[str, ...], cc: str) -> bool:
-    """Whether code built for TORCH_CUDA_ARCH_LIST `arch_list` runs on compute capability `cc`.
+    """Whether code built for `arch_list` (TORCH_CUDA_ARCH_LIST "8.6", "12.0+PTX", or
+    get_arch_list()'s "sm_86", "compute_90", "sm_90a") runs on compute capability `cc`.
 
-    SASS for X.Y runs on X.Z with Z >= Y (same major); an "X.Y+PTX" entry JITs to any newer GPU.
+    The rules (same-major cubins, PTX JIT, `a`/`f` suffixes) are `gpudoctor.versions`'.
     """
-    target = _minor_key(normalize_cc(cc) or "")
-    for entry in arch_list:
-        key = _minor_key(normalize_cc(entry) or "")
-        if target and key and ((key[0] == target[0] and key[1] <= target[1])
-                               or (entry.lower().endswith("+ptx") and key <= target)):
-            return True
-    return False
+    return covers(arch_list, cc)
 
 
 def _product_norm(text: str) -> str:

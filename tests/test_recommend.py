@@ -10,9 +10,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from gpudoctor.advice import torch_advice
 from gpudoctor.cli import app
 from gpudoctor.compat import Tables, arch_list_supports, load_tables
-from gpudoctor.model import Environment, LibcudaFacts, Reason, Unavailable
+from gpudoctor.model import (
+    Environment,
+    LibcudaFacts,
+    Reason,
+    TorchFacts,
+    TorchStatic,
+    Unavailable,
+)
 from gpudoctor.recommend import recommend
 from gpudoctor.snapshot import loads
 
@@ -47,8 +55,10 @@ def test_pascal_gets_the_cu126_wheel(tables: Tables) -> None:
     assert rec.torch is not None
     assert (rec.torch.version, rec.torch.variant) == (tables.newest_torch().version, "cu126")
     assert rec.torch.arch_confirmed and rec.torch.runs == "full"
-    assert rec.torch.command == (f"pip install --force-reinstall torch=={rec.torch.version} "
-                                 "--index-url https://download.pytorch.org/whl/cu126")
+    # torch is installed: an exact pin that the installed 2.13.0+cu130 does not satisfy, for
+    # the interpreter that was diagnosed
+    assert rec.torch.command == (f"/usr/bin/python3 -m pip install torch=={rec.torch.version}"
+                                 "+cu126 --index-url https://download.pytorch.org/whl/cu126")
     # the installed 2.13.0+cu130 has no sm_61; the same release's cu126 wheel has
     assert rec.installed_fits is False and "sm_61" in (rec.installed_why or "")
     same = rec.torch_installed_release
@@ -83,10 +93,13 @@ def test_cpu_torch_on_a_gpu_machine(tables: Tables) -> None:
     assert rec.cudnn is None and "no CUDA toolkit" in rec.cudnn_notes[0]
 
 
-def test_no_driver_says_why(tables: Tables) -> None:
+def test_no_driver_says_why_and_follows_the_toolkit(tables: Tables) -> None:
     rec = recommend(snapshot("no-driver-cuda-torch"), tables)
-    assert rec.torch is None and "GD101" in rec.notes[0]
+    assert "GD101" in rec.notes[0] and "CUDA 13.0 toolkit" in rec.notes[0]
     assert rec.installed_fits is None
+    # the same line GD402 gives a GPU-less machine: a wheel of the toolkit's CUDA major
+    assert rec.torch is not None and rec.torch.runs == "no-driver"
+    assert rec.torch.cuda.split(".")[0] == "13"
 
 
 def test_wsl_uses_the_cuda_version_libcuda_reports(tables: Tables) -> None:
@@ -133,7 +146,9 @@ def test_torch_not_installed_needs_no_force_reinstall(tables: Tables) -> None:
     env = B.env(torch=Unavailable(Reason.NOT_INSTALLED, "torch is not installed"))
     rec = recommend(env, tables)
     assert rec.installed_torch is None and rec.torch is not None
-    assert rec.torch.command.startswith("pip install torch==")
+    # no torch to name the interpreter: `python`, and the documented (unforced) line
+    assert rec.torch.command.startswith("python -m pip install torch==")
+    assert "--force-reinstall" not in rec.torch.command
 
 
 def test_newer_release_with_unknown_arch_list_is_named(tables: Tables) -> None:
@@ -141,7 +156,7 @@ def test_newer_release_with_unknown_arch_list_is_named(tables: Tables) -> None:
     assert rec.torch is not None  # 2.0.1 cu118 is experimental: cu117
     assert (rec.torch.version, rec.torch.variant) == ("2.0.1", "cu117")
     note = next(n for n in rec.notes if "arch lists are not in the tables" in n)
-    assert "torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118" in note
+    assert "torch==2.7.1+cu118 --index-url https://download.pytorch.org/whl/cu118" in note
 
 
 def test_only_unknown_arch_lists_fit_then_the_pick_says_so(tables: Tables) -> None:
@@ -179,3 +194,35 @@ def test_cli_rejects_markdown_and_bad_snapshot(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert runner.invoke(app, ["recommend", "--from-snapshot", str(bad)]).exit_code == 2
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
+def test_the_torch_pick_is_the_advice(path: Path, tables: Tables) -> None:
+    """recommend keeps its shape but no selection of its own: pick, line and notes are
+    gpudoctor.advice's, the source of every install line the checks print."""
+    env = loads(path.read_text())
+    rec, advice = recommend(env, tables), torch_advice(env, tables)
+    assert (rec.torch, rec.torch_installed_release, rec.notes) == (
+        advice.pick, advice.same_release, advice.why)
+    assert (rec.gpus, rec.installed_torch, rec.installed_fits) == (
+        advice.gpus, advice.installed, advice.installed_fits)
+
+
+def test_installed_companions_are_pinned(tables: Tables) -> None:
+    env = snapshot("pascal-gpu-cu130-torch")
+    t = env.torch
+    assert isinstance(t, TorchFacts) and isinstance(t.static, TorchStatic)
+    static = dataclasses.replace(t.static, companions=(("torchvision", "0.28.0+cu130"),))
+    rec = recommend(dataclasses.replace(env, torch=dataclasses.replace(t, static=static)), tables)
+    assert rec.torch is not None
+    rel = tables.torch_release(rec.torch.version)
+    assert rel is not None and rel.torchvision is not None
+    assert f"torchvision=={rel.torchvision}+cu126" in rec.torch.command.split()
+    assert f"torch=={rel.version}+cu126" in rec.torch.command.split()
+
+
+def test_cli_no_driver_text_names_the_driver_needed() -> None:
+    result = runner.invoke(app, ["recommend", "--from-snapshot",
+                                 str(FIXTURES / "no-driver-cuda-torch.json")])
+    assert result.exit_code == 0, result.output
+    assert "it needs an NVIDIA driver ≥" in result.stdout and "GD101" in result.stdout
