@@ -10,9 +10,11 @@ Contract (also what `gpudoctor check --smoke` uses):
   missing, `import torch` failed, the device cannot be opened — torch's own reason —, the child
   crashed or hung); otherwise a `SmokeReport`, in which a model that failed part-way (out of
   memory, a CUDA error) carries its `RunError`.
-- `smoke_results(outcome) -> tuple[Result, ...]`: always the same checks GD450-GD455, in id
-  order, layer PYTORCH; what does not apply is SKIP with the reason. The verdicts and their
-  thresholds live in `gpudoctor.actions.smoke_checks`.
+- `smoke_report(outcome) -> Report`: the outcome becomes `Environment.smoke` and the smoke
+  checks GD450-GD455 of the one registry judge it (`gpudoctor.checks.smoke`, which holds the
+  verdicts and their thresholds); what does not apply is SKIP with the reason. The outcome's
+  dataclasses are plain facts in `gpudoctor.model` / `gpudoctor.model_smoke`, so a snapshot
+  round-trips them and `check --from-snapshot` replays the verdicts.
 """
 
 from __future__ import annotations
@@ -21,19 +23,28 @@ import dataclasses
 import json
 import logging
 import os
-import queue
 import re
 import signal
-import subprocess
 import sys
-import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpudoctor.model import Reason, Result
+from gpudoctor import __version__, childproc
+from gpudoctor.model import Environment, Reason, SmokeFacts, Unavailable
+from gpudoctor.model import SmokeFailure as SmokeFailure  # re-exported: the outcome's types
+from gpudoctor.model_smoke import ConfigRun as ConfigRun
+from gpudoctor.model_smoke import DeviceInfo as DeviceInfo
+from gpudoctor.model_smoke import ModelRun as ModelRun
+from gpudoctor.model_smoke import RunError as RunError
+from gpudoctor.model_smoke import SmokeReport as SmokeReport
+from gpudoctor.model_smoke import StepTiming as StepTiming
+from gpudoctor.model_smoke import Throughput as Throughput
+from gpudoctor.versions import covers
+
+if TYPE_CHECKING:
+    from gpudoctor.model import Report
 
 logger = logging.getLogger(__name__)
 
@@ -90,136 +101,7 @@ class SmokeProgress:
     label: str
 
 
-@dataclass(frozen=True, slots=True)
-class SmokeFailure:
-    """The smoke test could not measure anything; `message` says why, `fix` what to do."""
-
-    reason: Reason
-    message: str
-    fix: str
-    detail: str | None = None  # the child's stderr tail or traceback
-
-
-@dataclass(frozen=True, slots=True)
-class RunError:
-    """A model or a sanity figure that failed part-way."""
-
-    stage: str  # "lenet training", "matmul", "copy"
-    message: str  # "OutOfMemoryError: CUDA out of memory. …"
-    oom: bool
-    free_memory: int | None = None  # bytes free on the device after the failure (CUDA)
-    total_memory: int | None = None
-    detail: str = ""  # the last frames of the traceback
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceInfo:
-    """The device as the child's torch saw it; the CUDA-only fields are None on the CPU."""
-
-    name: str  # "cpu", "cuda:0"
-    label: str  # "NVIDIA H100 80GB HBM3", "CPU (2 threads)"
-    torch: str
-    cuda: str | None  # torch.version.cuda
-    capability: str | None = None  # "9.0"
-    arch: str | None = None  # "sm_90"
-    arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list()
-    arch_supported: bool | None = None  # an sm_/compute_ entry of the build can run here
-    total_memory: int | None = None
-    free_memory: int | None = None  # before the test
-    cudnn_available: bool | None = None
-    cudnn_version: int | None = None
-    tf32_conv: bool | None = None  # the user's settings, used for timing (verification: off)
-    tf32_matmul: bool | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StepTiming:
-    """Per-step times after warm-up; spread = (p90 - p10) / median."""
-
-    clock: str  # "cuda-events" or "perf_counter"
-    steps: int
-    median_ms: float
-    p10_ms: float
-    p90_ms: float
-    min_ms: float
-    max_ms: float
-    spread: float
-
-
-@dataclass(frozen=True, slots=True)
-class ConfigRun:
-    """One model trained under one configuration: "cpu", "native" (cuDNN disabled), "cudnn",
-    "cudnn-benchmark" (cudnn.benchmark = True)."""
-
-    name: str
-    cudnn_enabled: bool | None  # None on the CPU
-    benchmark: bool
-    losses: tuple[float, ...]  # the verification steps' losses (TF32 off)
-    nonfinite_grads: tuple[str, ...]  # parameters whose first gradient is NaN/inf or missing
-    zero_grads: tuple[str, ...]  # parameters whose first gradient is all zero
-    max_rel_diff: float | None  # first step vs the native run; None for the reference itself
-    timing: StepTiming
-    timed_losses_finite: bool
-    conv_ops: tuple[str, ...] = ()  # aten::*conv* ops of the profiled step
-    cudnn_kernels: tuple[str, ...] = ()  # kernels of those ops that are cuDNN's by name
-    conv_kernels: tuple[str, ...] = ()  # every kernel of those ops
-    trace: str | None = None  # the Chrome trace written (--profile)
-    profile_error: str | None = None
-
-    @property
-    def training_ok(self) -> bool:
-        """Finite losses falling over the steps, gradients finite and non-zero."""
-        finite = all(map(_finite, self.losses)) and self.timed_losses_finite
-        return (finite and len(self.losses) > 1 and self.losses[-1] < self.losses[0]
-                and not self.nonfinite_grads and not self.zero_grads)
-
-
-@dataclass(frozen=True, slots=True)
-class ModelRun:
-    """One model: its batch and every configuration it ran under."""
-
-    model: str
-    batch_size: int
-    input: tuple[int, ...]  # (batch, 3, H, W)
-    parameters: int
-    configs: tuple[ConfigRun, ...]
-    error: RunError | None  # what stopped it part-way
-
-    def config(self, name: str) -> ConfigRun | None:
-        """The run under that configuration, if it happened."""
-        return next((c for c in self.configs if c.name == name), None)
-
-
-@dataclass(frozen=True, slots=True)
-class Throughput:
-    """A sanity figure: a large matmul (TFLOP/s) or a device-to-device copy (GB/s, read +
-    write counted). On the CPU they are CPU figures (`device` says so)."""
-
-    what: str  # "matmul" or "copy"
-    device: str  # "cuda" or "cpu"
-    value: float = 0.0
-    unit: str = ""
-    setup: str = ""  # "8192x8192 float32, TF32 off, 10 iterations"
-    max_rel_error: float = 0.0  # matmul rows vs float64; copy: 0 when bit-exact, else 1
-    tf32: bool | None = None
-    error: RunError | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SmokeReport:
-    """Everything measured."""
-
-    device: DeviceInfo
-    dtype: str
-    python: str
-    models: tuple[ModelRun, ...]
-    matmul: Throughput
-    copy: Throughput
-    cudnn_libraries: tuple[str, ...]  # libcudnn* files mapped in the child at the end
-    seconds: float
-
-
-SmokeOutcome = SmokeReport | SmokeFailure
+SmokeOutcome = SmokeFacts  # SmokeReport | SmokeFailure (gpudoctor.model)
 ProgressCallback = Callable[[SmokeProgress], None]
 
 
@@ -258,17 +140,19 @@ def run_smoke(
 
     argv = [python, "-c", CHILD_SOURCE, json.dumps(config)]
     try:
-        returncode, stderr = _run_streaming(argv, options.timeout, env, on_line)
-    except (FileNotFoundError, PermissionError) as e:
+        done = childproc.run(argv, options.timeout, env, on_line=on_line)
+    except OSError as e:  # missing, not executable, not a program
         return SmokeFailure(Reason.NOT_INSTALLED, f"cannot run the Python interpreter {python}",
                             "pass --python with a working interpreter", repr(e))
-    except TimeoutError as e:
+    except childproc.ChildTimeout as e:
         return SmokeFailure(
             Reason.TIMEOUT,
             f"the smoke test did not finish within {options.timeout:g} s (last step: {last[0]}):"
             " the CUDA stack hangs, or the run needs a longer --timeout",
             "run `gpudoctor check`; `nvidia-smi` shows a GPU stuck at 100% or in an error state;"
-            " raise --timeout if the device is just slow", str(e))
+            " raise --timeout if the device is just slow",
+            f"{e}\n{_tail(e.result.stderr)}".strip())
+    returncode, stderr = done.returncode, "\n".join((done.stderr, *done.notes))
     if "result" in messages:
         try:
             return _report(messages["result"], python)
@@ -276,64 +160,6 @@ def run_smoke(
             return SmokeFailure(Reason.ERROR, "the smoke test's result could not be read",
                                 "run the same command with `gpudoctor --debug`", repr(e))
     return _failure(messages.get("error"), returncode, stderr, last[0], options, python)
-
-
-def _run_streaming(
-    argv: Sequence[str], timeout: float, env: Mapping[str, str], on_line: Callable[[str], None]
-) -> tuple[int, str]:
-    """Like `probes.interface.run`, but hands each stdout line to `on_line` as it comes.
-    Raises TimeoutError after `timeout` s (the child's process group is killed)."""
-    proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=dict(env), text=True, errors="replace",
-                            start_new_session=True)
-    lines: queue.Queue[str | None] = queue.Queue()
-    err: list[str] = []
-    assert proc.stdout is not None
-    assert proc.stderr is not None
-    out_stream, err_stream = proc.stdout, proc.stderr
-
-    def read_out() -> None:
-        for ln in out_stream:
-            lines.put(ln)
-        lines.put(None)
-
-    readers = [threading.Thread(target=read_out, daemon=True),
-               threading.Thread(target=lambda: err.append(err_stream.read()), daemon=True)]
-    for t in readers:
-        t.start()
-    deadline = time.monotonic() + timeout
-    finished = False
-    try:
-        while not finished and (remaining := deadline - time.monotonic()) > 0:
-            try:
-                line = lines.get(timeout=min(remaining, 0.5))
-            except queue.Empty:
-                continue
-            if line is None:
-                finished = True
-            else:
-                on_line(line.rstrip("\n"))
-        if finished:
-            proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-    except subprocess.TimeoutExpired:
-        finished = False
-    finally:
-        _kill(proc)
-        for t in readers:
-            t.join(timeout=2)
-    if not finished:
-        raise TimeoutError(f"{argv[0]} did not finish within {timeout:g} s\n"
-                           f"{_tail(''.join(err))}".strip())
-    return proc.returncode, "".join(err)
-
-
-def _kill(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            proc.kill()
-        proc.wait()
 
 
 def _failure(error: dict[str, Any] | None, returncode: int, stderr: str, last: str,
@@ -354,7 +180,8 @@ def _failure(error: dict[str, Any] | None, returncode: int, stderr: str, last: s
     if code == "import":
         if message.startswith("ModuleNotFoundError") and "'torch'" in message:
             return SmokeFailure(Reason.NOT_INSTALLED, f"PyTorch is not installed for {python}",
-                                f"install it: {python} -m pip install torch", detail)
+                                f"install it: `gpudoctor recommend --python {python}` prints "
+                                "the line that fits this machine", detail)
         return SmokeFailure(Reason.ERROR, f"`import torch` failed: {message}", check, detail)
     if code == "cuda-unavailable":
         reason = (Reason.NOT_SUPPORTED if "not compiled with CUDA" in message
@@ -375,8 +202,6 @@ def _tail(text: str, n: int = 20) -> str:
     return "\n".join(text.strip().splitlines()[-n:])
 
 
-def _finite(x: float) -> bool:
-    return x == x and abs(x) != float("inf")
 
 
 
@@ -401,23 +226,47 @@ def _report(d: dict[str, Any], python: str) -> SmokeReport:
         for m in d["models"])
     matmul, copy = (_make(Throughput, d[k], error=_error(d[k].get("error")))
                     for k in ("matmul", "copy"))
-    return SmokeReport(_make(DeviceInfo, d["device"]), str(d["dtype"]), python, models, matmul,
+    device = _make(DeviceInfo, d["device"])
+    if device.capability and device.arch_list:  # the one arch rule, not the child's sketch
+        device = dataclasses.replace(device, arch_supported=covers(device.arch_list,
+                                                                   device.capability))
+    return SmokeReport(device, str(d["dtype"]), python, models, matmul,
                        copy, tuple(d["cudnn_libraries"]), float(d["seconds"]))
 
 
 def outcome_to_dict(outcome: SmokeOutcome) -> dict[str, Any]:
-    """Plain JSON-able data in field order; a failure is {"failure": {...}}."""
-    data = dataclasses.asdict(outcome)
+    """Plain JSON-able data in field order, as a snapshot holds it (NaN as "NaN": strict
+    JSON); a failure is {"failure": {...}}."""
+    from gpudoctor.snapshot import to_data
+
+    data: dict[str, Any] = to_data(outcome)
     if isinstance(outcome, SmokeFailure):
-        return {"failure": {**data, "reason": str(outcome.reason)}}
+        return {"failure": data}
     for m, model in zip(data["models"], outcome.models, strict=True):
         for c, run in zip(m["configs"], model.configs, strict=True):
             c["training_ok"] = run.training_ok
     return data
 
 
-def smoke_results(outcome: SmokeOutcome) -> tuple[Result, ...]:
-    """The smoke test's verdicts: GD450-GD455 in id order, whatever the outcome."""
-    from gpudoctor.actions.smoke_checks import results
+def smoke_environment(outcome: SmokeOutcome) -> Environment:
+    """An Environment whose smoke fact is `outcome`; `smoke-test` probes nothing else, so the
+    other facts are `Unavailable(SKIPPED)` (`gpudoctor check --smoke` fills them all)."""
+    from datetime import datetime, timezone
 
-    return results(outcome)
+    other = Unavailable(Reason.SKIPPED, "smoke-test probes nothing else: run `gpudoctor check`")
+    return Environment(
+        gpudoctor_version=__version__,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        host=other, nvml=other, libcuda=other, cuda=other, torch=other, cudnn=other,
+        smoke=outcome)
+
+
+def smoke_report(outcome: SmokeOutcome) -> Report:
+    """The smoke checks (GD450-GD455, from the one registry) run over `smoke_environment`:
+    the same verdicts `gpudoctor check --smoke` gives for the same outcome."""
+    from gpudoctor.checks import REGISTRY, run_checks
+    from gpudoctor.checks.smoke import CHECKS
+    from gpudoctor.compat import load_tables
+
+    checks = tuple(c for c in REGISTRY if c in CHECKS)
+    return run_checks(smoke_environment(outcome), load_tables(), checks)

@@ -10,8 +10,8 @@ import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import cuda, cudnn, driver, host, pytorch
-from gpudoctor.model import Check, Environment, Report, Result
+from gpudoctor.checks import cuda, cudnn, driver, host, pytorch, smoke
+from gpudoctor.model import Check, Environment, Layer, Report, Result
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -21,6 +21,7 @@ REGISTRY: tuple[Check, ...] = (
     *cuda.CHECKS,
     *cudnn.CHECKS,
     *pytorch.CHECKS,
+    *smoke.CHECKS,
     *host.CHECKS,
 )
 
@@ -28,14 +29,13 @@ REGISTRY: tuple[Check, ...] = (
 def select(
     checks: Iterable[Check], only: Iterable[str] = (), skip: Iterable[str] = ()
 ) -> tuple[tuple[Check, ...], tuple[str, ...]]:
-    """Filter by id, slug or layer name; return the checks kept and the selectors that matched
-    nothing (the CLI warns about those)."""
+    """Filter by id, slug or layer (`cudnn`, or the report's heading: `Driver & GPUs`), case
+    aside; return the checks kept and the selectors that matched nothing (a usage error)."""
     checks = tuple(checks)
     only, skip = tuple(only), tuple(skip)
 
     def matches(c: Check, sel: str) -> bool:
-        s = sel.strip().lower()
-        return s in (c.id.lower(), c.slug, str(c.layer))
+        return selector_matches(sel, c.id, c.slug, c.layer)
 
     unknown = tuple(s for s in (*only, *skip) if not any(matches(c, s) for c in checks))
     kept = tuple(
@@ -47,10 +47,21 @@ def select(
     return kept, unknown
 
 
+def selector_matches(selector: str, check_id: str, slug: str, layer: Layer | None) -> bool:
+    """Whether a selector names this check: its id, its slug, or its layer's name or heading
+    (`driver`, `Driver & GPUs`, `host`, `Environment`), in any case and spacing."""
+    s = " ".join(selector.split()).lower()
+    names = {check_id.lower(), slug.lower()}
+    if layer is not None:
+        names |= {layer.value, layer.heading.lower()}
+    return s in names
+
+
 def run_checks(env: Environment, tables: Tables, checks: Iterable[Check] = REGISTRY) -> Report:
     """Run each check; their findings in registry order make the Report."""
     results = []
     for c in checks:
         finding = dataclasses.replace(c.run(env, tables), check_id=c.id)
-        results.append(Result(c.id, c.slug, c.title, c.layer, c.severity, finding))
+        severity = c.severity if finding.severity is None else finding.severity
+        results.append(Result(c.id, c.slug, c.title, c.layer, severity, finding))
     return Report(environment=env, results=tuple(results))

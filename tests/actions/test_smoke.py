@@ -3,12 +3,10 @@ PYTHONPATH, the child's helpers in-process, and the verdicts on hand-built repor
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 from contextlib import redirect_stdout
@@ -16,37 +14,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from smoke_kit import report
 
-from gpudoctor.actions import smoke_checks
 from gpudoctor.actions.smoke import (
     CHILD_SOURCE,
-    ConfigRun,
-    DeviceInfo,
-    ModelRun,
-    RunError,
-    SmokeFailure,
     SmokeOptions,
     SmokeProgress,
-    SmokeReport,
-    StepTiming,
-    Throughput,
     _report,
     outcome_to_dict,
     parse_device,
     run_smoke,
-    smoke_results,
+    smoke_report,
 )
-from gpudoctor.model import Layer, Reason, Status
+from gpudoctor.model import Reason, SmokeFacts, SmokeFailure, Status
+from gpudoctor.model_smoke import SmokeReport
+from gpudoctor.snapshot import dumps, loads
 
 FAST = {"steps": 3, "warmup": 1}
 
 
-def statuses(outcome: SmokeReport | SmokeFailure) -> dict[str, Status]:
-    return {r.slug: r.finding.status for r in smoke_results(outcome)}
+def statuses(outcome: SmokeFacts) -> dict[str, Status]:
+    """The verdicts `smoke-test` gives: the registry's smoke checks over the outcome."""
+    return {r.slug: r.finding.status for r in smoke_report(outcome).results}
 
 
-def finding(outcome: SmokeReport | SmokeFailure, slug: str) -> Any:
-    return next(r.finding for r in smoke_results(outcome) if r.slug == slug)
+def finding(outcome: SmokeFacts, slug: str) -> Any:
+    return next(r.finding for r in smoke_report(outcome).results if r.slug == slug)
 
 
 # --------------------------------------------------------------------------- parse_device
@@ -126,6 +119,9 @@ def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
     assert counted[-1].done == counted[-1].total
     assert any(p.label == "convnet · cpu · timing 3/3" for p in seen)
     json.dumps(outcome_to_dict(outcome))  # JSON-able
+    env = smoke_report(outcome).environment  # a real outcome round-trips as the smoke fact
+    assert env.smoke == outcome
+    assert loads(dumps(env)) == env
 
 
 def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
@@ -150,7 +146,7 @@ def test_cuda_here_is_torchs_reason(torch_cuda: str | None) -> None:
     else:
         assert "Found no NVIDIA driver" in outcome.message
         assert outcome.reason is Reason.DRIVER_NOT_LOADED
-    results = smoke_results(outcome)
+    results = smoke_report(outcome).results
     assert [r.check_id for r in results] == [f"GD45{i}" for i in range(6)]
     gd454 = results[4].finding
     assert gd454.status is Status.FAIL
@@ -201,7 +197,8 @@ def test_missing_interpreter_and_missing_torch(tmp_path: Path) -> None:
     assert isinstance(outcome, SmokeFailure)
     assert outcome.reason is Reason.NOT_INSTALLED
     assert outcome.message == f"PyTorch is not installed for {bare}"
-    assert "pip install torch" in outcome.fix
+    # the install line itself comes from gpudoctor.advice, through `recommend`
+    assert f"gpudoctor recommend --python {bare}" in outcome.fix
 
 
 # --------------------------------------------------------------------------- the child, in-process
@@ -294,138 +291,8 @@ def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
 
 
 # --------------------------------------------------------------------------- verdicts
-
-
-def run(name: str, median: float = 1.0, diff: float | None = 1e-6, **kw: Any) -> ConfigRun:
-    timing = StepTiming("cuda-events", 20, median, median * 0.98, median * 1.02, median * 0.97,
-                        median * 1.05, 0.04)
-    base: dict[str, Any] = {
-        "name": name, "cudnn_enabled": name != "native", "benchmark": name.endswith("benchmark"),
-        "losses": (2.30, 2.29, 2.27), "nonfinite_grads": (), "zero_grads": (),
-        "max_rel_diff": None if name == "native" else diff, "timing": timing,
-        "timed_losses_finite": True,
-        "conv_ops": ("aten::cudnn_convolution",) if name != "native" else
-        ("aten::_slow_conv2d_forward",),
-        "cudnn_kernels": ("sm90_xmma_fprop_implicit_gemm_f32f32",) if name != "native" else (),
-    }
-    base.update(kw)
-    return ConfigRun(**base)
-
-
-def report(*configs: ConfigRun, dtype: str = "float32", error: RunError | None = None,
-           **device: Any) -> SmokeReport:
-    dev = DeviceInfo(**{
-        "name": "cuda:0", "label": "NVIDIA H100", "torch": "2.13.0+cu124", "cuda": "12.4",
-        "capability": "9.0", "arch": "sm_90", "arch_list": ("sm_80", "sm_90"),
-        "arch_supported": True, "total_memory": 80 << 30, "free_memory": 79 << 30,
-        "cudnn_available": True, "cudnn_version": 90100, "tf32_conv": True,
-        "tf32_matmul": False, **device})
-    configs = configs or (run("native", 3.0), run("cudnn", 1.0), run("cudnn-benchmark", 0.8))
-    model = ModelRun("lenet", 128, (128, 3, 32, 32), 62006, configs, error)
-    mm = Throughput("matmul", "cuda", 50.0, "TFLOP/s", "8192x8192 float32", 1e-6, False)
-    cp = Throughput("copy", "cuda", 2500.0, "GB/s", "256 MiB", 0.0)
-    return SmokeReport(dev, dtype, "python", (model,), mm, cp, ("/lib/libcudnn.so.9",), 3.0)
-
-
-def test_healthy_gpu_report_passes() -> None:
-    r = report()
-    assert set(statuses(r).values()) == {Status.PASS}
-    assert "lenet 3.75x (cudnn-benchmark" in finding(r, "smoke-cudnn-faster").message
-    for res in smoke_results(r):
-        assert res.layer is Layer.PYTORCH
-        assert re.fullmatch(r"GD4[56]\d", res.check_id)
-        assert res.finding.check_id == res.check_id
-    ids = [c.id for c in smoke_checks.SMOKE_CHECKS]
-    assert len(set(ids)) == len(ids)
-    assert all(c.doc for c in smoke_checks.SMOKE_CHECKS)
-    assert len({c.slug for c in smoke_checks.SMOKE_CHECKS}) == len(ids)
-
-
-@pytest.mark.parametrize(
-    ("cudnn", "needle"),
-    [
-        (run("cudnn", losses=(2.3, float("nan"), 2.2)), "loss 2.3000 → 2.2000"),
-        (run("cudnn", losses=(2.3, 2.31, 2.32)), "loss 2.3000 → 2.3200"),
-        (run("cudnn", zero_grads=("0.weight",)), "all-zero gradients: 0.weight"),
-        (run("cudnn", nonfinite_grads=("9.bias",)), "non-finite or missing gradients: 9.bias"),
-        (run("cudnn", timed_losses_finite=False), "non-finite while timed"),
-    ],
-)
-def test_wrong_numbers_fail(cudnn: ConfigRun, needle: str) -> None:
-    f = finding(report(run("native"), cudnn), "smoke-training-correct")
-    assert f.status is Status.FAIL
-    assert needle in f.message
-    assert "lenet/cudnn" in f.message
-
-
-@pytest.mark.parametrize(
-    ("diff", "dtype", "status"),
-    [(5e-4, "float32", Status.PASS), (5e-3, "float32", Status.FAIL),
-     (5e-3, "float16", Status.PASS), (3e-2, "bfloat16", Status.PASS),
-     (float("nan"), "bfloat16", Status.FAIL), (2e-1, "bfloat16", Status.FAIL)],
-)
-def test_cudnn_vs_native_tolerance(diff: float, dtype: str, status: Status) -> None:
-    f = finding(report(run("native"), run("cudnn", diff=diff), dtype=dtype),
-                "smoke-cudnn-matches-native")
-    assert f.status is status
-    assert str(smoke_checks.TOLERANCE[dtype]) in f.message or f"{smoke_checks.TOLERANCE[dtype]:g}" \
-        in f.message
-
-
-def test_cudnn_unavailable_on_cuda_fails() -> None:
-    r = report(run("native"), cudnn_available=False, cudnn_version=None)
-    f = finding(r, "smoke-cudnn-used")
-    assert f.status is Status.FAIL
-    assert "download.pytorch.org/whl/cu124" in (f.fix or "")
-    assert statuses(r)["smoke-cudnn-matches-native"] is Status.SKIP
-    assert statuses(r)["smoke-cudnn-faster"] is Status.SKIP
-
-
-def test_cudnn_evidence() -> None:
-    native_kernels = run("cudnn", conv_ops=("aten::_slow_conv2d_forward",), cudnn_kernels=())
-    assert finding(report(run("native"), native_kernels), "smoke-cudnn-used").status is \
-        Status.WARN
-    no_profiler = run("cudnn", conv_ops=(), cudnn_kernels=(), profile_error="CUPTI denied")
-    f = finding(report(run("native"), no_profiler), "smoke-cudnn-used")
-    assert f.status is Status.PASS
-    assert "CUPTI denied" in f.message
-
-
-@pytest.mark.parametrize(("cudnn_ms", "status"), [(1.05, Status.PASS), (1.2, Status.WARN)])
-def test_cudnn_slower_than_native_warns(cudnn_ms: float, status: Status) -> None:
-    f = finding(report(run("native", 1.0), run("cudnn", cudnn_ms)), "smoke-cudnn-faster")
-    assert f.status is status
-
-
-def test_device_failures() -> None:
-    oom = RunError("convnet training", "OutOfMemoryError: CUDA out of memory", True,
-                   free_memory=1 << 29, total_memory=8 << 30)
-    f = finding(report(run("native"), error=oom), "smoke-device-usable")
-    assert f.status is Status.FAIL
-    assert "0.5 GiB free of 8.0 GiB" in f.message
-    assert "--batch-size" in (f.fix or "")
-    kernel = RunError("lenet training", "AcceleratorError: CUDA error: no kernel image is "
-                      "available for execution on the device", False)
-    old = {"arch": "sm_61", "capability": "6.1", "arch_supported": False}
-    f = finding(report(run("native"), error=kernel, **old), "smoke-device-usable")
-    assert f.status is Status.FAIL
-    assert "cuda:0 is sm_61" in f.message
-    assert "sm_61" in (f.fix or "")
-    assert finding(report(**old), "smoke-device-usable").status is Status.WARN
-
-
-def test_throughput_failures() -> None:
-    r = report()
-    wrong = dataclasses.replace(r, matmul=dataclasses.replace(r.matmul, max_rel_error=0.5))
-    assert finding(wrong, "smoke-device-throughput").status is Status.FAIL
-    tf32 = dataclasses.replace(r, matmul=dataclasses.replace(r.matmul, max_rel_error=1e-3,
-                                                             tf32=True))
-    assert finding(tf32, "smoke-device-throughput").status is Status.PASS
-    err = RunError("matmul", "OutOfMemoryError: CUDA out of memory", True, 1 << 30, 8 << 30)
-    broken = dataclasses.replace(r, copy=Throughput("copy", "cuda", error=err))
-    f = finding(broken, "smoke-device-throughput")
-    assert f.status is Status.FAIL
-    assert "1.0 GiB free" in f.message
+# The verdicts on hand-built CUDA reports are the smoke checks' tests:
+# tests/checks/test_smoke_checks.py (builders in tests/smoke_kit.py).
 
 
 # --------------------------------------------------------------------------- a real GPU
@@ -452,7 +319,7 @@ def test_gpu_report_renders() -> None:
 
     r = report()
     console = Console(file=io.StringIO(), width=160, no_color=True)
-    console.print(render_text(r, smoke_results(r)))
+    console.print(render_text(r, smoke_report(r).results))
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert "sm_90" in text
     assert "cuDNN 90100" in text
@@ -461,6 +328,6 @@ def test_gpu_report_renders() -> None:
     assert "1.0e-06" in text
     assert "libcudnn mapped: /lib/libcudnn.so.9" in text
     assert "smoke test passed in 3.0 s: 6 passed" in text
-    data = json.loads(render_json(SmokeOptions(), r, smoke_results(r)))
+    data = json.loads(render_json(SmokeOptions(), r, smoke_report(r).results))
     assert data["summary"]["pass"] == 6
     assert data["smoke"]["models"][0]["configs"][2]["name"] == "cudnn-benchmark"

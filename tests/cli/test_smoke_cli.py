@@ -125,3 +125,81 @@ def test_broken_torch_exits_1(tmp_path: Path, body: str, timeout: str, needle: s
     assert code == 1
     assert needle in out
     assert "✗ GD454" in out
+
+
+# --------------------------------------------------------------------------- one registry
+# GD450-GD455 are ordinary checks: `gpudoctor checks` lists them, `check` selects, skips,
+# writes and replays them like every other check.
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "envs"
+SMOKE_IDS = [f"GD45{i}" for i in range(6)]
+
+
+def gpudoctor(*args: str) -> tuple[int, str, str]:
+    from gpudoctor.cli import app as full_app
+
+    result = runner.invoke(full_app, list(args), env={"NO_COLOR": "1", "COLUMNS": "200"})
+    out, err = result.stdout, result.stderr
+    assert "Traceback" not in out + err, out + err
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, out, err
+
+
+def test_checks_lists_the_smoke_checks_once() -> None:
+    code, out, _ = gpudoctor("checks", "--format", "json")
+    assert code == 0
+    rows = [r for r in json.loads(out) if r["id"] in SMOKE_IDS]
+    assert [r["id"] for r in rows] == SMOKE_IDS
+    assert rows[0]["slug"] == "smoke-training-correct"
+    assert all(r["layer"].lower() == "pytorch" and "smoke" in r["needs"] and r["doc"]
+               for r in rows)
+    code, out, _ = gpudoctor("checks", "GD453")  # its documentation, like any check's
+    assert code == 0
+    assert "SLOWER_MARGIN" in out or "10%" in out
+
+
+def test_check_without_smoke_skips_them() -> None:
+    snap = str(FIXTURES / "h100-healthy.json")
+    code, out, _ = gpudoctor("check", "--from-snapshot", snap, "--format", "json")
+    assert code == 0
+    smoke = [f for f in json.loads(out)["findings"] if f["id"] in SMOKE_IDS]
+    assert [f["id"] for f in smoke] == SMOKE_IDS
+    assert {f["status"] for f in smoke} == {"skip"}
+    assert smoke[0]["message"] == "the smoke test did not run (pass --smoke)"
+    code, out, _ = gpudoctor("check", "--from-snapshot", snap, "--skip", "smoke-cudnn-used",
+                             "--only", "pytorch")
+    assert code == 0
+    assert "GD451" in out and "GD452" not in out and "GD101" not in out
+
+
+def test_check_smoke_json_then_replay(tmp_path: Path) -> None:
+    """`check --smoke` runs the smoke test here (on the CPU: no GPU), puts it in the
+    environment it writes, and `check --from-snapshot` on that report gives the same smoke
+    verdicts without running it again."""
+    target = tmp_path / "report.json"
+    only = ",".join(["smoke-training-correct", "smoke-device-usable", "GD455", "GD452"])
+    code, _, _ = gpudoctor("check", "--smoke", "--only", only, "--format", "json",
+                           "-o", str(target))
+    data = json.loads(target.read_text())
+    first = {f["id"]: f for f in data["findings"]}
+    assert list(first) == ["GD450", "GD452", "GD454", "GD455"]
+    assert code == (1 if data["summary"]["fail"] else 0)
+    assert first["GD450"]["status"] == "pass", first["GD450"]
+    assert first["GD454"]["status"] == "pass", first["GD454"]
+    smoke = data["environment"]["smoke"]
+    assert smoke["models"][0]["model"] == "lenet"
+    assert smoke["device"]["name"] in ("cpu", "cuda:0")
+    code, out, _ = gpudoctor("check", "--from-snapshot", str(target), "--format", "json")
+    replayed = {f["id"]: f for f in json.loads(out)["findings"] if f["id"] in SMOKE_IDS}
+    assert list(replayed) == SMOKE_IDS
+    for check_id, f in first.items():
+        assert replayed[check_id] == f
+
+
+def test_smoke_runs_only_for_a_selected_smoke_check() -> None:
+    code, out, _ = gpudoctor("check", "--smoke", "--only", "host", "--no-torch",
+                             "--format", "json")
+    data = json.loads(out)
+    assert code == (1 if data["summary"]["fail"] else 0)
+    assert data["environment"]["smoke"]["unavailable"] == "skipped"
+    assert not [f for f in data["findings"] if f["id"] in SMOKE_IDS]

@@ -1,19 +1,29 @@
-"""The smoke test's verdicts, GD450-GD455: pure functions of a `SmokeReport`.
+"""Smoke-test checks (GD450-GD455): the verdicts on `Environment.smoke`.
 
-Like `gpudoctor.checks`, each is a small function whose docstring is its docs page; unlike
-them, they read a smoke-test outcome instead of an `Environment`, so they live beside the
-action. When the test could not run at all (`SmokeFailure`), GD454 fails with the reason and
-the others are SKIP.
+`gpudoctor check --smoke` and `gpudoctor smoke-test` put the smoke test's outcome into the
+Environment; without it the fact is `Unavailable(SKIPPED)` and every check here is SKIP ("pass
+--smoke"). When the test ran but could measure nothing (`SmokeFailure`: torch missing, the
+device unusable, a crash or a hang), GD454 fails with the reason and the others are SKIP.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpudoctor.actions.smoke import ConfigRun, SmokeFailure, SmokeOutcome, SmokeReport
-from gpudoctor.model import CheckId, Finding, Layer, Result, Severity, Status
+from gpudoctor.checks.base import check, failed, passed, skipped, unavailable_reason, warned
+from gpudoctor.model import (
+    Environment,
+    Finding,
+    Layer,
+    Reason,
+    Severity,
+    SmokeFailure,
+    Unavailable,
+)
+from gpudoctor.model_smoke import ConfigRun, SmokeReport
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
 
 # Normwise relative difference max|a-b| / max|b| of the first step's logits, loss and
 # gradients, cuDNN vs native. float32 is compared with TF32 off: the algorithms (implicit GEMM,
@@ -29,23 +39,27 @@ MATMUL_TOLERANCE = {"float32": 1e-4, "tf32": 1e-2, "float16": 1e-2, "bfloat16": 
 SLOWER_MARGIN = 0.10
 
 CHECK = "`gpudoctor check`"
-CPU_SKIP = "cuDNN applies to CUDA devices only; --device cpu ran PyTorch's CPU kernels"
+CPU_SKIP = "cuDNN applies to CUDA devices only; the smoke test ran PyTorch's CPU kernels"
+NOT_RUN = "the smoke test did not run (pass --smoke)"
+NEEDS = "smoke test (check --smoke / smoke-test)"
+FACTS = frozenset({"smoke"})  # the Environment fields they read
+Evidence = tuple[tuple[str, str], ...]
+# The torch install line comes from one source (gpudoctor.advice), which weighs the driver,
+# the GPUs and the installed torch; `smoke-test` probes none of them, and the smoke verdicts
+# must read the same there as in `check --smoke` (where GD402-GD405 print the line), so the
+# smoke checks name the command that prints it rather than a line of their own.
+RECOMMEND = "`gpudoctor recommend` prints the install line that fits this machine"
 
 
-@dataclass(frozen=True, slots=True)
-class SmokeCheck:
-    """One smoke-test verdict."""
-
-    id: CheckId
-    slug: str
-    title: str
-    severity: Severity
-    run: Callable[[SmokeReport], Finding] = dataclasses.field(repr=False, compare=False)
-
-    @property
-    def doc(self) -> str:
-        """The check's docs page: its function's docstring."""
-        return (self.run.__doc__ or "").strip()
+def _measured(env: Environment) -> SmokeReport | Finding:
+    """The measurements, or the SKIP finding that says why there are none."""
+    s = env.smoke
+    if isinstance(s, SmokeReport):
+        return s
+    if isinstance(s, SmokeFailure):
+        return skipped("the smoke test did not run (see GD454)")
+    assert isinstance(s, Unavailable)
+    return skipped(NOT_RUN if s.reason is Reason.SKIPPED else unavailable_reason("smoke test", s))
 
 
 def _runs(r: SmokeReport, prefix: str = "") -> list[tuple[str, ConfigRun]]:
@@ -63,22 +77,27 @@ def _gib(n: int | None) -> str:
 
 def _not_applicable(r: SmokeReport) -> Finding | None:
     if not r.device.name.startswith("cuda"):
-        return Finding(Status.SKIP, CPU_SKIP)
+        return skipped(CPU_SKIP)
     if not r.device.cudnn_available:
-        return Finding(Status.SKIP, "torch has no usable cuDNN here (see GD452)")
+        return skipped("torch has no usable cuDNN here (see GD452)")
     if not _runs(r, "cudnn"):
-        return Finding(Status.SKIP, "no model finished a cuDNN run (see GD454)")
+        return skipped("no model finished a cuDNN run (see GD454)")
     return None
 
 
-def training_correct(r: SmokeReport) -> Finding:
+@check("GD450", "smoke-training-correct", "Smoke test: training steps give finite, falling losses",
+       Layer.PYTORCH, Severity.ERROR, NEEDS, facts={"smoke"})
+def check_smoke_training_correct(env: Environment, tables: Tables) -> Finding:
     """Each model trains on a fixed synthetic batch from fixed weights: forward, cross-entropy,
     backward, SGD step. The losses must be finite and fall over the steps, and every
     parameter's gradient must be finite and non-zero. Anything else means the device (or a
     library on it) computes wrong numbers."""
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     runs = _runs(r)
     if not runs:
-        return Finding(Status.SKIP, "no model ran (see GD454)")
+        return skipped("no model ran (see GD454)")
     ev = tuple((f"{m}/{c.name} losses", " → ".join(f"{x:.4f}" for x in c.losses))
                for m, c in runs)
     bad = []
@@ -92,24 +111,28 @@ def training_correct(r: SmokeReport) -> Finding:
                               + ("" if c.timed_losses_finite else ", non-finite while timed")]
         bad.append(f"{m}/{c.name}: {'; '.join(why)}")
     if bad:
-        return Finding(
-            Status.FAIL, f"training on {r.device.name} gives wrong numbers ({r.dtype}): "
-            + " | ".join(bad),
+        return failed(
+            f"training on {r.device.name} gives wrong numbers ({r.dtype}): " + " | ".join(bad),
             f"run {CHECK}; if it passes, update the NVIDIA driver and check the GPU's health "
             "(`nvidia-smi -q -d ECC,TEMPERATURE,CLOCK`)", ev)
     first: dict[str, ConfigRun] = {}
     for m, c in runs:
         first.setdefault(m, c)
     summary = ", ".join(f"{m} {c.losses[0]:.3f} → {c.losses[-1]:.3f}" for m, c in first.items())
-    return Finding(Status.PASS, f"losses finite and falling ({summary}), gradients finite and "
-                   f"non-zero in {len(runs)} run(s), {r.dtype}", None, ev)
+    return passed(f"losses finite and falling ({summary}), gradients finite and non-zero in "
+                  f"{len(runs)} run(s), {r.dtype}", ev)
 
 
-def cudnn_matches_native(r: SmokeReport) -> Finding:
+@check("GD451", "smoke-cudnn-matches-native", "Smoke test: cuDNN results match the native path",
+       Layer.PYTORCH, Severity.ERROR, NEEDS, facts={"smoke"})
+def check_smoke_cudnn_matches_native(env: Environment, tables: Tables) -> Finding:
     """From the same weights and batch, the first training step with cuDNN (with and without
     `benchmark=True`) and with cuDNN disabled must agree: logits, loss and every gradient
     within TOLERANCE of max|a-b| / max|b| (float32 1e-3 with TF32 off for the comparison;
     float16 1e-2; bfloat16 5e-2)."""
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     skip = _not_applicable(r)
     if skip is not None:
         return skip
@@ -120,35 +143,38 @@ def cudnn_matches_native(r: SmokeReport) -> Finding:
     ev += (("tolerance", f"{tol:g} ({r.dtype}, TF32 off for the comparison)"),
            ("TF32 for timing", f"conv {r.device.tf32_conv}, matmul {r.device.tf32_matmul}"))
     if not diffs:
-        return Finding(Status.SKIP, "no cuDNN run was compared with a native one", evidence=ev)
+        return skipped("no cuDNN run was compared with a native one", ev)
     m, name, worst = max(diffs, key=lambda x: x[2] if x[2] == x[2] else float("inf"))
     if not worst <= tol:
-        return Finding(
-            Status.FAIL, f"cuDNN and native results differ: max relative difference {worst:.2e}"
-            f" > {tol:g} ({m}/{name}, {r.dtype})",
-            "reinstall PyTorch so it loads the cuDNN it was built with (`pip install "
-            f"--force-reinstall torch`), update the NVIDIA driver, then run {CHECK}", ev)
-    return Finding(Status.PASS, f"cuDNN matches the native path: max relative difference "
-                   f"{worst:.1e} ≤ {tol:g} ({r.dtype}, TF32 off for the comparison)", None, ev)
+        return failed(
+            f"cuDNN and native results differ: max relative difference {worst:.2e} > {tol:g} "
+            f"({m}/{name}, {r.dtype})",
+            f"reinstall PyTorch so it loads the cuDNN it was built with ({RECOMMEND}), update "
+            f"the NVIDIA driver, then run {CHECK}", ev)
+    return passed(f"cuDNN matches the native path: max relative difference {worst:.1e} ≤ "
+                  f"{tol:g} ({r.dtype}, TF32 off for the comparison)", ev)
 
 
-def cudnn_used(r: SmokeReport) -> Finding:
+@check("GD452", "smoke-cudnn-used", "Smoke test: convolutions run in cuDNN", Layer.PYTORCH,
+       Severity.ERROR, NEEDS, facts={"smoke"})
+def check_smoke_cudnn_used(env: Environment, tables: Tables) -> Finding:
     """On a CUDA device with cuDNN enabled, convolutions must run in cuDNN: the profiler shows
     aten::cudnn_convolution and cuDNN kernels, and libcudnn* is mapped into the process. A
     CUDA device without a usable cuDNN fails: every convolution falls back to slow kernels."""
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     d = r.device
     if not d.name.startswith("cuda"):
-        return Finding(Status.SKIP, CPU_SKIP)
+        return skipped(CPU_SKIP)
     if not d.cudnn_available:
-        wheel = f"cu{d.cuda.replace('.', '')}" if d.cuda else "cu124"
-        return Finding(
-            Status.FAIL, f"torch {d.torch} has no usable cuDNN on {d.name} "
+        return failed(
+            f"torch {d.torch} has no usable cuDNN on {d.name} "
             "(torch.backends.cudnn.is_available() is False)",
-            f"reinstall the CUDA build of PyTorch, which bundles cuDNN: pip install "
-            f"--force-reinstall torch --index-url https://download.pytorch.org/whl/{wheel}")
+            f"reinstall the CUDA build of PyTorch, which bundles cuDNN: {RECOMMEND}")
     runs = _runs(r, "cudnn")
     if not runs:
-        return Finding(Status.SKIP, "no model finished a cuDNN run (see GD454)")
+        return skipped("no model finished a cuDNN run (see GD454)")
     ops = sorted({op for _, c in runs for op in c.conv_ops})
     kernels = sorted({k for _, c in runs for k in c.cudnn_kernels})
     errors = sorted({c.profile_error for _, c in runs if c.profile_error})
@@ -159,22 +185,27 @@ def cudnn_used(r: SmokeReport) -> Finding:
     seen = [op for op in ops if "cudnn" in op]
     seen += [f"{len(kernels)} cuDNN kernel(s) such as {kernels[0]}"] if kernels else []
     if seen:
-        return Finding(Status.PASS, f"cuDNN {d.cudnn_version} ran the convolutions "
-                       f"({', '.join(seen)}); {libs}", None, ev)
+        return passed(f"cuDNN {d.cudnn_version} ran the convolutions ({', '.join(seen)}); "
+                      f"{libs}", ev)
     if errors and r.cudnn_libraries:
-        return Finding(Status.PASS, f"cuDNN {d.cudnn_version} is loaded ({libs}); the profiler "
-                       f"could not show its kernels: {errors[0]}", None, ev)
-    return Finding(
-        Status.WARN, "cuDNN is enabled but the profiled convolutions did not run in it "
-        f"({libs})", f"run {CHECK} (GD3xx: cuDNN files) and make sure nothing sets "
+        return passed(f"cuDNN {d.cudnn_version} is loaded ({libs}); the profiler could not "
+                      f"show its kernels: {errors[0]}", ev)
+    return warned(
+        f"cuDNN is enabled but the profiled convolutions did not run in it ({libs})",
+        f"run {CHECK} (GD3xx: cuDNN files) and make sure nothing sets "
         "torch.backends.cudnn.enabled = False", ev)
 
 
-def cudnn_faster(r: SmokeReport) -> Finding:
+@check("GD453", "smoke-cudnn-faster", "Smoke test: cuDNN is faster than the native path",
+       Layer.PYTORCH, Severity.WARNING, NEEDS, facts={"smoke"})
+def check_smoke_cudnn_faster(env: Environment, tables: Tables) -> Finding:
     """Training-step time with cuDNN (the faster of benchmark off and on) vs cuDNN disabled,
     medians over the timed steps after warm-up (CUDA events). cuDNN slower than the native
     path by more than SLOWER_MARGIN (10%) warns: an old cuDNN, the wrong library loaded, or a
     GPU throttled or shared."""
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     skip = _not_applicable(r)
     if skip is not None:
         return skip
@@ -196,62 +227,73 @@ def cudnn_faster(r: SmokeReport) -> Finding:
         if best.timing.median_ms > native.timing.median_ms * (1 + SLOWER_MARGIN):
             slow.append(rows[-1])
     if not rows:
-        return Finding(Status.SKIP, "no model was timed both with and without cuDNN",
-                       evidence=tuple(ev))
+        return skipped("no model was timed both with and without cuDNN", tuple(ev))
     if slow:
-        return Finding(
-            Status.WARN, f"cuDNN is more than {SLOWER_MARGIN:.0%} slower than the native path: "
+        return warned(
+            f"cuDNN is more than {SLOWER_MARGIN:.0%} slower than the native path: "
             + "; ".join(slow),
             "check that nothing else uses the GPU (`nvidia-smi`), that it is not throttled "
-            "(`nvidia-smi -q -d PERFORMANCE`), and update PyTorch for a newer cuDNN",
-            tuple(ev))
-    return Finding(Status.PASS, "cuDNN speeds training steps up: " + "; ".join(rows), None,
-                   tuple(ev))
+            "(`nvidia-smi -q -d PERFORMANCE`), and update PyTorch for a newer cuDNN", tuple(ev))
+    return passed("cuDNN speeds training steps up: " + "; ".join(rows), tuple(ev))
 
 
-def device_usable(r: SmokeReport) -> Finding:
+@check("GD454", "smoke-device-usable", "Smoke test: the device runs the models", Layer.PYTORCH,
+       Severity.ERROR, NEEDS, facts={"smoke"})
+def check_smoke_device_usable(env: Environment, tables: Tables) -> Finding:
     """The device runs the models: CUDA initialises, torch's build has kernels for the GPU's
     architecture (sm_XY or older PTX in torch.cuda.get_arch_list()), memory suffices. Out of
-    memory is reported with the free memory; a missing architecture with the build's list."""
+    memory is reported with the free memory; a missing architecture with the build's list.
+    When the smoke test could not measure anything at all (no torch, the device cannot be
+    opened, the run crashed or hung), this check fails with the reason and the fix."""
+    s = env.smoke
+    if isinstance(s, SmokeFailure):
+        ev: Evidence = (("reason", str(s.reason)),
+                        *((("detail", s.detail),) if s.detail else ()))
+        return failed(s.message, s.fix, ev)
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     d = r.device
     arch = ("" if d.capability is None else
             f", sm_{d.capability.replace('.', '')}, {_gib(d.free_memory)} free of "
             f"{_gib(d.total_memory)}")
-    ev: tuple[tuple[str, str], ...] = (
-        ("device", f"{d.name}: {d.label}{arch}"), ("torch", f"{d.torch} (CUDA {d.cuda})"),
-        ("arch list", " ".join(d.arch_list) or "-"))
+    ev = (("device", f"{d.name}: {d.label}{arch}"), ("torch", f"{d.torch} (CUDA {d.cuda})"),
+          ("arch list", " ".join(d.arch_list) or "-"))
     errors = [m.error for m in r.models if m.error is not None]
     if errors:
         e = errors[0]
         ev += (("error", e.message), ("traceback", e.detail))
         if d.arch_supported is False:
-            return Finding(
-                Status.FAIL, f"{d.name} is {d.arch} but this PyTorch build has kernels for "
+            return failed(
+                f"{d.name} is {d.arch} but this PyTorch build has kernels for "
                 f"{' '.join(d.arch_list) or 'no GPU'}: {e.stage} failed: {e.message}",
-                f"install a PyTorch build that supports {d.arch}: see "
-                "https://pytorch.org/get-started/locally/ (older GPUs: an older release)", ev)
+                f"install a PyTorch build that supports {d.arch}: {RECOMMEND}", ev)
         if e.oom:
-            return Finding(
-                Status.FAIL, f"out of memory during {e.stage} on {d.name}: "
-                f"{_gib(e.free_memory)} free of {_gib(e.total_memory)} at the failure, "
-                f"{_gib(d.free_memory)} before the test",
+            return failed(
+                f"out of memory during {e.stage} on {d.name}: {_gib(e.free_memory)} free of "
+                f"{_gib(e.total_memory)} at the failure, {_gib(d.free_memory)} before the test",
                 "free GPU memory (`nvidia-smi` lists the processes using it) or lower "
                 "--batch-size", ev)
-        return Finding(Status.FAIL, f"{e.stage} failed on {d.name}: {e.message}",
-                       f"run {CHECK} to find the layer at fault", ev)
+        return failed(f"{e.stage} failed on {d.name}: {e.message}",
+                      f"run {CHECK} to find the layer at fault", ev)
     names = ", ".join(m.model for m in r.models)
     if d.arch_supported is False:
-        return Finding(Status.WARN, f"{names} ran, but {d.arch} is not in torch's arch list "
-                       f"({' '.join(d.arch_list)})",
-                       f"install a PyTorch build that supports {d.arch}", ev)
-    return Finding(Status.PASS, f"{d.name} ({d.label}{arch}) trained {names} in {r.dtype}", None,
-                   ev)
+        return warned(f"{names} ran, but {d.arch} is not in torch's arch list "
+                      f"({' '.join(d.arch_list)})",
+                      f"install a PyTorch build that supports {d.arch}: {RECOMMEND}", ev)
+    return passed(f"{d.name} ({d.label}{arch}) trained {names} in {r.dtype}", ev)
 
 
-def device_throughput(r: SmokeReport) -> Finding:
+@check("GD455", "smoke-device-throughput",
+       "Smoke test: matmul and copy run correctly (TFLOP/s, GB/s)", Layer.PYTORCH,
+       Severity.ERROR, NEEDS, facts={"smoke"})
+def check_smoke_device_throughput(env: Environment, tables: Tables) -> Finding:
     """Sanity figures: a large matmul's TFLOP/s, checked against float64 on a few rows, and a
     device-to-device copy's GB/s (read + write counted), checked bit-exact. On the CPU they
     are CPU figures. A wrong result or an error fails; the figures themselves never do."""
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     parts, ev, bad = [], [], []
     for t in (r.matmul, r.copy):
         if t.error is not None:
@@ -268,44 +310,17 @@ def device_throughput(r: SmokeReport) -> Finding:
         parts.append(f"{t.what} {rate(t.value)} {t.unit}")
     where = " (CPU figures)" if not r.device.name.startswith("cuda") else ""
     if bad:
-        return Finding(Status.FAIL, "; ".join(bad),
-                       f"run {CHECK}; update the NVIDIA driver and check the GPU's health",
-                       tuple(ev))
-    return Finding(Status.PASS, ", ".join(parts) + where, None, tuple(ev))
+        return failed("; ".join(bad),
+                      f"run {CHECK}; update the NVIDIA driver and check the GPU's health",
+                      tuple(ev))
+    return passed(", ".join(parts) + where, tuple(ev))
 
 
-SMOKE_CHECKS: tuple[SmokeCheck, ...] = (
-    SmokeCheck(CheckId("GD450"), "smoke-training-correct",
-               "Smoke test: training steps give finite, falling losses", Severity.ERROR,
-               training_correct),
-    SmokeCheck(CheckId("GD451"), "smoke-cudnn-matches-native",
-               "Smoke test: cuDNN results match the native path", Severity.ERROR,
-               cudnn_matches_native),
-    SmokeCheck(CheckId("GD452"), "smoke-cudnn-used", "Smoke test: convolutions run in cuDNN",
-               Severity.ERROR, cudnn_used),
-    SmokeCheck(CheckId("GD453"), "smoke-cudnn-faster",
-               "Smoke test: cuDNN is faster than the native path", Severity.WARNING,
-               cudnn_faster),
-    SmokeCheck(CheckId("GD454"), "smoke-device-usable", "Smoke test: the device runs the models",
-               Severity.ERROR, device_usable),
-    SmokeCheck(CheckId("GD455"), "smoke-device-throughput",
-               "Smoke test: matmul and copy run correctly (TFLOP/s, GB/s)", Severity.ERROR,
-               device_throughput),
+CHECKS = (
+    check_smoke_training_correct,
+    check_smoke_cudnn_matches_native,
+    check_smoke_cudnn_used,
+    check_smoke_cudnn_faster,
+    check_smoke_device_usable,
+    check_smoke_device_throughput,
 )
-
-
-def results(outcome: SmokeOutcome) -> tuple[Result, ...]:
-    """Every smoke check's Result, in id order; a `SmokeFailure` fails GD454, SKIPs the rest."""
-    out = []
-    for c in SMOKE_CHECKS:
-        if isinstance(outcome, SmokeFailure):
-            ev = (("reason", str(outcome.reason)),
-                  *((("detail", outcome.detail),) if outcome.detail else ()))
-            finding = (Finding(Status.FAIL, outcome.message, outcome.fix, ev)
-                       if c.id == "GD454" else
-                       Finding(Status.SKIP, "the smoke test did not run (see GD454)"))
-        else:
-            finding = c.run(outcome)
-        finding = dataclasses.replace(finding, check_id=c.id)
-        out.append(Result(c.id, c.slug, c.title, Layer.PYTORCH, c.severity, finding))
-    return tuple(out)
