@@ -215,6 +215,33 @@ class Tables:
                     best = (score, arch)
         return best[1] if best else None
 
+    def gpu_of_product(self, name: str) -> GpuArch | None:
+        """The arch of a GPU as a driver names it ("NVIDIA GeForce RTX 4090 Laptop GPU",
+        "Tesla V100-SXM2..."), strictly: a product of the table must be named inside `name`,
+        the longest such product wins, and a tie between two compute capabilities, or a row
+        whose status is unverified, gives None. Unlike `find_gpu`, a short name is never
+        widened to a longer product ("RTX 6000" is not "RTX 6000 Ada")."""
+        cut = name.rstrip().endswith(("...", "…"))  # nvidia-smi's table truncates long names
+        given = _product_norm(name.rstrip().rstrip(".…"))
+        found: dict[str, tuple[str, GpuArch]] = {}
+        for arch in self.gpu_archs:
+            for product in map(_product_norm, arch.products):
+                if product and _contains(given, product) and (
+                        arch.cc not in found or len(product) > len(found[arch.cc][0])):
+                    found[arch.cc] = (product, arch)
+        if not found:
+            return None
+        best = max(len(p) for p, _ in found.values())
+        top = [(p, a) for p, a in found.values() if len(p) == best]
+        if len(top) != 1 or top[0][1].status == UNVERIFIED:
+            return None
+        product, arch = top[0]
+        if cut and given.endswith(product) and any(  # "RTX 6000..." may be "RTX 6000 Ada"
+                other.startswith(product + " ") for a in self.gpu_archs if a.cc != arch.cc
+                for other in map(_product_norm, a.products)):
+            return None
+        return arch
+
     def cudnn_release(self, version: str) -> CudnnRelease | None:
         """A release by version: "7.6.5", "7.6.5.32", "9.1" (the build part is ignored)."""
         key = _release3(version)

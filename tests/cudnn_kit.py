@@ -5,19 +5,22 @@
 like the genuine article. Each (soname, version, needs) is compiled once per session. Tests
 that use the `cudnn_kit` fixture are skipped cleanly when gcc is missing.
 
-Make the `cudnn_kit` fixture visible to a test module with
-`from cudnn_kit import cudnn_kit_fixture` (tests/ is on sys.path: tests/conftest.py lives there).
+Make the fixtures visible to a test module (or a conftest) with
+`from cudnn_kit import cudnn_kit_fixture, toolkit_fixture, make_tarball_fixture` (tests/ is on
+sys.path: tests/conftest.py lives there): `toolkit` is a CUDA 12.4 prefix, `make_tarball` builds
+a real cuDNN tarball in NVIDIA's layout.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
 import tarfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -131,6 +134,15 @@ class CudnnKit:
                     (libdir / alias).chmod(mode)
         return root
 
+    def shared_object(self, size: int = 0, patch: dict[int, bytes] | None = None) -> bytes:
+        """The bytes of a real ELF shared object, zero-padded to `size` (the loader ignores the
+        tail); `patch` overwrites bytes at offsets (e.g. {18: e_machine})."""
+        data = bytearray(self.compile("libcudnn_blob.so.8", 8907).read_bytes())
+        data += bytes(max(0, size - len(data)))
+        for offset, value in (patch or {}).items():
+            data[offset:offset + len(value)] = value
+        return bytes(data)
+
     @staticmethod
     def make_tarball(src: Path, out: Path, top: str, compression: str = "gz") -> Path:
         """Tar `src`'s contents under the directory `top` (symlinks kept as symlinks)."""
@@ -182,3 +194,50 @@ def cudnn_kit_fixture(tmp_path_factory: pytest.TempPathFactory) -> CudnnKit:
     if not _KITS:
         _KITS.append(CudnnKit(tmp_path_factory.mktemp("cudnn-kit")))
     return _KITS[0]
+
+
+MakeTarball = Callable[..., Path]
+
+
+@pytest.fixture(name="toolkit")
+def toolkit_fixture(tmp_path: Path) -> Path:
+    """A CUDA 12.4 toolkit prefix (version.json) with unrelated files of its own."""
+    prefix = tmp_path / "cuda-12.4"
+    (prefix / "include").mkdir(parents=True)
+    (prefix / "lib64").mkdir()
+    (prefix / "version.json").write_text(json.dumps(
+        {"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}))
+    (prefix / "include" / "cuda_runtime.h").write_text("/* not cuDNN */\n")
+    (prefix / "lib64" / "libnvToolsExt.so.1").write_text("not cuDNN either\n")
+    return prefix
+
+
+@pytest.fixture(name="make_tarball")
+def make_tarball_fixture(tmp_path: Path, cudnn_kit: CudnnKit) -> MakeTarball:
+    """Build a cuDNN tarball in NVIDIA's layout: layout="archive" (8.5+ `<stem>/include`,
+    `<stem>/lib`, .tar.xz) or "legacy" (`cuda/include`, `cuda/lib64`, .tgz). Keyword arguments
+    go to CudnnKit.populate; `extra(tf)` may append members; `name` overrides the file name."""
+    counter = [0]
+
+    def make(version: str = "8.9.7", layout: str = "archive", cuda: str = "12",
+             compression: str | None = None, name: str | None = None,
+             extra: Callable[[tarfile.TarFile], None] | None = None, **kw: object) -> Path:
+        counter[0] += 1
+        work = tmp_path / f"tarball-{counter[0]}"
+        build = f"{version}.{29 if int(version[0]) >= 8 else 32}"
+        if layout == "archive":
+            top = f"cudnn-linux-x86_64-{build}_cuda{cuda}-archive"
+            default, comp, lib = f"{top}.tar.xz", "xz", "lib"
+        else:
+            top, default, comp, lib = "cuda", f"cudnn-{cuda}-linux-x64-v{build}.tgz", "gz", "lib64"
+        src = cudnn_kit.populate(work / "src", version, lib=lib, **kw)  # type: ignore[arg-type]
+        (src / "LICENSE").write_text("NVIDIA Software License Agreement\n")
+        out = work / (name or default)
+        mode = f"w:{compression if compression is not None else comp}"
+        with tarfile.open(out, mode) as tf:  # type: ignore[call-overload]
+            tf.add(src, arcname=top)
+            if extra is not None:
+                extra(tf)
+        return out
+
+    return make

@@ -4,24 +4,33 @@ The steps it automates: unpack the tarball, copy `include/cudnn*.h` to `PREFIX/i
 `libcudnn*` to `PREFIX/lib64` (or the `lib` directory the prefix uses) keeping the symlinks,
 `chmod a+r`. What it adds:
 
-1. one streaming pass over the tarball validates every member (`actions.tarball`) and writes
-   the files into a staging directory inside the prefix's `.gpudoctor/cudnn/` (so that placing
-   them is a `rename`), skipping files already identical in the prefix (size, mtime, mode);
+0. the prefix is refused when it is `/` (always) or not a CUDA toolkit (unless `force`);
+1. one streaming pass over the tarball validates every member (`actions.tarball`: each tar
+   header before its data, each library's ELF header before its bytes) and writes the files
+   into a staging directory inside the prefix's `.gpudoctor/cudnn/` (so that placing them is a
+   `rename`), skipping files already identical in the prefix (size, mtime, mode); a member
+   that would not fit in the file system's free space (or under `ulimit -f`) is refused before
+   it is written;
 2. the version is read from the tarball's own header, the CUDA build from its names (else from
-   the CUDA libraries its libraries link); a CUDA major other than the toolkit's is refused
-   unless `force`;
+   the CUDA libraries its libraries link); a CUDA major other than the toolkit's, or libraries
+   for another machine, are refused unless `force`; a tarball without every sub-library of its
+   major (the lists are `compat_tables/cudnn.toml` [[layout]]) is refused unless
+   `allow_incomplete`;
 3. the commit moves every replaced file, and every stale cuDNN file of the same major, into
    `.gpudoctor/cudnn/backup/`, moves the staged files in (real files first, then links, then
    headers) and writes the manifest; any error, Ctrl-C included, rolls every step back;
 4. `ldconfig` runs when asked and the library directory is on the system loader path;
-5. the placement checks (`checks.cudnn`) run on the prefix.
+5. the placement checks (`checks.cudnn`) run on the prefix; once the commit is done they can
+   only advise, so a failing one is reported as a warning.
 
-Everything is returned as data (`InstallResult`); `cli/install.py` renders it. The undo is
-`actions.uninstall_cudnn`.
+So an error means the prefix is as it was (the staging directory is scratch space, removed on
+every refusal), and no error means it holds the new cuDNN. Everything is returned as data
+(`InstallResult`); `cli/install.py` renders it. The undo is `actions.uninstall_cudnn`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,8 +38,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpudoctor import __version__
+from gpudoctor import __version__, childproc
 from gpudoctor.actions import system
+from gpudoctor.actions.preflight import (
+    Rules,
+    Space,
+    check_complete,
+    check_cuda,
+    check_machine,
+    require_file,
+    require_prefix,
+)
 from gpudoctor.actions.system import ActionError, Refused
 from gpudoctor.actions.tarball import (
     Archive,
@@ -113,10 +131,9 @@ class InstallResult:
 
     @property
     def ok(self) -> bool:
-        """No error and no failing placement check."""
-        failing = self.report is not None and any(
-            r.finding.status is Status.FAIL for r in self.report.results)
-        return self.error is None and not failing
+        """No error: the prefix holds the new cuDNN (a dry run: it would). The placement checks
+        only advise (their findings are warnings at worst)."""
+        return self.error is None
 
 
 def install_cudnn(
@@ -125,6 +142,7 @@ def install_cudnn(
     *,
     dry_run: bool = False,
     force: bool = False,
+    allow_incomplete: bool = False,
     ldconfig: bool = False,
     progress: Progress | None = None,
     ops: FileOps | None = None,
@@ -135,27 +153,36 @@ def install_cudnn(
 ) -> InstallResult:
     """Install a cuDNN tarball into a CUDA prefix; see the module docstring.
 
-    `ops` replaces the file operations (fault injection in tests); `command` is the command
-    line to repeat under sudo when the prefix is not writable; `ldconfig_argv` and `ld_conf`
-    are what `ldconfig` runs and which loader configuration says where it looks.
+    `force` installs a CUDA build other than the toolkit's, libraries for another machine, and
+    into a directory that is not a CUDA toolkit; `allow_incomplete` a tarball that lacks
+    sub-libraries of its major. `ops` replaces the file operations (fault injection in tests);
+    `command` is the command line to repeat under sudo when the prefix is not writable;
+    `ldconfig_argv` and `ld_conf` are what `ldconfig` runs and which loader configuration says
+    where it looks.
     """
+    from gpudoctor.compat import load_tables
+
     tarball, prefix = Path(tarball).absolute(), Path(prefix).absolute()
     ops = ops or FileOps()
     sudo = system.sudo_line(command, tarball, prefix)
+    rules = Rules(force, allow_incomplete, tables or load_tables())
     try:
-        _require_file(tarball)
+        require_file(tarball)
+        rules = replace(rules, notes=tuple(require_prefix(prefix, force)))
         toolkit = system.toolkit_version(prefix)
         old = system.load_manifest(prefix)
         if dry_run:
             archive = _read(tarball, None, progress)
-            plan = _plan(archive, prefix, toolkit, old, force)
+            plan = _plan(archive, prefix, toolkit, old, rules)
+            Space(prefix).take_all((f.source or f.dest, f.size) for f in plan.files
+                                  if f.action in ("create", "replace", "update"))
             try:
                 system.require_writable(prefix, sudo)
             except Refused as e:
                 plan = replace(plan, notes=(*plan.notes, f"{e.error.message}: {e.error.fix}"))
             return InstallResult(dry_run=True, plan=plan)
         system.require_writable(prefix, sudo)
-        return _install(tarball, prefix, toolkit, old, force, ldconfig, progress, ops, tables,
+        return _install(tarball, prefix, toolkit, old, rules, ldconfig, progress, ops,
                         ldconfig_argv, ld_conf)
     except Refused as e:
         return InstallResult(dry_run=dry_run, plan=None, error=e.error)
@@ -164,12 +191,6 @@ def install_cudnn(
         return InstallResult(dry_run=dry_run, plan=None, error=ActionError(
             f"cannot access {where}: {e.strerror or e}",
             f"check the permissions of {where} and its parent directories, or run: {sudo}"))
-
-
-def _require_file(tarball: Path) -> None:
-    if not tarball.is_file():
-        raise Refused(ActionError(f"{tarball} does not exist or is not a file",
-                                  "pass the path of the downloaded cuDNN tarball"))
 
 
 def _read(tarball: Path, sink: Sink | None, progress: Progress | None) -> Archive:
@@ -211,7 +232,7 @@ def _unchanged(dest: Path, m: Member, body: bytes | None = None) -> bool:
 
 
 def _plan(archive: Archive, prefix: Path, toolkit: str | None, old: Manifest | None,
-          force: bool) -> InstallPlan:
+          rules: Rules) -> InstallPlan:
     files: list[PlannedFile] = []
     ours = old.entries if old else {}
     new_names: set[str] = set()
@@ -224,7 +245,8 @@ def _plan(archive: Archive, prefix: Path, toolkit: str | None, old: Manifest | N
         files.append(PlannedFile(str(dest), action, m.kind, m.name, m.size,
                                  m.mode | 0o444 if m.kind == "file" else 0, m.target))
     files.extend(_stale(archive, prefix, new_names))
-    notes = _check_cuda(archive, toolkit, force)
+    notes = [*rules.notes, *check_complete(archive, rules),
+             *check_machine(archive, rules.force), *check_cuda(archive, toolkit, rules.force)]
     if archive.name_version and not archive.name_version.startswith(archive.version):
         notes.append(f"the file name says cuDNN {archive.name_version} but its header says "
                      f"{archive.version}; the header is taken")
@@ -266,83 +288,81 @@ def _major_of(name: str) -> str | None:
     return None
 
 
-def _check_cuda(archive: Archive, toolkit: str | None, force: bool) -> list[str]:
-    build = archive.cuda_build
-    if toolkit is None:
-        return ["the prefix has no readable CUDA toolkit version: the CUDA build was not checked"]
-    if build is None:
-        return [f"the tarball does not say which CUDA it was built for; it was not checked "
-                f"against the toolkit's CUDA {toolkit}"]
-    b, t = build.split("."), toolkit.split(".")
-    if b[0] != t[0]:
-        if not force:
-            raise Refused(ActionError(
-                f"refused: cuDNN {archive.version} in {Path(archive.path).name} is the CUDA "
-                f"{build} build (from {archive.cuda_build_from}); the toolkit in the prefix is "
-                f"CUDA {toolkit}",
-                f"download the CUDA {t[0]} build of cuDNN {archive.version}, or pass --force"))
-        return [f"installed the CUDA {build} build into a CUDA {toolkit} toolkit (--force)"]
-    if int(t[0]) < 11 and len(b) > 1 and b[:2] != t[:2]:
-        return [f"the tarball is built for CUDA {build}; the toolkit is CUDA {toolkit} (before "
-                "CUDA 11 a cuDNN build is for one CUDA minor)"]
-    return []
-
-
 # --------------------------------------------------------------------------- install
 
 
 class _Stager:
     """The sink of the tarball pass: writes what must change into the staging directory."""
 
-    def __init__(self, prefix: Path, staging: Path, ops: FileOps) -> None:
-        self.prefix, self.staging, self.ops = prefix, staging, ops
+    def __init__(self, prefix: Path, staging: Path, ops: FileOps, space: Space) -> None:
+        self.prefix, self.staging, self.ops, self.space = prefix, staging, ops, space
 
     def __call__(self, m: Member, stream: Readable | None) -> None:
         dest = _dest(self.prefix, m)
-        if _unchanged(dest, m, stream.body if isinstance(stream, Replay) else None):
+        if _unchanged(dest, m, stream.whole if isinstance(stream, Replay) else None):
             return
+        self.space.take(m.name, m.size)
         out = self.staging / str(dest.relative_to(self.prefix))
         out.parent.mkdir(parents=True, exist_ok=True)
         if m.kind == "symlink":
             self.ops.symlink(m.target or "", out)
         elif stream is not None:
-            self.ops.write(out, stream, m.mode | 0o444, m.mtime)
+            self.ops.write(out, stream, m.mode | 0o444, m.mtime, m.size)
 
 
 def _install(tarball: Path, prefix: Path, toolkit: str | None, old: Manifest | None,
-             force: bool, ldconfig: bool, progress: Progress | None, ops: FileOps,
-             tables: Tables | None, ldconfig_argv: Sequence[str], ld_conf: Path) -> InstallResult:
+             rules: Rules, ldconfig: bool, progress: Progress | None, ops: FileOps,
+             ldconfig_argv: Sequence[str], ld_conf: Path) -> InstallResult:
     state = prefix / STATE_DIR
     tx = Transaction(ops)
     staging = state / f"staging-{os.getpid()}"
     try:
+        space = Space(prefix)
         state.mkdir(parents=True, exist_ok=True)
         remove_tree(staging)
         staging.mkdir()
-        archive = _read(tarball, _Stager(prefix, staging, ops), progress)
+        archive = _read(tarball, _Stager(prefix, staging, ops, space), progress)
         if archive.cuda_build is None:
             archive = _cuda_from_libraries(archive, staging, prefix)
-        plan = _plan(archive, prefix, toolkit, old, force)
+        plan = _plan(archive, prefix, toolkit, old, rules)
         manifest = _commit(plan, prefix, staging, old, tx)
-    except (Refused, OSError, KeyboardInterrupt) as e:
+    except BaseException as e:  # Ctrl-C, or a bug: the prefix is restored, then it goes on
         changed = bool(tx.journal)
         problems = tx.rollback()
         remove_tree(staging)
         remove_tree(state / f"trash-{os.getpid()}")
         prune_empty(state, prefix)
-        if isinstance(e, KeyboardInterrupt):
+        if not isinstance(e, (Refused, OSError)):
             raise
         error = e.error if isinstance(e, Refused) else system.os_error(e, prefix)
+        if isinstance(e, OSError) and e.errno == errno.EFBIG:
+            error = replace(error, fix="raise the file-size limit (ulimit -f unlimited) and run "
+                            "the same command again")
         if problems:
             error = replace(error, message=error.message + "; rollback incomplete: "
                             + "; ".join(problems))
         return InstallResult(dry_run=False, plan=None, error=error, rolled_back=changed)
-    remove_tree(staging)
-    remove_tree(state / f"trash-{os.getpid()}")
-    ran = system.run_ldconfig(Path(plan.lib_dir), ldconfig_argv, ld_conf) if ldconfig else None
-    report = system.verify(prefix, tables)
+    try:  # committed: an interrupt from here on must not read as "rolled back"
+        remove_tree(staging)
+        remove_tree(state / f"trash-{os.getpid()}")
+        ran = system.run_ldconfig(Path(plan.lib_dir), ldconfig_argv, ld_conf) if ldconfig else None
+        report = _advice(system.verify(prefix, rules.tables))
+    except KeyboardInterrupt as e:  # exit 0 all the same: the prefix holds the new cuDNN
+        raise childproc.interrupt_with(
+            e, f"cuDNN {plan.version} installed; interrupted during the post-install checks "
+            f"(nothing was rolled back: {prefix} holds the new cuDNN, manifest {manifest}); "
+            f"check it: gpudoctor check cudnn --cuda-home {prefix}; undo: gpudoctor "
+            f"uninstall-cudnn --prefix {prefix}", exit_code=0) from e
     return InstallResult(dry_run=False, plan=plan, manifest=str(manifest), ldconfig=ran,
                          report=report)
+
+
+def _advice(report: Report) -> Report:
+    """The placement checks after a completed install: a failing one becomes a warning (the
+    install stands; what the check found is for the user to act on)."""
+    return replace(report, results=tuple(
+        replace(r, finding=replace(r.finding, status=Status.WARN))
+        if r.finding.status is Status.FAIL else r for r in report.results))
 
 
 def _cuda_from_libraries(archive: Archive, staging: Path, prefix: Path) -> Archive:

@@ -5,10 +5,15 @@ Both of NVIDIA's layouts are understood: the legacy `cudnn-<cuda>-linux-x64-v<ve
 (`<stem>/include`, `<stem>/lib`). The compression is told from the first bytes, not the name.
 
 A member is refused, by name, when it has an absolute path or a `..` component, is a hard link,
-a device or a FIFO, is a symlink pointing anywhere but at a sibling member, appears twice, or
-is an empty header or library. The archive is refused when it is truncated (inside a member, or
-without its end-of-archive blocks), is not a tar, or holds no cuDNN (no `include/cudnn*.h` and
-`lib/libcudnn*`, or no version header).
+a device, a FIFO or a sparse file, is a symlink pointing anywhere but at a sibling member,
+appears twice, is an empty header or library, is larger than any real cuDNN file (its tar
+header is judged before its data is read), or is a "library" that is not one: `*.so*` must be
+an ELF shared object (ET_DYN), `*.a` an `ar` archive. The archive is refused when it is
+truncated (inside a member, or without its end-of-archive blocks), is not a tar, unpacks to
+more than a real cuDNN does (summed from the headers, and counted while decompressing: a
+stream that expands more than `members.MAX_RATIO` times is a decompression bomb), or holds no
+cuDNN (no `include/cudnn*.h` and `lib/libcudnn*`, or no version header). The rules and their
+bounds are in `actions.members`.
 """
 
 from __future__ import annotations
@@ -26,21 +31,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import IO, Any, Protocol
 
+from gpudoctor.actions import members
+from gpudoctor.actions.members import DOWNLOAD, MAX_HEADER, ArchiveError
 from gpudoctor.probes.cudnn import parse_version_header
 
-DOWNLOAD = "https://developer.nvidia.com/cudnn-downloads"
+__all__ = ["DOWNLOAD", "Archive", "ArchiveError", "FileSlice", "Member", "Progress", "Readable",
+           "Replay", "Sink", "SinkError", "detect_compression", "read_archive"]
 _BLOCK = 1 << 20
 _HEADER_NAMES = ("cudnn_version.h", "cudnn.h")  # where the version macros are (v8+, v7)
-_MAX_HEADER = 4 << 20
-
-
-class ArchiveError(Exception):
-    """The tarball is refused; `message` names the member, `fix` says what to do."""
-
-    def __init__(self, message: str, fix: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
 
 
 class SinkError(Exception):
@@ -62,6 +60,7 @@ class Member:
     mode: int  # permission bits in the archive
     mtime: int
     target: str | None = None  # symlink target: a sibling's file name
+    machine: str | None = None  # a shared library's ELF machine: "x86_64", "aarch64", …
 
     @property
     def basename(self) -> str:
@@ -111,10 +110,13 @@ Progress = Callable[[int, int], None]
 
 
 class _Counter:
-    """A read-only stream that counts what passes through it."""
+    """A read-only stream that counts what passes through it; with `source` (the compressed
+    stream's counter), it stops a stream that expands more than MAX_RATIO times."""
 
-    def __init__(self, raw: IO[bytes], progress: Progress | None = None, total: int = 0) -> None:
+    def __init__(self, raw: IO[bytes], progress: Progress | None = None, total: int = 0,
+                 source: _Counter | None = None, path: str = "") -> None:
         self.raw, self.count, self.progress, self.total = raw, 0, progress, total
+        self.source, self.path = source, path
         self._last = 0
 
     def read(self, size: int = -1) -> bytes:
@@ -123,6 +125,8 @@ class _Counter:
         if self.progress and (self.count - self._last >= 8 * _BLOCK or not data):
             self._last = self.count
             self.progress(self.count, self.total)
+        if self.source is not None:
+            members.refuse_bomb(self.path, self.source.count, self.count)
         return data
 
     def readable(self) -> bool:
@@ -198,7 +202,8 @@ def read_archive(path: str, sink: Sink | None = None, progress: Progress | None 
 def _read_stream(f: IO[bytes], kind: str, scan: _Scan, progress: Progress | None,
                  size: int) -> tuple[int, int]:
     """A compressed tar, decompressed once, in order; (end of the last member, bytes in all)."""
-    data = _Counter(_decompressor(kind, _Counter(f, progress, size)))
+    compressed = _Counter(f, progress, size)
+    data = _Counter(_decompressor(kind, compressed), source=compressed, path=scan.path)
     with tarfile.open(fileobj=data, mode="r|", bufsize=_BLOCK) as tf:  # type: ignore[call-overload]
         for info in tf:
             scan.member(info, tf.extractfile(info) if info.isreg() else None)
@@ -233,11 +238,16 @@ class FileSlice:
 
     def read(self, size: int = -1) -> bytes:
         """Up to `size` bytes (all that is left when negative)."""
-        n = self.left if size < 0 else min(size, self.left)
+        data = self.peek(self.left if size < 0 else size)
+        self._moved(len(data))
+        return data
+
+    def peek(self, size: int) -> bytes:
+        """The next `size` bytes (at most what is left), without moving."""
+        n = min(size, self.left)
         data = os.pread(self.fd, n, self.pos)
         if len(data) < n:
             raise tarfile.ReadError("unexpected end of data")
-        self._moved(n)
         return data
 
     def copy_to(self, out: int) -> None:
@@ -281,25 +291,35 @@ class _Scan:
         self.names: set[str] = set()
         self.current: str | None = None
         self.headers: dict[str, bytes] = {}
+        self.total = 0
 
     def member(self, info: tarfile.TarInfo, stream: Readable | None) -> None:
-        name = _clean(info.name)
+        name = members.clean(info.name)
         self.current = name or info.name
-        _refuse_unsafe(info, name)
+        members.refuse_unsafe(info, name)
         if name in self.names:
             raise ArchiveError(f"refused: member {name!r} appears twice in {self.path}")
         self.names.add(name)
         kind = "dir" if info.isdir() else "symlink" if info.issym() else "file"
-        role = _role(name) if kind != "dir" else "other"
+        role = members.role(name) if kind != "dir" else "other"
+        self.total = members.bound(info, name, role, self.total, self.path)
         if kind == "file" and role != "other" and info.size == 0:
             raise ArchiveError(f"refused: member {name!r} is an empty file",
                                f"download the tarball again from {DOWNLOAD}")
+        machine = None
+        if kind == "file" and role == "library" and stream is not None:
+            if isinstance(stream, FileSlice):
+                head = stream.peek(members.HEAD)
+            else:
+                head = stream.read(members.HEAD)
+                stream = Replay(head, stream)
+            machine = members.library_machine(name, head)
         m = Member(name, role, kind, info.size if kind == "file" else 0, info.mode & 0o7777,
-                   int(info.mtime), info.linkname if kind == "symlink" else None)
+                   int(info.mtime), info.linkname if kind == "symlink" else None, machine)
         self.members.append(m)
         if role == "other":
             return
-        if stream is not None and role == "header" and m.size <= _MAX_HEADER:
+        if stream is not None and role == "header" and m.size <= MAX_HEADER:
             body = stream.read()
             self.headers[name] = body
             stream = Replay(body)
@@ -372,53 +392,26 @@ def _check_links(installable: list[Member]) -> None:
 
 
 class Replay:
-    """A header's bytes, read once into memory, offered to the sink as a stream again."""
+    """Bytes already read (a header's, in memory; a library's first few), offered to the sink as
+    a stream again, followed by what is left of `rest`."""
 
-    def __init__(self, body: bytes) -> None:
-        self.body, self.pos = body, 0
+    def __init__(self, body: bytes, rest: Readable | None = None) -> None:
+        self.body, self.pos, self.rest = body, 0, rest
 
     def read(self, size: int = -1) -> bytes:
+        """Up to `size` bytes (all that is left when negative)."""
+        if self.rest is not None and self.pos >= len(self.body):
+            return self.rest.read(size)
         end = len(self.body) if size < 0 else self.pos + size
         chunk, self.pos = self.body[self.pos:end], min(end, len(self.body))
+        if self.rest is not None and (size < 0 or len(chunk) < size):
+            chunk += self.rest.read(-1 if size < 0 else size - len(chunk))
         return chunk
 
-
-def _clean(name: str) -> str:
-    while name.startswith("./"):
-        name = name[2:]
-    return name.rstrip("/")
-
-
-def _refuse_unsafe(info: tarfile.TarInfo, name: str) -> None:
-    if info.name.startswith("/") or not name:
-        raise ArchiveError(f"refused: member {info.name!r} has an absolute path")
-    if ".." in PurePosixPath(name).parts:
-        raise ArchiveError(f"refused: member {name!r} climbs out of the archive with '..'")
-    if info.islnk():
-        raise ArchiveError(f"refused: member {name!r} is a hard link (to {info.linkname!r}); "
-                           "cuDNN tarballs contain none")
-    if info.ischr() or info.isblk() or info.isfifo():
-        what = "a character device" if info.ischr() else "a block device" if info.isblk() \
-            else "a FIFO"
-        raise ArchiveError(f"refused: member {name!r} is {what}")
-    if not (info.isreg() or info.isdir() or info.issym()):
-        raise ArchiveError(f"refused: member {name!r} has an unsupported type {info.type!r}")
-    if info.issym():
-        t = info.linkname
-        if not t or t.startswith("/") or "/" in t or t in (".", ".."):
-            raise ArchiveError(f"refused: symlink {name!r} points outside its directory "
-                               f"({t!r})")
-
-
-def _role(name: str) -> str:
-    p = PurePosixPath(name)
-    if len(p.parts) > 3:
-        return "other"
-    if p.parent.name == "include" and re.fullmatch(r"cudnn[\w.-]*\.h", p.name):
-        return "header"
-    if p.parent.name in ("lib", "lib64") and p.name.startswith("libcudnn"):
-        return "library"
-    return "other"
+    @property
+    def whole(self) -> bytes | None:
+        """All of the member's bytes, when they are all in memory (a header's)."""
+        return self.body if self.rest is None else None
 
 
 def _name_version(name: str) -> str | None:

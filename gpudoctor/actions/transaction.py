@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpudoctor.actions.members import ArchiveError
 from gpudoctor.actions.tarball import FileSlice, Readable
 from gpudoctor.probes.cudnn import MANIFEST
 
@@ -54,14 +55,25 @@ class FileOps:
         """Remove one empty directory."""
         path.rmdir()
 
-    def write(self, dst: Path, stream: Readable, mode: int, mtime: int) -> None:
-        """Write a new file (never through a symlink) from a stream, then set mode and mtime."""
+    def write(self, dst: Path, stream: Readable, mode: int, mtime: int,
+              size: int | None = None) -> None:
+        """Write a new file (never through a symlink) from a stream, then set mode and mtime.
+
+        With `size` (the member's size in its tar header) the bytes are counted as they are
+        written: a stream that yields more is stopped at once (ArchiveError), never written on.
+        """
         fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as out:
             if isinstance(stream, FileSlice):
-                stream.copy_to(out.fileno())
+                stream.copy_to(out.fileno())  # reads exactly the member's bytes from the tar
             else:
-                shutil.copyfileobj(stream, out, _BLOCK)
+                written = 0
+                while chunk := stream.read(_BLOCK):
+                    written += len(chunk)
+                    if size is not None and written > size:
+                        raise ArchiveError(f"refused: {dst.name} grew past the {size} bytes its "
+                                           "tar header states while it was unpacked")
+                    out.write(chunk)
             os.fchmod(out.fileno(), mode)
         os.utime(dst, (mtime, mtime), follow_symlinks=False)
 

@@ -7,7 +7,9 @@ empty. All or nothing, like the install.
 
 from __future__ import annotations
 
+import glob
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +52,7 @@ def uninstall_cudnn(prefix: str | Path = "/usr/local/cuda", *, ops: FileOps | No
     except Refused as e:
         return UninstallResult(str(prefix), None, error=e.error)
     if manifest is None:
-        return UninstallResult(str(prefix), None, error=ActionError(
-            f"{prefix / MANIFEST} does not exist: gpudoctor installed no cuDNN into {prefix}",
-            "remove a cuDNN copied by hand with: sudo rm "
-            f"{prefix}/include/cudnn*.h {prefix}/{system.lib_dir_name(prefix)}/libcudnn*"))
+        return UninstallResult(str(prefix), None, error=_no_manifest(prefix))
     try:
         system.require_writable(prefix, system.sudo_line(command, None, prefix, "uninstall"))
     except Refused as e:
@@ -83,3 +82,19 @@ def uninstall_cudnn(prefix: str | Path = "/usr/local/cuda", *, ops: FileOps | No
     for d in sorted(manifest.created_dirs, key=len, reverse=True):
         prune_empty(prefix / d, prefix)
     return UninstallResult(str(prefix), manifest.version, tuple(removed), tuple(restored))
+
+
+def _no_manifest(prefix: Path) -> ActionError:
+    """Nothing of gpudoctor's to undo: say so, and name only cuDNN files that exist."""
+    message = f"{prefix / MANIFEST} does not exist: gpudoctor installed no cuDNN into {prefix}"
+    patterns, seen = [], set()
+    for folder, pattern in (("include", "cudnn*.h"), ("lib64", "libcudnn*"), ("lib", "libcudnn*")):
+        where, real = prefix / folder, os.path.realpath(prefix / folder)
+        if real not in seen and glob.glob(f"{glob.escape(str(where))}/{pattern}"):
+            seen.add(real)  # lib may be a link to lib64: name its files once
+            patterns.append(f"{shlex.quote(str(where))}/{pattern}")
+    if not patterns:
+        return ActionError(f"{message}, and it holds no cuDNN files: there is nothing to undo")
+    sudo = "" if os.access(prefix, os.W_OK) else "sudo "
+    return ActionError(f"{message}; its cuDNN files were copied by hand or by another tool",
+                       f"to remove them by hand: {sudo}rm {' '.join(patterns)}")

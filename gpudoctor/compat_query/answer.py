@@ -82,11 +82,52 @@ def fact(text: str, origin: Sourced, **values: object) -> Row:
 
 
 def parse_arg(pattern: str, text: str, what: str) -> str:
-    """`text` stripped, when it matches `pattern` in full; else QueryError naming `what`."""
-    text = text.strip()
-    if not re.fullmatch(pattern, text):
+    """`text` stripped, when it matches `pattern` in full (digits are ASCII 0-9 only); else
+    QueryError naming `what`."""
+    text = ascii_digits(text.strip())
+    if not re.fullmatch(pattern, text, re.ASCII):
         raise QueryError(f"{text!r} is not a {what}")
     return text
+
+
+def ascii_digits(text: str) -> str:
+    """`text`, unless it holds digits other than 0-9 ("１２.４", Arabic-Indic): QueryError.
+
+    Python's int() and regular expressions accept any Unicode digit as one; the tables hold
+    ASCII versions only."""
+    odd = next((c for c in text if c.isdigit() and not c.isascii()), None)
+    if odd is not None:
+        raise QueryError(f"{text!r} has the non-ASCII digit {odd!r} "
+                         f"(U+{ord(odd):04X}); type the number with the digits 0-9")
+    return text
+
+
+def same_release(a: str, b: str) -> bool:
+    """Whether two versions have exactly the same numbers: "2.1" is not "2.1.0"."""
+    return Version(a).release == Version(b).release
+
+
+def not_in_tables(what: str, wanted: str, known: list[str], newest: str,
+                  hint: str = "") -> NotInTables:
+    """"<what> <wanted> is not in the tables (newest known: N; nearest known: A, B)".
+
+    Nearest: the known versions `wanted` is a prefix of ("7.6" -> 7.6.0 … 7.6.5), else those of
+    its patch series ("12.4.7" -> 12.4.0, 12.4.1), else the known version on either side of it
+    (none above: the newest, already named)."""
+    ordered = sorted(set(known), key=Version)
+    parts = wanted.split(".")
+    width = max((len(k.split(".")) for k in ordered), default=0)
+    stem = parts if len(parts) < width else parts[:-1] if len(parts) >= 3 else []
+    series = [k for k in ordered if stem and k.split(".")[:len(stem)] == stem]
+    if not series:
+        below = [k for k in ordered if Version(k) < Version(wanted)]
+        above = [k for k in ordered if Version(k) > Version(wanted)]
+        series = below[-1:] + above[:1] if above else []
+    if len(series) > 8:
+        series = [*series[:3], "…", *series[-3:]]
+    near = f"; nearest known: {', '.join(series)}" if series else ""
+    return NotInTables(f"{what} {wanted} is not in the tables (newest known: {newest}{near})"
+                       + (f"; {hint}" if hint else ""))
 
 
 def minor_of(version: str) -> tuple[int, int]:

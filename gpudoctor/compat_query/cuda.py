@@ -15,8 +15,10 @@ from gpudoctor.compat_query.answer import (
     driver_runs,
     fact,
     minor_of,
+    not_in_tables,
     parse_arg,
     pip_line,
+    same_release,
     tag_text,
     torch_series,
     versions_text,
@@ -29,12 +31,18 @@ def query_cuda(tables: Tables, text: str) -> Answer:
     """Minimum drivers, cuDNN builds and PyTorch wheels for CUDA "X.Y" (or "X.Y.Z")."""
     version = parse_arg(r"\d+\.\d+(\.\d+)?", text, "CUDA version (X.Y or X.Y.Z)")
     key = minor_of(version)
+    minor = f"{key[0]}.{key[1]}"
     releases = [r for r in tables.cuda_releases if minor_of(r.version) == key]
     need = tables.cuda_min_driver(version)
+    newest = tables.newest_cuda(include_unverified=True).version
     if not releases or need is None:
-        newest = tables.newest_cuda(include_unverified=True).version
-        raise NotInTables(f"CUDA {version} is not in the tables (newest known: {newest})")
-    minor = f"{key[0]}.{key[1]}"
+        minors = {f"{a}.{b}" for a, b in (minor_of(r.version) for r in tables.cuda_releases)}
+        known = sorted(minors) if version.count(".") == 1 else [
+            r.version for r in tables.cuda_releases]
+        raise not_in_tables("CUDA", version, known, newest)
+    if version.count(".") == 2 and not any(same_release(r.version, version) for r in releases):
+        raise not_in_tables("CUDA", version, [r.version for r in releases], newest,
+                            f"`gpudoctor compat cuda {minor}` answers for the {minor} series")
     ga = next((r for r in releases if r.version == need.cuda),
               next((r for r in releases if r.kind == "ga"), releases[0]))
     rel_rows = tuple(fact(f"{r.version}  {r.label}: Linux driver ≥ {r.min_driver_linux or '?'}, "
@@ -96,11 +104,15 @@ def query_driver(tables: Tables, text: str) -> Answer:
     usable = [b for b in tables.driver_branches if b.status != UNVERIFIED]
     met = [b for b in usable
            if (have >= Version(b.min_driver) if b.min_driver else have.major >= b.branch)]
+    oldest, last = usable[0], tables.driver_branches[-1]
     if not met:
-        oldest, last = usable[0], tables.driver_branches[-1]
         raise NotInTables(f"driver {driver} is not in the tables (oldest known: "
                           f"{oldest.min_driver} for CUDA {oldest.cuda}; newest known: "
                           f"R{last.branch})")
+    if have.major > last.branch:  # a branch newer than the tables: never answered by guess
+        raise NotInTables(f"driver {driver} is not in the tables (newest known: R{last.branch}, "
+                          f"for CUDA {last.cuda}); its branch R{have.major} is newer than any "
+                          "they hold")
     top = max(met, key=lambda b: Version(b.cuda))
     newer = [b for b in tables.driver_branches if Version(b.cuda) > Version(top.cuda)]
     highest = fact(f"CUDA {top.cuda} (driver ≥ {top.min_driver or f'R{top.branch}'})", top,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from gpudoctor.compat import Tables
 from gpudoctor.compat_query.answer import (
     Answer,
-    NotInTables,
     Section,
     cudnn_tarball,
     fact,
+    not_in_tables,
     parse_arg,
+    same_release,
     tag_text,
     torch_series,
     versions_text,
@@ -19,10 +20,15 @@ from gpudoctor.compat_query.answer import (
 def query_cudnn(tables: Tables, text: str) -> Answer:
     """CUDA builds, tarballs, drivers, GPUs and file layout of cuDNN "X.Y.Z" (or its build)."""
     version = parse_arg(r"\d+\.\d+(\.\d+){0,2}", text, "cuDNN version (X.Y.Z or X.Y.Z.B)")
-    rel = tables.cudnn_release(version)
-    if rel is None or (version.count(".") == 3 and rel.build not in (None, version)):
+    by_build = version.count(".") == 3  # a 4-part build number: only that exact build answers
+    rel = next((r for r in tables.cudnn_releases
+                if (r.build and same_release(r.build, version) if by_build
+                    else same_release(r.version, version))), None)
+    if rel is None:
         newest = tables.newest_cudnn(include_unverified=True).version
-        raise NotInTables(f"cuDNN {version} is not in the tables (newest known: {newest})")
+        known = [(r.build or r.version) if by_build else r.version
+                 for r in tables.cudnn_releases]
+        raise not_in_tables("cuDNN", version, known, newest)
     bad = tables.known_bad_cudnn(rel.version)
     head = fact(f"cuDNN {rel.version}" + (f" (build {rel.build})" if rel.build else "")
                 + (f"; KNOWN BAD: {bad}" if bad else ""), rel, version=rel.version,

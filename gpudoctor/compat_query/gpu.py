@@ -13,6 +13,7 @@ from gpudoctor.compat_query.answer import (
     QueryError,
     Row,
     Section,
+    ascii_digits,
     fact,
     minor_of,
     pip_line,
@@ -23,13 +24,15 @@ from gpudoctor.compat_query.answer import (
 
 def query_gpu(tables: Tables, text: str) -> Answer:
     """Architecture, toolkits, cuDNN and PyTorch support of a compute capability or product."""
-    given = text.strip()
+    given = ascii_digits(text.strip())
     if not given:
         raise QueryError("give a compute capability (sm_86, 8.6) or a product name (RTX 3090)")
-    as_cc = re.fullmatch(r"(sm_|compute_)\S*|\d+\.\d+|\d{2,3}", given.lower())
-    if as_cc and normalize_cc(given) is None:
+    lowered = given.lower()
+    as_cc = re.fullmatch(r"(sm|compute)(_\S*|\d\S*)|\d+\.\d+|\d{2,3}", lowered, re.ASCII)
+    cc = re.sub(r"^(sm|compute)_?", "sm_", lowered)  # sm86, SM_86, compute_86 -> sm_86
+    if as_cc and normalize_cc(cc) is None:
         raise QueryError(f"{given!r} is not a compute capability (e.g. sm_86 or 8.6)")
-    arch = tables.gpu_arch(given) if as_cc else tables.find_gpu(given)
+    arch = tables.gpu_arch(cc) if as_cc else tables.find_gpu(given)
     if arch is None:
         last = tables.gpu_archs[-1]
         raise NotInTables(f"GPU {given!r} is not in the tables (newest known: "

@@ -9,8 +9,10 @@ from gpudoctor.compat_query.answer import (
     Section,
     arch_text,
     fact,
+    not_in_tables,
     parse_arg,
     pip_line,
+    same_release,
     tag_text,
 )
 
@@ -18,10 +20,11 @@ from gpudoctor.compat_query.answer import (
 def query_torch(tables: Tables, text: str) -> Answer:
     """The CUDA variants, index URLs, bundled cuDNN, torchvision and Pythons of a release."""
     version = parse_arg(r"\d+\.\d+(\.\d+)?(\+[a-z0-9]+)?", text, "PyTorch version (e.g. 2.1.0)")
-    rel = tables.torch_release(version)
+    public = version.partition("+")[0]
+    rel = next((r for r in tables.torch_releases if same_release(r.version, public)), None)
     if rel is None:
         newest = tables.newest_torch(include_unverified=True).version
-        raise NotInTables(f"torch {version} is not in the tables (newest known: {newest})")
+        raise not_in_tables("torch", public, [r.version for r in tables.torch_releases], newest)
     tag = version.partition("+")[2]
     variants = rel.variants
     if tag.startswith("cu"):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from gpudoctor.compat_query import (
     cudnn_tarball,
     query_cuda,
 )
+from gpudoctor.compat_query.answer import not_in_tables
 
 runner = CliRunner()
 
@@ -233,9 +237,12 @@ def test_gpu_pascal_and_kepler() -> None:
     ("args", "needle"),
     [
         (("cuda", "99.1"), "CUDA 99.1 is not in the tables (newest known: 13.4.1)"),
-        (("cuda", "10.3"), "CUDA 10.3 is not in the tables (newest known: "),
-        (("cudnn", "7.9.9"), "cuDNN 7.9.9 is not in the tables (newest known: 9.28.0)"),
-        (("torch", "0.4.1"), "torch 0.4.1 is not in the tables (newest known: 2.15.0)"),
+        (("cuda", "10.3"), "CUDA 10.3 is not in the tables (newest known: 13.4.1; nearest "
+                           "known: 10.2, 11.0)"),
+        (("cudnn", "7.9.9"), "cuDNN 7.9.9 is not in the tables (newest known: 9.28.0; nearest "
+                             "known: 7.6.5, 8.0.0)"),
+        (("torch", "0.4.1"), "torch 0.4.1 is not in the tables (newest known: 2.15.0; nearest "
+                             "known: 1.4.0)"),
         (("driver", "300.10"), "driver 300.10 is not in the tables (oldest known: 367.48"),
         (("gpu", "sm_99"), "is not in the tables (newest known: sm_121"),
         (("gpu", "RTX 9999"), "'RTX 9999' is not in the tables"),
@@ -261,7 +268,7 @@ def test_malformed_is_a_usage_error(args: tuple[str, ...]) -> None:
 # --- every answer ------------------------------------------------------------------------------
 
 SAMPLES = [("cuda", "10.1"), ("cuda", "13.4"), ("cudnn", "7.6.5"), ("cudnn", "9.10.2"),
-           ("driver", "470.82.01"), ("driver", "999.1"), ("torch", "2.1.0"),
+           ("driver", "470.82.01"), ("driver", "615.1"), ("torch", "2.1.0"),
            ("torch", "2.15.0"), ("gpu", "sm_86"), ("gpu", "sm_88")]
 
 
@@ -295,3 +302,88 @@ def test_query_errors_are_typed() -> None:
         query_cuda(tables, "x")
     with pytest.raises(NotInTables):
         query_cuda(tables, "10.3")
+
+
+# --- only what the tables hold, exactly ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("cuda", "12.4.7"), "CUDA 12.4.7 is not in the tables (newest known: {cuda}; nearest "
+                             "known: 12.4.0, 12.4.1); `gpudoctor compat cuda 12.4` answers for "
+                             "the 12.4 series"),
+        (("cuda", "12.7"), "CUDA 12.7 is not in the tables (newest known: {cuda}; nearest "
+                           "known: 12.6, 12.8)"),
+        (("cudnn", "7.6"), "cuDNN 7.6 is not in the tables (newest known: {cudnn}; nearest "
+                           "known: 7.6.0, 7.6.1, 7.6.2, 7.6.3, 7.6.4, 7.6.5)"),
+        (("cudnn", "8.9.7.1"), "cuDNN 8.9.7.1 is not in the tables (newest known: {cudnn}; "
+                               "nearest known: 8.9.7.29)"),
+        (("driver", "999.99"), "driver 999.99 is not in the tables (newest known: R{branch}, "
+                               "for CUDA {branch_cuda}); its branch R999 is newer than any they "
+                               "hold"),
+        (("torch", "2.1"), "torch 2.1 is not in the tables (newest known: {torch}; nearest "
+                           "known: 2.1.0, 2.1.1, 2.1.2)"),
+    ],
+)
+def test_a_version_not_held_exactly_is_never_answered_as_another(
+        args: tuple[str, ...], message: str) -> None:
+    tables = load_tables()
+    newest = {"cuda": tables.newest_cuda(include_unverified=True).version,
+              "cudnn": tables.newest_cudnn(include_unverified=True).version,
+              "torch": tables.newest_torch(include_unverified=True).version,
+              "branch": tables.driver_branches[-1].branch,
+              "branch_cuda": tables.driver_branches[-1].cuda}
+    for fmt in ("text", "json"):
+        result = run(*args, "--format", fmt)
+        assert result.exit_code == 1, result.output
+        assert result.stdout == ""
+        assert result.stderr.strip() == f"gpudoctor: {message.format(**newest)}"
+
+
+def test_the_versions_held_exactly_are_answered() -> None:
+    assert as_json("cuda", "12.4")["subject"] == "CUDA 12.4"
+    assert as_json("cuda", "12.4.1")["subject"] == "CUDA 12.4.1"
+    assert as_json("cudnn", "8.9.7.29")["subject"] == "cuDNN 8.9.7"
+    newest = load_tables().driver_branches[-1].branch
+    assert as_json("driver", f"{newest}.1")["subject"] == f"driver {newest}.1 (Linux)"
+    assert as_json("torch", "2.1.0+cu121")["subject"] == "PyTorch 2.1.0"
+
+
+@pytest.mark.parametrize("spelling", ["sm86", "SM86", "sm_86", "SM_86", "compute_86",
+                                      "compute86", "8.6", "86", " sm_86 "])
+def test_every_spelling_of_a_compute_capability(spelling: str) -> None:
+    assert as_json("gpu", spelling)["subject"] == "GPU sm_86 (Ampere)"
+
+
+@pytest.mark.parametrize("kind", ["cuda", "cudnn", "driver", "torch", "gpu"])
+@pytest.mark.parametrize("digits", ["１２.４", "١٢.٤", "۸.۶", "१२.४"])  # full-width, Arabic-Indic…
+def test_non_ascii_digits_are_a_usage_error(kind: str, digits: str) -> None:
+    result = run(kind, digits)
+    assert result.exit_code == 2, result.output
+    assert "non-ASCII digit" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_non_ascii_digits_through_the_real_command() -> None:
+    done = subprocess.run([sys.executable, "-m", "gpudoctor", "compat", "cuda", "١٢.٤"],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 2, done.stderr
+    assert "non-ASCII digit '١' (U+0661)" in done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+def test_nearest_known_versions() -> None:
+    known = ["1.0.0", "1.1.0", "1.1.1", "2.0.0", *(f"3.0.{n}" for n in range(12))]
+    assert str(not_in_tables("x", "1.1", known, "3.0.11")) == (
+        "x 1.1 is not in the tables (newest known: 3.0.11; nearest known: 1.1.0, 1.1.1)")
+    assert str(not_in_tables("x", "1.5.0", known, "3.0.11")) == (
+        "x 1.5.0 is not in the tables (newest known: 3.0.11; nearest known: 1.1.1, 2.0.0)")
+    assert str(not_in_tables("x", "0.9.0", known, "3.0.11")) == (
+        "x 0.9.0 is not in the tables (newest known: 3.0.11; nearest known: 1.0.0)")
+    assert str(not_in_tables("x", "9.0.0", known, "3.0.11")) == (
+        "x 9.0.0 is not in the tables (newest known: 3.0.11)")  # nothing nearer than the newest
+    assert str(not_in_tables("x", "3.0.99", known, "3.0.11")) == (
+        "x 3.0.99 is not in the tables (newest known: 3.0.11; nearest known: 3.0.0, 3.0.1, "
+        "3.0.2, …, 3.0.9, 3.0.10, 3.0.11)")

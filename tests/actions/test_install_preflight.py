@@ -1,0 +1,269 @@
+"""What install-cudnn checks before it writes: a complete tarball (the tables' file lists),
+real shared libraries for this machine, a prefix that is a CUDA toolkit and never `/`; after a
+completed install the checks only warn. And uninstall-cudnn without a manifest.
+
+Every refusal is asserted with the prefix hashed before and after (CudnnKit.tree_state):
+byte-identical, whatever the error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from cudnn_kit import SUBLIBS as ALL_SUBLIBS
+from cudnn_kit import CudnnKit, MakeTarball
+
+from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
+from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Status
+
+state = CudnnKit.tree_state
+add = CudnnKit.add_member
+SUBLIBS = ALL_SUBLIBS[8]
+
+
+def statuses(result: InstallResult) -> dict[str, Status]:
+    assert result.report is not None
+    return {r.check_id: r.finding.status for r in result.report.results}
+
+
+# --------------------------------------------------------------------------- completeness
+
+
+def test_incomplete_archive_is_refused_naming_what_it_lacks(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
+    before = state(toolkit)
+    layout = load_tables().cudnn_layout(9)
+    assert layout is not None
+    lacking = [lib for lib in layout.libraries if lib not in ("libcudnn.so.9",
+                                                             "libcudnn_graph.so.9")]
+    for dry_run in (True, False):
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run)
+        assert result.error is not None
+        assert not result.ok
+        assert result.error.message == (f"refused: {tarball.name} lacks sub-libraries of cuDNN "
+                                        f"9: {', '.join(lacking)}")
+        assert "--allow-incomplete" in (result.error.fix or "")
+        assert state(toolkit) == before
+
+
+def test_allow_incomplete_installs_and_the_checks_only_warn(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
+    result = install_cudnn(tarball, toolkit, allow_incomplete=True)
+    assert result.error is None
+    assert result.ok  # the prefix holds the new cuDNN: exit 0
+    assert (toolkit / "lib64/libcudnn_graph.so.9").is_symlink()
+    assert statuses(result)["GD305"] is Status.WARN  # what the checks find is a warning
+    assert result.plan is not None
+    assert any("--allow-incomplete" in n and "libcudnn_ops.so.9" in n for n in result.plan.notes)
+
+
+def test_every_major_of_the_tables_is_complete_as_the_kit_builds_it(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    for version, layout in (("7.6.5", "legacy"), ("8.9.7", "archive"), ("9.1.0", "archive")):
+        result = install_cudnn(make_tarball(version, layout=layout), toolkit, dry_run=True,
+                               force=True)
+        assert result.error is None, (version, result.error)
+
+
+def test_forced_cuda_11_build_that_needs_cublas_11_installs_with_warnings(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    # cuDNN 8 for CUDA 11 links libcublas.so.11, absent here: it cannot load in this toolkit
+    tarball = make_tarball("8.9.7", cuda="11", needs=["libcublas.so.11"])
+    result = install_cudnn(tarball, toolkit, force=True)
+    assert result.error is None
+    assert result.ok
+    found = statuses(result)
+    assert found["GD306"] is Status.WARN  # `ldd`: libcublas.so.11 => not found
+    assert found["GD308"] is Status.WARN  # the CUDA 11 build in a CUDA 12.4 toolkit
+    assert Status.FAIL not in found.values()
+    assert os.readlink(toolkit / "lib64/libcudnn_ops_infer.so.8") == "libcudnn_ops_infer.so.8.9.7"
+
+
+# --------------------------------------------------------------------------- libraries
+
+
+ELF = {"relocatable": ({16: b"\x01\x00"}, "is a relocatable object, not a shared library"),
+       "executable": ({16: b"\x02\x00"}, "is an executable, not a shared library"),
+       "not elf": ({0: b"MZ\x90\x00"}, "is not a shared library (it has no ELF header)"),
+       "text": ({0: b"#!/bin/sh\nrm -rf /\n"}, "is not a shared library (it has no ELF header)")}
+
+
+@pytest.mark.parametrize("case", sorted(ELF))
+@pytest.mark.parametrize("compression", ["gz", ""])  # streamed, and read in place (plain tar)
+def test_a_library_that_is_not_a_shared_object_is_refused(
+        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit, case: str,
+        compression: str) -> None:
+    patch, expected = ELF[case]
+    name = "cuda/lib64/libcudnn_ops_infer.so.8.9.7"
+    bad = cudnn_kit.shared_object(patch=patch)
+    # a link to it (libcudnn_ops_infer.so.8 -> …) is fine: the file itself is what is judged
+    tarball = make_tarball("8.9.7", layout="legacy", compression=compression,
+                           sublibs=[s for s in SUBLIBS if s != "libcudnn_ops_infer"],
+                           extra=lambda tf: (add(tf, name, bad), add(
+                               tf, "cuda/lib64/libcudnn_ops_infer.so.8", type=tarfile.SYMTYPE,
+                               linkname="libcudnn_ops_infer.so.8.9.7")))
+    before = state(toolkit)
+    for dry_run in (True, False):
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run)
+        assert result.error is not None
+        assert result.error.message == f"refused: member {name!r} {expected}"
+        assert state(toolkit) == before
+
+
+def test_static_archives_must_be_ar_archives(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    good = make_tarball("8.9.7", extra=lambda tf: add(
+        tf, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib/libcudnn_static.a",
+        b"!<arch>\n" + bytes(60)))
+    result = install_cudnn(good, toolkit)
+    assert result.ok, result.error
+    assert (toolkit / "lib64/libcudnn_static.a").read_bytes().startswith(b"!<arch>\n")
+    before = state(toolkit)
+    bad = make_tarball("8.9.7", extra=lambda tf: add(
+        tf, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib/libcudnn_adv_static.a",
+        b"\x7fELF" + bytes(60)))
+    result = install_cudnn(bad, toolkit)
+    assert result.error is not None
+    assert "libcudnn_adv_static.a' is not a static library (it has no ar header)" \
+        in result.error.message
+    assert state(toolkit) == before
+
+
+def test_libraries_for_another_machine_are_refused_unless_forced(
+        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit) -> None:
+    host = platform.machine()
+    other, code = ("x86_64", 62) if host == "aarch64" else ("aarch64", 183)
+    name = "cuda/lib64/libcudnn_cnn_train.so.8.9.7"
+    foreign = cudnn_kit.shared_object(patch={18: code.to_bytes(2, "little")})
+    tarball = make_tarball("8.9.7", layout="legacy",
+                           sublibs=[s for s in SUBLIBS if s != "libcudnn_cnn_train"],
+                           extra=lambda tf: (add(tf, name, foreign), add(
+                               tf, "cuda/lib64/libcudnn_cnn_train.so.8", type=tarfile.SYMTYPE,
+                               linkname="libcudnn_cnn_train.so.8.9.7")))
+    before = state(toolkit)
+    result = install_cudnn(tarball, toolkit)
+    assert result.error is not None
+    assert result.error.message == (f"refused: member {name!r} is built for {other}; this "
+                                    f"machine is {host}")
+    assert state(toolkit) == before
+    forced = install_cudnn(tarball, toolkit, force=True)
+    assert forced.ok, forced.error
+    assert forced.plan is not None
+    assert any(f"built for {other}" in n for n in forced.plan.notes)
+
+
+# --------------------------------------------------------------------------- the prefix
+
+
+@pytest.mark.parametrize("spelling", ["/", "//", "/.", "/usr/..", "link"])
+def test_the_root_directory_is_never_a_prefix(
+        make_tarball: MakeTarball, tmp_path: Path, spelling: str) -> None:
+    prefix = tmp_path / "root-link" if spelling == "link" else Path(spelling)
+    if spelling == "link":
+        prefix.symlink_to("/")
+    tarball = make_tarball("8.9.7")
+    assert not Path("/include/cudnn.h").exists()
+    for dry_run, force in ((True, False), (False, False), (False, True)):
+        result = install_cudnn(tarball, prefix, dry_run=dry_run, force=force)
+        assert result.error is not None
+        assert "is the root directory /" in result.error.message
+    assert not Path("/include/cudnn.h").exists()
+    assert not Path("/.gpudoctor").exists()
+
+
+def test_a_prefix_that_is_not_a_toolkit_is_refused_unless_forced(
+        make_tarball: MakeTarball, tmp_path: Path) -> None:
+    prefix = tmp_path / "not-cuda"
+    (prefix / "lib64").mkdir(parents=True)
+    (prefix / "README").write_text("a directory of my own\n")
+    before = state(prefix)
+    tarball = make_tarball("8.9.7")
+    for dry_run in (True, False):
+        result = install_cudnn(tarball, prefix, dry_run=dry_run)
+        assert result.error is not None
+        assert result.error.message == (f"refused: {prefix} is not a CUDA toolkit: it has no "
+                                        "version.json, version.txt, bin/nvcc or "
+                                        "include/cuda_runtime.h")
+        assert "--force" in (result.error.fix or "")
+        assert state(prefix) == before
+    forced = install_cudnn(tarball, prefix, force=True)
+    assert forced.ok, forced.error
+    assert forced.plan is not None
+    assert any("is not a CUDA toolkit" in n for n in forced.plan.notes)
+    assert (prefix / "lib64/libcudnn.so.8").is_symlink()
+
+
+@pytest.mark.parametrize("mark", ["bin/nvcc", "version.txt", "include/cuda_runtime_api.h",
+                                  "targets/x86_64-linux/include/cuda_runtime.h",
+                                  "lib64/libcudart.so.12"])
+def test_what_makes_a_prefix_a_toolkit(
+        make_tarball: MakeTarball, tmp_path: Path, mark: str) -> None:
+    prefix = tmp_path / "cuda"
+    (prefix / mark).parent.mkdir(parents=True)
+    (prefix / mark).write_text("CUDA Version 12.4.131\n" if mark == "version.txt" else "x\n")
+    result = install_cudnn(make_tarball("8.9.7"), prefix, dry_run=True)
+    assert result.error is None, result.error
+
+
+# --------------------------------------------------------------------------- uninstall
+
+
+def test_uninstall_without_a_manifest_and_without_cudnn(toolkit: Path) -> None:
+    before = state(toolkit)
+    result = uninstall_cudnn(toolkit)
+    assert not result.ok
+    assert result.error is not None
+    assert result.error.message == (
+        f"{toolkit}/.gpudoctor/cudnn/manifest.json does not exist: gpudoctor installed no "
+        f"cuDNN into {toolkit}, and it holds no cuDNN files: there is nothing to undo")
+    assert result.error.fix is None  # no `rm` of files that do not exist
+    assert state(toolkit) == before
+
+
+def test_uninstall_without_a_manifest_names_only_files_that_exist(
+        toolkit: Path, cudnn_kit: CudnnKit) -> None:
+    cudnn_kit.populate(toolkit, "8.9.6")  # copied by hand: include/ and lib64/, no lib/
+    (toolkit / "lib").symlink_to("lib64")  # the same files twice: named once
+    before = state(toolkit)
+    result = uninstall_cudnn(toolkit)
+    assert result.error is not None
+    assert "gpudoctor installed no cuDNN" in result.error.message
+    assert result.error.fix == (f"to remove them by hand: rm {toolkit}/include/cudnn*.h "
+                                f"{toolkit}/lib64/libcudnn*")
+    assert state(toolkit) == before
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_the_command_exits_1_unchanged_or_0_installed(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
+    argv = [sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball", str(tarball),
+            "--prefix", str(toolkit), "--format", "json"]
+    env = {**os.environ, "NO_COLOR": "1"}
+    before = state(toolkit)
+    refused = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert refused.returncode == 1, refused.stderr
+    assert "lacks sub-libraries of cuDNN 9" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert json.loads(refused.stdout)["ok"] is False
+    assert state(toolkit) == before
+    done = subprocess.run([*argv, "--allow-incomplete"], capture_output=True, text=True,
+                          env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["ok"] is True
+    assert {c["id"]: c["status"] for c in data["checks"]}["GD305"] == "warn"
+    assert (toolkit / ".gpudoctor/cudnn/manifest.json").is_file()
