@@ -10,6 +10,9 @@ class ExitCode(IntEnum):
 
     OK = 0  # no FAIL (WARN allowed unless --strict)
     FAILURE = 1  # at least one FAIL, or the install / smoke action failed
-    USAGE = 2  # bad command line (Click's default)
+    # bad command line (Click's default), an unusable input (unreadable, oversized, impossible
+    # values), or an output that could not be written whole (closed stdout, full disk, a reader
+    # that closed the pipe): never 0 for an undelivered report, never 1 (the machine's verdict)
+    USAGE = 2
     INTERNAL = 3  # a gpudoctor bug
     INTERRUPTED = 130  # Ctrl-C

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -27,7 +29,9 @@ examples:
 
 def _version(value: bool) -> None:
     if value:
-        print(f"gpudoctor {__version__}")
+        from gpudoctor.cli.output import deliver
+
+        deliver(f"gpudoctor {__version__}\n", "-", "text")
         raise typer.Exit(ExitCode.OK)
 
 
@@ -49,7 +53,7 @@ _DEBUG = [False]
 # command name → (module under gpudoctor.cli, attribute, kind)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("check", "check", "command"),
-    "checks": ("check", "list_checks", "command"),
+    "checks": ("checks", "checks", "command"),
     "snapshot": ("snapshot", "snapshot", "command"),
     "smoke-test": ("smoke", "smoke_test", "command"),
     "install-cudnn": ("install", "install_cudnn", "command"),
@@ -94,31 +98,98 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
-    """Console-script entry point: run the app, map crashes to exit 3 and Ctrl-C to 130."""
+    """Console-script entry point: run the app, map crashes to exit 3 and Ctrl-C to 130
+    (SIGTERM 143, SIGHUP 129), every child process group killed first."""
+    from gpudoctor import childproc
+
+    childproc.install_signal_handlers()
     command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
     application = build_app(command if command in COMMANDS else None)
     try:
         rc = application(standalone_mode=False)
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        print("gpudoctor: interrupted", file=sys.stderr)
-        sys.exit(ExitCode.INTERRUPTED)
-    except Exception as e:  # the CLI's last line of defence (STYLE.md §6)
+    except KeyboardInterrupt as e:
+        _interrupted(e)
+    except OSError as e:
+        if e.errno not in _OUTPUT_ERRNOS:
+            _internal_error(e)
+        _output_failed(e)
+    except Exception as e:  # noqa: BLE001 - the CLI's last line of defence (STYLE.md §6)
+        if childproc.interrupted() is not None:  # e.g. a RuntimeError wrapping the Ctrl-C
+            _interrupted(e)
         kinds = {k.__name__ for k in type(e).__mro__}
         if "ClickException" in kinds:  # click's or typer's vendored click: a usage error
-            e.show()  # type: ignore[attr-defined]
+            import io
+
+            from gpudoctor.cli.output import say
+
+            shown = io.StringIO()  # then on stderr escaped: argv may hold control characters
+            e.show(file=shown)  # type: ignore[attr-defined]
+            say(shown.getvalue().rstrip("\n"))
             sys.exit(e.exit_code)  # type: ignore[attr-defined]
         if "Abort" in kinds:
-            print("gpudoctor: aborted", file=sys.stderr)
-            sys.exit(ExitCode.INTERRUPTED)
-        if _DEBUG[0] or "--debug" in sys.argv:
-            raise
-        print(
-            f"gpudoctor {__version__}: internal error: {type(e).__name__}: {e}\n"
-            "This is a gpudoctor bug. Please report it with the output of "
-            "`gpudoctor --debug <same command>` and `gpudoctor snapshot`.",
-            file=sys.stderr,
-        )
-        sys.exit(ExitCode.INTERNAL)
+            _interrupted(e)
+        _internal_error(e)
+    if rc == ExitCode.INTERRUPTED or childproc.interrupted() is not None:
+        _interrupted(None)  # Typer turned the KeyboardInterrupt into a bare 130
+    _flush_stdout()
+    childproc.finishing()  # a signal from here on: exit at once, no traceback
     sys.exit(rc if isinstance(rc, int) else ExitCode.OK)
+
+
+def _interrupted(e: BaseException | None) -> NoReturn:
+    """Ctrl-C, SIGTERM, SIGHUP: every child's group is killed and reaped, one line says so
+    (or says what the command had already done), and the process ends at once: os._exit, so
+    that no thread stuck in a driver call can hold it (cleanup such as an install's rollback
+    ran while the exception unwound)."""
+    import os
+
+    from gpudoctor import childproc
+    from gpudoctor.cli.output import say
+
+    code, message = childproc.settle(e)
+    say(f"gpudoctor: {message}")
+    with contextlib.suppress(OSError, ValueError):
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    os._exit(code)
+
+
+# errors of writing to a stream that is full, gone or closed by its reader: the outside world's
+# doing, so exit 2 with one line (a closed pipe quietly), never "a gpudoctor bug"
+_OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _internal_error(e: BaseException) -> NoReturn:
+    if _DEBUG[0] or "--debug" in sys.argv:
+        raise e
+    from gpudoctor.cli.output import say
+
+    say(f"gpudoctor {__version__}: internal error: {type(e).__name__}: {e}\n"
+        "This is a gpudoctor bug. Please report it with the output of "
+        "`gpudoctor --debug <same command>` and `gpudoctor snapshot`.")
+    sys.exit(ExitCode.INTERNAL)
+
+
+def _output_failed(e: OSError) -> NoReturn:
+    """A write to stdout (help text, a message) failed: say so once, exit 2; fd 1 is pointed
+    at /dev/null so that Python's own flush at exit cannot fail again."""
+    from gpudoctor.cli.output import say, stdout_to_devnull
+
+    stdout_to_devnull()
+    if e.errno != errno.EPIPE:
+        say(f"gpudoctor: error: cannot write the output: {e.strerror or e}")
+    sys.exit(ExitCode.USAGE)
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, where a failure can still be reported, not in Python's shutdown."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        _output_failed(e)
+    except ValueError:  # closed
+        pass

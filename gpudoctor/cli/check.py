@@ -1,9 +1,8 @@
-"""`gpudoctor check` and `gpudoctor checks`."""
+"""`gpudoctor check`: parse, probe (or load), judge, render, exit."""
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,15 +10,34 @@ import typer
 from gpudoctor.cli import common
 from gpudoctor.cli.options import (
     CudaHomeOption,
-    FormatOption,
-    OutputFormat,
-    OutputOption,
+    DebugOption,
     PythonOption,
+    ReportFormatOption,
+    ReportOutputOption,
     TimeoutOption,
-    stderr_console,
-    stdout_console,
+    VerboseOption,
+    resolve_format,
 )
-from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers.interface import OutputFormat
+
+HELP = """check every layer of the NVIDIA stack and say how to fix what is wrong
+
+\b
+The report goes to stdout (or -o FILE), the summary line to stderr. Exit 0: no failure;
+1: a failure (with --strict, a warning too); 2: usage error, or the report could not be
+written; 3: a gpudoctor bug; 130: interrupted.
+
+\b
+examples:
+  gpudoctor check                              every check on this machine
+  gpudoctor check cudnn GD403                  only the cuDNN layer and GD403
+  gpudoctor check --skip "Driver & GPUs"       layers by name or heading
+  gpudoctor check --format junit -o gd.xml     for a CI dashboard
+  gpudoctor check --from-snapshot node1.json   judge a saved snapshot
+  gh issue view 123 --json body -q .body | gpudoctor check --from-report -
+                                               judge the machine an issue reports
+  gpudoctor check --python ~/venv/bin/python   diagnose another environment's torch
+"""
 
 
 def check(
@@ -27,9 +45,9 @@ def check(
         list[str] | None,
         typer.Argument(help="check ids, slugs or layers to run (default: all)", show_default=False),
     ] = None,
-    fmt: FormatOption = OutputFormat.TEXT,
-    output: OutputOption = "-",
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show the evidence")] = False,
+    fmt: ReportFormatOption = None,
+    output: ReportOutputOption = "-",
+    verbose: VerboseOption = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="warnings fail too (exit 1)", envvar="GPUDOCTOR_STRICT")
     ] = False,
@@ -39,10 +57,12 @@ def check(
     skip: Annotated[
         list[str] | None, typer.Option("--skip", help="leave out these ids / slugs / layers")
     ] = None,
-    from_snapshot: Annotated[
-        Path | None,
-        typer.Option("--from-snapshot", "--from-json",
-                     help="judge a saved snapshot (or JSON report) instead of this machine"),
+    from_report: Annotated[
+        list[str] | None,
+        typer.Option("--from-report", "--from-snapshot", "--from-json", metavar="FILE",
+                     help="judge a pasted report instead of this machine: a snapshot or JSON "
+                     "report, collect_env or nvidia-smi output, or an issue body holding them "
+                     "('-' reads stdin; repeat to merge several)"),
     ] = None,
     cuda_home: CudaHomeOption = None,
     python: PythonOption = None,
@@ -51,54 +71,21 @@ def check(
     smoke: Annotated[
         bool, typer.Option("--smoke", help="finish with the quick LeNet training smoke test")
     ] = False,
+    debug: DebugOption = False,
 ) -> None:
-    """check every layer of the NVIDIA stack and say how to fix what is wrong"""
-    env = common.environment(from_snapshot, cuda_home, python, timeout, no_torch)
-    wanted = [*(selectors or ()), *common.split(only)]
-    report = common.judge(env, wanted, common.split(skip))
-    if smoke and from_snapshot is None:
-        report = common.with_smoke(report, python, timeout)
-    elif common.cuda_usable(env):
+    fmt = resolve_format(fmt, OutputFormat)
+    checks = common.selected([*(selectors or ()), *common.split(only)], common.split(skip))
+    env = common.load_reports(from_report) if from_report else common.environment(
+        None, cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
+    if smoke and not from_report and "smoke" in common.facts_of(checks):
+        env = common.with_smoke(env, python, timeout)  # only when a selected check reads it
+    report = common.judge(env, checks)
+    if common.smoke_pending(env) and common.cuda_usable(env):
         report = dataclasses.replace(report, notes=(
             "CUDA works: prove it trains with `gpudoctor check --smoke` "
             "(or `gpudoctor smoke-test --device cuda:0` for the full run)",))
-    err = stderr_console()
-    for sel in report.unknown_selectors:
-        err.print(f"gpudoctor: warning: {sel!r} names no check (see `gpudoctor checks`)")
     common.emit(report, fmt, output, verbose)
-    code = common.exit_code(report, strict)
-    if output != "-" or fmt is not OutputFormat.TEXT:
-        err.print(f"gpudoctor: {common.tally(report)}"
-                  + (f"; report written to {output}" if output != "-" else ""))
-    raise typer.Exit(code)
+    raise typer.Exit(common.exit_code(report, strict))
 
 
-def list_checks(
-    fmt: FormatOption = OutputFormat.TEXT,
-) -> None:
-    """list every check: id, title, layer and what it reads"""
-    from gpudoctor.actions.smoke_checks import SMOKE_CHECKS
-    from gpudoctor.checks import REGISTRY
-
-    rows = [
-        {"id": c.id, "slug": c.slug, "title": c.title, "layer": c.layer.value,
-         "severity": c.severity.name.lower(), "needs": c.needs, "doc": c.doc}
-        for c in REGISTRY
-    ] + [
-        {"id": c.id, "slug": c.slug, "title": c.title, "layer": "pytorch",
-         "severity": c.severity.name.lower(), "needs": "check --smoke / smoke-test",
-         "doc": (c.run.__doc__ or "").strip()}
-        for c in SMOKE_CHECKS
-    ]
-    if fmt is OutputFormat.JSON:
-        import json
-
-        print(json.dumps(rows, indent=2))
-        raise typer.Exit(ExitCode.OK)
-    from rich.table import Table
-
-    table = Table("id", "slug", "title", "layer", "needs", box=None, pad_edge=False)
-    for row in rows:
-        table.add_row(row["id"], row["slug"], row["title"], row["layer"], row["needs"])
-    stdout_console().print(table)
-    raise typer.Exit(ExitCode.OK)
+check.__doc__ = HELP

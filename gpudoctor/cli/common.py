@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
+from gpudoctor.cli.output import say
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.model import Environment, Report, Status
 from gpudoctor.renderers.interface import OutputFormat, is_info
 from gpudoctor.renderers.interface import tally as tally
 
+if TYPE_CHECKING:
+    from gpudoctor.model import Check
+
 
 def fail_usage(message: str) -> typer.Exit:
-    """Print a one-line usage error and return the Exit(2) to raise."""
-    from gpudoctor.cli.options import stderr_console
-
-    stderr_console().print(f"gpudoctor: error: {message}", markup=False)
+    """Print a usage error (its first line is the message; control characters escaped) and
+    return the Exit(2) to raise."""
+    say(f"gpudoctor: error: {message}")
     return typer.Exit(ExitCode.USAGE)
 
 
@@ -27,68 +31,131 @@ def split(values: Iterable[str] | None) -> list[str]:
     return [v.strip() for item in values or () for v in item.split(",") if v.strip()]
 
 
+def unknown_selectors(unknown: Sequence[str], checks: Iterable[Check]) -> typer.Exit:
+    """The usage error for selectors that name no check, listing every valid one."""
+    checks = tuple(checks)
+    layers = dict.fromkeys(c.layer.value + ("" if c.layer.heading.lower() == c.layer.value
+                                            else f' ("{c.layer.heading}")') for c in checks)
+    return fail_usage(
+        f"{', '.join(repr(u) for u in unknown)}: no such check (see `gpudoctor checks`)\n"
+        f"  ids: {' '.join(c.id for c in checks)}\n"
+        f"  slugs: {' '.join(c.slug for c in checks)}\n"
+        f"  layers: {', '.join(layers)}")
+
+
+def selected(only: Sequence[str], skip: Sequence[str]) -> tuple[Check, ...]:
+    """The checks that `--only` / positional ids and `--skip` select; a selector that names
+    no check is a usage error (exit 2), before anything is probed."""
+    from gpudoctor.checks import REGISTRY, select
+
+    checks, unknown = select(REGISTRY, only, skip)
+    if unknown:
+        raise unknown_selectors(unknown, REGISTRY)
+    return checks
+
+
+def facts_of(checks: Iterable[Check], smoke: bool = False) -> frozenset[str]:
+    """The Environment fields the checks read; with --smoke torch's too (it picks the device)."""
+    read = frozenset[str]().union(*(c.facts for c in checks))
+    return read | {"torch"} if smoke else read
+
+
 def environment(
     from_snapshot: Path | None,
     cuda_home: Path | None,
     python: str | None,
     timeout: float,
     no_torch: bool,
+    fields: Iterable[str] | None = None,
 ) -> Environment:
-    """Load a snapshot, or probe this machine."""
+    """Load a snapshot, or probe this machine: only the probes of `fields` (`facts_of` the
+    selected checks; default all), with `timeout` for `import torch` and NVML alike."""
     if from_snapshot is not None:
-        from gpudoctor.snapshot import SnapshotError, loads
-
-        try:
-            return loads(from_snapshot.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise fail_usage(f"cannot read {from_snapshot}: {e.strerror or e}") from None
-        except (SnapshotError, UnicodeDecodeError) as e:
-            raise fail_usage(f"{from_snapshot} is not a gpudoctor snapshot: {e}") from None
+        return load_snapshot(str(from_snapshot))
     from gpudoctor.probes import collect
     from gpudoctor.probes.interface import Deps
 
-    if python is not None and not Path(python).exists():
-        import shutil
+    if python is not None:  # as a shell would run it, and it must be a Python: else exit 2
+        import os
 
-        found = shutil.which(python)
-        if found is None:
-            raise fail_usage(f"--python {python}: no such interpreter")
-        python = found
+        from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
+
+        try:
+            python = resolve_python(python, os.environ)
+        except NotAnInterpreter as e:
+            raise fail_usage(str(e)) from None
+    if cuda_home is not None:  # a toolkit, else exit 2 (one with only version.json: GD201)
+        from gpudoctor.checks.cuda import NAMED_STATE
+        from gpudoctor.probes.cuda import describe_root
+
+        kind, _ = describe_root(cuda_home)
+        if kind != "toolkit":
+            raise fail_usage(f"--cuda-home {cuda_home} {NAMED_STATE[kind]}")
     deps = Deps(
         cuda_home=str(cuda_home) if cuda_home else None,
         torch_timeout=timeout,
+        nvml_timeout=timeout,
         no_torch=no_torch,
     )
     if python:
         deps = dataclasses.replace(deps, python=python)
-    return collect(deps)
+    return collect(deps, fields)
 
 
-def judge(env: Environment, only: list[str], skip: list[str]) -> Report:
+def load_reports(paths: Sequence[str]) -> Environment:
+    """Pasted reports read from files ('-': stdin), bounded, merged into one Environment
+    (`gpudoctor.reports`); nothing on this machine is probed. An input that cannot be read or
+    holds no report is a one-line usage error (exit 2) naming it."""
+    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, read_input
+    from gpudoctor.reports import ReportError, read_reports
+
+    def read(path: str) -> tuple[str, str]:
+        try:
+            return "stdin" if path == "-" else path, read_input(path, SNAPSHOT_LIMIT)
+        except InputError as e:
+            raise fail_usage(f"cannot read {e}") from None
+
+    items = [read(path) for path in paths]
+    try:
+        return read_reports(items)
+    except ReportError as e:
+        raise fail_usage(str(e)) from None
+
+
+def load_snapshot(path: str) -> Environment:
+    """A snapshot or JSON report read from a file ('-': stdin), bounded and validated; any
+    problem is a one-line usage error (exit 2) naming the file, or the field."""
+    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, read_input
+    from gpudoctor.snapshot import SnapshotError, loads
+
+    try:
+        return loads(read_input(path, SNAPSHOT_LIMIT))
+    except InputError as e:
+        raise fail_usage(f"cannot read {e}") from None
+    except SnapshotError as e:
+        raise fail_usage(f"{'stdin' if path == '-' else path} is not a usable gpudoctor "
+                         f"snapshot: {e}") from None
+
+
+def judge(env: Environment, checks: Iterable[Check]) -> Report:
     """Run the selected checks over the environment."""
-    from gpudoctor.checks import REGISTRY, run_checks, select
+    from gpudoctor.checks import run_checks
     from gpudoctor.compat import load_tables
 
-    checks, unknown = select(REGISTRY, only, skip)
-    report = run_checks(env, load_tables(), checks)
-    return dataclasses.replace(report, unknown_selectors=unknown)
+    return run_checks(env, load_tables(), checks)
 
 
 def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool) -> None:
-    """Render and write the report."""
-    from gpudoctor.cli.options import stdout_console, write_output
+    """Render and write the report (exit 2 when it cannot be written whole), then the
+    summary line on stderr."""
+    from gpudoctor.cli.options import file_console, stdout_console
+    from gpudoctor.cli.output import deliver
     from gpudoctor.renderers import to_renderer
 
-    console = stdout_console()
-    if output != "-":
-        from rich.console import Console
-
-        console = Console(no_color=True, highlight=False, width=100)
-    text = to_renderer(fmt, console, verbose).render(report)
-    try:
-        write_output(text, output)
-    except OSError as e:
-        raise fail_usage(f"cannot write {output}: {e.strerror or e}") from None
+    console = stdout_console() if output == "-" else file_console()
+    deliver(to_renderer(fmt, console, verbose).render(report), output, fmt.value)
+    say(f"gpudoctor: {tally(report)}" + (f"; report written to {output}" if output != "-"
+                                         else ""))
 
 
 def exit_code(report: Report, strict: bool) -> int:
@@ -105,19 +172,26 @@ def cuda_usable(env: Environment) -> bool:
     from gpudoctor.checks.facts import torch_runtime
 
     rt = torch_runtime(env)
-    return bool(rt and rt.cuda_available)
+    return bool(rt and rt.cuda_available is True)
 
 
-def with_smoke(report: Report, python: str | None, timeout: float) -> Report:
-    """Run the quick LeNet smoke test and add its results to the report.
+def smoke_pending(env: Environment) -> bool:
+    """Whether the smoke test has not run for this environment (nor for the snapshot read)."""
+    from gpudoctor.model import Unavailable
+
+    return isinstance(env.smoke, Unavailable)
+
+
+def with_smoke(env: Environment, python: str | None, timeout: float) -> Environment:
+    """Run the quick LeNet smoke test and put its outcome into the environment (the smoke
+    checks GD450-GD455 then judge it with the others).
 
     On a machine where torch sees CUDA it trains on cuda:0 with cuDNN on and off; elsewhere on
     the CPU, which still proves that forward, backward and the optimizer step compute.
     """
-    from gpudoctor.actions.smoke import SmokeOptions, run_smoke, smoke_results
+    from gpudoctor.actions.smoke import SmokeOptions, run_smoke
 
-    device = "cuda:0" if cuda_usable(report.environment) else "cpu"
+    device = "cuda:0" if cuda_usable(env) else "cpu"
     options = SmokeOptions(device=device, model="lenet", steps=5, warmup=2, python=python,
                            timeout=max(timeout, 60.0))
-    results = smoke_results(run_smoke(options))
-    return dataclasses.replace(report, results=report.results + results)
+    return dataclasses.replace(env, smoke=run_smoke(options))

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
-from gpudoctor.cli.options import FormatOption, stderr_console, write_output
-from gpudoctor.compat_query import QUERIES, Answer, NotInTables, QueryError
+from gpudoctor.cli.options import DebugOption, TextOrJson, TextOrJsonOption, resolve_format
+from gpudoctor.cli.output import deliver, say
+from gpudoctor.compat_query import QUERIES, NotInTables, QueryError
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.renderers.interface import OutputFormat
 
 app = typer.Typer(
-    help="answer compatibility questions from the bundled tables (text or json)",
+    help="""answer compatibility questions from the bundled tables (text or json)
+
+\b
+Exit 0: answered; 1: the value is not in the tables (the nearest known are named);
+2: usage error. GPUDOCTOR_FORMAT applies when it is text or json, else it is ignored.
+
+\b
+examples:
+  gpudoctor compat cuda 10.1           minimum driver, cuDNN builds, torch wheels
+  gpudoctor compat cudnn 7.6.5         CUDA builds and tarball names of a cuDNN release
+  gpudoctor compat driver 470.82.01    the highest CUDA and newest wheels it runs
+  gpudoctor compat torch 2.1.0 -v      variants and index URLs, with sources
+  gpudoctor compat gpu sm_86           or: gpudoctor compat gpu "RTX 3090"
+""",
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -24,53 +36,38 @@ VerboseOption = Annotated[
 ]
 
 
-def render_text(answer: Answer, verbose: bool) -> str:
-    """The answer as indented text; rows that are not verified say their status."""
-    lines = [answer.subject]
-    for section in answer.sections:
-        lines += ["", section.title]
-        for row in section.rows:
-            lines.append(f"  {row.text}" + ("" if row.verified else f"  [{row.status}]"))
-            if verbose:
-                lines.append(f"      source: {row.source}")
-                lines += [f"      note: {row.note}"] if row.note else []
-        if section.note:
-            lines.append(f"  ({section.note})")
-        elif not section.rows:
-            lines.append("  none in the tables")
-    return "\n".join(lines) + "\n"
-
-
-def render_json(answer: Answer) -> str:
-    """The answer as a JSON document (`Answer.to_dict`)."""
-    return json.dumps(answer.to_dict(), indent=2, ensure_ascii=False) + "\n"
-
-
-def _answer(kind: str, query: str, fmt: OutputFormat, verbose: bool) -> None:
+def _answer(kind: str, query: str, fmt: TextOrJson | None, verbose: bool) -> None:
     from gpudoctor.compat import load_tables
+    from gpudoctor.renderers.compat import answer_json, answer_text
 
-    if fmt not in (OutputFormat.TEXT, OutputFormat.JSON):
-        raise typer.BadParameter(f"compat writes text or json, not {fmt}", param_hint="--format")
+    fmt = resolve_format(fmt, TextOrJson)
     try:
         answer = QUERIES[kind](load_tables(), query)
     except QueryError as e:
         hint = "SM_OR_NAME" if kind == "gpu" else "VERSION"
         raise typer.BadParameter(str(e), param_hint=hint) from None
     except NotInTables as e:
-        stderr_console().print(f"gpudoctor: {e}", markup=False)
+        say(f"gpudoctor: {e}")
         raise typer.Exit(ExitCode.FAILURE) from None
-    write_output(render_json(answer) if fmt is OutputFormat.JSON else render_text(answer, verbose),
-                 "-")
+    deliver(answer_json(answer) if fmt is TextOrJson.JSON else answer_text(answer, verbose),
+            "-", fmt.value)
     raise typer.Exit(ExitCode.OK)
 
 
 @app.command("cuda")
 def cuda(
     version: Annotated[str, typer.Argument(metavar="VERSION", help="CUDA version: 10.1, 12.4.1")],
-    fmt: FormatOption = OutputFormat.TEXT,
+    fmt: TextOrJsonOption = None,
     verbose: VerboseOption = False,
+    debug: DebugOption = False,
 ) -> None:
-    """minimum driver, cuDNN builds (with tarball names) and PyTorch wheels for a CUDA version"""
+    """minimum driver, cuDNN builds (with tarball names) and PyTorch wheels for a CUDA version
+
+    \b
+    examples:
+      gpudoctor compat cuda 10.1
+      gpudoctor compat cuda 12.4 --format json
+    """
     _answer("cuda", version, fmt, verbose)
 
 
@@ -78,10 +75,17 @@ def cuda(
 def cudnn(
     version: Annotated[str, typer.Argument(metavar="VERSION",
                                            help="cuDNN version: 7.6.5, 8.9.7.29")],
-    fmt: FormatOption = OutputFormat.TEXT,
+    fmt: TextOrJsonOption = None,
     verbose: VerboseOption = False,
+    debug: DebugOption = False,
 ) -> None:
-    """CUDA builds, tarball names, minimum drivers and GPUs of a cuDNN release"""
+    """CUDA builds, tarball names, minimum drivers and GPUs of a cuDNN release
+
+    \b
+    examples:
+      gpudoctor compat cudnn 7.6.5
+      gpudoctor compat cudnn 8.9.7.29 -v
+    """
     _answer("cudnn", version, fmt, verbose)
 
 
@@ -89,10 +93,17 @@ def cudnn(
 def driver(
     version: Annotated[str, typer.Argument(metavar="VERSION",
                                            help="Linux driver version: 470.82.01")],
-    fmt: FormatOption = OutputFormat.TEXT,
+    fmt: TextOrJsonOption = None,
     verbose: VerboseOption = False,
+    debug: DebugOption = False,
 ) -> None:
-    """highest CUDA a driver runs and the newest PyTorch wheels it runs, with pip lines"""
+    """highest CUDA a driver runs and the newest PyTorch wheels it runs, with pip lines
+
+    \b
+    examples:
+      gpudoctor compat driver 470.82.01
+      gpudoctor compat driver 535.104.05 --format json
+    """
     _answer("driver", version, fmt, verbose)
 
 
@@ -100,10 +111,17 @@ def driver(
 def torch(
     version: Annotated[str, typer.Argument(metavar="VERSION",
                                            help="PyTorch version: 2.1.0, 2.1.0+cu121")],
-    fmt: FormatOption = OutputFormat.TEXT,
+    fmt: TextOrJsonOption = None,
     verbose: VerboseOption = False,
+    debug: DebugOption = False,
 ) -> None:
-    """CUDA variants, index URLs, bundled cuDNN, torchvision and Pythons of a PyTorch release"""
+    """CUDA variants, index URLs, bundled cuDNN, torchvision and Pythons of a PyTorch release
+
+    \b
+    examples:
+      gpudoctor compat torch 2.1.0
+      gpudoctor compat torch 2.5.1+cu124 -v
+    """
     _answer("torch", version, fmt, verbose)
 
 
@@ -111,8 +129,15 @@ def torch(
 def gpu(
     gpu: Annotated[str, typer.Argument(metavar="SM_OR_NAME",
                                        help="compute capability (sm_86, 8.6) or product name")],
-    fmt: FormatOption = OutputFormat.TEXT,
+    fmt: TextOrJsonOption = None,
     verbose: VerboseOption = False,
+    debug: DebugOption = False,
 ) -> None:
-    """architecture, toolkits, cuDNN and PyTorch wheels that support a GPU"""
+    """architecture, toolkits, cuDNN and PyTorch wheels that support a GPU
+
+    \b
+    examples:
+      gpudoctor compat gpu sm_86
+      gpudoctor compat gpu "RTX 3090"
+    """
     _answer("gpu", gpu, fmt, verbose)

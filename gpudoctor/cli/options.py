@@ -1,31 +1,105 @@
-"""Options shared by several commands, and the consoles the CLI writes to."""
-
+"""Options shared by several commands, their bounds, and the consoles the CLI writes to."""
 
 from __future__ import annotations
 
-import contextlib
+import io
+import math
 import os
-import sys
-import tempfile
+from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
 
+from gpudoctor.cli.output import write_output
 from gpudoctor.renderers.interface import OutputFormat
 
-__all__ = ["OutputFormat"]  # re-exported for the command modules
+__all__ = ["OutputFormat", "write_output"]  # re-exported for the command modules
 
-FormatOption = Annotated[
-    OutputFormat,
-    typer.Option("--format", "-f", help="output format", envvar="GPUDOCTOR_FORMAT",
-                 case_sensitive=False),
+MAX_SECONDS = 86400.0  # a day: longer is a typo, and past ~1e9 s some waits overflow
+FORMAT_ENV = "GPUDOCTOR_FORMAT"
+
+
+class TextOrJson(str, Enum):
+    """The formats of the commands that write text or JSON only."""
+
+    TEXT = "text"
+    JSON = "json"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CatalogFormat(str, Enum):
+    """`gpudoctor checks`: a table, JSON, or the Markdown of docs/checks.md."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+E = TypeVar("E", bound=Enum)
+
+_FORMAT_HELP = f"output format (default: {FORMAT_ENV} when it names one of these, else text)"
+ReportFormatOption = Annotated[
+    OutputFormat | None,
+    typer.Option("--format", "-f", help=_FORMAT_HELP, case_sensitive=False, show_default=False),
 ]
-OutputOption = Annotated[
+TextOrJsonOption = Annotated[
+    TextOrJson | None,
+    typer.Option("--format", "-f", help=_FORMAT_HELP, case_sensitive=False, show_default=False),
+]
+CatalogFormatOption = Annotated[
+    CatalogFormat | None,
+    typer.Option("--format", "-f", help=_FORMAT_HELP, case_sensitive=False, show_default=False),
+]
+
+
+def resolve_format(value: E | None, formats: type[E]) -> E:
+    """The format asked for: `--format`, else GPUDOCTOR_FORMAT when this command writes that
+    format (a format only other commands write is ignored here, so one variable can serve a
+    whole CI job), else text. A variable naming no format at all is a usage error."""
+    if value is not None:
+        return value
+    wanted = os.environ.get(FORMAT_ENV, "").strip().lower()
+    if wanted:
+        for member in formats:
+            if member.value == wanted:
+                return member
+        if wanted not in {f.value for f in OutputFormat}:
+            known = ", ".join(f.value for f in OutputFormat)
+            raise typer.BadParameter(f"{FORMAT_ENV}={wanted!r} is not a format ({known})",
+                                     param_hint="--format")
+    return formats("text")
+
+
+def seconds(value: float | None) -> float | None:
+    """The bound of every seconds option (a typer callback): finite, > 0, at most a day."""
+    if value is not None and not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise typer.BadParameter(f"{value!r} is not a number of seconds above 0 and at most "
+                                 f"{MAX_SECONDS:.0f}")
+    return value
+
+
+def _debug(value: bool) -> bool:
+    if value:
+        from gpudoctor import cli
+
+        cli._DEBUG[0] = True
+    return value
+
+
+ReportOutputOption = Annotated[  # `check`'s report: GPUDOCTOR_OUTPUT may name the file
     str,
     typer.Option("--output", "-o", help="write the report to this file ('-' is stdout)",
                  envvar="GPUDOCTOR_OUTPUT"),
+]
+OutputOption = Annotated[
+    str, typer.Option("--output", "-o", help="write to this file ('-' is stdout)"),
 ]
 CudaHomeOption = Annotated[
     Path | None,
@@ -39,8 +113,17 @@ PythonOption = Annotated[
 ]
 TimeoutOption = Annotated[
     float,
-    typer.Option("--timeout", help="seconds to wait for `import torch` before calling it hung",
-                 envvar="GPUDOCTOR_TIMEOUT", min=1.0),
+    typer.Option("--timeout", help="seconds to wait for `import torch` before calling it hung "
+                 f"(above 0, at most {MAX_SECONDS:.0f})", envvar="GPUDOCTOR_TIMEOUT",
+                 callback=seconds),
+]
+DebugOption = Annotated[
+    bool,
+    typer.Option("--debug", help="show the traceback of an internal error",
+                 envvar="GPUDOCTOR_DEBUG", callback=_debug),
+]
+VerboseOption = Annotated[
+    bool, typer.Option("--verbose", "-v", help="show the evidence (the facts each check used)")
 ]
 
 
@@ -50,42 +133,25 @@ def no_color() -> bool:
 
 
 def stdout_console() -> Console:
-    """Where reports go."""
-    console = Console(no_color=no_color(), highlight=False, soft_wrap=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = 100  # piped or captured: rich's default 80 wraps the fix lines
-    return console
+    """The console reports are rendered for: stdout's colours and width (100 columns when
+    piped, so messages wrap as a reader expects; fix lines never wrap). It renders into
+    memory: only `gpudoctor.cli.output` writes to stdout, so a failing stdout is one error."""
+    probe = Console(no_color=no_color())
+    width = probe.width if probe.is_terminal or "COLUMNS" in os.environ else 100
+    return Console(file=io.StringIO(), force_terminal=probe.is_terminal,
+                   color_system=probe.color_system,  # type: ignore[arg-type]
+                   no_color=no_color(), width=width,
+                   highlight=False, soft_wrap=False, emoji=False, markup=False,
+                   legacy_windows=False)
+
+
+def file_console() -> Console:
+    """The console a report written to a file is rendered for: no colour, 100 columns."""
+    return Console(file=io.StringIO(), color_system=None, no_color=True, width=100,
+                   highlight=False, emoji=False, markup=False, legacy_windows=False)
 
 
 def stderr_console() -> Console:
-    """Where summaries, progress and errors go."""
-    return Console(stderr=True, no_color=no_color(), highlight=False, soft_wrap=True)
-
-
-def write_output(text: str, output: str) -> None:
-    """Write a rendered report to stdout ('-') or a file, opened only now."""
-    if output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    target = Path(output)
-    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write through
-        target.write_text(text, encoding="utf-8")
-        return
-    # a report is written whole or not at all: a full disk must not leave half a JSON file
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        os.fchmod(fd, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """Where progress bars go."""
+    return Console(stderr=True, no_color=no_color(), highlight=False, soft_wrap=True,
+                   emoji=False, markup=False)

@@ -7,24 +7,43 @@ from typing import Annotated
 import typer
 
 from gpudoctor.cli import common
-from gpudoctor.cli.options import CudaHomeOption, PythonOption, TimeoutOption, write_output
+from gpudoctor.cli.options import (
+    CudaHomeOption,
+    DebugOption,
+    OutputOption,
+    PythonOption,
+    TimeoutOption,
+)
+from gpudoctor.cli.output import deliver
 from gpudoctor.exitcodes import ExitCode
+
+HELP = """save this machine's facts as JSON (replay with `check --from-snapshot FILE`)
+
+\b
+The snapshot is JSON only (no --format). Exit 0: written; 2: usage error, or it could not
+be written whole.
+
+\b
+examples:
+  gpudoctor snapshot -o node1.json             save the facts
+  gpudoctor check --from-snapshot node1.json   judge them, here or anywhere
+  gpudoctor snapshot --no-torch | gzip > s.gz  without probing PyTorch
+"""
 
 
 def snapshot(
-    output: Annotated[str, typer.Option("--output", "-o", help="file to write ('-' is stdout)")]
-    = "-",
+    output: OutputOption = "-",
     cuda_home: CudaHomeOption = None,
     python: PythonOption = None,
     timeout: TimeoutOption = 60.0,
     no_torch: Annotated[bool, typer.Option("--no-torch", help="do not probe PyTorch")] = False,
+    debug: DebugOption = False,
 ) -> None:
-    """save this machine's facts as JSON (replay with `check --from-snapshot FILE`)"""
     from gpudoctor.snapshot import dumps
 
     env = common.environment(None, cuda_home, python, timeout, no_torch)
-    try:
-        write_output(dumps(env), output)
-    except OSError as e:
-        raise common.fail_usage(f"cannot write {output}: {e.strerror or e}") from None
+    deliver(dumps(env), output, "json")
     raise typer.Exit(ExitCode.OK)
+
+
+snapshot.__doc__ = HELP

@@ -1,13 +1,21 @@
-"""Rich text, grouped by layer (flutter-doctor style)."""
+"""Rich text, grouped by layer (flutter-doctor style).
+
+Lines are built here, one `Text` each, and printed without rich's layout: a message wraps under
+itself at the console's width, but a fix line (`→ fix: …`) and an evidence line are never
+wrapped, so a command pastes whole; no line carries trailing padding. Every string that came
+from the machine or a report is shown with its control characters escaped, and none is parsed
+as rich markup.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console, Group, RenderableType
-from rich.table import Table
+from collections.abc import Iterable, Sequence
+
+from rich.console import Console
 from rich.text import Text
 
 from gpudoctor.model import Layer, Report, Result, Status
-from gpudoctor.renderers.interface import cuda_versions, is_info, tally
+from gpudoctor.renderers.interface import clean, cuda_versions, is_info
 
 SYMBOLS = {
     Status.PASS: ("✓", "green"),
@@ -15,68 +23,106 @@ SYMBOLS = {
     Status.FAIL: ("✗", "bold red"),
     Status.SKIP: ("–", "dim"),
 }
+INFO_SYMBOL = ("i", "cyan")
+INDENT = 4  # a result under its layer heading; its other lines 2 more
+
+# a line and whether it may wrap at the console's width (fix and evidence lines never do)
+Line = tuple[Text, bool]
 
 
 class ConsoleRenderer:
-    """Builds rich renderables; `render` prints them into a string for the CLI to write."""
+    """`check`'s text report: the three CUDA versions, then each layer and its results, then
+    the notes. The tally is the CLI's summary line on stderr, not part of the report."""
 
     def __init__(self, console: Console, verbose: bool = False) -> None:
         self.console = console
         self.verbose = verbose
 
-    def renderable(self, report: Report) -> RenderableType:
-        """The report as one rich renderable."""
-        parts: list[RenderableType] = [self._versions(report)]
+    def lines(self, report: Report) -> list[Line]:
+        """The report, line by line."""
+        out: list[Line] = [(line, False) for line in version_lines(report)]
+        out.append((Text(""), False))
         for layer in Layer:
             results = [r for r in report.results if r.layer is layer]
-            if results:
-                parts.append(self._layer(layer, results))
-        parts.append(Text(tally(report), style="bold"))
-        parts.extend(Text(note, style="dim") for note in report.notes)
-        return Group(*parts)
+            if not results:
+                continue
+            worst = max((r.finding.status for r in results if not is_info(r)),
+                        key=_rank, default=Status.PASS)
+            sym, style = SYMBOLS[worst]
+            out.append((Text.assemble((f"[{sym}] ", style), (layer.heading, "bold")), False))
+            for r in results:
+                out += result_lines(r, self.verbose, indent=INDENT)
+            out.append((Text(""), False))
+        out += [(Text(clean(note), style="dim"), True) for note in report.notes]
+        if not out[-1][0].plain:
+            out.pop()
+        return out
 
     def render(self, report: Report) -> str:
         """The report as text (ANSI colour only when the console has it)."""
-        with self.console.capture() as cap:
-            self.console.print(self.renderable(report))
-        return cap.get()
+        return print_lines(self.console, self.lines(report))
 
-    def _versions(self, report: Report) -> RenderableType:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column()
-        for label, value in cuda_versions(report.environment):
-            table.add_row(label, value)
-        return Group(table, Text(""))
 
-    def _layer(self, layer: Layer, results: list[Result]) -> RenderableType:
-        worst = max((r.finding.status for r in results if not is_info(r)),
-                    key=_rank, default=Status.PASS)
-        sym, style = SYMBOLS[worst]
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(width=3)  # indent
-        grid.add_column(width=1)  # symbol
-        grid.add_column(no_wrap=True, style="dim")  # id
-        grid.add_column(ratio=1)  # title, message, fix, evidence: wraps under itself
-        for r in results:
-            grid.add_row("", *self._result(r))
-        heading = Text.assemble((f"[{sym}] ", style), (layer.heading, "bold"))
-        return Group(heading, grid, Text(""))
+def version_lines(report: Report) -> list[Text]:
+    """'Driver (max CUDA it runs)   580.65.06, supports CUDA ≤ 13.0', and the other two."""
+    rows = cuda_versions(report.environment)
+    width = max(len(label) for label, _ in rows) + 2
+    return [Text.assemble((label.ljust(width), "bold"), clean(value)) for label, value in rows]
 
-    def _result(self, r: Result) -> tuple[Text, str, Text]:
-        f = r.finding
-        sym, style = SYMBOLS[f.status]
-        if is_info(r):
-            sym, style = "i", "cyan"
-        body = Text.assemble(
-            (f"{r.title}: ", ""), (f.message, "" if f.status is not Status.SKIP else "dim"))
-        if f.fix and f.status in (Status.FAIL, Status.WARN):
-            body.append("\n→ fix: ", style="bold")
-            body.append(f.fix)
-        if self.verbose:
-            for key, value in f.evidence:
-                body.append(f"\n· {key}: {value}", style="dim")
-        return Text(sym, style=style), r.check_id, body
+
+def result_lines(r: Result, verbose: bool, indent: int = 0) -> list[Line]:
+    """One result: `✓ GD101 title: message` (wrapping), then `→ fix: …` and, verbose, the
+    evidence, each on a line of its own that never wraps. Shared by every command that shows
+    findings (`check`, `smoke-test`, `install-cudnn`)."""
+    f = r.finding
+    sym, style = INFO_SYMBOL if is_info(r) else SYMBOLS[f.status]
+    pad, hang = " " * indent, " " * (indent + 2)
+    message = clean(f.message, newlines=True).splitlines() or [""]
+    first = Text.assemble(pad, (sym, style), " ", (r.check_id, "dim"), " ", clean(r.title), ": ",
+                          (message[0], "dim" if f.status is Status.SKIP else ""))
+    out: list[Line] = [(first, True)]
+    out += [(Text(hang + line), True) for line in message[1:]]
+    if f.fix and f.status in (Status.FAIL, Status.WARN):
+        fix = clean(f.fix, newlines=True).splitlines() or [""]
+        out.append((Text.assemble(hang, ("→ fix: ", "bold"), fix[0]), False))
+        out += [(Text(hang + "  " + line), False) for line in fix[1:]]
+    if verbose:
+        for key, value in f.evidence:
+            for i, line in enumerate(clean(value, newlines=True).splitlines() or [""]):
+                head = f"· {clean(key)}: " if i == 0 else "    "
+                out.append((Text(hang + head + line, style="dim"), False))
+    return out
+
+
+def print_lines(console: Console, lines: Iterable[Line | Text]) -> str:
+    """Print lines into a string: wrapping ones at the console width with a hanging indent,
+    the others as they are; never markup, never trailing spaces."""
+    with console.capture() as cap:
+        for item in lines:
+            line, wraps = item if isinstance(item, tuple) else (item, True)
+            for part in _wrap(console, line) if wraps else [line]:
+                part.rstrip()
+                console.print(part, soft_wrap=True, markup=False, highlight=False, emoji=False)
+    return cap.get()
+
+
+def _wrap(console: Console, line: Text) -> Sequence[Text]:
+    """The line cut at the console width; the lines after the first indented two more than
+    it (under the check id), each cut to fit too."""
+    width = console.width
+    if line.cell_len <= width:
+        return [line]
+    plain = line.plain
+    hang = len(plain) - len(plain.lstrip(" ")) + 2
+    first = line.wrap(console, width, overflow="fold")[0]
+    start = len(first.plain)
+    while start < len(plain) and plain[start] == " ":
+        start += 1
+    rest = line[start:]
+    if not rest.plain:
+        return [first]
+    parts = rest.wrap(console, max(width - hang, 20), overflow="fold")
+    return [first, *(Text.assemble(" " * hang, part) for part in parts)]
 
 
 def _rank(status: Status) -> int:

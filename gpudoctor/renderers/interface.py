@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from enum import Enum
-from typing import NoReturn, Protocol
+from typing import Any, NoReturn, Protocol
 
-from gpudoctor.checks import facts as F
-from gpudoctor.model import Environment, Report, Result, Severity, Status, TorchFacts, Unavailable
+from gpudoctor.model import (
+    Environment,
+    Reason,
+    Report,
+    Result,
+    Severity,
+    Status,
+    TorchFacts,
+    Unavailable,
+)
 
-DOCS_URL = "https://github.com/gpudoctor/gpudoctor/blob/main/docs/checks.md#{id}"
+# docs/checks.md in this repository, generated from the registry (`gpudoctor checks --format
+# markdown`); a test keeps it current. Repo-relative: it resolves in a checkout, on GitHub and
+# in the sdist alike, and never names a site that may not exist.
+DOCS_PATH = "docs/checks.md"
 
 
 class OutputFormat(str, Enum):
@@ -36,8 +48,44 @@ class Renderer(Protocol):
 
 
 def docs_url(check_id: str) -> str:
-    """Where a check's documentation lives."""
-    return DOCS_URL.format(id=check_id.lower())
+    """Where a check's documentation lives: its anchored section of docs/checks.md."""
+    return f"{DOCS_PATH}#{check_id.lower()}"
+
+
+# C0 and C1 control characters (ESC starts terminal escape sequences, BEL ends OSC ones, CR
+# overwrites the line) and the bidirectional overrides that reorder what a terminal shows.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_OR_NL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return {9: "\\t", 10: "\\n", 13: "\\r"}.get(c) or (
+        f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
+
+
+def clean(text: str, newlines: bool = False) -> str:
+    """`text` from a snapshot or report with every control character shown escaped (`\\x1b`),
+    so that no string can drive the reader's terminal; with `newlines`, line breaks stay."""
+    return (_CONTROL if newlines else _CONTROL_OR_NL).sub(_escape, text)
+
+
+def finding_dict(r: Result) -> dict[str, Any]:
+    """One result as the JSON object every command writes (`check`, `smoke-test`,
+    `install-cudnn`): id, slug, title, layer, severity, status, message, fix, evidence, docs."""
+    f = r.finding
+    return {
+        "id": r.check_id,
+        "slug": r.slug,
+        "title": r.title,
+        "layer": r.layer.value,
+        "severity": r.severity.name.lower(),
+        "status": f.status.value,
+        "message": f.message,
+        "fix": f.fix,
+        "evidence": [list(e) for e in f.evidence],
+        "docs_url": docs_url(r.check_id),
+    }
 
 
 def is_info(result: Result) -> bool:
@@ -61,8 +109,10 @@ def tally(report: Report) -> str:
 
 def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
     """The three different "CUDA versions", labelled so they are never confused."""
+    from gpudoctor.checks import facts as F  # here: `import gpudoctor.renderers` stays light
     if isinstance(env.nvml, Unavailable) and isinstance(env.libcuda, Unavailable):
-        driver = f"no driver ({env.nvml.message})"
+        driver = (env.nvml.message if env.nvml.reason is Reason.NOT_REPORTED
+                  else f"no driver ({env.nvml.message})")
     else:
         drv = F.driver_version(env) or "version unknown"
         cuda = F.reported_driver_cuda(env)
@@ -76,11 +126,14 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         torch = env.torch.message
     tk = F.toolkit(env)
     if tk is None:
-        toolkit = "none found"
+        toolkit = env.cuda.message if isinstance(env.cuda, Unavailable) and (
+            env.cuda.reason is Reason.NOT_REPORTED) else "none found"
     else:
         v = tk.version if isinstance(tk.version, str) else "version unknown"
         toolkit = f"{v} at {tk.root} ({tk.found_by})"
+    read = (("Read from", "; ".join(env.sources)),) if env.sources else ()  # a pasted report
     return (
+        *read,
         ("Driver (max CUDA it runs)", driver),
         ("PyTorch (CUDA it was built with)", torch),
         ("CUDA toolkit (nvcc, for building)", toolkit),

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from gpudoctor import __version__
 from gpudoctor.model import SCHEMA_VERSION, Report, Status
-from gpudoctor.renderers.interface import docs_url
+from gpudoctor.renderers.interface import finding_dict
 from gpudoctor.snapshot import to_data
+
+# what json.dumps leaves raw but a terminal acts on: C1 controls (0x9b is a CSI) and the
+# bidirectional overrides; escaped, the document is the same JSON
+_RAW = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), *range(0x202A, 0x202F),
+                                    *range(0x2066, 0x206A))}
+
+
+def dumps(data: Any) -> str:
+    """JSON text as every command writes it: indented, UTF-8, a final newline. Control
+    characters in strings come out as `\\u001b` escapes (json's own rule, extended to C1
+    controls and bidirectional overrides)."""
+    return json.dumps(data, indent=2, ensure_ascii=False).translate(_RAW) + "\n"
 
 
 class JsonRenderer:
@@ -15,27 +28,12 @@ class JsonRenderer:
 
     def render(self, report: Report) -> str:
         """The report as JSON text."""
-        data = {
+        return dumps({
             "schema_version": SCHEMA_VERSION,
             "gpudoctor_version": __version__,
             "summary": {s.value: report.count(s) for s in Status},
             "unknown_selectors": list(report.unknown_selectors),
             "notes": list(report.notes),
-            "findings": [
-                {
-                    "id": r.check_id,
-                    "slug": r.slug,
-                    "title": r.title,
-                    "layer": r.layer.value,
-                    "severity": r.severity.name.lower(),
-                    "status": r.finding.status.value,
-                    "message": r.finding.message,
-                    "fix": r.finding.fix,
-                    "evidence": [list(e) for e in r.finding.evidence],
-                    "docs_url": docs_url(r.check_id),
-                }
-                for r in report.results
-            ],
+            "findings": [finding_dict(r) for r in report.results],
             "environment": to_data(report.environment),
-        }
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        })

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from gpudoctor import __version__
 from gpudoctor.model import Layer, Report, Status
-from gpudoctor.renderers.interface import cuda_versions, is_info, tally
+from gpudoctor.renderers.interface import DOCS_PATH, clean, cuda_versions, is_info, tally
 
 _MARK = {Status.PASS: "✅", Status.WARN: "⚠️", Status.FAIL: "❌", Status.SKIP: "➖"}
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def cell(text: str) -> str:
+    """`text` safe inside a table cell: control characters escaped, `|` and line breaks too."""
+    return clean(text, newlines=True).replace("|", "\\|").replace("\n", "<br>")
 
 
 class MarkdownRenderer:
@@ -19,7 +20,7 @@ class MarkdownRenderer:
     def render(self, report: Report) -> str:
         """The report as Markdown."""
         lines = [f"## gpudoctor {__version__} report", ""]
-        lines += [f"- **{label}**: {_cell(value)}" for label, value in
+        lines += [f"- **{label}**: {cell(value)}" for label, value in
                   cuda_versions(report.environment)]
         for layer in Layer:
             results = [r for r in report.results if r.layer is layer]
@@ -30,8 +31,11 @@ class MarkdownRenderer:
             for r in results:
                 mark = "ℹ️" if is_info(r) else _MARK[r.finding.status]
                 lines.append(
-                    f"| {mark} | `{r.check_id}` {_cell(r.title)} | {_cell(r.finding.message)} | "
-                    f"{_cell(r.finding.fix or '')} |"
+                    f"| {mark} | `{r.check_id}` {cell(r.title)} | {cell(r.finding.message)} | "
+                    f"{cell(r.finding.fix or '')} |"
                 )
-        lines += ["", f"**{tally(report)}**", "", *(f"_{n}_" for n in report.notes)]
+        lines += ["", f"**{tally(report)}**", ""]
+        lines += [f"_{cell(n)}_" for n in report.notes]
+        lines += [f"Each check is documented in gpudoctor's `{DOCS_PATH}`; "
+                  "`gpudoctor checks GD404` prints one.", ""]
         return "\n".join(lines)

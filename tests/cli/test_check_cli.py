@@ -60,7 +60,7 @@ def test_check_text_no_torch(tmp_path: Path) -> None:
     [
         (["check", "--format", "yaml"], "yaml"),
         (["check", "--from-snapshot", "/nonexistent.json"], "cannot read"),
-        (["check", "--python", "/no/such/python"], "no such interpreter"),
+        (["check", "--python", "/no/such/python"], "--python"),
         (["frobnicate"], "No such command"),
     ],
 )
@@ -75,7 +75,7 @@ def test_garbage_snapshot_exit_2(tmp_path: Path) -> None:
     bad.write_bytes(b"\xff\xfe garbage")
     p = gpudoctor("check", "--from-snapshot", str(bad))
     no_traceback(p)
-    assert p.returncode == 2 and "not a gpudoctor snapshot" in p.stderr
+    assert p.returncode == 2 and "not UTF-8" in p.stderr
 
 
 def test_replay_exit_codes_strict_only_skip() -> None:
@@ -90,7 +90,7 @@ def test_replay_exit_codes_strict_only_skip() -> None:
     r = runner.invoke(app, ["check", "--from-snapshot", shm, "--only", "GD504", "--strict"])
     assert r.exit_code == 1
     r = runner.invoke(app, ["check", "GD999", "--from-snapshot", healthy])
-    assert "names no check" in r.output
+    assert r.exit_code == 2 and "'GD999': no such check" in r.stderr
 
 
 def test_output_file_and_junit(tmp_path: Path) -> None:

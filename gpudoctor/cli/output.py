@@ -1,0 +1,124 @@
+"""Writing what the renderers made: the report to stdout or a file, messages to stderr.
+
+The report is written whole or the command exits 2 with a one-line reason: a closed stdout
+(`>&-`), a full device (`> /dev/full`), an unwritable `-o FILE`. A reader that goes away
+(`| head -1`) ends the command quietly, also with exit 2: the report was not delivered whole.
+Text a stream cannot encode (`PYTHONIOENCODING=ascii`) falls back to ASCII glyphs
+(`gpudoctor.renderers.encoding`); a file is always UTF-8.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import typer
+
+from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers.encoding import fit
+from gpudoctor.renderers.interface import clean
+
+
+class OutputError(Exception):
+    """The report could not be written whole; `quiet` when the reader closed the pipe."""
+
+    def __init__(self, message: str, quiet: bool = False) -> None:
+        super().__init__(message)
+        self.quiet = quiet
+
+
+def say(message: str) -> None:
+    """One message on stderr, control characters escaped, in what stderr can encode; a closed
+    or full stderr loses it rather than failing the command."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    text = fit(clean(message, newlines=True) + "\n", "text", stream.encoding or "utf-8")
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(text)
+        stream.flush()
+
+
+def deliver(text: str, output: str, fmt: str) -> None:
+    """Write a rendered report (`fmt`: text, json, markdown, junit) to stdout ('-') or a
+    file; on failure say why (nothing, for a closed pipe) and exit 2."""
+    try:
+        write_output(text, output, fmt)
+    except OutputError as e:
+        if not e.quiet:
+            say(f"gpudoctor: error: {e}")
+        raise typer.Exit(ExitCode.USAGE) from None
+
+
+def write_output(text: str, output: str, fmt: str = "text") -> None:
+    """Write `text` whole to stdout ('-') or to the file `output`, or raise OutputError."""
+    if output == "-":
+        _write_stdout(text, fmt)
+        return
+    data = fit(text, fmt, "utf-8").encode("utf-8")
+    try:
+        _write_file(data, Path(output))
+    except OSError as e:
+        raise OutputError(f"cannot write {output}: {e.strerror or e}") from None
+
+
+def _write_stdout(text: str, fmt: str) -> None:
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("stdout is closed, so the report cannot be written "
+                          "(write it to a file with -o FILE)")
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    text = fit(text, fmt, encoding)
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            stream.write(text)
+            stream.flush()
+        else:
+            stream.flush()
+            buffer.write(text.encode(encoding, errors="backslashreplace"))
+            buffer.flush()
+    except BrokenPipeError:
+        stdout_to_devnull()
+        raise OutputError("stdout: the reader closed the pipe", quiet=True) from None
+    except (OSError, ValueError) as e:  # ValueError: "I/O operation on closed file"
+        stdout_to_devnull()
+        why = getattr(e, "strerror", None) or str(e)
+        raise OutputError(f"cannot write the report to stdout: {why}") from None
+
+
+def stdout_to_devnull() -> None:
+    """Point fd 1 at /dev/null, so that what is left in stdout's buffer is dropped at exit
+    instead of failing again (the recipe of Python's signal module documentation)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _write_file(data: bytes, target: Path) -> None:
+    """A report file is written whole or not at all: a temporary file beside it, then a rename,
+    so a full disk never leaves half a JSON file (a device or FIFO is written through)."""
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write through
+        with open(target, "wb") as f:
+            f.write(data)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        os.fchmod(fd, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,141 @@
+"""`gpudoctor smoke-test`: the measurements and the verdicts, as text or JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from gpudoctor import __version__
+from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, rate
+from gpudoctor.model import SCHEMA_VERSION, Result, Status
+from gpudoctor.model_smoke import SmokeReport
+from gpudoctor.renderers.console import Line, print_lines, result_lines
+from gpudoctor.renderers.interface import clean, finding_dict
+from gpudoctor.renderers.json import dumps
+
+if TYPE_CHECKING:
+    from gpudoctor.actions.smoke import SmokeOptions, SmokeOutcome
+
+_WORDS = {Status.PASS: "passed", Status.WARN: "warned", Status.FAIL: "failed",
+          Status.SKIP: "skipped"}
+
+
+def smoke_text(outcome: SmokeOutcome, results: tuple[Result, ...], console: Console) -> str:
+    """The text report for `console`: the measurements (the table never cut: it gets the width
+    it needs), then the verdicts as `check` prints them (fixes unwrapped), then the summary."""
+    head = ""
+    parts = _measurements(outcome)
+    if parts:
+        width = console.width
+        wide = console.options.update_width(10_000)
+        console.width = max(width, _timings_width(console, outcome, wide))
+        try:
+            with console.capture() as cap:
+                console.print(Group(*parts), markup=False, highlight=False, emoji=False)
+        finally:
+            console.width = width
+        head = "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines())
+    lines: list[Line] = [line for r in results for line in result_lines(r, verbose=False)]
+    return head + print_lines(console, [*lines, _summary(outcome, results)])
+
+
+def _timings_width(console: Console, outcome: SmokeOutcome, wide: ConsoleOptions) -> int:
+    """The width the timings table needs to show every cell whole."""
+    return console.measure(_timings(outcome), options=wide).maximum if isinstance(
+        outcome, SmokeReport) else 0
+
+
+def render_text(outcome: SmokeOutcome, results: tuple[Result, ...]) -> RenderableType:
+    """The measurements (a table of timings) and the findings, as one renderable."""
+    lines = [line for r in results for line, _ in result_lines(r, verbose=False)]
+    return Group(*_measurements(outcome), *lines, _summary(outcome, results))
+
+
+def _measurements(outcome: SmokeOutcome) -> list[RenderableType]:
+    if not isinstance(outcome, SmokeReport):
+        return []
+    return [_header(outcome), _timings(outcome), _figures(outcome), Text("")]
+
+
+def _summary(outcome: SmokeOutcome, results: tuple[Result, ...]) -> Text:
+    counts = {s: sum(1 for r in results if r.finding.status is s) for s in Status}
+    took = f" in {outcome.seconds:.1f} s" if isinstance(outcome, SmokeReport) else ""
+    return Text(f"\nsmoke test {'failed' if counts[Status.FAIL] else 'passed'}{took}: "
+                + ", ".join(f"{n} {_WORDS[s]}" for s, n in counts.items() if n), style="bold")
+
+
+def _header(r: SmokeReport) -> Text:
+    d = r.device
+    bits = [f"{d.name}: {d.label}"]
+    if d.arch:
+        bits.append(f"{d.arch}{'' if d.arch_supported else ' (not in torch arch list)'}")
+    bits.append(f"torch {d.torch}" + (f", CUDA {d.cuda}" if d.cuda and d.arch else ""))
+    if d.arch:
+        bits.append(f"cuDNN {d.cudnn_version}" if d.cudnn_available else "no cuDNN")
+        bits.append(f"TF32 conv {'on' if d.tf32_conv else 'off'}, matmul "
+                    f"{'on' if d.tf32_matmul else 'off'} (off while comparing)")
+    bits.append(r.dtype)
+    return Text(clean(" · ".join(bits)) + "\n", style="bold")
+
+
+def _timings(r: SmokeReport) -> Table:
+    table = Table(box=None, padding=(0, 1), header_style="bold", caption_justify="left")
+    for name in ("model", "run", "input", "median", "spread", "speedup", "rel diff", "loss"):
+        table.add_column(name, no_wrap=True, justify="left" if name in (
+            "model", "run", "input", "loss") else "right")
+    for m in r.models:
+        native = m.config("native")
+        for c in m.configs:
+            t = c.timing
+            ratio = (f"{native.timing.median_ms / t.median_ms:.2f}x"
+                     if native is not None and c is not native else "")
+            diff = "" if c.max_rel_diff is None else f"{c.max_rel_diff:.1e}"
+            loss = f"{c.losses[0]:.3f} → {c.losses[-1]:.3f}" if c.losses else ""
+            table.add_row(*(Text(clean(cell)) for cell in (
+                m.model, c.name, "x".join(map(str, m.input)), f"{t.median_ms:.3f} ms",
+                f"{t.spread:.1%}", ratio, diff, loss)))
+        if m.error is not None:
+            table.add_row(Text(clean(m.model)), Text("error", style="red"), "", "", "", "", "",
+                          Text(clean(m.error.message[:60])))
+    clock = next((c.timing.clock for m in r.models for c in m.configs), "n/a")
+    table.caption = Text(
+        f"median per training step and spread = (p90 - p10) / median ({clean(clock)}); "
+        f"speedup = native / this; rel diff = max|a-b|/max|b| vs native, "
+        f"≤ {TOLERANCE[r.dtype]:g} ({r.dtype}); cuDNN warns when more than "
+        f"{SLOWER_MARGIN:.0%} slower")
+    return table
+
+
+def _figures(r: SmokeReport) -> Text:
+    lines = []
+    for t in (r.matmul, r.copy):
+        where = " (CPU figure)" if t.device == "cpu" else ""
+        lines.append(f"{t.what}: {t.error.message}" if t.error else
+                     f"{t.what}: {rate(t.value)} {t.unit}{where} — {t.setup}")
+    if r.device.arch:
+        lines.append("libcudnn mapped: " + (", ".join(r.cudnn_libraries) or "none"))
+    traces = [c.trace for m in r.models for c in m.configs if c.trace]
+    if traces:
+        lines.append(f"Chrome traces: {', '.join(traces)}")
+    return Text("\n" + "\n".join(clean(line) for line in lines))
+
+
+def render_json(options: SmokeOptions, outcome: SmokeOutcome,
+                results: tuple[Result, ...]) -> str:
+    """Every measurement and finding; `smoke` holds the measurements (or `failure`)."""
+    from gpudoctor.actions.smoke import outcome_to_dict
+
+    return dumps({
+        "schema_version": SCHEMA_VERSION,
+        "gpudoctor_version": __version__,
+        "command": "smoke-test",
+        "options": dataclasses.asdict(options),
+        "summary": {s.value: sum(1 for r in results if r.finding.status is s) for s in Status},
+        "findings": [finding_dict(r) for r in results],
+        "thresholds": {"max_rel_diff": TOLERANCE, "cudnn_slower_margin": SLOWER_MARGIN},
+        "smoke": outcome_to_dict(outcome),
+    })
