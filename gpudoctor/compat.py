@@ -1,7 +1,8 @@
 """The bundled compatibility tables (``compat_tables/*.toml``) and the queries checks ask of them.
 
 Every row carries ``source`` (URL of the primary document) and ``status``: ``verified``,
-``copy``, ``secondary``, ``derived`` or ``unverified`` (see ``compat_tables/README.md``).
+``copy``, ``secondary``, ``derived``, ``exists`` (only the release's existence was checked) or
+``unverified`` (see ``compat_tables/README.md``).
 Unverified rows are kept so that messages can mention them; queries that return a row expose
 its ``status`` so the caller decides, and queries that return a bare answer (a version string,
 a tuple of variants) leave unverified rows out unless asked.
@@ -28,6 +29,7 @@ from packaging.version import Version
 
 from gpudoctor.compat_rows import (
     _V,
+    EXISTS,
     STATUSES,
     UNVERIFIED,
     CompatTableError,
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from importlib.abc import Traversable
 
 __all__ = [
+    "EXISTS",
     "STATUSES",
     "UNVERIFIED",
     "CompatTableError",
@@ -265,10 +268,20 @@ class Tables:
         key = _release3(version)
         return next((r.reason for r in self.known_bad if key and _release3(r.version) == key), None)
 
-    def cudnn_gpu_support(self, version: str) -> CudnnSupport | None:
-        """The compute-capability floor covering a cuDNN release (None: not recorded)."""
+    def cudnn_gpu_support(self, version: str, cuda_build: str | None = None
+                          ) -> CudnnSupport | None:
+        """The compute capabilities NVIDIA's support matrix gives cuDNN `version`: the row's
+        `min_cc` and `max_cc` (inclusive). None: not recorded.
+
+        Without `cuda_build`, the range over all the release's CUDA builds. With it ("12.8",
+        "12.8.1", or a bare major "13"), the range of the build for that CUDA where the matrix
+        differs by build (Blackwell only in the 12.8+ builds of 9.7-9.10, Turing only in the
+        CUDA 10 builds of 7.6); where it does not, the release's range.
+        """
         key = _release3(version)
-        return next((r for r in self.cudnn_support if key and _within(key, r.first, r.last)), None)
+        rows = [r for r in self.cudnn_support if key and _within(key, r.first, r.last)]
+        build = next((r for r in rows if cuda_build and r.covers_cuda(cuda_build)), None)
+        return build or next((r for r in rows if r.cuda is None), None)
 
     def cudnn_tarball_format(self, version: str) -> TarballFormat | None:
         """The naming/unpack era of a cuDNN release ("8.9.7" -> `..._cuda12-archive.tar.xz`)."""

@@ -41,13 +41,14 @@ if TYPE_CHECKING:
     from importlib.abc import Traversable
 
 # Field codes: s text, v version, c compute capability "X.Y", i integer, b boolean, t torch tag
-# "cuXYZ", B a CUDA build ("10.1", "11.0-11.8", "12"); S/V/C/B: a list of those; M a
+# "cuXYZ", k a CUDA build ("10.1", "11.0-11.8", "12"); S/V/C/B: a list of s/v/c/k; M a
 # {version = version} table; L a list of tables. A trailing "?" marks the field optional.
 
 _COMMON = {"source": "s", "status": "s", "note": "s?"}
 _CHOICES = {"status": STATUSES, "kind": ("ga", "update", "rc"), "cuda_key": ("minor", "major"),
             "install": ("find-links", "extra-index-url", "index-url")}
-_PATTERNS = {"c": r"\d+\.\d+", "t": r"cu\d\d+", "B": r"\d+(\.\d+(-\d+\.\d+)?)?"}
+_BUILD = r"\d+(\.\d+(-\d+\.\d+)?)?"
+_PATTERNS = {"c": r"\d+\.\d+", "t": r"cu\d\d+", "B": _BUILD, "k": _BUILD}
 _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
     "cuda.toml": {
         "release": (CudaRelease, {"version": "v", "label": "s", "kind": "s",
@@ -69,7 +70,8 @@ _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
     "gpu.toml": {
         "arch": (GpuArch, {"cc": "c", "family": "s", "products": "S", "first_cuda": "v?",
                            "last_cuda": "v?"}),
-        "cudnn_support": (CudnnSupport, {"first": "v", "last": "v?", "min_cc": "c"}),
+        "cudnn_support": (CudnnSupport, {"first": "v", "last": "v?", "cuda": "k?",
+                                         "min_cc": "c", "max_cc": "c"}),
     },
     "torch.toml": {
         "release": (TorchRelease, {"versions": "V", "install": "s", "index_url": "s?",
@@ -116,7 +118,7 @@ def _fields(row: object, spec: dict[str, str], err: _Err) -> dict[str, Any]:
         elif code == "M":
             value = tuple((_text(k, key, "v", err), _text(v, key, "v", err))
                           for k, v in value.items())
-        elif code in "svct":
+        elif code in "svctk":
             value = _text(value, key, code, err)
         out[key] = value
     return out
@@ -182,10 +184,14 @@ def load_dir(directory: Traversable) -> Tables:
                        if k in spec or cls is TorchRelease)  # the row's identity
             ids = [getattr(row, key) for row in built]
             sort_keys = [_V(k) if isinstance(k, str) else k for k in ids]
+            builds = [getattr(row, "cuda", None) or "" if cls is CudnnSupport else ""
+                      for row in built]  # [[cudnn_support]]: one row per release range and build
+            idents = list(zip(sort_keys, builds, strict=True))
             for i, sort_key in enumerate(sort_keys):
-                if sort_key in sort_keys[:i]:
-                    raise CompatTableError(f"{file}: [[{table}]] has {key} {sort_key} twice")
-            order = sorted(range(len(built)), key=sort_keys.__getitem__)
+                if idents[i] in idents[:i]:
+                    build = f" (CUDA {builds[i]})" if builds[i] else ""
+                    raise CompatTableError(f"{file}: [[{table}]] has {key} {sort_key}{build} twice")
+            order = sorted(range(len(built)), key=lambda i: (sort_keys[i], builds[i]))
             tables[f"{file[:-5]}.{table}"] = tuple(built[i] for i in order)
     return Tables(
         tables["cuda.release"], tables["cuda.family"], tables["cuda.driver_branch"],

@@ -16,9 +16,10 @@ from packaging.version import InvalidVersion, Version
 
 from gpudoctor.versions import covers
 
-FactStatus = Literal["verified", "copy", "secondary", "derived", "unverified"]
-STATUSES: tuple[str, ...] = ("verified", "copy", "secondary", "derived", "unverified")
+FactStatus = Literal["verified", "copy", "secondary", "derived", "exists", "unverified"]
+STATUSES: tuple[str, ...] = ("verified", "copy", "secondary", "derived", "exists", "unverified")
 UNVERIFIED = "unverified"
+EXISTS = "exists"  # only the release's existence (a package version on PyPI) was checked
 
 
 class CompatTableError(ValueError):
@@ -142,11 +143,30 @@ class GpuArch(Sourced):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CudnnSupport(Sourced):
-    """cuDNN releases `first`..`last` need a GPU of compute capability >= `min_cc`."""
+    """cuDNN releases `first`..`last` support GPUs of compute capability `min_cc`..`max_cc`
+    (inclusive, as NVIDIA's support matrix lists them), in their CUDA builds `cuda`."""
 
     first: str
     last: str | None = None  # None: still current
+    cuda: str | None = None  # "12.8-12.9", "13", "10.0-10.2"; None: the union over every build
     min_cc: str
+    max_cc: str
+
+    def supports(self, cc: str) -> bool:
+        """Whether compute capability `cc` ("8.6", "sm_86") lies in `min_cc`..`max_cc`."""
+        key = _minor_key(normalize_cc(cc) or "")
+        low, high = _minor_key(self.min_cc), _minor_key(self.max_cc)
+        return key is not None and low is not None and high is not None and low <= key <= high
+
+    def covers_cuda(self, cuda: str) -> bool:
+        """Whether this row is the one for CUDA `cuda`: "12.8" or "12.8.1" inside `self.cuda`,
+        or a bare major ("13") equal to it. A row without `cuda` covers no single build."""
+        if self.cuda is None:
+            return False
+        if cuda.strip().isdigit():
+            return cuda.strip() == self.cuda
+        key = _minor_key(cuda)
+        return key is not None and _build_covers(self.cuda, key)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -211,12 +211,14 @@ def test_installed_torchaudio_keeps_to_releases_that_have_one(tables: Tables) ->
 
 
 def test_the_same_build_is_forced_never_a_noop(tables: Tables) -> None:
-    version = newest_with(tables, "cu130")
-    env = B.env(torch=B.torch(f"{version}+cu130", "13.0", ("H100",), B.ARCH_CU130, 92000))
+    # the newest release's newest wheel (2.15.0+cu132), on a driver that runs it in full
+    version = newest_with(tables, "cu132")
+    env = B.env(nvml=B.nvml("595.45.04", 13020, gpu("NVIDIA H100 80GB HBM3", "9.0")),
+                torch=B.torch(f"{version}+cu132", "13.2", ("H100",), B.ARCH_CU130, 92600))
     a = torch_advice(env, tables)
-    assert a.pick is not None and (a.pick.version, a.pick.variant) == (version, "cu130")
+    assert a.pick is not None and (a.pick.version, a.pick.variant) == (version, "cu132")
     assert a.command == (f"/usr/bin/python3 -m pip install --force-reinstall "
-                         f"torch=={version}+cu130 --index-url {INDEX}cu130")
+                         f"torch=={version}+cu132 --index-url {INDEX}cu132")
     assert any("already installed" in w for w in a.why)
     assert_not_a_noop(a)
 

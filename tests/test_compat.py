@@ -44,7 +44,7 @@ def test_cuda_min_driver(
 def test_cuda_min_driver_statuses_and_unknowns(tables: Tables) -> None:
     newest = tables.cuda_min_driver("13.4")
     assert newest is not None
-    assert (newest.full, newest.status) == (None, "unverified")
+    assert (newest.full, newest.status) == (None, "verified")  # 13.4.1 GA: no driver bundled
     assert (newest.family, newest.family_status) == ("580.65.06", "verified")
     twelve = tables.cuda_min_driver("12.4")
     assert twelve is not None
@@ -67,6 +67,8 @@ def test_cuda_min_driver_statuses_and_unknowns(tables: Tables) -> None:
         ("418.39", "10.1"),
         ("610.43.02", "13.3"),
         ("615.20", "13.3"),  # R615 -> 13.4 is unverified: left out unless asked
+        ("565.57.01", "12.7"),  # R565 reports a CUDA no toolkit has
+        ("560.35.05", "12.6"),
         ("300.10", None),
         ("not-a-driver", None),
     ],
@@ -81,11 +83,22 @@ def test_cuda_for_driver_with_unverified_rows(tables: Tables) -> None:
 
 
 def test_newest(tables: Tables) -> None:
-    assert tables.newest_cuda().version == "13.3.1"
-    assert tables.newest_cuda(include_unverified=True).version == "13.4.1"
-    assert tables.newest_cudnn().version == "9.28.0"
-    assert tables.newest_torch().version == "2.14.1"
+    assert tables.newest_cuda().version == "13.4.2"  # 13.4 Update 1
+    assert tables.newest_cuda(include_unverified=True).version == "13.4.2"
+    assert tables.newest_cudnn().version == "9.28.1"  # status "exists": a PyPI version
+    assert tables.newest_torch().version == "2.15.0"
     assert tables.newest_torch(include_unverified=True).version == "2.15.0"
+
+
+def test_cuda_13_4_labels_and_updates(tables: Tables) -> None:
+    labels = {r.version: (r.label, r.kind) for r in tables.cuda_releases}
+    assert labels["13.4.0"] == ("13.4 Developer Preview", "rc")
+    assert labels["13.4.1"] == ("13.4 GA", "ga")
+    assert labels["13.4.2"] == ("13.4 Update 1", "update")
+    update3 = tables.cuda_min_driver("13.0.3")
+    assert update3 is not None and update3.full == "580.126.20"
+    for version in ("12.3.2", "12.8.2", "12.9.2", "13.1.2"):
+        assert tables.cuda_min_driver(version) is not None, version
 
 
 def test_torch_2_1_variants_and_cudnn(tables: Tables) -> None:
@@ -98,7 +111,7 @@ def test_torch_2_1_variants_and_cudnn(tables: Tables) -> None:
     assert release.variants[1].index_url == "https://download.pytorch.org/whl/cu121"
     assert release.torchvision == "0.16.0"
     assert release.python == ("3.8", "3.9", "3.10", "3.11")
-    assert release.pypi_default is None  # not verified
+    assert release.pypi_default == "cu121"  # the PyPI wheel's torch/version.py: 2.1.0+cu121
     assert release.status == "verified"
 
 
@@ -129,7 +142,7 @@ def test_torch_published_rows(tables: Tables) -> None:
     cu130 = r213.variant("cu130")
     assert cu130 is not None
     assert cu130.cudnn == "9.20.0.48"
-    assert cu130.arch_list == ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX")
+    assert cu130.arch_list == ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")  # the wheel: no PTX
     assert r213.variants[2].experimental
     r28 = tables.torch_release("2.8.0")
     assert r28 is not None
@@ -137,10 +150,18 @@ def test_torch_published_rows(tables: Tables) -> None:
     cu126 = r28.variant("cu126")
     assert cu126 is not None
     assert "6.0" in (cu126.arch_list or ())
+    cu128 = r28.variant("cu128")
+    assert cu128 is not None and arch_list_supports(cu128.arch_list or (), "7.0")  # V100
+    r211 = tables.torch_release("2.11.0")
+    assert r211 is not None
+    assert {v.tag: v.cudnn for v in r211.variants if v.tag != "cu126"} == {
+        "cu128": "9.19.0.56", "cu130": "9.19.0.56"}
     r115 = tables.torch_release("2.15.0")
     assert r115 is not None
-    assert r115.status == "unverified"
-    assert r115.variants == ()
+    assert (r115.status, r115.pypi_default) == ("verified", "cu132")
+    assert [(v.tag, v.cudnn) for v in r115.variants] == [("cu132", "9.26.0.51")]
+    r110 = tables.torch_release("1.10.1")
+    assert r110 is not None and r110.variant("cu113") is not None
 
 
 def test_torch_install_commands(tables: Tables) -> None:
@@ -175,9 +196,12 @@ def test_torch_variants_for_driver_uses_minor_version_compatibility(tables: Tabl
 def test_torch_variants_for_driver_edges(tables: Tables) -> None:
     assert [v.tag for v in tables.torch_variants_for_driver("520.61.05", "2.5.1")] == ["cu118"]
     assert tables.torch_variants_for_driver("450.36.06", "2.5.1") == ()  # below 11.x MVC floor
+    r2141 = [v.tag for v in tables.torch_variants_for_driver("580.65.06", "2.14.1")]
+    assert r2141 == ["cu132", "cu130", "cu126"]
+    assert [v.tag for v in tables.torch_variants_for_driver("575.57.08", "2.14.1")] == ["cu126"]
     newest = [v.tag for v in tables.torch_variants_for_driver("580.65.06")]
-    assert newest == ["cu132", "cu130", "cu126"]  # torch 2.14.1
-    assert [v.tag for v in tables.torch_variants_for_driver("575.57.08")] == ["cu126"]
+    assert newest == ["cu132"]  # torch 2.15.0: its only wheel in the tables, by MVC
+    assert tables.torch_variants_for_driver("575.57.08") == ()
     old = tables.torch_variants_for_driver("418.39", "1.4.0")
     assert [v.tag for v in old] == ["cu101", "cu92"]  # before CUDA 11: the GA driver
     assert tables.torch_variants_for_driver("410.48", "1.4.0")[0].tag == "cu92"
@@ -231,6 +255,11 @@ def test_gpu_arch_cuda_range(tables: Tables) -> None:
         ("NVIDIA L40S", "8.9"),
         ("NVIDIA GB200", "10.0"),
         ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0"),
+        ("NVIDIA RTX A2000 12GB", "8.6"),
+        ("NVIDIA RTX 4000 Ada Generation", "8.9"),
+        ("NVIDIA RTX 2000 Ada Generation", "8.9"),
+        ("NVIDIA GeForce RTX 4050 Laptop GPU", "8.9"),
+        ("NVIDIA H20", "9.0"),
     ],
 )
 def test_find_gpu(tables: Tables, name: str, cc: str) -> None:
@@ -239,7 +268,7 @@ def test_find_gpu(tables: Tables, name: str, cc: str) -> None:
     assert arch.cc == cc
 
 
-@pytest.mark.parametrize("name", ["NVIDIA RTX A2000", "AMD Radeon", "", "NVIDIA"])
+@pytest.mark.parametrize("name", ["NVIDIA A10G", "AMD Radeon", "", "NVIDIA"])
 def test_find_gpu_unknown(tables: Tables, name: str) -> None:
     assert tables.find_gpu(name) is None
 
@@ -317,17 +346,30 @@ def test_cudnn_tarballs(tables: Tables) -> None:
 
 
 def test_cudnn_gpu_support(tables: Tables) -> None:
-    def floor(version: str) -> str | None:
-        row = tables.cudnn_gpu_support(version)
-        return row.min_cc if row else None
+    def span(version: str, cuda: str | None = None) -> tuple[str, str] | None:
+        row = tables.cudnn_gpu_support(version, cuda)
+        return (row.min_cc, row.max_cc) if row else None
 
-    assert floor("7.6.5") == "3.0"
-    assert floor("9.0.0") == "5.0"  # cuDNN 9 dropped Kepler
-    assert floor("9.10.2") == "5.0"
-    assert floor("9.11.0") == "7.5"
-    assert floor("9.17.0") == "7.5"
-    assert floor("9.28.0") == "7.5"
-    assert floor("8.6.0") is None  # the release that dropped Kepler is not known
+    assert span("7.6.5") == ("3.0", "7.5")  # stops at Turing
+    assert span("7.6.5", "9.2") == ("3.0", "7.2")  # Turing only with the CUDA 10 builds
+    assert span("7.6.5", "10.2") == ("3.0", "7.5")
+    assert span("8.7.0") == ("3.5", "9.0")  # the last with Kepler (its cu11 wheel: sm_35)
+    assert span("8.8.0") == ("5.0", "9.0")
+    assert span("9.0.0") == ("5.0", "9.0")  # cuDNN 9 dropped Kepler; stops at Hopper
+    assert span("9.10.2") == ("5.0", "12.0")  # over all builds
+    assert span("9.10.2", "12.8") == ("5.0", "12.0")  # Blackwell with CUDA 12.8+
+    assert span("9.10.2", "12.6.3") == ("5.0", "9.0")
+    assert span("9.10.2", "11.8") == ("5.0", "9.0")
+    assert span("9.10.2", "12") == ("5.0", "12.0")  # a bare major: the release's range
+    assert span("9.10.2", "garbage") == ("5.0", "12.0")
+    assert span("9.11.0") == ("7.5", "12.1")
+    assert span("9.17.0", "13") == ("7.5", "12.0")
+    assert span("9.28.1", "13.0") == ("7.5", "12.1")
+    assert span("6.0.0") is None
+    support = tables.cudnn_gpu_support("7.6.5")
+    assert support is not None
+    assert support.supports("sm_75") and not support.supports("12.0")
+    assert not support.supports("garbage")
 
 
 def test_known_bad_cudnn(tables: Tables) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -95,7 +96,11 @@ def test_each_cuda_minor_has_exactly_one_ga(tables: Tables) -> None:
 
 
 def test_driver_branches_match_ga_rows(tables: Tables) -> None:
+    minors = {row.minor for row in tables.cuda_releases}
     for branch in tables.driver_branches:
+        if branch.cuda not in minors:  # a CUDA version no toolkit has (R565 reports 12.7)
+            assert branch.min_driver is None and branch.status == "secondary", branch.branch
+            continue
         if branch.min_driver is None:
             assert branch.status == "unverified"
             continue
@@ -148,6 +153,52 @@ def test_cudnn_builds_and_matrix_lists_are_consistent(tables: Tables) -> None:
             assert lowest == floor.min_cc, release.version
 
 
+def test_cudnn_support_ranges(tables: Tables) -> None:
+    """Every cuDNN release range has one row over all its builds, and per-build rows inside it."""
+    wide = {(s.first, s.last): s for s in tables.cudnn_support if s.cuda is None}
+    assert len(wide) == len([s for s in tables.cudnn_support if s.cuda is None])
+    for row in tables.cudnn_support:
+        low, high = Version(row.min_cc), Version(row.max_cc)
+        assert low <= high, (row.first, row.cuda)
+        assert normalize_cc(row.min_cc) == row.min_cc and normalize_cc(row.max_cc) == row.max_cc
+        whole = wide.get((row.first, row.last))
+        assert whole is not None, f"{row.first}-{row.last} has no row over all its builds"
+        assert Version(whole.min_cc) <= low and high <= Version(whole.max_cc), (row.first, row.cuda)
+    for (first, last), row in wide.items():
+        builds = [s for s in tables.cudnn_support if s.cuda and (s.first, s.last) == (first, last)]
+        if builds:  # the range over all builds is the union of the builds' ranges
+            assert row.min_cc == min((s.min_cc for s in builds), key=Version), first
+            assert row.max_cc == max((s.max_cc for s in builds), key=Version), first
+    ranges = sorted(wide.values(), key=lambda s: Version(s.first))
+    for older, newer in itertools.pairwise(ranges):  # no gap, no overlap between ranges
+        assert older.last is not None and Version(older.last) < Version(newer.first), older.first
+    assert ranges[-1].last is None  # the newest range is open
+    for release in tables.cudnn_releases:
+        if Version(release.version) >= Version(ranges[0].first):
+            assert tables.cudnn_gpu_support(release.version) is not None, release.version
+
+
+def test_exists_rows_say_so(tables: Tables) -> None:
+    """A row whose only evidence is a package version on PyPI has status "exists" and says so."""
+    exists = [r for r in all_rows(tables) if r.status == "exists"]
+    assert exists
+    for row in exists:
+        assert row.note is not None and row.note.startswith("Only existence checked"), row
+    for row in tables.cudnn_releases:
+        if row.note and "pip index versions" in row.note and "not read" in row.note:
+            assert row.status == "exists", row.version
+
+
+def test_pypi_default_variants_carry_the_wheels_arch_list(tables: Tables) -> None:
+    """From 1.9 on, the PyPI default wheel was read: its variant has the measured arch list."""
+    for release in tables.torch_releases:
+        if Version(release.version) < Version("1.9.0") or release.pypi_default is None:
+            continue
+        default = release.variant(release.pypi_default)
+        assert default is not None and default.arch_list, release.version
+        assert not any(a.endswith("+PTX") for a in default.arch_list), release.version
+
+
 def copy_tables(tmp_path: Path) -> Path:
     target = tmp_path / "compat_tables"
     target.mkdir()
@@ -183,6 +234,11 @@ def test_row_without_source_is_refused(tmp_path: Path) -> None:
         ("gpu.toml", 'family = "Ampere"', 'famly = "Ampere"', "famly"),
         ("torch.toml", 'tag = "cu118"', 'tag = "rocm6.2"', "variant"),
         ("cudnn.toml", 'cuda_builds = ["9.0", "9.2", "10.0"]', 'cuda_builds = "9.0"', "list"),
+        ("gpu.toml", 'max_cc = "7.5"\nsource', 'source', "missing 'max_cc'"),
+        ("gpu.toml", 'cuda = "9.0-9.2"', 'cuda = "9.x"', "not allowed"),
+        ("gpu.toml", 'cuda = "9.0-9.2"', 'cuda = "10.0-10.2"',
+         r"7\.6\.0 \(CUDA 10\.0-10\.2\) twice"),
+        ("cudnn.toml", 'status = "exists"', 'status = "exist"', "status"),
     ],
 )
 def test_malformed_rows_are_refused(

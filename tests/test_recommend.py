@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from gpudoctor.advice import torch_advice
 from gpudoctor.cli import app
 from gpudoctor.compat import Tables, arch_list_supports, load_tables
+from gpudoctor.compat_query import VERIFIED
 from gpudoctor.model import (
     Environment,
     LibcudaFacts,
@@ -50,10 +51,15 @@ def k80_machine(**kw: object) -> Environment:
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
+def newest_with(tables: Tables, tag: str) -> str:
+    """The newest release the tables give a `tag` wheel (2.15.0 has only its cu132 one)."""
+    return [r for r in tables.torch_releases if r.variant(tag)][-1].version
+
+
 def test_pascal_gets_the_cu126_wheel(tables: Tables) -> None:
     rec = recommend(snapshot("pascal-gpu-cu130-torch"), tables)
     assert rec.torch is not None
-    assert (rec.torch.version, rec.torch.variant) == (tables.newest_torch().version, "cu126")
+    assert (rec.torch.version, rec.torch.variant) == (newest_with(tables, "cu126"), "cu126")
     assert rec.torch.arch_confirmed and rec.torch.runs == "full"
     # torch is installed: an exact pin that the installed 2.13.0+cu130 does not satisfy, for
     # the interpreter that was diagnosed
@@ -70,10 +76,17 @@ def test_pascal_gets_the_cu126_wheel(tables: Tables) -> None:
 
 def test_h100_keeps_cu130(tables: Tables) -> None:
     rec = recommend(snapshot("h100-healthy"), tables)
-    assert rec.torch is not None and rec.torch.variant == "cu130"  # full support beats cu132 MVC
+    newest = tables.newest_torch()
+    assert rec.torch is not None and rec.torch.version == newest.version
+    # full support beats cu132 MVC where the release has a cu130 wheel; 2.15.0's only wheel in
+    # the tables is cu132, which the 580 driver runs by minor-version compatibility
+    assert rec.torch.variant == ("cu130" if newest.variant("cu130") else "cu132")
     assert rec.installed_fits is True and rec.torch_installed_release is None
     assert rec.cudnn is not None
-    assert rec.cudnn.version == tables.newest_cudnn().version
+    # the newest release verified beyond its mere existence on PyPI with a CUDA 13 build
+    verified = [r for r in tables.cudnn_releases
+                if r.status in VERIFIED and r.supports_cuda("13.0")]
+    assert rec.cudnn.version == verified[-1].version
     assert rec.cudnn.tarball == (f"cudnn-linux-x86_64-{rec.cudnn.build}_cuda13-archive.tar.xz")
     assert rec.cudnn.command == (f"gpudoctor install-cudnn --tarball {rec.cudnn.tarball} "
                                  "--prefix /usr/local/cuda")
@@ -124,7 +137,8 @@ def test_no_gpu_seen_skips_the_arch_check(tables: Tables) -> None:
     env = B.env(nvml=B.nvml("580.65.06", 13000),
                 torch=B.torch("2.13.0+cu130", "13.0", (), B.ARCH_CU130, 92000))
     rec = recommend(env, tables)
-    assert rec.torch is not None and rec.torch.variant == "cu130"
+    assert rec.torch is not None and rec.torch.version == tables.newest_torch().version
+    assert rec.torch.variant == ("cu130" if tables.newest_torch().variant("cu130") else "cu132")
     assert any("arch lists were not checked" in n for n in rec.notes)
 
 

@@ -6,7 +6,7 @@ import re
 
 from packaging.version import Version
 
-from gpudoctor.compat import Tables, arch_list_supports, normalize_cc
+from gpudoctor.compat import CudnnSupport, Tables, arch_list_supports, normalize_cc
 from gpudoctor.compat_query.answer import (
     Answer,
     NotInTables,
@@ -15,7 +15,6 @@ from gpudoctor.compat_query.answer import (
     Section,
     ascii_digits,
     fact,
-    minor_of,
     pip_line,
     torch_series,
     versions_text,
@@ -45,17 +44,33 @@ def query_gpu(tables: Tables, text: str) -> Answer:
     toolkit = fact(f"toolkits that compile for it: {span}", arch, first_cuda=arch.first_cuda,
                    last_cuda=arch.last_cuda)
     cudnn = tuple(
-        fact(f"cuDNN {s.first} - {s.last or 'current'}: "
-             f"{'supported' if minor_of(arch.cc) >= minor_of(s.min_cc) else 'not supported'} "
-             f"(needs ≥ {s.min_cc})", s, first=s.first, last=s.last, min_cc=s.min_cc,
-             supported=minor_of(arch.cc) >= minor_of(s.min_cc))
-        for s in reversed(tables.cudnn_support))
+        fact(f"cuDNN {_releases(s)}" + (f" (CUDA {s.cuda} builds)" if s.cuda else "")
+             + f": {'supported' if s.supports(arch.cc) else 'not supported'} "
+             f"(compute capability {s.min_cc} - {s.max_cc})", s, first=s.first, last=s.last,
+             cuda=s.cuda, min_cc=s.min_cc, max_cc=s.max_cc, supported=s.supports(arch.cc))
+        for s in _cudnn_rows(tables))
     return Answer("gpu", text, f"GPU {sm} ({arch.family})", (
         Section("arch", "architecture", (head,)),
         Section("toolkits", "CUDA toolkits", (toolkit,)),
         Section("cudnn", "cuDNN", cudnn, "releases without a row here are not in the tables"),
         *_torch_for_gpu(tables, arch.cc),
     ))
+
+
+def _releases(row: CudnnSupport) -> str:
+    return row.first if row.last == row.first else f"{row.first} - {row.last or 'current'}"
+
+
+def _cudnn_rows(tables: Tables) -> list[CudnnSupport]:
+    """Each cuDNN release range once, newest first; split by CUDA build where the support
+    matrix gives the builds different compute-capability ranges."""
+    shown: list[CudnnSupport] = []
+    for whole in reversed([s for s in tables.cudnn_support if s.cuda is None]):
+        builds = [s for s in tables.cudnn_support
+                  if s.cuda and (s.first, s.last) == (whole.first, whole.last)]
+        shown += sorted(builds, key=lambda s: Version((s.cuda or "0").split("-")[0]),
+                        reverse=True) or [whole]
+    return shown
 
 
 def _torch_for_gpu(tables: Tables, cc: str) -> tuple[Section, ...]:

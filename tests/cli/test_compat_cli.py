@@ -9,10 +9,11 @@ import sys
 from typing import Any
 
 import pytest
+from packaging.version import Version
 from typer.testing import CliRunner
 
 from gpudoctor.cli import app
-from gpudoctor.compat import load_tables
+from gpudoctor.compat import STATUSES, load_tables
 from gpudoctor.compat_query import (
     QUERIES,
     NotInTables,
@@ -84,11 +85,22 @@ def test_cuda_torch_pip_lines_name_the_index() -> None:
 
 
 def test_unverified_rows_say_so() -> None:
-    result = run("cuda", "13.4")
+    result = run("gpu", "sm_88")
     assert result.exit_code == 0, result.output
     assert "[unverified]" in result.stdout
-    data = as_json("cuda", "13.4")
-    assert {r["status"] for r in rows(data, "releases")} == {"unverified"}
+    assert rows(as_json("gpu", "sm_88"), "arch")[0]["status"] == "unverified"
+    exists = run("cudnn", "9.28.1")  # only its PyPI version was checked
+    assert "[exists]" in exists.stdout
+
+
+def test_cuda_13_4_labels() -> None:
+    data = as_json("cuda", "13.4.1")
+    releases = {r["version"]: (r["label"], r["kind"]) for r in rows(data, "releases")}
+    assert releases == {"13.4.0": ("13.4 Developer Preview", "rc"), "13.4.1": ("13.4 GA", "ga"),
+                        "13.4.2": ("13.4 Update 1", "update")}
+    assert "13.4.1  13.4 GA" in run("cuda", "13.4.1").stdout
+    update3 = rows(as_json("cuda", "13.0.3"), "min_driver")[0]
+    assert (update3["cuda"], update3["linux"]) == ("13.0.3", "580.126.20")
 
 
 def test_verbose_shows_sources() -> None:
@@ -174,7 +186,7 @@ def test_torch_2_1_0() -> None:
     head = rows(data, "release")[0]
     assert head["torchvision"] == "0.16.0"
     assert head["python"] == ["3.8", "3.9", "3.10", "3.11"]
-    assert head["pypi_default"] is None
+    assert head["pypi_default"] == "cu121"  # read in the PyPI wheel
     variants = {r["variant"]: r for r in rows(data, "variants")}
     assert set(variants) == {"cu118", "cu121"}
     assert variants["cu118"]["cudnn"] == "8.7.0.84"
@@ -182,7 +194,18 @@ def test_torch_2_1_0() -> None:
     assert variants["cu118"]["index_url"] == "https://download.pytorch.org/whl/cu118"
     assert variants["cu118"]["min_driver_mvc"] == "450.80.02"
     text = run("torch", "2.1.0").stdout
-    assert "PyPI default not in the tables" in text and "torchvision 0.16.0" in text
+    assert "PyPI default cu121" in text and "torchvision 0.16.0" in text
+    assert "PyPI default not in the tables" in run("torch", "1.8.2").stdout
+
+
+def test_torch_fixed_rows() -> None:
+    v211 = {r["variant"]: r for r in rows(as_json("torch", "2.11.0"), "variants")}
+    assert v211["cu130"]["cudnn"] == v211["cu128"]["cudnn"] == "9.19.0.56"
+    assert "cuDNN 9.19.0.56" in run("torch", "2.11.0").stdout
+    v28 = {r["variant"]: r for r in rows(as_json("torch", "2.8.0"), "variants")}
+    assert "7.0" in v28["cu128"]["arch_list"]  # sm_70 is in the cu128 wheel
+    v215 = rows(as_json("torch", "2.15.0"), "variants")
+    assert [(r["variant"], r["cudnn"]) for r in v215] == [("cu132", "9.26.0.51")]
 
 
 def test_torch_local_tag_selects_the_variant() -> None:
@@ -212,7 +235,24 @@ def test_gpu_ampere(name: str) -> None:
     assert rows(data, "toolkits")[0]["first_cuda"] == "11.1"
     torch = {v: r for r in rows(data, "torch") for v in r["versions"]}
     assert "cu126" in torch["2.14.1"]["includes"] and "cu130" in torch["2.14.1"]["includes"]
-    assert all(r["supported"] for r in rows(data, "cudnn"))
+    cudnn = rows(data, "cudnn")
+    # every cuDNN from 8.6 on supports Ampere 8.6; 7.6 stops at Turing, 8.0.0-8.0.3 at 8.0
+    assert all(r["supported"] for r in cudnn if Version(r["first"]) >= Version("8.6.0"))
+    assert not any(r["supported"] for r in cudnn if r["first"] in ("7.6.0", "8.0.0"))
+
+
+def test_gpu_sm_120_is_not_supported_by_old_cudnn() -> None:
+    data = as_json("gpu", "sm_120")
+    cudnn = rows(data, "cudnn")
+    supported = {(r["first"], r["cuda"]) for r in cudnn if r["supported"]}
+    assert not any(Version(first) < Version("9") for first, _ in supported)
+    # Blackwell only with the CUDA 12.8+ builds of 9.7-9.10.2, not with their 12.0-12.6 or 11
+    assert ("9.7.0", "12.8-12.9") in supported
+    assert ("9.7.0", "12.0-12.6") not in supported and ("9.7.0", "11") not in supported
+    assert ("9.17.1", "13") in supported
+    text = run("gpu", "sm_120").stdout
+    assert "cuDNN 7.6.0 - 7.6.5 (CUDA 10.0-10.2 builds): not supported" in text
+    assert "cuDNN 7.6.0 - 7.6.5: supported" not in text
 
 
 def test_gpu_pascal_and_kepler() -> None:
@@ -225,7 +265,8 @@ def test_gpu_pascal_and_kepler() -> None:
     torch = {v: r for r in rows(kepler, "torch") for v in r["versions"]}
     assert torch["2.0.1"]["includes"] == ["cu117", "cu118"]
     assert torch["2.14.1"]["includes"] == []
-    assert "2.1.0-2.7.1" in kepler["sections"]["torch"]["note"]
+    assert "1.4.0-1.8.2" in kepler["sections"]["torch"]["note"]  # arch lists read from 1.9 on
+    assert torch["1.12.1"]["includes"] == ["cu102"]  # the PyPI wheel has sm_37
     cudnn = {r["first"]: r["supported"] for r in rows(kepler, "cudnn")}
     assert cudnn["8.0.0"] and not cudnn["9.0.0"]
 
@@ -236,10 +277,10 @@ def test_gpu_pascal_and_kepler() -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (("cuda", "99.1"), "CUDA 99.1 is not in the tables (newest known: 13.4.1)"),
-        (("cuda", "10.3"), "CUDA 10.3 is not in the tables (newest known: 13.4.1; nearest "
+        (("cuda", "99.1"), "CUDA 99.1 is not in the tables (newest known: 13.4.2)"),
+        (("cuda", "10.3"), "CUDA 10.3 is not in the tables (newest known: 13.4.2; nearest "
                            "known: 10.2, 11.0)"),
-        (("cudnn", "7.9.9"), "cuDNN 7.9.9 is not in the tables (newest known: 9.28.0; nearest "
+        (("cudnn", "7.9.9"), "cuDNN 7.9.9 is not in the tables (newest known: 9.28.1; nearest "
                              "known: 7.6.5, 8.0.0)"),
         (("torch", "0.4.1"), "torch 0.4.1 is not in the tables (newest known: 2.15.0; nearest "
                              "known: 1.4.0)"),
@@ -280,7 +321,7 @@ def test_every_row_has_status_and_source(kind: str, query: str) -> None:
         assert section["title"] in text
         for row in section["rows"]:
             assert row["source"].startswith("https://")
-            assert row["status"] in ("verified", "copy", "secondary", "derived", "unverified")
+            assert row["status"] in STATUSES
             if row["status"] not in ("verified", "copy"):
                 assert f"[{row['status']}]" in text
 
