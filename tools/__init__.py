@@ -1,0 +1,1 @@
+"""Maintainer tools for gpudoctor; not part of the installed package (see README.md)."""
