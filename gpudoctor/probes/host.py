@@ -14,6 +14,7 @@ import logging
 import os
 import platform
 import re
+import socket
 import sys
 from pathlib import Path
 
@@ -33,6 +34,16 @@ ENV_VARS = (
     "CUDA_DEVICE_ORDER",
     "CUDA_MODULE_LOADING",
     "CUDNN_PATH",
+    # set and forgotten, these slow or change every CUDA program (GD506)
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_INJECTION64_PATH",
+    "CUDA_PROFILE",
+    "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
+    "CUDA_CACHE_DISABLE",
+    "CUDA_DEVICE_MAX_CONNECTIONS",
+    "PYTORCH_NO_CUDA_MEMORY_CACHING",
+    # what the NVIDIA Container Toolkit reads to wire a container (GD505)
+    "NVIDIA_DRIVER_CAPABILITIES",
 )
 
 
@@ -56,10 +67,37 @@ def probe_host(deps: Deps) -> HostFacts:
         dev_nodes=_dev_nodes(deps),
         shm_bytes=_shm(deps),
         pci_gpus=_pci_gpus(deps),
+        pci_gpu_drivers=_pci_gpu_drivers(deps),
         nvidia_module=_nvidia_module(deps),
         nvml_libraries=_nvml_libraries(deps, entries),
         ld_library_path_real=tuple((d, _real(deps, d)) for d in entries if d not in missing),
+        cdi_specs=_cdi_specs(deps),
+        hostname=_hostname(),
     )
+
+
+def _hostname() -> str | Unavailable:
+    """This node's name; Unavailable(ERROR) in the odd sandbox where the call fails."""
+    try:
+        name = socket.gethostname()
+    except OSError as e:
+        return Unavailable(Reason.ERROR, "the host name could not be read", repr(e))
+    return name or Unavailable(Reason.NOT_SUPPORTED, "the host has no name")
+
+
+CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
+
+
+def _cdi_specs(deps: Deps) -> tuple[str, ...]:
+    """Container Device Interface specs (`nvidia-ctk cdi generate` writes nvidia.yaml)."""
+    found = []
+    for d in CDI_DIRS:
+        try:
+            names = sorted(os.listdir(deps.path(d)))
+        except OSError:
+            continue
+        found += [f"{d}/{n}" for n in names if n.endswith((".yaml", ".yml", ".json"))]
+    return tuple(found)
 
 
 def _real(deps: Deps, path: str) -> str:
@@ -169,6 +207,22 @@ def _pci_gpus(deps: Deps) -> tuple[str, ...] | Unavailable:
             continue
         device = (_read(bus / name / "device") or "0x????")[2:]
         found.append(f"{name} 10de:{device}")
+    return tuple(found)
+
+
+def _pci_gpu_drivers(deps: Deps) -> tuple[tuple[str, str], ...]:
+    """(PCI address, the kernel driver bound to it: "nvidia", "nouveau", "vfio-pci", "" for
+    none) of each NVIDIA display controller."""
+    bus = deps.path("/sys/bus/pci/devices")
+    gpus = _pci_gpus(deps)
+    found = []
+    for entry in gpus if isinstance(gpus, tuple) else ():
+        name = entry.split()[0]
+        try:
+            driver = os.path.basename(os.readlink(bus / name / "driver"))
+        except OSError:
+            driver = ""
+        found.append((name, driver))
     return tuple(found)
 
 

@@ -14,7 +14,8 @@ Error mapping (`nvmlInit` and the system queries):
 
 Per GPU, a failing handle or query makes that GPU an `Unavailable` in `NvmlFacts.gpus` and
 leaves the others alone (e.g. `NVMLError_GpuIsLost`). Persistence and MIG mode are optional
-per GPU (`NotSupported` on GeForce / non-MIG parts).
+per GPU (`NotSupported` on GeForce / non-MIG parts), and so is each health fact (ECC, retired
+pages, remapped rows, clock events, heat, power, PCIe: `gpudoctor.probes.nvml_health`).
 
 A deadline (`Deps.nvml_timeout`): a wedged driver can block `nvmlInit` for good, so the queries
 run in a daemon thread and a probe that waited that long returns `Unavailable(TIMEOUT)` ("NVML
@@ -35,6 +36,7 @@ from typing import Any
 
 from gpudoctor.model import GpuFacts, NvmlFacts, Reason, Unavailable
 from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.nvml_health import read_health
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +91,10 @@ def _library_not_found(err: BaseException) -> Unavailable:
                 detail=str(e),
             )
     return unavailable_from_nvml(err, "nvmlInit")
+
+
+# nvmlComputeMode_t, by the names nvidia-smi -q prints
+COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
 
 
 def probe_nvml(deps: Deps) -> NvmlFacts | Unavailable:
@@ -210,6 +216,10 @@ def _gpu(pynvml: Any, index: int) -> GpuFacts | Unavailable:
             mig_mode=_optional(
                 pynvml, lambda: bool(pynvml.nvmlDeviceGetMigMode(h)[0]), f"GPU {index} MIG mode"
             ),
+            health=read_health(pynvml, h, index, lambda fn, what: _optional(pynvml, fn, what)),
+            compute_mode=_optional(
+                pynvml, lambda: COMPUTE_MODES.get(int(pynvml.nvmlDeviceGetComputeMode(h)),
+                                                  "Unknown"), f"GPU {index} compute mode"),
         )
     except pynvml.NVMLError as e:
         return unavailable_from_nvml(e, f"GPU {index}")

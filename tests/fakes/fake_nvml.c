@@ -17,11 +17,31 @@
  *   FAKE_NVML_LOST_GPU=1            that index's handle (and queries) return 15 GPU_IS_LOST
  *   FAKE_NVML_NOT_SUPPORTED=mig,persistence,cuda,nvmlversion   these return 3 NOT_SUPPORTED;
  *                                   "mig:1" limits it to GPU 1
- *   FAKE_NVML_PERSISTENCE=1         persistence mode of every GPU (default 1 = enabled)
+ *   FAKE_NVML_PERSISTENCE=1         persistence mode of every GPU (default 1 = enabled);
+ *                                   FAKE_NVML_PERSISTENCE_<index> for one GPU
  *   FAKE_NVML_MIG_GPUS=0,2          GPUs with MIG mode enabled (default none)
  *
- * Built with -DFAKE_NVML_OLD it omits nvmlSystemGetCudaDriverVersion_v2 and
- * nvmlDeviceGetMigMode, as an old driver's library does (pynvml raises FunctionNotFound).
+ * Health (per GPU: FAKE_NVML_<KEY>_<index>, else FAKE_NVML_<KEY> for every GPU, else a healthy
+ * default; the value NA makes that query return 3 NOT_SUPPORTED, as on a GeForce):
+ *   ECC_MODE=1 ECC_PENDING=1        nvmlDeviceGetEccMode (current, pending)
+ *   ECC_VOL_UNC ECC_AGG_UNC ECC_VOL_CORR ECC_AGG_CORR   nvmlDeviceGetTotalEccErrors (0)
+ *   RETIRED_SBE RETIRED_DBE         nvmlDeviceGetRetiredPages count per cause (0)
+ *   RETIRED_PENDING                 nvmlDeviceGetRetiredPagesPendingStatus (0)
+ *   REMAP_CORR REMAP_UNC REMAP_PENDING REMAP_FAILURE   nvmlDeviceGetRemappedRows (0)
+ *   CLOCK_EVENTS=0x1                nvmlDeviceGetCurrentClocksEventReasons mask (GPU Idle)
+ *   TEMP=35 TEMP_SLOWDOWN=87 TEMP_SHUTDOWN=92           °C
+ *   POWER_MW=70000 POWER_LIMIT_MW=700000
+ *   PCIE_GEN=5 PCIE_GEN_MAX=5 PCIE_WIDTH=16 PCIE_WIDTH_MAX=16 PCIE_REPLAYS=0
+ *   COMPUTE_MODE=0                  nvmlDeviceGetComputeMode (2 Prohibited, 3 Exclusive_Process)
+ *
+ *   FAKE_NVML_STATE=path            a recorded GPU state: one NAME=value per line (# comments),
+ *                                   each set as FAKE_NVML_NAME at nvmlInit unless that variable
+ *                                   is already set (tests/gpu_states.py writes these files from
+ *                                   `nvidia-smi -q -x` dumps)
+ *
+ * Built with -DFAKE_NVML_OLD it omits nvmlSystemGetCudaDriverVersion_v2,
+ * nvmlDeviceGetMigMode and nvmlDeviceGetCurrentClocksEventReasons, as an old driver's library
+ * does (pynvml raises FunctionNotFound; the probe falls back to …ClocksThrottleReasons).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -184,8 +204,27 @@ static void block_for(double seconds) {
     }
 }
 
+/* FAKE_NVML_STATE: each "NAME=value" line becomes FAKE_NVML_NAME, unless already set. */
+static void load_state(void) {
+    const char *path = getenv("FAKE_NVML_STATE");
+    char line[4096];
+    char name[160];
+    FILE *f;
+    if (!path || !(f = fopen(path, "r"))) return;
+    while (fgets(line, sizeof line, f)) {
+        char *eq = strchr(line, '=');
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || !eq || eq == line) continue;
+        *eq = '\0';
+        snprintf(name, sizeof name, "FAKE_NVML_%.140s", line);
+        setenv(name, eq + 1, 0);
+    }
+    fclose(f);
+}
+
 int nvmlInitWithFlags(unsigned int flags) {
     (void)flags;
+    load_state();
     block_for(atof(env("FAKE_NVML_INIT_SLEEP", "0")));
     int code = atoi(env("FAKE_NVML_INIT_ERROR", "0"));
     if (!code) code = scripted_failure("nvmlInitWithFlags");
@@ -330,12 +369,18 @@ int nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
     return NVML_SUCCESS;
 }
 
+static int health(nvmlDevice_t device, const char *key, const char *fallback,
+                  unsigned long long *out);
+
+/* FAKE_NVML_PERSISTENCE_<index>, else FAKE_NVML_PERSISTENCE (default 1), NA: not supported */
 int nvmlDeviceGetPersistenceMode(nvmlDevice_t device, int *mode) {
+    unsigned long long v;
     int code = check_device("nvmlDeviceGetPersistenceMode", device);
     if (code) return code;
     if (not_supported("persistence", (int)device->index)) return NVML_ERROR_NOT_SUPPORTED;
-    *mode = atoi(env("FAKE_NVML_PERSISTENCE", "1"));
-    return NVML_SUCCESS;
+    code = health(device, "PERSISTENCE", "1", &v);
+    if (!code) *mode = (int)v;
+    return code;
 }
 
 #ifndef FAKE_NVML_OLD
@@ -348,3 +393,138 @@ int nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, unsigned in
     return NVML_SUCCESS;
 }
 #endif
+
+/* ------------------------------------------------------------------ health */
+
+/* The scripted value of KEY for this GPU: FAKE_NVML_KEY_<index>, FAKE_NVML_KEY, `fallback`;
+ * returns NOT_SUPPORTED for "NA". */
+static int health(nvmlDevice_t device, const char *key, const char *fallback,
+                  unsigned long long *out) {
+    char name[96];
+    const char *v;
+    snprintf(name, sizeof name, "FAKE_NVML_%s_%u", key, device->index);
+    v = getenv(name);
+    if (!v) {
+        snprintf(name, sizeof name, "FAKE_NVML_%s", key);
+        v = env(name, fallback);
+    }
+    if (strcmp(v, "NA") == 0) return NVML_ERROR_NOT_SUPPORTED;
+    *out = strtoull(v, NULL, 0);
+    return NVML_SUCCESS;
+}
+
+/* A device query of one scripted unsigned value. */
+#define UINT_QUERY(fn, key, fallback)                                   \
+    int fn(nvmlDevice_t device, unsigned int *value) {                  \
+        unsigned long long v;                                           \
+        int code = check_device(#fn, device);                           \
+        if (!code) code = health(device, key, fallback, &v);            \
+        if (!code) *value = (unsigned int)v;                            \
+        return code;                                                    \
+    }
+
+UINT_QUERY(nvmlDeviceGetPowerUsage, "POWER_MW", "70000")
+UINT_QUERY(nvmlDeviceGetEnforcedPowerLimit, "POWER_LIMIT_MW", "700000")
+UINT_QUERY(nvmlDeviceGetCurrPcieLinkGeneration, "PCIE_GEN", "5")
+UINT_QUERY(nvmlDeviceGetMaxPcieLinkGeneration, "PCIE_GEN_MAX", "5")
+UINT_QUERY(nvmlDeviceGetCurrPcieLinkWidth, "PCIE_WIDTH", "16")
+UINT_QUERY(nvmlDeviceGetMaxPcieLinkWidth, "PCIE_WIDTH_MAX", "16")
+UINT_QUERY(nvmlDeviceGetPcieReplayCounter, "PCIE_REPLAYS", "0")
+UINT_QUERY(nvmlDeviceGetRetiredPagesPendingStatus, "RETIRED_PENDING", "0")
+
+int nvmlDeviceGetEccMode(nvmlDevice_t device, unsigned int *current, unsigned int *pending) {
+    unsigned long long c, p;
+    int code = check_device("nvmlDeviceGetEccMode", device);
+    if (!code) code = health(device, "ECC_MODE", "1", &c);
+    if (!code) code = health(device, "ECC_PENDING", c ? "1" : "0", &p);
+    if (code) return code;
+    *current = (unsigned int)c;
+    *pending = (unsigned int)p;
+    return NVML_SUCCESS;
+}
+
+/* errorType 0 corrected, 1 uncorrected; counterType 0 volatile, 1 aggregate */
+int nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int counterType,
+                                unsigned long long *count) {
+    static const char *keys[2][2] = {{"ECC_VOL_CORR", "ECC_AGG_CORR"},
+                                     {"ECC_VOL_UNC", "ECC_AGG_UNC"}};
+    int code = check_device("nvmlDeviceGetTotalEccErrors", device);
+    if (code) return code;
+    if (errorType < 0 || errorType > 1 || counterType < 0 || counterType > 1)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    code = health(device, "ECC_MODE", "1", count);  /* no ECC: no counters */
+    if (code) return code;
+    return health(device, keys[errorType][counterType], "0", count);
+}
+
+/* cause 0 multiple single-bit errors, 1 double-bit error; addresses 0x1000, 0x2000, … */
+int nvmlDeviceGetRetiredPages(nvmlDevice_t device, int cause, unsigned int *pageCount,
+                              unsigned long long *addresses) {
+    unsigned long long n;
+    int code = check_device("nvmlDeviceGetRetiredPages", device);
+    if (!code) code = health(device, cause ? "RETIRED_DBE" : "RETIRED_SBE", "0", &n);
+    if (code) return code;
+    if (!addresses || *pageCount < n) {
+        *pageCount = (unsigned int)n;
+        return n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+    }
+    for (unsigned long long i = 0; i < n; i++) addresses[i] = 0x1000 * (i + 1);
+    *pageCount = (unsigned int)n;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
+                              unsigned int *uncRows, unsigned int *isPending,
+                              unsigned int *failureOccurred) {
+    unsigned long long c, u, p, f;
+    int code = check_device("nvmlDeviceGetRemappedRows", device);
+    if (!code) code = health(device, "REMAP_CORR", "0", &c);
+    if (!code) code = health(device, "REMAP_UNC", "0", &u);
+    if (!code) code = health(device, "REMAP_PENDING", "0", &p);
+    if (!code) code = health(device, "REMAP_FAILURE", "0", &f);
+    if (code) return code;
+    *corrRows = (unsigned int)c;
+    *uncRows = (unsigned int)u;
+    *isPending = (unsigned int)p;
+    *failureOccurred = (unsigned int)f;
+    return NVML_SUCCESS;
+}
+
+static int clock_events(const char *fn, nvmlDevice_t device, unsigned long long *reasons) {
+    int code = check_device(fn, device);
+    return code ? code : health(device, "CLOCK_EVENTS", "0x1", reasons);
+}
+
+#ifndef FAKE_NVML_OLD
+int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons) {
+    return clock_events("nvmlDeviceGetCurrentClocksEventReasons", device, reasons);
+}
+#endif
+
+int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons) {
+    return clock_events("nvmlDeviceGetCurrentClocksThrottleReasons", device, reasons);
+}
+
+/* sensor 0 = the GPU die */
+int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp) {
+    unsigned long long v;
+    int code = check_device("nvmlDeviceGetTemperature", device);
+    if (!code && sensor != 0) code = NVML_ERROR_INVALID_ARGUMENT;
+    if (!code) code = health(device, "TEMP", "35", &v);
+    if (!code) *temp = (unsigned int)v;
+    return code;
+}
+
+/* threshold 0 shutdown, 1 slowdown */
+int nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, int threshold, unsigned int *temp) {
+    unsigned long long v;
+    int code = check_device("nvmlDeviceGetTemperatureThreshold", device);
+    if (!code && threshold != 0 && threshold != 1) code = NVML_ERROR_NOT_SUPPORTED;
+    if (!code) code = health(device, threshold ? "TEMP_SLOWDOWN" : "TEMP_SHUTDOWN",
+                             threshold ? "87" : "92", &v);
+    if (!code) *temp = (unsigned int)v;
+    return code;
+}
+
+/* 0 Default, 2 Prohibited, 3 Exclusive_Process */
+UINT_QUERY(nvmlDeviceGetComputeMode, "COMPUTE_MODE", "0")

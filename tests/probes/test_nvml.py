@@ -9,6 +9,7 @@ except-branch of the probe.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
 import os
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.model import GpuFacts, NvmlFacts, Reason, Unavailable
+from gpudoctor.model import NOT_RECORDED, GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
 from gpudoctor.snapshot import from_data
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +87,10 @@ def test_two_gpus_every_field(nvml: RunNvml) -> None:
     assert facts.nvml_version == "13.580.65.06"
     assert facts.binding.startswith("nvidia-ml-py ")
     h100, rtx = facts.gpus
-    assert h100 == GpuFacts(
+    assert isinstance(h100, GpuFacts)
+    assert isinstance(h100.health, GpuHealth)  # its fields: tests/probes/test_nvml_health.py
+    assert h100.compute_mode == "Default"
+    assert dataclasses.replace(h100, health=NOT_RECORDED, compute_mode=NOT_RECORDED) == GpuFacts(
         index=0,
         name="NVIDIA H100 80GB HBM3",
         uuid="GPU-fa4e0000-0000-4000-8000-000000000000",

@@ -1,0 +1,190 @@
+"""Container wiring and environment-variable checks (GD505-GD507)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks import facts as F
+from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity, Unavailable
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+
+TOOLKIT_URL = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
+               "troubleshooting.html")
+_NO_GPU = ("void", "none", "")
+
+
+def _unknown_error(nvml: object) -> bool:
+    """NVML's "Unknown Error" at init: in a container, lost cgroup device access."""
+    return isinstance(nvml, Unavailable) and "Unknown Error" in f"{nvml.message} {nvml.detail}"
+
+
+@check("GD505", "container-gpu-access", "a container is wired to the GPUs", Layer.HOST,
+       Severity.ERROR, "container, /dev/nvidia*, libnvidia-ml.so.1, NVML, CDI specs",
+       facts={"host", "nvml"})
+def check_container(env: Environment, tables: Tables) -> Finding:
+    """Inside Docker, Podman or Kubernetes, a GPU is usable only when the NVIDIA Container
+    Toolkit (or a CDI spec) put the device nodes (`/dev/nvidia*`) and the host driver's
+    libraries (`libnvidia-ml.so.1`, `libcuda.so.1`) into the container.
+
+    - NVIDIA GPUs on the PCI bus but no `/dev/nvidia*`: the container was started without GPU
+      access (FAIL): `docker run --gpus all`, `--device nvidia.com/gpu=all` (CDI), or the
+      pod's `nvidia.com/gpu` resource limit.
+    - Device nodes but no `libnvidia-ml.so.1`: the driver libraries were not mounted (FAIL):
+      `NVIDIA_DRIVER_CAPABILITIES` must include `compute,utility`.
+    - NVML fails with "Unknown Error" in a container that had GPUs: after a `systemctl
+      daemon-reload` on the host, systemd rewrites the container's cgroup device rules and the
+      container loses access (FAIL): restart the container; for good, use CDI or the
+      workaround in the toolkit's troubleshooting page.
+    - `NVIDIA_VISIBLE_DEVICES=void`/`none`: GPUs hidden on purpose (a note).
+
+    Outside a container this check does not apply (skipped); CDI specs found are shown.
+
+    Sources: https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html,
+    https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html,
+    https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html
+    """
+    if not isinstance(env.host, HostFacts):
+        return skipped(F.reason_of(env.host))
+    host = env.host
+    cdi = (("CDI specs", ", ".join(host.cdi_specs)),) if host.cdi_specs else ()
+    if not host.container:
+        return skipped("not in a container", cdi)
+    visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
+    nodes = [n.path for n in host.dev_nodes if n.path != "/dev/dxg"]
+    pci = host.pci_gpus if isinstance(host.pci_gpus, tuple) else ()
+    ev = (("container", host.container), ("NVIDIA_VISIBLE_DEVICES", repr(visible)),
+          ("/dev/nvidia*", ", ".join(nodes) or "none"),
+          ("libnvidia-ml.so.1", ", ".join(p for p, _ in host.nvml_libraries) or "none"),
+          ("NVIDIA GPUs on the PCI bus", ", ".join(pci) or "none"), *cdi)
+    if host.wsl:
+        return skipped("WSL: GPUs are reached through /dev/dxg, not the container toolkit", ev)
+    if visible is not None and visible.strip().lower() in _NO_GPU:
+        return noted(f"NVIDIA_VISIBLE_DEVICES={visible!r}: this container hides every GPU on "
+                     "purpose", "unset it, or set it to all, to use the GPUs", ev)
+    if _unknown_error(env.nvml) and nodes:
+        return failed(
+            "NVML fails with 'Unknown Error' in a container that has /dev/nvidia*: it lost "
+            "access to the devices (after `systemctl daemon-reload` on the host, systemd "
+            "rewrites the container's cgroup device rules)",
+            f"restart the container; to stop it recurring, run it through CDI (nvidia-ctk cdi "
+            f"generate) or follow {TOOLKIT_URL}", ev)
+    start = ("restart it with GPU access: docker run --gpus all … (or --device "
+             "nvidia.com/gpu=all with CDI; in Kubernetes, a nvidia.com/gpu resource limit)")
+    if not nodes:
+        if pci and not isinstance(env.nvml, NvmlFacts):
+            # one cause, counted once: GD101 fails on it ("no NVIDIA driver, but <GPU>")
+            return skipped(f"this {host.container} container has no /dev/nvidia*, though the "
+                           f"host has NVIDIA GPUs ({pci[0]}): it was started without GPU "
+                           f"access (see GD101); {start}", ev)
+        if isinstance(env.nvml, NvmlFacts):
+            return warned(f"NVML answers but this {host.container} container has no "
+                          "/dev/nvidia*: CUDA cannot open the GPUs", start, ev)
+        if visible is not None:
+            return noted(f"this {host.container} container has no /dev/nvidia* though its "
+                         f"image asks for GPUs (NVIDIA_VISIBLE_DEVICES={visible}): fine on a "
+                         "machine without a GPU", "where the host has GPUs, " + start, ev)
+        return skipped("a container with no GPU and no sign that it wants one", ev)
+    if not host.nvml_libraries and not isinstance(env.nvml, NvmlFacts):
+        return failed(
+            "the container has /dev/nvidia* but not the driver's libnvidia-ml.so.1: the NVIDIA "
+            "Container Toolkit did not mount the driver libraries",
+            "set NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all) and restart the container "
+            "with --gpus all; the image must not bring driver libraries of its own", ev)
+    return passed(f"{len(nodes)} device node(s) and the driver libraries are in the "
+                  f"{host.container} container", ev)
+
+
+# (variable, the values that are a problem (None: any), level: 2 warn / 1 note, what it does)
+_VARS = (
+    ("CUDA_LAUNCH_BLOCKING", ("1",), 2, "every kernel launch waits for the GPU to finish: "
+     "training runs several times slower (a debugging switch)"),
+    ("PYTORCH_NO_CUDA_MEMORY_CACHING", ("1",), 2, "PyTorch's caching allocator is off: every "
+     "tensor allocation calls cudaMalloc/cudaFree (a debugging switch), much slower"),
+    ("CUDA_INJECTION64_PATH", None, 2, "a tool library (a profiler or tracer through CUPTI) is "
+     "injected into every CUDA process"),
+    ("CUDA_ENABLE_COREDUMP_ON_EXCEPTION", ("1",), 2, "a GPU exception writes a core dump of "
+     "the GPU state: minutes, and gigabytes of disk, before the process ends"),
+    ("CUDA_CACHE_DISABLE", ("1",), 2, "the JIT cache is off: PTX is recompiled at every start"),
+    ("CUDA_PROFILE", ("1",), 1, "the legacy command-line profiler switch (old toolkits): "
+     "profiling output on every run"),
+    ("CUDA_DEVICE_MAX_CONNECTIONS", None, 1, "limits the hardware work queues per device "
+     "(Megatron-style training sets 1 on purpose; elsewhere it serialises streams)"),
+)
+
+
+@check("GD506", "cuda-env-vars", "no debugging or profiling CUDA variable left set", Layer.HOST,
+       Severity.WARNING, "environment", facts={"host"})
+def check_cuda_env(env: Environment, tables: Tables) -> Finding:
+    """Variables that are right while debugging or profiling and wrong when left in a shell
+    profile or a job script: `CUDA_LAUNCH_BLOCKING=1` (synchronous launches),
+    `PYTORCH_NO_CUDA_MEMORY_CACHING=1` (no caching allocator), `CUDA_INJECTION64_PATH` (a
+    CUPTI tool injected into every process), `CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1` (a GPU core
+    dump on every exception), `CUDA_CACHE_DISABLE=1` (no JIT cache): each a WARN.
+    `CUDA_PROFILE=1` (the legacy profiler) and `CUDA_DEVICE_MAX_CONNECTIONS` (set on purpose by
+    Megatron-style training) are notes.
+
+    Fix: unset the variable (`unset NAME`) and remove it where it is set (~/.bashrc, the job
+    script, the container image's ENV).
+
+    Sources: https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html,
+    https://docs.pytorch.org/docs/stable/cuda_environment_variables.html,
+    https://docs.nvidia.com/cupti/main/main.html
+    """
+    if not isinstance(env.host, HostFacts):
+        return skipped(F.reason_of(env.host))
+    found = []
+    for name, bad, level, what in _VARS:
+        value = env.host.getenv(name)
+        if value is None or (bad is not None and value.strip() not in bad):
+            continue
+        found.append((level, name, value, what))
+    if not found:
+        return passed("no debugging or profiling CUDA variable is set")
+    ev = tuple((name, value) for _, name, value, _ in found)
+    message = "; ".join(f"{name}={value}: {what}" for _, name, value, what in found)
+    fix = "unset " + " ".join(name for _, name, _, _ in found) + (
+        " (and remove it where it is set: ~/.bashrc, the job script, the image's ENV)")
+    if max(level for level, *_ in found) >= 2:
+        return warned(message, fix, ev)
+    return noted(message, fix, ev)
+
+
+@check("GD507", "mig-visible-devices", "CUDA_VISIBLE_DEVICES selects MIG devices on MIG GPUs",
+       Layer.HOST, Severity.INFO, "NVML MIG mode, environment", facts={"host", "nvml"})
+def check_mig_visible(env: Environment, tables: Tables) -> Finding:
+    """With MIG mode on, a GPU is split into MIG devices and CUDA programs run on those, not on
+    the whole GPU; each has a UUID of its own (`MIG-…`, listed by `nvidia-smi -L`). To choose
+    which one a job gets, `CUDA_VISIBLE_DEVICES` must name it by that UUID; a plain index
+    names the parent GPU, not a MIG device. A note when MIG is on and
+    `CUDA_VISIBLE_DEVICES` is unset or names no `MIG-` device.
+
+    Fix: `export CUDA_VISIBLE_DEVICES=MIG-<uuid>` (from `nvidia-smi -L`), or turn MIG off
+    (`sudo nvidia-smi -i <index> -mig 0`) to use the whole GPU.
+
+    Sources: https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html,
+    https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html
+    """
+    if not isinstance(env.nvml, NvmlFacts):
+        return skipped(F.reason_of(env.nvml))
+    if not isinstance(env.host, HostFacts):
+        return skipped(F.reason_of(env.host))
+    mig = [g.index for g in F.gpus(env) if g.mig_mode is True]
+    if not mig:
+        return passed("no GPU has MIG mode on")
+    value = env.host.getenv("CUDA_VISIBLE_DEVICES")
+    ev = (("MIG on", ", ".join(f"GPU {i}" for i in mig)),
+          ("CUDA_VISIBLE_DEVICES", repr(value)))
+    if value is not None and any(v.strip().startswith("MIG-") for v in value.split(",")):
+        return passed(f"MIG on for GPU {', '.join(map(str, mig))}; CUDA_VISIBLE_DEVICES "
+                      "selects MIG devices", ev)
+    return noted(f"MIG mode is on for GPU {', '.join(map(str, mig))}: CUDA runs on its MIG "
+                 "devices, and " + ("CUDA_VISIBLE_DEVICES is not set to choose one" if value
+                                    is None else f"CUDA_VISIBLE_DEVICES={value!r} names none"),
+                 "export CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them), or turn "
+                 f"MIG off: sudo nvidia-smi -i {mig[0]} -mig 0", ev)
+
+
+CHECKS = (check_container, check_cuda_env, check_mig_visible)
