@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from packaging.version import Version
+
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.checks.requirements import requirements_of
 from gpudoctor.model import (
     Environment,
     Finding,
@@ -17,6 +20,7 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
+from gpudoctor.requirements import needs_gpu
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -26,7 +30,7 @@ DRIVER_URL = "https://www.nvidia.com/en-us/drivers/"
 
 @check("GD101", "driver-present", "NVIDIA driver is installed and loaded", Layer.DRIVER,
        Severity.ERROR, "NVML, libcuda, PCI bus, kernel module, torch build, CUDA toolkit",
-       facts={"nvml", "libcuda", "host", "torch", "cuda"})
+       facts={"nvml", "libcuda", "host", "torch", "cuda", "requirements"})
 def check_driver_present(env: Environment, tables: Tables) -> Finding:
     """An NVIDIA driver must be installed and its kernel module loaded before any CUDA program
     (a CUDA build of PyTorch, anything built with the toolkit) can use a GPU.
@@ -38,14 +42,18 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
 
     A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
     a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
-    and it runs on the CPU there until a GPU with a new enough driver is present.
+    and it runs on the CPU there until a GPU with a new enough driver is present. Unless a
+    job requires a GPU (`check --require gpus>=1`, or any driver, cuda, arch or gpu-memory
+    requirement): then no driver is a failure, so the job stops instead of training on the CPU.
     """
     drv = F.driver_version(env)
     if isinstance(env.nvml, NvmlFacts):
         cuda = F.driver_cuda(env, tables)
         return passed(
-            f"driver {drv}" + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""),
-            (("driver", env.nvml.driver_version), ("nvml binding", env.nvml.binding)),
+            f"driver {drv or '(version not in the report)'}"
+            + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""),
+            (("driver", drv or F.reason_of(env.nvml.driver_version)),
+             ("nvml binding", env.nvml.binding)),
         )
     nvml = env.nvml
     assert isinstance(nvml, Unavailable)
@@ -83,6 +91,11 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                       "run `nvidia-smi -q` and `sudo dmesg | grep -i -e nvidia -e xid`; in a "
                       "container, restart it (or the NVIDIA Container Toolkit's daemon)",
                       evidence + ((("report", nvml.detail),) if nvml.detail else ()))
+    required = needs_gpu(requirements_of(env))
+    if required is not None:  # a job requires a GPU: none here fails it (never a note)
+        return failed(f"no NVIDIA driver{', though ' + signs[0] if signs else ' and no GPU'} "
+                      f"on this machine, but the job requires {required}", install,
+                      (*evidence, ("required", str(required))))
     if not signs:
         if not need:
             return skipped("no NVIDIA GPU or driver, and nothing here needs one (no CUDA build "
@@ -170,6 +183,9 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
     evidence = tuple(
         (f"GPU {g.index}", ", ".join([g.name, *F.gpu_details(g)])) for g in good
     ) + tuple((f"failed GPU #{i}", u.message) for i, u in enumerate(bad))
+    if not env.nvml.gpus and env.sources:  # nvidia-smi says 'No devices were found' instead
+        return skipped("the GPU rows are not in the report (the nvidia-smi output is cut off or "
+                       "trimmed before them)", evidence)
     if not env.nvml.gpus:
         return failed("the driver is loaded but sees no GPU",
                       "check `lspci | grep -i nvidia`; in a VM, check the GPU pass-through",
@@ -212,7 +228,9 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """
     tc = F.torch_cuda(env)
     if not tc:
-        return skipped("PyTorch is not a CUDA build (or not installed)")
+        unstated = F.cuda_build_unstated(env)
+        return skipped(unstated.message if unstated else
+                       "PyTorch is not a CUDA build (or not installed)")
     drv = F.driver_version(env)
     dcuda = F.driver_cuda(env, tables)
     have, want = F.version(dcuda[0] if dcuda else None), F.version(tc)
@@ -220,6 +238,9 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         return passed(f"driver {drv or ''} runs CUDA ≤ {dcuda[0]} ({dcuda[1]}) ≥ PyTorch's "
                       f"CUDA {tc}".replace("driver  ", "driver "),
                       (("driver", drv or "?"), ("driver CUDA", dcuda[0]), ("torch CUDA", tc)))
+    if not drv and dcuda and have and want:  # only the driver's CUDA (torch's "found version")
+        return _by_driver_cuda(tables, tc, dcuda, have >= Version("11") and have.major ==
+                               want.major)
     if not drv:
         return skipped("no NVIDIA driver version to compare (see GD101)")
     minimum = tables.cuda_min_driver(tc)
@@ -248,6 +269,27 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         f"upgrade the NVIDIA driver to ≥ {need} ({DRIVER_URL}){alt}",
         evidence,
     )
+
+
+def _by_driver_cuda(tables: Tables, tc: str, dcuda: tuple[str, str], same_family: bool
+                    ) -> Finding:
+    """GD103 when the driver's version is unknown but the highest CUDA it runs is known (a
+    report with torch's "driver too old (found version 11040)"), and it is below torch's."""
+    minimum = tables.cuda_min_driver(tc)
+    evidence = (("driver CUDA", f"{dcuda[0]} ({dcuda[1]})"), ("torch CUDA", tc),
+                ("minimum (full)", minimum.full or "?" if minimum else "?"))
+    if same_family:
+        return warned(
+            f"the driver runs CUDA ≤ {dcuda[0]} ({dcuda[1]}), older than PyTorch's CUDA {tc}, "
+            "which it runs by minor-version compatibility; PTX JIT and newer APIs may fail",
+            f"upgrade the driver to ≥ {minimum.full if minimum else 'one for CUDA ' + tc} "
+            f"({DRIVER_URL})", evidence)
+    need = (minimum.family or minimum.full) if minimum else None
+    return failed(
+        f"the driver runs CUDA ≤ {dcuda[0]} ({dcuda[1]}): too old for PyTorch's CUDA {tc}"
+        + (f", which needs a driver ≥ {need}" if need else ""),
+        f"upgrade the NVIDIA driver{' to ≥ ' + need if need else ''} ({DRIVER_URL}), or "
+        f"install a torch wheel for CUDA ≤ {dcuda[0]}", evidence)
 
 
 @check("GD104", "driver-supports-toolkit", "driver runs what the local toolkit builds",

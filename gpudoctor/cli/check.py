@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gpudoctor.cli import common
+from gpudoctor.cli import ci, common
 from gpudoctor.cli.options import (
     CudaHomeOption,
     DebugOption,
@@ -33,6 +33,10 @@ examples:
   gpudoctor check cudnn GD403                  only the cuDNN layer and GD403
   gpudoctor check --skip "Driver & GPUs"       layers by name or heading
   gpudoctor check --format junit -o gd.xml     for a CI dashboard
+  gpudoctor check --require 'gpus>=8,cuda>=12.1'
+                                               fail the job unless the runner has them
+  gpudoctor check --format prometheus -o /var/lib/node_exporter/textfile/gpudoctor.prom
+                                               for node_exporter's textfile collector
   gpudoctor check --from-snapshot node1.json   judge a saved snapshot
   gh issue view 123 --json body -q .body | gpudoctor check --from-report -
                                                judge the machine an issue reports
@@ -71,12 +75,18 @@ def check(
     smoke: Annotated[
         bool, typer.Option("--smoke", help="finish with the quick LeNet training smoke test")
     ] = False,
+    require: ci.RequireOption = None,
+    npd: ci.NpdOption = False,
     debug: DebugOption = False,
 ) -> None:
     fmt = resolve_format(fmt, OutputFormat)
-    checks = common.selected([*(selectors or ()), *common.split(only)], common.split(skip))
+    required = ci.requirements(require)
+    checks = common.selected(ci.with_required([*(selectors or ()), *common.split(only)],
+                                              required), common.split(skip))
     env = common.load_reports(from_report) if from_report else common.environment(
         None, cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
+    if required:  # they travel to the checks as data (GD601-GD607, GD101)
+        env = dataclasses.replace(env, requirements=required)
     if smoke and not from_report and "smoke" in common.facts_of(checks):
         env = common.with_smoke(env, python, timeout)  # only when a selected check reads it
     report = common.judge(env, checks)
@@ -84,7 +94,12 @@ def check(
         report = dataclasses.replace(report, notes=(
             "CUDA works: prove it trains with `gpudoctor check --smoke` "
             "(or `gpudoctor smoke-test --device cuda:0` for the full run)",))
+    if npd:  # node-problem-detector: the report only to -o FILE, one line on stdout
+        if output != "-":
+            common.emit(report, fmt, output, verbose)
+        ci.npd(report, strict)
     common.emit(report, fmt, output, verbose)
+    ci.github_actions(report)
     raise typer.Exit(common.exit_code(report, strict))
 
 

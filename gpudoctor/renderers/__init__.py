@@ -31,4 +31,8 @@ def to_renderer(  # noqa: RET503 - assert_never ends it
             from gpudoctor.renderers.junit import JunitRenderer
 
             return JunitRenderer()
+        case OutputFormat.PROMETHEUS:
+            from gpudoctor.renderers.prometheus import PrometheusRenderer
+
+            return PrometheusRenderer()
     assert_never(fmt)

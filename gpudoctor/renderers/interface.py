@@ -30,6 +30,7 @@ class OutputFormat(str, Enum):
     JSON = "json"
     MARKDOWN = "markdown"
     JUNIT = "junit"
+    PROMETHEUS = "prometheus"  # node_exporter's textfile collector
 
     def __str__(self) -> str:
         return self.value
@@ -119,7 +120,10 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         driver = f"{drv}, supports CUDA ≤ {cuda[0]}" if cuda else drv
     if isinstance(env.torch, TorchFacts):
         tv, tc = F.torch_version(env), F.torch_cuda(env)
-        torch = f"{tv}, built with CUDA {tc}" if tc else f"{tv}, CPU-only build (no CUDA)"
+        torch = (f"{tv}, built with CUDA {tc}" if tc else
+                 f"{tv or 'version not in the report'}, a CUDA build (its CUDA version is not "
+                 "in the report)" if F.cuda_build_unstated(env) else
+                 f"{tv}, CPU-only build (no CUDA)")
         if isinstance(env.torch.runtime, Unavailable):
             torch += f" — import failed: {env.torch.runtime.message}"
     else:

@@ -22,7 +22,7 @@ def test_ids_unique_and_well_formed() -> None:
 
 def test_hundreds_digit_is_the_area() -> None:
     area = {"1": Layer.DRIVER, "2": Layer.CUDA, "3": Layer.CUDNN, "4": Layer.PYTORCH,
-            "5": Layer.HOST}
+            "5": Layer.HOST, "6": Layer.REQUIREMENTS}
     for c in REGISTRY:
         assert area[c.id[2]] is c.layer, c.id
 

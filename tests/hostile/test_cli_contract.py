@@ -235,7 +235,7 @@ def test_selector_naming_no_check_is_exit_2(args: list[str]) -> None:
     assert lines[1].startswith("  ids: GD101 GD102")
     assert "driver-present" in lines[2] and lines[2].startswith("  slugs: ")
     assert lines[3] == ('  layers: driver ("Driver & GPUs"), cuda, cudnn, pytorch, '
-                        'host ("Environment")')
+                        'host ("Environment"), requirements')
     assert p.stdout == b""
 
 
@@ -414,7 +414,8 @@ def test_format_variable_applies_only_where_the_format_exists() -> None:
     assert p.returncode == 0 and p.stdout.startswith(b"<?xml")
     p = run(["compat", "cuda", "12.4"], env=base_env(GPUDOCTOR_FORMAT="yaml"))
     assert p.returncode == 2
-    assert "GPUDOCTOR_FORMAT='yaml' is not a format (text, json, markdown, junit)" in stderr_of(p)
+    assert ("GPUDOCTOR_FORMAT='yaml' is not a format (text, json, markdown, junit, "
+            "prometheus)") in stderr_of(p)
 
 
 def test_summary_on_stderr_report_on_stdout() -> None:

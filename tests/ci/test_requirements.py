@@ -1,0 +1,231 @@
+"""`check --require`: parsing, each kind measured on recorded machines, GD101 under a GPU
+requirement, the CLI's usage errors, GPUDOCTOR_REQUIRE, and snapshots old and new."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from cikit import GPU_LESS, H100, gpudoctor
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.checks.requirements import KIND_CHECKS
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, GpuFacts, NvmlFacts, Reason, Status, Unavailable
+from gpudoctor.requirements import (
+    KINDS,
+    Requirement,
+    RequirementError,
+    holds,
+    needs_gpu,
+    parse_requirement,
+    parse_requirements,
+    version_tuple,
+)
+from gpudoctor.snapshot import dumps, loads
+
+TABLES = load_tables()
+
+
+def h100() -> Environment:
+    return loads(H100.read_text())
+
+
+def gpu_less() -> Environment:
+    return loads(GPU_LESS.read_text())
+
+
+def judge(env: Environment, *reqs: str) -> dict[str, tuple[Status, str]]:
+    env = dataclasses.replace(env, requirements=parse_requirements(reqs))
+    report = run_checks(env, TABLES, REGISTRY)
+    return {r.check_id: (r.finding.status, r.finding.message) for r in report.results}
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize(("text", "kind", "op", "value"), [
+    ("gpus>=8", "gpus", ">=", "8"), (" driver >= 535 ", "driver", ">=", "535"),
+    ("cuda==12.1", "cuda", "==", "12.1"), ("cudnn!=9", "cudnn", "!=", "9"),
+    ("torch<2.5", "torch", "<", "2.5"), ("arch>sm_80", "arch", ">", "sm_80"),
+    ("ARCH<=9.0", "arch", "<=", "9.0"), ("gpu-memory>=40GiB", "gpu-memory", ">=", "40GiB"),
+])
+def test_parses_every_kind_and_operator(text: str, kind: str, op: str, value: str) -> None:
+    assert parse_requirement(text) == Requirement(kind, op, value)
+
+
+@pytest.mark.parametrize("text", [
+    "gpus", "gpus=8", "gpus>=eight", "gpus>=-1", "vram>=8", "arch>=sm_8x", "arch>=ampere",
+    "gpu-memory>=40", "gpu-memory>=40 parsecs", "cuda>=12.x", "driver>=", ">=535",
+])
+def test_malformed_requirements_name_themselves(text: str) -> None:
+    with pytest.raises(RequirementError) as e:
+        parse_requirement(text)
+    assert repr(text) in str(e.value)
+
+
+def test_lists_split_on_commas_and_spaces_and_keep_order() -> None:
+    reqs = parse_requirements(["gpus>=8,driver >= 535", "cuda>=12.1 gpu-memory >= 40 GiB",
+                               "gpus>=8"])
+    assert [str(r) for r in reqs] == ["gpus>=8", "driver>=535", "cuda>=12.1",
+                                      "gpu-memory>=40GiB"]
+
+
+def test_versions_compare_at_the_precision_given() -> None:
+    assert holds(parse_requirement("driver>=535"), (535, 104, 5))
+    assert not holds(parse_requirement("driver>535"), (535, 104, 5))
+    assert holds(parse_requirement("cuda==12"), (12, 4))
+    assert holds(parse_requirement("cuda>=12.1"), (12, 10))  # numeric, not text, order
+    assert not holds(parse_requirement("cuda>=12.1"), (12, 0))
+    assert holds(parse_requirement("torch<2.5"), version_tuple("2.4.1+cu121") or ())
+    assert holds(parse_requirement("gpu-memory>=40GiB"), 40 * 2**30)
+    assert not holds(parse_requirement("gpu-memory>=80GiB"), 81559 * 2**20)  # an H100 80GB
+    assert holds(parse_requirement("gpu-memory>=80GB"), 81559 * 2**20)
+    assert holds(parse_requirement("arch>=8.0"), (8, 6))
+    assert not holds(parse_requirement("arch>=sm_100"), (9, 0))
+
+
+def test_which_requirements_need_a_gpu() -> None:
+    for text in ("driver>=1", "cuda>=1", "arch>=sm_50", "gpu-memory>=1GiB"):
+        assert needs_gpu([parse_requirement(text)]) == parse_requirement(text)
+    assert needs_gpu(parse_requirements(["gpus>=1"]))
+    assert needs_gpu(parse_requirements(["gpus==0", "torch>=2.4", "cudnn>=9"])) is None
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def test_every_kind_has_one_check_that_skips_when_not_required() -> None:
+    assert set(KIND_CHECKS) == set(KINDS)
+    found = judge(h100())
+    for check_id in KIND_CHECKS.values():
+        assert found[check_id][0] is Status.SKIP, check_id
+
+
+def test_measured_values_on_a_recorded_h100() -> None:
+    env = h100()
+    assert isinstance(env.nvml, NvmlFacts)
+    gpus = [g for g in env.nvml.gpus if isinstance(g, GpuFacts)]
+    n, g = len(gpus), gpus[0]
+    assert isinstance(g.compute_capability, str) and isinstance(g.memory_total, int)
+    major, minor = (int(x) for x in g.compute_capability.split("."))
+    gib = g.memory_total / 2**30
+    drv = env.nvml.driver_version
+    ok = judge(env, f"gpus>={n}", f"driver>={drv.split('.')[0]}",
+               f"arch>=sm_{major}{minor}", f"gpu-memory>={int(gib)}GiB", "torch>=1.0")
+    for kind in ("gpus", "driver", "arch", "gpu-memory", "torch"):
+        assert ok[KIND_CHECKS[kind]][0] is Status.PASS, ok[KIND_CHECKS[kind]]
+    bad = judge(env, f"gpus>={n + 7}", f"driver>={int(drv.split('.')[0]) + 1}",
+                f"arch>=sm_{major + 1}0", f"gpu-memory>={int(gib) + 1}GiB", "torch>=99")
+    status, message = bad["GD601"]
+    assert status is Status.FAIL
+    assert message.startswith(f"requirement gpus>={n + 7}: {n} GPU") and g.name in message
+    assert bad["GD602"] == (Status.FAIL, f"requirement driver>={int(drv.split('.')[0]) + 1}: "
+                            f"driver {drv}")
+    assert f"is sm_{major}{minor}" in bad["GD606"][1] and g.name in bad["GD606"][1]
+    assert f"has {gib:.1f} GiB" in bad["GD607"][1]
+    assert bad["GD605"][0] is Status.FAIL and "torch>=99: torch " in bad["GD605"][1]
+
+
+def test_cuda_is_the_drivers_cuda() -> None:
+    env = h100()
+    assert isinstance(env.nvml, NvmlFacts) and isinstance(env.nvml.cuda_driver_version, int)
+    v = env.nvml.cuda_driver_version
+    have = f"{v // 1000}.{v % 1000 // 10}"
+    assert judge(env, f"cuda>={have}")["GD603"][0] is Status.PASS
+    status, message = judge(env, f"cuda>={v // 1000 + 1}.0")["GD603"]
+    assert status is Status.FAIL and f"the driver runs CUDA ≤ {have}" in message
+
+
+def test_cudnn_is_the_one_torch_loads() -> None:
+    found = judge(h100(), "cudnn>=1", "cudnn>=999")["GD604"]
+    assert found[0] is Status.FAIL and "torch loads cuDNN" in found[1]
+    assert "cudnn>=1: " not in found[1]  # only the unmet one is named
+
+
+def test_a_gpu_less_runner_fails_a_gpu_requirement_and_gd101_too() -> None:
+    env = gpu_less()
+    plain = judge(env)["GD101"]
+    assert plain[0] is Status.WARN  # the note of a GPU-less machine
+    for req in ("gpus>=1", "driver>=535", "cuda>=12.1", "arch>=sm_80", "gpu-memory>=1GiB"):
+        found = judge(env, req)
+        assert found["GD101"][0] is Status.FAIL, req
+        assert req in found["GD101"][1]
+        assert found[KIND_CHECKS[req.split(">")[0]]][0] is Status.FAIL, req
+    assert "0 GPUs visible" in judge(env, "gpus>=1")["GD601"][1] or "sees 0 GPUs" in judge(
+        env, "gpus>=1")["GD601"][1]
+    # a requirement no GPU-less machine fails leaves the note a note
+    assert judge(env, "gpus==0", "torch>=1.0")["GD101"] == plain
+
+
+def test_a_pasted_report_that_lacks_a_fact_skips_the_requirement() -> None:
+    unknown = Unavailable(Reason.NOT_REPORTED, "not in the report")
+    env = dataclasses.replace(h100(), nvml=unknown, libcuda=unknown, torch=unknown)
+    found = judge(env, "driver>=535", "gpus>=1", "torch>=2.4")
+    for check_id in ("GD601", "GD602", "GD605"):
+        assert found[check_id][0] is Status.SKIP, found[check_id]
+
+
+def test_requirements_round_trip_through_a_snapshot_and_old_ones_load() -> None:
+    env = dataclasses.replace(h100(), requirements=parse_requirements(["gpus>=8,arch>=8.0"]))
+    assert loads(dumps(env)) == env
+    data = json.loads(dumps(h100()))
+    del data["environment"]["requirements"]
+    assert loads(json.dumps(data)).requirements == ()
+
+
+def test_a_malformed_requirement_in_a_snapshot_fails_its_check_without_a_crash() -> None:
+    env = dataclasses.replace(h100(), requirements=(Requirement("gpus", ">=", "many"),))
+    report = run_checks(env, TABLES, REGISTRY)
+    found = {r.check_id: r.finding for r in report.results}["GD601"]
+    assert found.status is Status.FAIL and "malformed requirement gpus>=many" in found.message
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def test_cli_malformed_requirement_is_a_usage_error_naming_it() -> None:
+    p = gpudoctor("check", "--from-snapshot", str(H100), "--require", "gpus>=8,vram>=8")
+    assert p.returncode == 2, p.stderr
+    assert "'vram>=8'" in p.stderr and "Traceback" not in p.stderr
+    assert p.stdout == ""
+
+
+def test_cli_requirements_from_the_environment_and_options_fail_with_the_value() -> None:
+    env = h100()
+    assert isinstance(env.nvml, NvmlFacts)
+    n = len(env.nvml.gpus)
+    p = gpudoctor("check", "--from-snapshot", str(H100), "--format", "json",
+                  "--require", f"gpus>={n + 1}", env={"GPUDOCTOR_REQUIRE": "torch>=1.0 arch>=7.0"})
+    assert p.returncode == 1, p.stderr
+    found = {f["id"]: f for f in json.loads(p.stdout)["findings"]}
+    assert found["GD601"]["status"] == "fail"
+    assert found["GD601"]["message"].startswith(f"requirement gpus>={n + 1}: {n} GPU")
+    assert found["GD605"]["status"] == "skip"  # the command line wins over the variable
+    p = gpudoctor("check", "--from-snapshot", str(H100), "--format", "json",
+                  env={"GPUDOCTOR_REQUIRE": "torch>=1.0 arch>=7.0"})
+    found = {f["id"]: f for f in json.loads(p.stdout)["findings"]}
+    assert found["GD605"]["status"] == "pass" and found["GD606"]["status"] == "pass"
+    assert found["GD601"]["status"] == "skip"
+    p = gpudoctor("check", "--from-snapshot", str(H100), env={"GPUDOCTOR_REQUIRE": "gpus>=x"})
+    assert p.returncode == 2 and "'gpus>=x'" in p.stderr
+
+
+def test_cli_a_selection_still_judges_the_requirements() -> None:
+    p = gpudoctor("check", "host", "--from-snapshot", str(GPU_LESS), "--format", "json",
+                  "--require", "gpus>=1")
+    ids = [f["id"] for f in json.loads(p.stdout)["findings"]]
+    assert "GD601" in ids and "GD602" not in ids and "GD101" not in ids
+    assert p.returncode == 1
+
+
+def test_cli_a_gpu_less_machine_here_fails_a_gpu_requirement() -> None:
+    """This machine, probed for real (no driver here; on a GPU machine, ask for more GPUs
+    than any has): the requirement fails with the measured count."""
+    p = gpudoctor("check", "requirements", "--require", "gpus>=100000", "--no-torch",
+                  "--format", "json")
+    assert p.returncode == 1, p.stderr
+    found = {f["id"]: f for f in json.loads(p.stdout)["findings"]}
+    assert found["GD601"]["status"] == "fail"
+    assert found["GD601"]["message"].startswith("requirement gpus>=100000: ")
