@@ -133,3 +133,51 @@ class SmokeReport:
     copy: Throughput
     cudnn_libraries: tuple[str, ...]  # libcudnn* files mapped in the child at the end
     seconds: float
+
+
+# --------------------------------------------------------------------------- distributed
+
+
+@dataclass(frozen=True, slots=True)
+class RankResult:
+    """One rank of `smoke-test --distributed`: its device check, the all-reduce's exact sums
+    and its bus bandwidth; or where it stopped. `state` is "ok", "error" (the rank said what
+    failed) or "hung" (it did not reach the next phase before the deadline: named by rank 0,
+    from the phases the rank marked in the rendezvous store)."""
+
+    rank: int
+    local_rank: int
+    host: str
+    device: str  # "cpu", "cuda:3"
+    label: str  # "NVIDIA H100 80GB HBM3", "2 CPU threads"
+    state: str
+    # the last phase it reached: "device", "rendezvous", "init", "allreduce", "bandwidth",
+    # "done"
+    phase: str
+    device_ok: bool | None = None  # a small matmul on the device equals the CPU's, exactly
+    expected_sum: int | None = None  # of the all-reduced tensor's elements
+    sum: int | None = None
+    mismatches: int | None = None  # elements not equal to the expected value
+    algbw_gbs: float | None = None  # bytes / time per all-reduce, GB/s
+    busbw_gbs: float | None = None  # algbw × 2(n-1)/n, nccl-tests' bus bandwidth
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DistributedReport:
+    """What `smoke-test --distributed` measured, gathered by rank 0 (a rank other than 0 holds
+    only its own result)."""
+
+    backend: str  # "nccl", "gloo"
+    world_size: int
+    master: str  # MASTER_ADDR:MASTER_PORT
+    elements: int  # of the correctness tensor (float32, integer values: sums are exact)
+    bandwidth_bytes: int  # of the bandwidth tensor
+    iterations: int  # timed all-reduces
+    deadline: float  # seconds a phase may take before a rank is called hung
+    python: str
+    torch: str
+    ranks: tuple[RankResult, ...]
+    seconds: float
+    rank: int = 0  # the rank that wrote this report
+    error: str | None = None  # what stopped the run as a whole (the rendezvous timed out)

@@ -242,6 +242,8 @@ def outcome_to_dict(outcome: SmokeOutcome) -> dict[str, Any]:
     data: dict[str, Any] = to_data(outcome)
     if isinstance(outcome, SmokeFailure):
         return {"failure": data}
+    if not isinstance(outcome, SmokeReport):  # a DistributedReport: plain data as it is
+        return data
     for m, model in zip(data["models"], outcome.models, strict=True):
         for c, run in zip(m["configs"], model.configs, strict=True):
             c["training_ok"] = run.training_ok

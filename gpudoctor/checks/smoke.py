@@ -20,7 +20,7 @@ from gpudoctor.model import (
     SmokeFailure,
     Unavailable,
 )
-from gpudoctor.model_smoke import ConfigRun, SmokeReport
+from gpudoctor.model_smoke import ConfigRun, DistributedReport, SmokeReport
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -58,6 +58,8 @@ def _measured(env: Environment) -> SmokeReport | Finding:
         return s
     if isinstance(s, SmokeFailure):
         return skipped("the smoke test did not run (see GD454)")
+    if isinstance(s, DistributedReport):
+        return skipped("the distributed smoke test trains no model (see GD456)")
     assert isinstance(s, Unavailable)
     return skipped(NOT_RUN if s.reason is Reason.SKIPPED else unavailable_reason("smoke test", s))
 
@@ -316,6 +318,64 @@ def check_smoke_device_throughput(env: Environment, tables: Tables) -> Finding:
     return passed(", ".join(parts) + where, tuple(ev))
 
 
+
+@check("GD456", "smoke-distributed",
+       "Smoke test: every rank all-reduces exact sums (bus bandwidth shown)", Layer.PYTORCH,
+       Severity.ERROR, "distributed smoke test (smoke-test --distributed)", facts={"smoke"})
+def check_smoke_distributed(env: Environment, tables: Tables) -> Finding:
+    """`smoke-test --distributed`, one process per rank under torchrun: every rank opens its
+    device (cuda:LOCAL_RANK, or the CPU) and checks a small matmul exactly, joins the process
+    group (NCCL on GPUs, gloo on the CPU), all-reduces a tensor of known integer values whose
+    sum must come back exact on every element, and times all-reduces for its bus bandwidth
+    (algbw × 2(n-1)/n, as nccl-tests reports it). A rank that does not finish a phase within
+    the deadline (half of --timeout) is named as hung, with the phase. Any rank that hung,
+    failed or got a wrong sum fails the check; the bandwidth figures never do."""
+    s = env.smoke
+    if isinstance(s, SmokeFailure):
+        return skipped("the smoke test did not run (see GD454)")
+    if isinstance(s, Unavailable):
+        return skipped(NOT_RUN if s.reason is Reason.SKIPPED
+                       else unavailable_reason("smoke test", s))
+    if not isinstance(s, DistributedReport):
+        return skipped("the distributed smoke test did not run: `torchrun --nproc-per-node N "
+                       "-m gpudoctor smoke-test --distributed`")
+    ev: Evidence = tuple(
+        (f"rank {r.rank}", f"{r.host} {r.device} {r.label}: {r.state} ({r.phase})"
+         + (f", sum {r.sum} of {r.expected_sum}" if r.sum is not None else "")
+         + (f", busbw {rate(r.busbw_gbs)} GB/s" if r.busbw_gbs is not None else "")
+         + (f": {r.error}" if r.error else "")) for r in s.ranks)
+    ev += (("backend", f"{s.backend}, world size {s.world_size}, master {s.master}"),)
+    stuck = [r for r in s.ranks if r.state not in ("ok", "waiting")]  # waiting: on those
+    bad = [f"rank {r.rank} ({r.host}, {r.device}) {r.state}: {r.error or r.phase}"
+           for r in stuck or [r for r in s.ranks if r.state != "ok"]]
+    bad += [f"rank {r.rank} ({r.host}, {r.device}): all-reduce sum {r.sum}, expected "
+            f"{r.expected_sum} ({r.mismatches} element(s) wrong)"
+            for r in s.ranks if r.state == "ok" and (r.mismatches or r.sum != r.expected_sum)]
+    bad += [f"rank {r.rank} ({r.host}, {r.device}): a matmul on the device differs from the CPU's"
+            for r in s.ranks if r.device_ok is False]
+    if s.error and not bad:
+        bad.append(s.error)
+    missing = s.world_size - len(s.ranks) if s.rank == 0 else 0
+    if missing > 0:
+        bad.append(f"{missing} rank(s) sent no result")
+    if bad:
+        hung = any(r.state == "hung" for r in s.ranks)
+        fix = ("run `gpudoctor check` on the node of each rank named; a hang in init or the "
+               "all-reduce is usually the network between nodes (NCCL_DEBUG=INFO shows the "
+               "interface NCCL picked; NCCL_SOCKET_IFNAME sets it) or a GPU stuck at 100% "
+               "(`nvidia-smi`)" if hung else
+               "run `gpudoctor check` on the node of each rank named; wrong sums mean the GPU, "
+               "the interconnect or the NCCL library miscomputes: update the driver and "
+               "PyTorch, and check the GPUs' health (`nvidia-smi -q -d ECC`)")
+        return failed(f"distributed smoke test over {s.backend} ({s.world_size} ranks): "
+                      + "; ".join(bad), fix, ev)
+    bw = ", ".join(f"rank {r.rank} {rate(r.busbw_gbs)}" for r in s.ranks
+                   if r.busbw_gbs is not None)
+    expected = s.ranks[0].expected_sum if s.ranks else None
+    return passed(f"{len(s.ranks)} of {s.world_size} rank(s) over {s.backend}: all-reduce sums "
+                  f"exact ({expected} over {s.elements} elements on every rank); bus bandwidth "
+                  f"GB/s: {bw or 'not measured'}", ev)
+
 CHECKS = (
     check_smoke_training_correct,
     check_smoke_cudnn_matches_native,
@@ -324,3 +384,6 @@ CHECKS = (
     check_smoke_device_usable,
     check_smoke_device_throughput,
 )
+# `smoke-test --distributed`'s verdict: in the registry after CHECKS; `smoke-test` (one device)
+# and `check --smoke` run no distributed test, so it is SKIP there
+DISTRIBUTED_CHECKS = (check_smoke_distributed,)

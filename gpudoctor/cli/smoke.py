@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -81,6 +81,9 @@ def smoke_test(
         "--timeout", help="seconds before the test is called hung (above 0, at most 86400)",
         envvar="GPUDOCTOR_SMOKE_TIMEOUT", callback=seconds)] = 300.0,
     python: PythonOption = None,
+    distributed: Annotated[bool, typer.Option(
+        "--distributed", help="one rank of a torchrun job: all-reduce correctness and bus "
+        "bandwidth over NCCL (GPUs) or gloo (--device cpu); rank 0 writes the report")] = False,
     debug: DebugOption = False,
 ) -> None:
     """train reference CNNs on a device: correct numbers, cuDNN used and faster
@@ -95,12 +98,16 @@ def smoke_test(
       gpudoctor smoke-test --device cpu --steps 5   the same code path on the CPU
       gpudoctor smoke-test --model convnet --dtype bfloat16 --profile traces/
       gpudoctor smoke-test --format json -o smoke.json
+      torchrun --nproc-per-node 8 -m gpudoctor smoke-test --distributed
+                                                    every GPU of the node, all-reduce over NCCL
     """
     fmt = resolve_format(fmt, TextOrJson)
     try:
         device = parse_device(device)
     except ValueError as e:
         raise fail_usage(f"--device: {e}") from None
+    if distributed:
+        _distributed(device, timeout, _interpreter(python), fmt, output)
     options = SmokeOptions(
         device=device, model=model.value, batch_size=batch_size, steps=steps, warmup=warmup,
         dtype=dtype.value, profile_dir=str(profile) if profile else None, timeout=timeout,
@@ -128,3 +135,48 @@ def _interpreter(python: str | None) -> str | None:
     if found is None:
         raise fail_usage(f"--python {python}: no such interpreter")
     return found
+
+
+def _distributed(device: str, timeout: float, python: str | None, fmt: TextOrJson,
+                 output: str) -> NoReturn:
+    """`--distributed`: this rank's part (`gpudoctor.actions.distributed`); rank 0 writes the
+    report of every rank, another rank one line on stderr. Exit 1 when a verdict fails."""
+    import os
+
+    from gpudoctor.actions.distributed import (
+        DistributedOptions,
+        rank_environment,
+        run_distributed,
+    )
+    from gpudoctor.actions.smoke import smoke_environment
+    from gpudoctor.checks import run_checks
+    from gpudoctor.checks.smoke import DISTRIBUTED_CHECKS, check_smoke_device_usable
+    from gpudoctor.compat import load_tables
+    from gpudoctor.model import SmokeFailure
+    from gpudoctor.renderers import distributed as render
+
+    try:
+        where = rank_environment(os.environ)
+    except ValueError as e:
+        raise fail_usage(f"--distributed: {e}") from None
+    options = DistributedOptions("cpu" if device == "cpu" else "cuda", timeout, python)
+    outcome = run_distributed(options)
+    checks = ((check_smoke_device_usable, *DISTRIBUTED_CHECKS)  # GD454 says why it failed
+              if isinstance(outcome, SmokeFailure) else DISTRIBUTED_CHECKS)
+    results = run_checks(smoke_environment(outcome), load_tables(), checks).results
+    failed = any(r.finding.status is Status.FAIL for r in results)
+    if where.rank != 0:
+        state = (outcome.message if isinstance(outcome, SmokeFailure)
+                 else "; ".join(f"{x.state} ({x.error or x.phase})" for x in outcome.ranks))
+        say(f"gpudoctor: rank {where.rank} of {where.world_size}: {state}; rank 0 writes "
+            "the report")
+        raise typer.Exit(ExitCode.FAILURE if failed else ExitCode.OK)
+    if fmt is TextOrJson.JSON:
+        text = render.render_json(options, outcome, results)
+    else:
+        text = render.render_text(outcome, results,
+                                  stdout_console() if output == "-" else file_console())
+    deliver(text, output, fmt.value)
+    say(f"gpudoctor: distributed smoke test {'failed' if failed else 'passed'}"
+        + (f"; report written to {output}" if output != "-" else ""))
+    raise typer.Exit(ExitCode.FAILURE if failed else ExitCode.OK)

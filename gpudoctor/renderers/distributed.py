@@ -1,0 +1,77 @@
+"""`gpudoctor smoke-test --distributed`: rank 0's report of every rank, as text or JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gpudoctor import __version__
+from gpudoctor.checks.smoke import rate
+from gpudoctor.model import SCHEMA_VERSION, Result, SmokeFailure, Status
+from gpudoctor.model_smoke import DistributedReport
+from gpudoctor.renderers.console import Line, print_lines, result_lines
+from gpudoctor.renderers.interface import clean, finding_dict
+from gpudoctor.renderers.json import dumps
+
+
+def _table(r: DistributedReport) -> Table:
+    table = Table(box=None, padding=(0, 1), header_style="bold")
+    for name in ("rank", "host", "device", "state", "phase", "all-reduce sum", "busbw GB/s",
+                 "algbw GB/s"):
+        table.add_column(name, no_wrap=True, justify="right" if "GB/s" in name else "left")
+    for x in r.ranks:
+        exact = ("" if x.sum is None else f"{x.sum} ✓" if x.sum == x.expected_sum
+                 and not x.mismatches else f"{x.sum} ≠ {x.expected_sum}")
+        table.add_row(*(Text(clean(c)) for c in (
+            str(x.rank), x.host, f"{x.device} {x.label}".strip(), x.state, x.phase, exact,
+            "" if x.busbw_gbs is None else rate(x.busbw_gbs),
+            "" if x.algbw_gbs is None else rate(x.algbw_gbs))),
+            style="" if x.state == "ok" else "red")
+    return table
+
+
+def render_text(outcome: DistributedReport | SmokeFailure, results: tuple[Result, ...],
+                console: Console) -> str:
+    """The ranks' table (whole, never cut), their errors, then the verdicts."""
+    head = ""
+    if isinstance(outcome, DistributedReport):
+        title = (f"{outcome.backend}, {outcome.world_size} rank(s), master {outcome.master}, "
+                 f"torch {outcome.torch}; all-reduce of {outcome.elements} float32 elements, "
+                 f"bandwidth over {outcome.bandwidth_bytes >> 20} MiB × {outcome.iterations}")
+        width = console.width
+        console.width = max(width, 160)
+        try:
+            with console.capture() as cap:
+                console.print(Text(clean(title), style="bold"), _table(outcome), markup=False,
+                              highlight=False, emoji=False)
+        finally:
+            console.width = width
+        head = "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines()) + "\n"
+    lines: list[Line] = [line for r in results for line in result_lines(r, verbose=False)]
+    failed = any(r.finding.status is Status.FAIL for r in results)
+    took = (f" in {outcome.seconds:.1f} s" if isinstance(outcome, DistributedReport) else "")
+    lines.append((Text(f"\ndistributed smoke test {'failed' if failed else 'passed'}{took}",
+                       style="bold"), True))
+    return head + print_lines(console, lines)
+
+
+def render_json(options: Any, outcome: DistributedReport | SmokeFailure,
+                results: tuple[Result, ...]) -> str:
+    """Every rank's measurements and the verdicts; `distributed` holds the report (or
+    `failure`)."""
+    from gpudoctor.snapshot import to_data
+
+    data = to_data(outcome)
+    return dumps({
+        "schema_version": SCHEMA_VERSION,
+        "gpudoctor_version": __version__,
+        "command": "smoke-test --distributed",
+        "options": dataclasses.asdict(options),
+        "summary": {s.value: sum(1 for r in results if r.finding.status is s) for s in Status},
+        "findings": [finding_dict(r) for r in results],
+        "distributed": {"failure": data} if isinstance(outcome, SmokeFailure) else data,
+    })

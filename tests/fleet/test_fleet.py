@@ -1,0 +1,158 @@
+"""`gpudoctor fleet`: node reports written by the real `check --format json`, aggregated."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.cli import app
+from gpudoctor.compat import load_tables
+from gpudoctor.fleet import FACTS, aggregate, read_node
+from gpudoctor.renderers.json import JsonRenderer
+from gpudoctor.snapshot import dumps, loads
+
+ROOT = Path(__file__).resolve().parents[2]
+ENVS = ROOT / "tests" / "fixtures" / "envs"
+runner = CliRunner()
+
+
+def report(fixture: str, hostname: str | None, driver: str | None = None) -> str:
+    """A `check --format json` report of a recorded machine, renamed and re-versioned."""
+    data = json.loads((ENVS / f"{fixture}.json").read_text())
+    if hostname is not None:
+        data["environment"]["host"]["hostname"] = hostname
+    if driver is not None:
+        data["environment"]["nvml"]["driver_version"] = driver
+    env = loads(json.dumps(data))
+    return JsonRenderer().render(run_checks(env, load_tables(), REGISTRY))
+
+
+@pytest.fixture
+def reports(tmp_path: Path) -> Path:
+    d = tmp_path / "reports"
+    d.mkdir()
+    for i in range(5):
+        (d / f"n{i}.json").write_text(report("h100-healthy", f"gpu{i}"))
+    (d / "n5.json").write_text(report("h100-healthy", "gpu5", driver="570.124.06"))
+    (d / "n6.json").write_text(report("old-driver-new-torch", "gpu6"))
+    (d / "lost.json").write_text(report("lost-gpu", None))  # no host name: the file stem
+    return d
+
+
+def test_majority_deviants_and_failures(reports: Path) -> None:
+    nodes = [read_node(str(p), p.read_text()) for p in sorted(reports.iterdir())]
+    view = aggregate(nodes)
+    assert [n.name for n in view.nodes] == [*(f"gpu{i}" for i in range(7)), "lost"]
+    driver = next(s for s in view.facts if s.fact == "driver")
+    healthy = json.loads((ENVS / "h100-healthy.json").read_text())["environment"]
+    assert driver.majority == healthy["nvml"]["driver_version"]
+    assert driver.count == 6  # gpu0-4 and lost
+    assert dict(driver.deviants) == {"570.124.06": ("gpu5",), "535.104.05": ("gpu6",)}
+    failing = {n.name: n.failed for n in view.failing}
+    expected_gpu6 = tuple(r.check_id for r in run_checks(
+        loads((ENVS / "old-driver-new-torch.json").read_text()), load_tables(), REGISTRY
+    ).results if r.finding.status.value == "fail")
+    assert failing == {"gpu6": expected_gpu6, "lost": ("GD102",)}
+    assert set(view.deviating) >= {"gpu5", "gpu6", "lost"}
+    assert not view.ok
+
+
+def test_cli_json_names_unreadable_and_missing_reports(reports: Path) -> None:
+    (reports / "broken.json").write_text('{"schema_version": 1, "environ')
+    (reports / "notes.txt").write_text("not a report, not *.json: ignored")
+    r = runner.invoke(app, ["fleet", str(reports), str(reports / "gone.json"), "-f", "json"])
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.stdout)
+    assert {k: data["summary"][k] for k in ("nodes", "failing", "unreadable")} == {
+        "nodes": 8, "failing": 2, "unreadable": 2}
+    reasons = {Path(u["path"]).name: u["reason"] for u in data["unreadable"]}
+    assert reasons["gone.json"] == "no such file"
+    assert reasons["broken.json"].startswith("not JSON")
+    assert set(data["nodes"][0]["facts"]) == set(FACTS)
+    assert "2 unreadable" in r.stderr
+
+
+def test_healthy_fleet_exits_0_and_text_names_deviants(tmp_path: Path) -> None:
+    for i in range(3):
+        (tmp_path / f"n{i}.json").write_text(report("h100-healthy", f"gpu{i}"))
+    (tmp_path / "odd.json").write_text(report("h100-healthy", "odd", driver="570.124.06"))
+    r = runner.invoke(app, ["fleet", str(tmp_path)], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    assert r.exit_code == 0, r.output  # deviating is not failing
+    assert "≠ 570.124.06: odd" in r.stdout
+    assert "(3 of 4)" in r.stdout
+    r = runner.invoke(app, ["fleet", str(tmp_path), "-v", "-f", "text"],
+                      env={"NO_COLOR": "1", "COLUMNS": "200"})
+    assert r.stdout.splitlines()[0].split()[:2] == ["node", "driver"]
+    r = runner.invoke(app, ["fleet", *map(str, sorted(tmp_path.iterdir())), "-f", "markdown"])
+    assert "| driver |" in r.stdout and "<details>" in r.stdout and "odd" in r.stdout
+
+
+def test_snapshot_without_findings_is_judged(tmp_path: Path) -> None:
+    env = loads((ENVS / "lost-gpu.json").read_text())
+    (tmp_path / "snap.json").write_text(dumps(env))
+    node = read_node("snap.json", (tmp_path / "snap.json").read_text())
+    assert node.failed == ("GD102",) and node.judged
+
+
+def test_no_report_at_all_is_a_usage_error(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["fleet", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "no report found" in r.stderr
+
+
+def test_reports_written_by_check_on_this_machine(tmp_path: Path) -> None:
+    """The recipe itself: `check --format json -o reports/$(hostname).json`, then fleet."""
+    out = tmp_path / "reports"
+    out.mkdir()
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--no-torch", "--format",
+                        "json", "-o", str(out / "this.json")], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert p.returncode in (0, 1), p.stderr
+    host = json.loads((out / "this.json").read_text())["environment"]["host"]["hostname"]
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "fleet", str(out), "-f", "json"],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode in (0, 1), p.stderr
+    assert json.loads(p.stdout)["nodes"][0]["node"] == host
+
+
+ODD_VALUES = (None, 5, True, "x", [], {}, [[["a"], "b"]], {"unavailable": "error"}, [{"x": 1}])
+
+
+def test_odd_values_anywhere_never_crash_the_view() -> None:
+    """Each field a key fact is read from, replaced by values of every other shape: the node
+    is read (or refused with a NodeError), aggregated and rendered, never a crash."""
+    from rich.console import Console
+
+    from gpudoctor.fleet import NodeError
+    from gpudoctor.renderers.fleet import render_json, render_markdown, render_text
+
+    good = json.loads(report("h100-healthy", "gpu0"))
+    env = good["environment"]
+    paths = [(k,) for k in env] + [(k, sub) for k in ("host", "nvml", "libcuda", "torch", "cuda")
+                                   if isinstance(env[k], dict) for sub in env[k]]
+    paths += [("torch", "runtime", k) for k in env["torch"]["runtime"]]
+    paths += [("torch", "static", k) for k in env["torch"]["static"]]
+    read = 0
+    for path in paths:
+        for odd in ODD_VALUES:
+            data = json.loads(json.dumps(good))
+            target = data["environment"]
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = odd
+            try:
+                node = read_node("n.json", json.dumps(data))
+            except NodeError:
+                continue
+            view = aggregate([node])
+            render_text(view, Console(width=100, color_system=None), verbose=True)
+            json.loads(render_json(view))
+            render_markdown(view)
+            read += 1
+    assert read > len(paths)  # most variants are read: the facts degrade to text
