@@ -80,3 +80,13 @@ def test_installed_cli_answers_from_the_wheel(installed: Path) -> None:
     data = json.loads(result.stdout)
     cudnn = {r["version"]: r["tarball"] for r in data["sections"]["cudnn"]["rows"]}
     assert cudnn["7.6.5"] == "cudnn-10.1-linux-x64-v7.6.5.32.tgz"
+
+
+@pytest.mark.slow
+def test_installed_wheel_ships_the_explain_knowledge_base(installed: Path) -> None:
+    result = _child(installed, "-m", "gpudoctor", "explain", "--no-probe", "--format", "json",
+                    "The NVIDIA driver on your system is too old (found version 11040)")
+    assert result.returncode == 0, result.stderr
+    best = json.loads(result.stdout)["diagnoses"][0]
+    assert best["id"] == "driver-too-old-for-torch"
+    assert best["decoded"][0]["meaning"] == "CUDA 11.4"

@@ -25,6 +25,8 @@ examples:
   gpudoctor install-cudnn --tarball cudnn-10.1-linux-x64-v7.6.5.32.tgz --prefix /usr/local/cuda
   gpudoctor compat cuda 10.1               minimum driver, cuDNN builds, torch wheels
   gpudoctor snapshot -o node1.json         save the facts; replay: check --from-snapshot
+  gpudoctor explain "no kernel image is available for execution on the device"
+                                           what an error means, confirmed on this machine
 """
 
 def _version(value: bool) -> None:
@@ -60,6 +62,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "uninstall-cudnn": ("install", "uninstall_cudnn", "command"),
     "recommend": ("recommend", "recommend", "command"),
     "compat": ("compat", "app", "group"),
+    "explain": ("explain", "explain", "command"),
+    "diff": ("diff", "diff", "command"),
+    "fleet": ("fleet", "fleet", "command"),
 }
 
 

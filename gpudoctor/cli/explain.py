@@ -1,0 +1,123 @@
+"""`gpudoctor explain`: parse, read the text, match and confirm, render, exit."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gpudoctor.cli import common
+from gpudoctor.cli.options import (
+    CatalogFormat,
+    CatalogFormatOption,
+    CudaHomeOption,
+    DebugOption,
+    OutputOption,
+    PythonOption,
+    TimeoutOption,
+    resolve_format,
+)
+from gpudoctor.cli.output import deliver, say
+from gpudoctor.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from gpudoctor.model import Environment
+
+HELP = """say what an error means and whether its cause is on this machine
+
+\b
+Give the error text, a file holding a log or a whole bug report, or '-' for stdin. Each known
+error found is confirmed with the checks that test its cause: against --from-report FILE, else
+against a collect_env / nvidia-smi block in the same text, else against this machine (only the
+facts those checks read are probed; --no-probe probes nothing). Exit 0: a known error was found;
+1: none was (run `gpudoctor check`); 2: usage error.
+
+\b
+examples:
+  gpudoctor explain "CUDA error: no kernel image is available for execution on the device"
+  gpudoctor explain traceback.log              a log or an issue body in a file
+  gh issue view 123 --json body -q .body | gpudoctor explain -
+                                               the cause, confirmed on the reporter's machine
+  gpudoctor explain err.txt --from-report env.txt --format markdown
+"""
+
+
+def explain(
+    text: Annotated[
+        list[str] | None,
+        typer.Argument(help="the error text, a file holding it, or '-' for stdin",
+                       show_default=False),
+    ] = None,
+    fmt: CatalogFormatOption = None,
+    output: OutputOption = "-",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="show the checks' evidence and the sources")
+    ] = False,
+    from_report: Annotated[
+        list[str] | None,
+        typer.Option("--from-report", metavar="FILE",
+                     help="confirm against a pasted report (snapshot, collect_env, nvidia-smi, "
+                     "issue body; '-' reads stdin) instead of the text's or this machine's"),
+    ] = None,
+    no_probe: Annotated[
+        bool, typer.Option("--no-probe", help="never probe this machine to confirm a cause")
+    ] = False,
+    cuda_home: CudaHomeOption = None,
+    python: PythonOption = None,
+    timeout: TimeoutOption = 60.0,
+    debug: DebugOption = False,
+) -> None:
+    from gpudoctor.compat import load_tables
+    from gpudoctor.explain import explain as run
+    from gpudoctor.renderers import explain as render
+
+    fmt = resolve_format(fmt, CatalogFormat)
+    body, name = _read(text or [])
+    report = None
+    if from_report:
+        env = common.load_reports(from_report)
+        report = (env, "; ".join(env.sources) or ", ".join(from_report))
+
+    def probe(fields: frozenset[str]) -> Environment:
+        return common.environment(None, cuda_home, python, timeout, False, fields)
+
+    expl = run(body, load_tables(), report=report, probe=None if no_probe else probe,
+               text_name=name)
+    if fmt is CatalogFormat.JSON:
+        out = render.explain_json(expl)
+    elif fmt is CatalogFormat.MARKDOWN:
+        out = render.explain_markdown(expl)
+    else:
+        from gpudoctor.cli.options import file_console, stdout_console
+
+        console = stdout_console() if output == "-" else file_console()
+        out = render.explain_text(expl, console, verbose)
+    deliver(out, output, fmt.value)
+    say(render.summary(expl))
+    raise typer.Exit(ExitCode.OK if expl.found else ExitCode.FAILURE)
+
+
+def _read(args: list[str]) -> tuple[str, str]:
+    """The text to explain and what to call it: stdin for '-', a file's content when the one
+    argument names a file, else the arguments themselves (joined), bounded like any input."""
+    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, mib, read_input
+
+    if not args:
+        raise common.fail_usage("give the error text, a file holding it, or '-' for stdin "
+                                "(see `gpudoctor explain --help`)")
+    if args == ["-"] or (len(args) == 1 and "\n" not in args[0] and os.path.isfile(args[0])):
+        try:
+            return read_input(args[0], SNAPSHOT_LIMIT), "stdin" if args[0] == "-" else args[0]
+        except InputError as e:
+            raise common.fail_usage(f"cannot read {e}") from None
+    body = " ".join(args)
+    if len(body.encode("utf-8", "surrogatepass")) > SNAPSHOT_LIMIT:
+        raise common.fail_usage(f"the text is larger than {mib(SNAPSHOT_LIMIT)}, the most "
+                                "gpudoctor reads")
+    if not body.strip():
+        raise common.fail_usage("the text is empty")
+    return body, "the pasted text"
+
+
+explain.__doc__ = HELP

@@ -1,0 +1,185 @@
+"""From a pasted error to its cause: match the knowledge base, then confirm on a machine.
+
+`explain(text, ...)` finds every known signature in the text, then runs the checks each one
+names (`confirm`) against one environment: a report given with `--from-report`, else the
+environment facts found in the same text (a `collect_env` or `nvidia-smi` block, read by
+`gpudoctor.reports`), else this machine (the CLI's `probe`, which gathers only the facts those
+checks read), else none (`--no-probe`). A signature whose check fails or warns is *confirmed*;
+whose checks pass is *not confirmed* (the cause is likely elsewhere); whose checks could not
+judge is *unchecked*. Diagnoses are ranked: confirmed first, then by the signature's priority
+(a specific cause before the symptoms it produces), then by how much of the text they explain.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from gpudoctor.explain.kb import KnowledgeBase, load
+from gpudoctor.explain.match import Match, find_matches
+from gpudoctor.model import Environment, Result, Severity, Status
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+    from gpudoctor.model import Check
+
+NO_INSTALL_LINE = ("`gpudoctor recommend` prints the install line that fits the machine "
+                   "(nothing was probed here)")
+
+
+class State(str, Enum):
+    """How a matched signature stands against the environment checked."""
+
+    CONFIRMED = "confirmed"  # a confirming check fails or warns: this cause applies
+    MATCHED = "matched"  # no check can confirm this kind of error: the text alone says it
+    UNCHECKED = "unchecked"  # the checks could not judge (facts missing, nothing probed)
+    NOT_CONFIRMED = "not-confirmed"  # the confirming checks pass: the cause is likely elsewhere
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_RANK = {State.CONFIRMED: 0, State.MATCHED: 1, State.UNCHECKED: 1, State.NOT_CONFIRMED: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """One matched signature, what it means here, and what to do."""
+
+    match: Match
+    state: State
+    cause: str  # the signature's cause, its captures filled in
+    why: str  # why the state: the failing check's finding, or why nothing could be confirmed
+    fix: str  # the confirming check's own fix when confirmed, else the signature's fix
+    general_fix: str  # the signature's fix
+    results: tuple[Result, ...]  # the confirming checks' results
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Every diagnosis, best first, and what they were checked against."""
+
+    diagnoses: tuple[Diagnosis, ...]
+    checked_against: str  # "this machine", "the report in the text (…)", "nothing (--no-probe)"
+
+    @property
+    def found(self) -> bool:
+        """Whether any known error was recognised."""
+        return bool(self.diagnoses)
+
+
+Probe = Callable[[frozenset[str]], Environment]
+
+
+def explain(text: str, tables: Tables, *, kb: KnowledgeBase | None = None,
+            report: tuple[Environment, str] | None = None, probe: Probe | None = None,
+            text_name: str = "the pasted text") -> Explanation:
+    """The diagnoses of `text` (see the module). `report`: an environment given with its
+    description (`--from-report`); `probe`: gathers this machine's facts of the given fields,
+    used when neither `report` nor the text states an environment (None: `--no-probe`)."""
+    kb = kb or load()
+    matches = find_matches(text, kb, tables)
+    if not matches:
+        return Explanation((), "nothing: no known error in the text")
+    checks = _confirming(matches)
+    env, where = _environment(text, text_name, report, probe, checks)
+    results: dict[str, Result] = {}
+    if env is not None and checks:
+        from gpudoctor.checks import run_checks
+
+        results = {r.check_id: r for r in run_checks(env, tables, checks).results}
+    install = _install_line(env, tables, matches)
+    diagnoses = [_diagnose(m, results, env is not None, where, install) for m in matches]
+    order = {m.signature.id: i for i, m in enumerate(matches)}
+    diagnoses.sort(key=lambda d: (_RANK[d.state], -d.match.signature.priority,
+                                  -d.match.specificity, order[d.match.signature.id]))
+    return Explanation(tuple(diagnoses), where)
+
+
+def _confirming(matches: Iterable[Match]) -> tuple[Check, ...]:
+    from gpudoctor.checks import REGISTRY
+
+    wanted = {cid for m in matches for cid in m.signature.confirm}
+    return tuple(c for c in REGISTRY if c.id in wanted)
+
+
+def _environment(text: str, text_name: str, report: tuple[Environment, str] | None,
+                 probe: Probe | None,
+                 checks: tuple[Check, ...]) -> tuple[Environment | None, str]:
+    if report is not None:
+        return report
+    from gpudoctor.reports import ReportError, read_reports
+    from gpudoctor.reports.issue_body import find_blocks
+
+    # a report block (collect_env, nvidia-smi, a snapshot) states the machine the error came
+    # from; the error lines alone do not, and the machine to check is then this one
+    if find_blocks(text):
+        try:
+            env = read_reports([(text_name, text)])
+        except ReportError:
+            pass
+        else:
+            return env, f"the report in the text ({'; '.join(env.sources) or text_name})"
+    if not checks:
+        return None, "nothing: no check confirms these errors"
+    if probe is None:
+        return None, "nothing: --no-probe"
+    fields = frozenset[str]().union(*(c.facts for c in checks))
+    return probe(fields), "this machine"
+
+
+def _install_line(env: Environment | None, tables: Tables, matches: Iterable[Match]) -> str:
+    if not any("torch_install" in _fields(m) for m in matches):
+        return ""
+    if env is None:
+        return NO_INSTALL_LINE
+    from gpudoctor.advice import install_fix
+
+    return install_fix(env, tables)
+
+
+def _fields(m: Match) -> set[str]:
+    sig = m.signature
+    return {name for _, name, _, _ in string.Formatter().parse(sig.cause + sig.fix) if name}
+
+
+def _fill(template: str, m: Match, install: str) -> str:
+    values = {"torch_install": install}
+    for c in m.captures:
+        values[c.name] = c.raw
+        values[f"{c.name}_decoded"] = c.meaning or c.raw
+        values[f"{c.name}_action"] = c.action or "see the sources"
+    return template.format_map(values)
+
+
+def _diagnose(m: Match, results: dict[str, Result], have_env: bool, where: str,
+              install: str) -> Diagnosis:
+    sig = m.signature
+    cause, general = _fill(sig.cause, m, install), _fill(sig.fix, m, install)
+    own = tuple(results[cid] for cid in sig.confirm if cid in results)
+    # a FAIL confirms, else a warning; a note (a WARN of an INFO check) does not
+    failing = [r for r in own if r.finding.status is Status.FAIL] or [
+        r for r in own if r.finding.status is Status.WARN and r.severity is not Severity.INFO]
+    if not sig.confirm:
+        state = State.MATCHED
+        why = "no check can confirm this kind of error on a machine: the text alone says it"
+    elif failing:
+        r = failing[0]
+        state = State.CONFIRMED
+        why = f"{r.check_id} {r.title} on {where}: {r.finding.message}"
+        return Diagnosis(m, state, cause, why, r.finding.fix or general, general, own)
+    elif not have_env:
+        state, why = State.UNCHECKED, f"not checked ({where})"
+    elif any(r.finding.status is not Status.SKIP for r in own):
+        state = State.NOT_CONFIRMED  # every check that could judge passed (or only noted)
+        passed = ", ".join(r.check_id for r in own if r.finding.status is not Status.SKIP)
+        why = (f"{passed} pass on {where}: this cause does not show there "
+               "(was the error raised on another machine or in another environment?)")
+    else:
+        state = State.UNCHECKED
+        skipped = "; ".join(f"{r.check_id}: {r.finding.message}" for r in own) or where
+        why = f"{where} could not confirm it ({skipped})"
+    return Diagnosis(m, state, cause, why, general, general, own)

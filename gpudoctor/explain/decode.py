@@ -1,0 +1,70 @@
+"""Numbers in error texts, decoded: a driver's 11040 is CUDA 11.4, cuDNN's 8907 is 8.9.7 and
+90100 is 9.1.0, sm_120 is compute capability 12.0 (Blackwell), an Xid is its catalog meaning.
+
+The encodings are the ones gpudoctor already decodes (`gpudoctor.compat_rows`), the families
+come from the compat tables (`compat_tables/gpu.toml`), the Xid meanings from `xids.toml`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpudoctor.compat_rows import decode_cuda_version, format_cudnn_version, normalize_cc
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+    from gpudoctor.explain.kb import KnowledgeBase
+
+XID_CATALOG = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """One captured value: as written in the text, and what it means ("" when nothing more)."""
+
+    name: str
+    kind: str
+    raw: str
+    meaning: str
+    action: str = ""  # what the documents say to do about it (an Xid's catalog action)
+
+
+def decode(name: str, kind: str, raw: str, tables: Tables, kb: KnowledgeBase) -> Decoded:
+    """The meaning of one capture; a value that does not decode keeps an empty meaning."""
+    raw = raw.strip()
+    meaning, action = "", ""
+    if kind == "cuda-int" and raw.isdigit():
+        meaning = f"CUDA {decode_cuda_version(int(raw))}"
+    elif kind == "cudnn":
+        meaning = _cudnn(raw)
+    elif kind in ("arch", "cc"):
+        meaning = _arch(raw, tables)
+    elif kind == "xid" and raw.isdigit():
+        entry = kb.xid(int(raw))
+        meaning = (f"Xid {int(raw)}: {entry.meaning}" if entry else
+                   f"Xid {int(raw)}: not in gpudoctor's table; look it up in NVIDIA's Xid "
+                   f"catalog ({XID_CATALOG})")
+        action = entry.action if entry else f"look it up in NVIDIA's Xid catalog ({XID_CATALOG})"
+    return Decoded(name, kind, raw, meaning, action)
+
+
+def _cudnn(raw: str) -> str:
+    parts = [p for p in re.split(r"[,\s]+", raw) if p]
+    if len(parts) == 3 and all(p.isdigit() for p in parts):
+        return f"cuDNN {'.'.join(str(int(p)) for p in parts)}"
+    if raw.isdigit():
+        return f"cuDNN {format_cudnn_version(int(raw))}"
+    return ""
+
+
+def _arch(raw: str, tables: Tables) -> str:
+    cc = normalize_cc(raw)
+    if cc is None:
+        return ""
+    row = tables.gpu_arch(cc)
+    if row is None:
+        return f"compute capability {cc} (not in gpudoctor's GPU table)"
+    products = ", ".join(row.products[:3])
+    return f"compute capability {cc}, {row.family}" + (f" ({products})" if products else "")
