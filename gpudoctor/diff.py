@@ -34,6 +34,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.probes.host import ENV_VARS
+from gpudoctor.versions import sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -146,7 +147,7 @@ def _driver(env: Environment) -> Iterator[tuple[Layer, str, str]]:
             yield d, f"GPU {i}", shown(g)
             continue
         cc = g.compute_capability
-        arch = f"sm_{cc.replace('.', '')}" if isinstance(cc, str) else shown(cc)
+        arch = sm_of(cc) if isinstance(cc, str) else shown(cc)
         yield d, f"GPU {g.index}", f"{g.name}, {arch}, {_gib(g.memory_total)}"
         yield d, f"GPU {g.index} MIG mode", shown(g.mig_mode)
 

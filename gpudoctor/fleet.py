@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudoctor.model import SCHEMA_VERSION
+from gpudoctor.versions import decode_cuda_version
 
 # the facts of the fleet view, in column order
 FACTS = ("driver", "driver CUDA", "GPUs", "torch", "torch CUDA", "torch cuDNN", "toolkit",
@@ -109,7 +110,7 @@ def _get(d: Any, *keys: str) -> Any:
 
 
 def _cuda(n: Any) -> str:
-    return f"{n // 1000}.{n % 1000 // 10}" if isinstance(n, int) and n > 0 else _text(n)
+    return decode_cuda_version(n) if isinstance(n, int) and n > 0 else _text(n)
 
 
 def _gpus(nvml: Any) -> str:

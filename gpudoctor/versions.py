@@ -28,9 +28,12 @@ A build carries GPU code in two forms (`torch.cuda.get_arch_list()` names them `
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
 
 _CC = re.compile(r"(?:(?:sm|compute)_)?(\d+)\.(\d+)([af]?)|(?:(?:sm|compute)_)?(\d+)(\d)([af]?)")
 
@@ -51,6 +54,13 @@ def parse_cc(text: str) -> tuple[int, int] | None:
 def sm_name(cc: tuple[int, int]) -> str:
     """(8, 9) → "sm_89"."""
     return f"sm_{cc[0]}{cc[1]}"
+
+
+def sm_of(cc: str) -> str:
+    """A compute capability as torch and nvcc name its arch: "8.6" -> "sm_86" ("sm_?" if it is
+    not one)."""
+    parsed = parse_cc(cc)
+    return sm_name(parsed) if parsed else "sm_?"
 
 
 def cc_text(cc: tuple[int, int]) -> str:
@@ -152,3 +162,74 @@ def covers(arch_list: Iterable[str], cc: str | tuple[int, int]) -> bool:
     """Whether some entry of `arch_list` runs on `cc` ("8.9", "sm_89" or (8, 9))."""
     target = parse_cc(cc) if isinstance(cc, str) else cc
     return target is not None and coverage(arch_list, target) is not None
+
+
+# --- Version integers and compute-capability keys ---------------------------------------------
+
+
+def decode_cudnn_version(v: int) -> tuple[int, int, int]:
+    """Split `cudnnGetVersion()` / `torch.backends.cudnn.version()` into (major, minor, patch).
+
+    cuDNN <= 8: MAJOR*1000 + MINOR*100 + PATCH (8907); cuDNN 9: MAJOR*10000 + ... (90100). The
+    largest v8 value is 8999, so v >= 10000 means the v9 formula.
+    """
+    if v < 0:
+        raise ValueError(f"a cuDNN version integer is >= 0, got {v}")
+    if v >= 10000:
+        return v // 10000, v % 10000 // 100, v % 100
+    return v // 1000, v % 1000 // 100, v % 100
+
+
+def format_cudnn_version(v: int) -> str:
+    """`cudnnGetVersion()` as "X.Y.Z": 90100 → "9.1.0" (v9+), 8907 → "8.9.7" (≤ v8)."""
+    return ".".join(str(part) for part in decode_cudnn_version(v))
+
+
+def decode_cuda_version(v: int) -> str:
+    """12040 → "12.4": the 1000*major + 10*minor encoding of cudaDriverGetVersion,
+    cudaRuntimeGetVersion, NVML's CUDA driver version and cuda.h's CUDA_VERSION."""
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+def normalize_cc(cc: str) -> str | None:
+    """Compute capability "8.6", "sm_86", "compute_90a", "86", "12.0+PTX" -> "X.Y" (or None)."""
+    text = re.sub(r"^(sm|compute)_", "", cc.strip().lower().removesuffix("+ptx"))
+    match = re.fullmatch(r"(\d+)\.(\d+)[af]?", text) or re.fullmatch(r"(\d+)(\d)[af]?", text)
+    return f"{int(match[1])}.{int(match[2])}" if match else None
+
+
+def arch_list_supports(arch_list: tuple[str, ...], cc: str) -> bool:
+    """Whether code built for `arch_list` (TORCH_CUDA_ARCH_LIST "8.6", "12.0+PTX", or
+    get_arch_list()'s "sm_86", "compute_90", "sm_90a") runs on compute capability `cc`.
+
+    The rules (same-major cubins, PTX JIT, `a`/`f` suffixes) are `gpudoctor.versions`'.
+    """
+    return covers(arch_list, cc)
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_version(text: str) -> Version | None:
+    """`packaging` Version of a version string as a machine or a table printed it; None if it
+    does not parse."""
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        return None
+
+
+def minor_key(text: str) -> tuple[int, int] | None:
+    """The "X.Y" key of a version: "12.4.1" -> (12, 4); None for a bare major or garbage."""
+    version = parse_version(text)
+    return (version.release[0], version.release[1]) if version and version.release[1:] else None
+
+
+def minor_of(version: str) -> tuple[int, int]:
+    """(major, minor) of a version string the caller has validated ("13" -> (13, 0))."""
+    v = Version(version)
+    return v.major, v.minor
+
+
+def release3(text: str) -> tuple[int, ...] | None:
+    """The first three release fields, zero-padded: "9.1" -> (9, 1, 0), "7.6.5.32" -> (7, 6, 5)."""
+    version = parse_version(text)
+    return (*version.release, 0, 0)[:3] if version else None

@@ -1,5 +1,5 @@
-"""gpudoctor.advice: the one torch install line, for hand-built machines, every recorded snapshot
-and every real report; and the one rule that keeps a line from being a no-op."""
+"""gpudoctor.compat.advice: the one torch install line, for hand-built machines, every recorded
+snapshot and every real report; and the one rule that keeps a line from being a no-op."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from gpudoctor.advice import UNKNOWN_PYTHON, TorchAdvice, torch_advice
 from gpudoctor.checks import run_checks
-from gpudoctor.compat import Tables, arch_list_supports, load_tables
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat.advice import UNKNOWN_PYTHON, TorchAdvice, torch_advice
+from gpudoctor.compat.recommend import recommend
 from gpudoctor.model import (
     Environment,
     LibcudaFacts,
@@ -29,8 +30,8 @@ from gpudoctor.model import (
 )
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.pytorch import probe_torch
-from gpudoctor.recommend import recommend
 from gpudoctor.snapshot import dumps, loads
+from gpudoctor.versions import arch_list_supports
 
 TESTS = Path(__file__).resolve().parent
 ENVS = TESTS / "fixtures" / "envs"

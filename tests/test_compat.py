@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.compat import (
-    Tables,
-    arch_list_supports,
-    decode_cudnn_version,
-    load_tables,
-    normalize_cc,
-)
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.versions import arch_list_supports, decode_cudnn_version, normalize_cc
 
 
 @pytest.fixture(scope="module")
@@ -408,3 +403,73 @@ def test_arch_list_supports() -> None:
     assert arch_list_supports(("7.5", "8.0", "8.6", "9.0", "10.0", "12.0"), "10.3")
     assert not arch_list_supports(("8.0", "9.0"), "10.0")
     assert not arch_list_supports(cu130, "garbage")
+
+
+COMPAT_MODULES = ("gpudoctor.compat", "gpudoctor.compat.rows", "gpudoctor.compat.load",
+                  "gpudoctor.compat.advice", "gpudoctor.compat.recommend",
+                  "gpudoctor.compat.query", "gpudoctor.compat.query.answer",
+                  "gpudoctor.compat.query.cuda", "gpudoctor.compat.query.cudnn",
+                  "gpudoctor.compat.query.gpu", "gpudoctor.compat.query.pytorch",
+                  "gpudoctor.versions")
+
+
+def test_each_compat_module_imports_alone() -> None:
+    """No import cycle in the compat package: each module imports first in a fresh interpreter
+    (a cycle shows as an ImportError on a partially initialised module)."""
+    import subprocess
+    import sys
+
+    for module in COMPAT_MODULES:
+        done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert done.returncode == 0, (module, done.stderr[-2000:])
+
+
+def test_versions_is_a_leaf() -> None:
+    """Version decoding lives in one leaf module that imports nothing of gpudoctor, and the
+    modules that used to carry copies import it."""
+    import ast
+    from pathlib import Path
+
+    import gpudoctor.versions as versions
+
+    tree = ast.parse(Path(versions.__file__).read_text(encoding="utf-8"))
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert imported and not [m for m in imported if m.startswith("gpudoctor")]
+    for name in ("decode_cuda_version", "decode_cudnn_version", "format_cudnn_version",
+                 "normalize_cc", "arch_list_supports", "minor_of", "sm_of"):
+        assert getattr(versions, name).__module__ == "gpudoctor.versions"
+
+
+@pytest.mark.parametrize(("cc", "sm"), [("8.6", "sm_86"), ("12.0", "sm_120"), ("sm_90a", "sm_90"),
+                                        ("10.3", "sm_103"), ("garbage", "sm_?")])
+def test_sm_of(cc: str, sm: str) -> None:
+    from gpudoctor.versions import sm_of
+
+    assert sm_of(cc) == sm
+
+
+def test_compat_cudnn_shows_the_whole_range_and_each_builds(tables: Tables) -> None:
+    """`compat cudnn X` gives min_cc AND max_cc: the release's range over all its CUDA builds,
+    then each build whose range differs (Blackwell only in the 12.8+ builds of 9.7-9.10)."""
+    from gpudoctor.compat.query import query_cudnn
+    from gpudoctor.renderers.compat import answer_text
+
+    answer = query_cudnn(tables, "9.8.0")
+    (gpus,) = [s for s in answer.sections if s.key == "gpus"]
+    rows = [dict(r.values) for r in gpus.rows]
+    expected = tables.cudnn_support_rows("9.8.0")
+    assert [(r["min_cc"], r["max_cc"], r["cuda"]) for r in rows if "max_cc" in r] == [
+        (s.min_cc, s.max_cc, s.cuda) for s in expected]
+    assert expected[0].cuda is None and any(s.cuda and not s.supports("12.0") for s in expected)
+    text = answer_text(answer, verbose=False)
+    whole = expected[0]
+    assert (f"supports compute capability {whole.min_cc}-{whole.max_cc} "
+            f"(sm_{whole.min_cc.replace('.', '')} to sm_{whole.max_cc.replace('.', '')}) over "
+            "all its CUDA builds") in text
+    for s in expected[1:]:
+        assert f"CUDA {s.cuda} builds: compute capability {s.min_cc}-{s.max_cc}" in text
+    # cuDNN 7.6.5 stops at Turing: the upper bound is printed, not only the lower one
+    old = answer_text(query_cudnn(tables, "7.6.5"), verbose=False)
+    assert "3.0-7.5 (sm_30 to sm_75)" in old

@@ -15,9 +15,9 @@ from gpudoctor.compat import (
     Sourced,
     Tables,
     load_tables,
-    normalize_cc,
     tables_dir,
 )
+from gpudoctor.versions import normalize_cc
 
 TABLES_DIR = Path(__file__).resolve().parent.parent / "compat_tables"
 TABLE_FILES = ("cuda.toml", "cudnn.toml", "gpu.toml", "torch.toml")
@@ -239,6 +239,9 @@ def test_row_without_source_is_refused(tmp_path: Path) -> None:
         ("gpu.toml", 'cuda = "9.0-9.2"', 'cuda = "10.0-10.2"',
          r"7\.6\.0 \(CUDA 10\.0-10\.2\) twice"),
         ("cudnn.toml", 'status = "exists"', 'status = "exist"', "status"),
+        ("torch.toml", 'install = "find-links"\nurl', 'install = "index-url"\nurl',
+         "install index-url twice"),
+        ("torch.toml", 'install = "find-links"\nurl', 'install = "pip"\nurl', "install"),
     ],
 )
 def test_malformed_rows_are_refused(
@@ -252,6 +255,28 @@ def test_malformed_rows_are_refused(
     with pytest.raises(CompatTableError, match=message) as info:
         load_tables(directory)
     assert file in str(info.value)
+
+
+def test_index_urls_come_from_the_index_rows(tmp_path: Path) -> None:
+    """The wheel index of each install method is table data ([[index]]), not code: a changed
+    row changes every install line of that method, and a method with no row is refused."""
+    directory = copy_tables(tmp_path)
+    path = directory / "torch.toml"
+    text = path.read_text(encoding="utf-8")
+    old = 'url = "https://download.pytorch.org/whl/torch_stable.html"'
+    assert old in text
+    path.write_text(text.replace(old, 'url = "https://mirror.example/torch_stable.html"'),
+                    encoding="utf-8")
+    tables = load_tables(directory)
+    found = [r for r in tables.torch_releases if r.install == "find-links"]
+    assert found, "the tables have find-links releases"
+    for release in found:
+        tag = next(v.tag for v in release.variants if v.tag != release.pypi_default)
+        assert release.install_command(tag).endswith("-f https://mirror.example/torch_stable.html")
+    start = text.index("[[index]]\ninstall = \"find-links\"")
+    path.write_text(text[:start] + text[text.index("[[index]]", start + 1):], encoding="utf-8")
+    with pytest.raises(CompatTableError, match=r"torch\.toml.*no \[\[index\]\] row.*find-links"):
+        load_tables(directory)
 
 
 def test_missing_file_and_bad_toml_are_refused(tmp_path: Path) -> None:

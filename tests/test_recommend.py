@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpudoctor.advice import torch_advice
 from gpudoctor.cli import app
-from gpudoctor.compat import Tables, arch_list_supports, load_tables
-from gpudoctor.compat_query import VERIFIED
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat.advice import torch_advice
+from gpudoctor.compat.query import VERIFIED
+from gpudoctor.compat.recommend import recommend
 from gpudoctor.model import (
     Environment,
     LibcudaFacts,
@@ -22,8 +23,8 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
-from gpudoctor.recommend import recommend
 from gpudoctor.snapshot import loads
+from gpudoctor.versions import arch_list_supports
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures" / "envs"
@@ -213,7 +214,7 @@ def test_cli_rejects_markdown_and_bad_snapshot(tmp_path: Path) -> None:
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
 def test_the_torch_pick_is_the_advice(path: Path, tables: Tables) -> None:
     """recommend keeps its shape but no selection of its own: pick, line and notes are
-    gpudoctor.advice's, the source of every install line the checks print."""
+    gpudoctor.compat.advice's, the source of every install line the checks print."""
     env = loads(path.read_text())
     rec, advice = recommend(env, tables), torch_advice(env, tables)
     assert (rec.torch, rec.torch_installed_release, rec.notes) == (
@@ -240,3 +241,43 @@ def test_cli_no_driver_text_names_the_driver_needed() -> None:
                                  str(FIXTURES / "no-driver-cuda-torch.json")])
     assert result.exit_code == 0, result.output
     assert "it needs an NVIDIA driver ≥" in result.stdout and "GD101" in result.stdout
+
+
+def blackwell_on(toolkit: str) -> Environment:
+    """An RTX 5090 (sm_120) on driver 580, with a CUDA `toolkit` in /usr/local/cuda."""
+    return B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("RTX5090")), cuda=B.toolkit(toolkit),
+                 torch=B.torch("2.13.0+cu130", "13.0", ("RTX5090",), B.ARCH_CU130, 92000))
+
+
+def test_cudnn_pick_honours_the_range_of_the_build_for_the_toolkit(tables: Tables) -> None:
+    """cuDNN 9.7+ supports Blackwell only in its builds for CUDA 12.8+: with a 12.4 toolkit no
+    cuDNN build supports an sm_120 GPU, and the note names the builds that do."""
+    rec = recommend(blackwell_on("12.4"), tables)
+    assert rec.cudnn is None
+    note = rec.cudnn_notes[0]
+    assert "CUDA 12.4" in note and "sm_120" in note and "12.8-12.9" in note, note
+    newest = next(r for r in reversed(tables.cudnn_releases) if r.status in VERIFIED
+                  and not tables.known_bad_cudnn(r.version)
+                  and any(s.supports("12.0") for s in tables.cudnn_support_rows(r.version)))
+    assert f"is {newest.version} " in note
+
+
+def test_cudnn_pick_for_blackwell_on_cuda_12_8(tables: Tables) -> None:
+    rec = recommend(blackwell_on("12.8"), tables)
+    assert rec.cudnn is not None and rec.cudnn.cuda_build == "12"
+    support = tables.cudnn_gpu_support(rec.cudnn.version, "12.8")
+    assert support is not None and support.supports("12.0") and support.max_cc != "9.0"
+    # every newer verified release with a CUDA 12.8 build was passed over only for a reason
+    for rel in tables.cudnn_for_cuda("12.8"):
+        if rel.version == rec.cudnn.version:
+            break
+        row = tables.cudnn_gpu_support(rel.version, "12.8")
+        assert (rel.status not in VERIFIED or tables.known_bad_cudnn(rel.version)
+                or row is None or not row.supports("12.0")), rel.version
+
+
+def test_cudnn_pick_refuses_a_gpu_above_the_release_range(tables: Tables) -> None:
+    """A Blackwell GPU with a CUDA 11.8 toolkit: cuDNN 8.x and the CUDA 11 builds of 9.x stop
+    at sm_90, so nothing is picked rather than a release that does not support the GPU."""
+    rec = recommend(blackwell_on("11.8"), tables)
+    assert rec.cudnn is None and "sm_120" in rec.cudnn_notes[0]

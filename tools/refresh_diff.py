@@ -12,9 +12,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from gpudoctor.compat import STATUSES, Tables
+from gpudoctor.versions import parse_version as _ver
 from tools.refresh_registry import CudnnBuild, Pin, TorchFacts
 
 # What reading an artifact proves (compat_tables/README.md): a wheel's metadata is the release's
@@ -59,13 +60,6 @@ class Difference:
     def line(self) -> str:
         """`subject: text`, the one-line form."""
         return f"{self.subject}: {self.text}"
-
-
-def _ver(text: str) -> Version | None:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
 
 
 # --- torch ----------------------------------------------------------------------------------

@@ -45,7 +45,9 @@ from gpudoctor.actions.preflight import (
     Space,
     check_complete,
     check_cuda,
+    check_gpus,
     check_machine,
+    machine_gpus,
     require_file,
     require_prefix,
 )
@@ -147,6 +149,7 @@ def install_cudnn(
     progress: Progress | None = None,
     ops: FileOps | None = None,
     tables: Tables | None = None,
+    gpus: Sequence[tuple[str, str]] | None = None,
     command: Sequence[str] | None = None,
     ldconfig_argv: Sequence[str] = ("ldconfig",),
     ld_conf: Path = Path("/etc/ld.so.conf"),
@@ -158,14 +161,17 @@ def install_cudnn(
     sub-libraries of its major. `ops` replaces the file operations (fault injection in tests);
     `command` is the command line to repeat under sudo when the prefix is not writable;
     `ldconfig_argv` and `ld_conf` are what `ldconfig` runs and which loader configuration says
-    where it looks.
+    where it looks. `gpus` are the (name, compute capability) of the GPUs the cuDNN must support
+    (None: the GPUs NVML sees here); one outside the release's support range is refused unless
+    `force`.
     """
     from gpudoctor.compat import load_tables
 
     tarball, prefix = Path(tarball).absolute(), Path(prefix).absolute()
     ops = ops or FileOps()
     sudo = system.sudo_line(command, tarball, prefix)
-    rules = Rules(force, allow_incomplete, tables or load_tables())
+    rules = Rules(force, allow_incomplete, tables or load_tables(),
+                  gpus=tuple(machine_gpus() if gpus is None else gpus))
     try:
         require_file(tarball)
         rules = replace(rules, notes=tuple(require_prefix(prefix, force)))
@@ -246,7 +252,8 @@ def _plan(archive: Archive, prefix: Path, toolkit: str | None, old: Manifest | N
                                  m.mode | 0o444 if m.kind == "file" else 0, m.target))
     files.extend(_stale(archive, prefix, new_names))
     notes = [*rules.notes, *check_complete(archive, rules),
-             *check_machine(archive, rules.force), *check_cuda(archive, toolkit, rules.force)]
+             *check_machine(archive, rules.force), *check_cuda(archive, toolkit, rules.force),
+             *check_gpus(archive, toolkit, rules)]
     if archive.name_version and not archive.name_version.startswith(archive.version):
         notes.append(f"the file name says cuDNN {archive.name_version} but its header says "
                      f"{archive.version}; the header is taken")

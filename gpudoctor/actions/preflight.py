@@ -1,5 +1,5 @@
 """What `install-cudnn` checks before it writes anything: the prefix, the room on its file
-system, and the tarball against the tables, the machine and the toolkit.
+system, and the tarball against the tables, the machine (its CPU and its GPUs) and the toolkit.
 
 Each check raises `Refused` (with the one-line message and its fix) or returns the notes the
 user should read; `force` and `allow_incomplete` turn the refusals they name into notes.
@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.actions.members import DOWNLOAD, size_text
 from gpudoctor.actions.system import ActionError, Refused
+from gpudoctor.versions import sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.actions.tarball import Archive
     from gpudoctor.compat import Tables
+    from gpudoctor.probes.interface import Deps
 
 # Any one of these makes a directory a CUDA toolkit (globs, relative to it).
 _TOOLKIT_MARKS = ("version.json", "version.txt", "bin/nvcc", "include/cuda_runtime*.h",
@@ -38,6 +40,21 @@ class Rules:
     allow_incomplete: bool
     tables: Tables
     notes: tuple[str, ...] = ()
+    gpus: tuple[tuple[str, str], ...] = ()  # (name, compute capability) of this machine's GPUs
+
+
+def machine_gpus(deps: Deps | None = None) -> tuple[tuple[str, str], ...]:
+    """(name, compute capability) of every GPU NVML sees on this machine; () when there is no
+    driver or NVML does not answer (the probe never raises)."""
+    from gpudoctor.model import GpuFacts, NvmlFacts
+    from gpudoctor.probes.interface import Deps
+    from gpudoctor.probes.nvml import probe_nvml
+
+    facts = probe_nvml(deps or Deps())
+    if not isinstance(facts, NvmlFacts):
+        return ()
+    return tuple((g.name, g.compute_capability) for g in facts.gpus
+                 if isinstance(g, GpuFacts) and isinstance(g.compute_capability, str))
 
 
 def require_file(tarball: Path) -> None:
@@ -166,3 +183,39 @@ def check_cuda(archive: Archive, toolkit: str | None, force: bool) -> list[str]:
         return [f"the tarball is built for CUDA {build}; the toolkit is CUDA {toolkit} (before "
                 "CUDA 11 a cuDNN build is for one CUDA minor)"]
     return []
+
+
+def check_gpus(archive: Archive, toolkit: str | None, rules: Rules) -> list[str]:
+    """Refuse (unless force) a cuDNN release whose support matrix, for the CUDA it will run
+    with, does not list a GPU of this machine (cuDNN 8.9.7 on an RTX 5090; 9.x's CUDA 12.0-12.6
+    builds on Blackwell); note what could not be checked.
+
+    The CUDA that picks the matrix row is the prefix's toolkit when it is of the tarball's CUDA
+    major (a `cuda12` tarball covers 12.0 to 12.9, and the matrix differs within it), else the
+    tarball's own CUDA build.
+    """
+    if not rules.gpus:
+        return []
+    build = archive.cuda_build
+    same_major = toolkit and (build is None or toolkit.split(".")[0] == build.split(".")[0])
+    cuda = toolkit if same_major else build
+    support = rules.tables.cudnn_gpu_support(archive.version, cuda)
+    if support is None:
+        return [f"the tables do not record which GPUs cuDNN {archive.version} supports: this "
+                "machine's GPUs were not checked against it"]
+    outside = [(n, c) for n, c in dict.fromkeys(rules.gpus) if not support.supports(c)]
+    if not outside:
+        return []
+    gpus = ", ".join(f"{n} ({sm_of(c)})" for n, c in outside)
+    with_cuda = f" with CUDA {cuda}" if cuda else ""
+    what = (f"cuDNN {archive.version}{with_cuda} supports {support.range_text()} (NVIDIA's "
+            f"cuDNN support matrix, {support.status})")
+    if rules.force or support.status == "unverified":
+        why = "(--force)" if rules.force else "(that range is unverified)"
+        return [f"{what}; this machine's {gpus} is outside it; it goes in all the same {why}"]
+    sm = sm_of(outside[0][1])
+    raise Refused(ActionError(
+        f"refused: {what}; this machine's {gpus} is outside it",
+        f"download a cuDNN release and CUDA build that support {sm} (`gpudoctor compat gpu "
+        f"{sm}` lists them), or pass --force"))
+

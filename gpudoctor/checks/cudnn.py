@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks import cudnn_versions, mixed_loads
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
-from gpudoctor.compat_rows import format_cudnn_version
 from gpudoctor.model import (
     Check,
     CudnnFacts,
@@ -22,6 +21,7 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
+from gpudoctor.versions import format_cudnn_version
 
 if TYPE_CHECKING:
     from gpudoctor.compat import CudnnRelease, Tables
@@ -460,8 +460,9 @@ def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """PyTorch refuses a run-time cuDNN of another major, or of an older minor, than the one it
     was compiled against ("cuDNN version incompatibility: PyTorch was compiled against …").
-    The compiled-against version is the cuDNN the PyTorch table lists for the wheel variant;
-    the run-time one is torch.backends.cudnn.version(), else the copy torch mapped.
+    The compiled-against version is the installed `nvidia-cudnn-cuNN` wheel torch pins (this
+    machine's own metadata), else the cuDNN the PyTorch table lists for the wheel variant; the
+    run-time one is torch.backends.cudnn.version(), else the copy torch mapped.
 
     Fix: drop the cuDNN that shadows torch's own (usually an LD_LIBRARY_PATH entry, see GD307), or
     install the torch wheel whose cuDNN matches.
@@ -474,28 +475,30 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
                        else "PyTorch was not imported")
     if rt.cuda is None:
         return skipped(f"torch {rt.version} is not a CUDA build")
-    base, _, tag = rt.version.partition("+")
-    release = tables.torch_release(base)
-    variant = release.variant(tag or release.pypi_default or "") if release else None
-    if variant is None or not variant.cudnn:
-        return skipped(f"the PyTorch table does not list the cuDNN of torch {rt.version}")
+    if isinstance(rt.version, Unavailable):
+        return skipped(rt.version.message)
+    told = F.torch_built_cudnn(env, tables)
+    if told is None:
+        return skipped(f"neither an installed nvidia-cudnn wheel nor the PyTorch table tells "
+                       f"the cuDNN torch {rt.version} was built for")
+    wanted, source = told
     loaded = _loaded_by_torch(env)
     runtime = format_cudnn_version(rt.cudnn_version) if isinstance(
         rt.cudnn_version, int) and rt.cudnn_version else (
         _version(loaded[1]) if loaded and loaded[1] else None)
     if runtime is None:
         return skipped("the cuDNN PyTorch loads could not be told")
-    built = tuple(int(x) for x in variant.cudnn.split(".")[:2])
+    built = tuple(int(x) for x in wanted.split(".")[:2])
     have = tuple(int(x) for x in runtime.split(".")[:2])
-    evidence = (("compiled against (table)", variant.cudnn), ("run time", runtime))
+    evidence = (("compiled against", f"{wanted} ({source})"), ("run time", runtime))
     if have[0] == built[0] and have[1] >= built[1]:
-        return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {variant.cudnn})",
+        return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {wanted})",
                       evidence)
-    fix = f"pip install --force-reinstall nvidia-cudnn-cu{variant.cuda.split('.')[0]}==" \
-          f"{variant.cudnn}"
+    major = (F.torch_cuda(env) or "").split(".")[0]
+    fix = f"pip install --force-reinstall nvidia-cudnn-cu{major}=={wanted}"
     if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
         fix = _unset_fix(env, loaded[1].lib_dir)
-    return failed(f"torch {rt.version} was compiled against cuDNN {variant.cudnn} but runs "
+    return failed(f"torch {rt.version} was compiled against cuDNN {wanted} but runs "
                   f"cuDNN {runtime}: it needs {built[0]}.x with minor ≥ {built[1]}", fix,
                   evidence)
 

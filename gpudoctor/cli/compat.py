@@ -8,7 +8,7 @@ import typer
 
 from gpudoctor.cli.options import DebugOption, TextOrJson, TextOrJsonOption, resolve_format
 from gpudoctor.cli.output import deliver, say
-from gpudoctor.compat_query import QUERIES, NotInTables, QueryError
+from gpudoctor.compat.query import QUERIES, NotInTables, QueryError
 from gpudoctor.exitcodes import ExitCode
 
 app = typer.Typer(

@@ -48,7 +48,7 @@ def recommend(
     debug: DebugOption = False,
 ) -> None:
     from gpudoctor.compat import load_tables
-    from gpudoctor.recommend import recommend as pick
+    from gpudoctor.compat.recommend import recommend as pick
     from gpudoctor.renderers.compat import recommendation_json, recommendation_text
 
     fmt = resolve_format(fmt, TextOrJson)

@@ -136,7 +136,7 @@ def _install_line(env: Environment | None, tables: Tables, matches: Iterable[Mat
         return ""
     if env is None:
         return NO_INSTALL_LINE
-    from gpudoctor.advice import install_fix
+    from gpudoctor.compat.advice import install_fix
 
     return install_fix(env, tables)
 

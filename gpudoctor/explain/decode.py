@@ -1,7 +1,7 @@
 """Numbers in error texts, decoded: a driver's 11040 is CUDA 11.4, cuDNN's 8907 is 8.9.7 and
 90100 is 9.1.0, sm_120 is compute capability 12.0 (Blackwell), an Xid is its catalog meaning.
 
-The encodings are the ones gpudoctor already decodes (`gpudoctor.compat_rows`), the families
+The encodings are the ones gpudoctor already decodes (`gpudoctor.versions`), the families
 come from the compat tables (`compat_tables/gpu.toml`), the Xid meanings from `xids.toml`.
 """
 
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.compat_rows import decode_cuda_version, format_cudnn_version, normalize_cc
+from gpudoctor.versions import decode_cuda_version, format_cudnn_version, normalize_cc
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables

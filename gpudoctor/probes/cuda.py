@@ -24,7 +24,6 @@ import shutil
 from pathlib import Path
 
 from gpudoctor import childproc
-from gpudoctor.compat_rows import decode_cuda_version
 from gpudoctor.model import (
     CudaFacts,
     LibcudaFacts,
@@ -36,6 +35,7 @@ from gpudoctor.model import (
 )
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
+from gpudoctor.versions import decode_cuda_version
 
 logger = logging.getLogger(__name__)
 

@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor import childproc
-from gpudoctor.compat_rows import format_cudnn_version as decode_version
 from gpudoctor.model import CudnnFacts, CudnnInstall, CudnnLibrary, Reason, Unavailable
 from gpudoctor.probes.cuda import candidate_roots
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
+from gpudoctor.versions import format_cudnn_version as decode_version
 
 logger = logging.getLogger(__name__)
 

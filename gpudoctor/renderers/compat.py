@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from gpudoctor.compat_query import Answer
-from gpudoctor.recommend import Recommendation, TorchPick
+from gpudoctor.compat.query import Answer
+from gpudoctor.compat.recommend import Recommendation, TorchPick
 from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
+from gpudoctor.versions import sm_of
 
 RECOMMEND_SCHEMA_VERSION = 1
 
@@ -44,7 +45,7 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
     lines.append(f"  driver {rec.driver or '(version unknown)'}"
                  + (f", runs CUDA ≤ {rec.driver_cuda}" if rec.driver_cuda else "")
                  if rec.driver or rec.driver_cuda else "  no working NVIDIA driver found")
-    lines += [f"  GPU: {g.name} (sm_{g.compute_capability.replace('.', '')})"
+    lines += [f"  GPU: {g.name} ({sm_of(g.compute_capability)})"
               for g in rec.gpus] or ["  no GPU seen"]
     if rec.installed_torch:
         fits = {True: "fits this machine", False: "does not fit this machine",

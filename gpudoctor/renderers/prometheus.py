@@ -49,7 +49,7 @@ def _family(name: str, help_text: str, samples: list[str]) -> list[str]:
 
 def _versions(report: Report) -> dict[str, str]:
     from gpudoctor.checks import facts as F
-    from gpudoctor.compat_rows import format_cudnn_version
+    from gpudoctor.versions import format_cudnn_version
 
     env = report.environment
     cuda = F.reported_driver_cuda(env)

@@ -267,3 +267,65 @@ def test_the_command_exits_1_unchanged_or_0_installed(
     assert data["ok"] is True
     assert {c["id"]: c["status"] for c in data["checks"]}["GD305"] == "warn"
     assert (toolkit / ".gpudoctor/cudnn/manifest.json").is_file()
+
+
+# --------------------------------------------------------------------------- GPU support range
+
+RTX5090 = (("NVIDIA GeForce RTX 5090", "12.0"),)
+H100 = (("NVIDIA H100 80GB HBM3", "9.0"),)
+
+
+def toolkit_at(toolkit: Path, version: str) -> Path:
+    """The `toolkit` prefix, re-labelled as CUDA `version`."""
+    (toolkit / "version.json").write_text(json.dumps(
+        {"cuda": {"name": "CUDA SDK", "version": version}}))
+    return toolkit
+
+
+def test_cudnn_that_does_not_support_a_gpu_here_is_refused(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    """cuDNN 8.9.7 stops at sm_90 (NVIDIA's support matrix): on an RTX 5090 it is refused
+    before anything is written, dry run or not, naming the range, the GPU and the way out."""
+    tarball = make_tarball("8.9.7")
+    support = load_tables().cudnn_gpu_support("8.9.7", "12.4.1")
+    assert support is not None and not support.supports("12.0")
+    before = state(toolkit)
+    for dry_run in (True, False):
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run, gpus=RTX5090)
+        assert result.error is not None and not result.ok
+        message = result.error.message
+        assert message.startswith("refused: cuDNN 8.9.7 with CUDA 12.4 supports compute "
+                                  f"capability {support.min_cc}-{support.max_cc}"), message
+        assert "NVIDIA GeForce RTX 5090 (sm_120) is outside it" in message
+        assert "gpudoctor compat gpu sm_120" in (result.error.fix or "")
+        assert "--force" in (result.error.fix or "")
+        assert state(toolkit) == before
+
+
+def test_forced_past_the_gpu_range_installs_with_a_note(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    result = install_cudnn(make_tarball("8.9.7"), toolkit, dry_run=True, force=True, gpus=RTX5090)
+    assert result.error is None and result.plan is not None
+    assert any("sm_120" in n and "(--force)" in n for n in result.plan.notes), result.plan.notes
+
+
+def test_a_supported_gpu_passes_silently(toolkit: Path, make_tarball: MakeTarball) -> None:
+    result = install_cudnn(make_tarball("8.9.7"), toolkit, dry_run=True, gpus=H100)
+    assert result.error is None and result.plan is not None
+    assert not [n for n in result.plan.notes if "support" in n], result.plan.notes
+
+
+@pytest.mark.parametrize(("cuda", "refused"), [("12.4.1", True), ("12.8.1", False)])
+def test_the_toolkit_picks_the_range_of_a_cuda12_tarball(
+        toolkit: Path, make_tarball: MakeTarball, cuda: str, refused: bool) -> None:
+    """cuDNN 9.8.0's one `cuda12` tarball supports Blackwell only with CUDA 12.8+ (the matrix
+    lists sm_120 for its 12.8-12.9 builds, not for 12.0-12.6): the prefix's toolkit decides."""
+    tables = load_tables()
+    assert tables.cudnn_release("9.8.0") is not None
+    row = tables.cudnn_gpu_support("9.8.0", cuda)
+    assert row is not None and row.supports("12.0") is not refused
+    result = install_cudnn(make_tarball("9.8.0"), toolkit_at(toolkit, cuda), dry_run=True,
+                           gpus=RTX5090)
+    assert (result.error is not None) is refused, result.error
+    if refused:
+        assert result.error is not None and "with CUDA 12.4 " in result.error.message

@@ -197,7 +197,7 @@ def test_missing_interpreter_and_missing_torch(tmp_path: Path) -> None:
     assert isinstance(outcome, SmokeFailure)
     assert outcome.reason is Reason.NOT_INSTALLED
     assert outcome.message == f"PyTorch is not installed for {bare}"
-    # the install line itself comes from gpudoctor.advice, through `recommend`
+    # the install line itself comes from gpudoctor.compat.advice, through `recommend`
     assert f"gpudoctor recommend --python {bare}" in outcome.fix
 
 

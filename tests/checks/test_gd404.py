@@ -25,9 +25,9 @@ from envbuilder import (
 )
 
 from gpudoctor.checks.pytorch import check_gpu_arch
-from gpudoctor.compat import arch_list_supports, load_tables
+from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
-from gpudoctor.versions import coverage, covers, parse_arch, parse_cc
+from gpudoctor.versions import arch_list_supports, coverage, covers, parse_arch, parse_cc
 
 TABLES = load_tables()
 
@@ -162,8 +162,8 @@ def test_gd404_report_with_torchs_own_arch_list_fails_a_5090() -> None:
         (reported_torch("2.1.0a0+git1234", "12.1"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
          "arch list is not in the report"),
         # a wheel whose arch list the tables lack
-        (reported_torch("2.5.1+cu124", "12.4"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
-         "the tables lack the arch list of torch 2.5.1 cu124"),
+        (reported_torch("2.5.1+cu121", "12.1"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
+         "the tables lack the arch list of torch 2.5.1 cu121"),
     ],
 )
 def test_gd404_skips_on_what_the_report_lacks(torch_facts: object, gpus: tuple[object, ...],

@@ -14,14 +14,14 @@ from typer.testing import CliRunner
 
 from gpudoctor.cli import app
 from gpudoctor.compat import STATUSES, load_tables
-from gpudoctor.compat_query import (
+from gpudoctor.compat.query import (
     QUERIES,
     NotInTables,
     QueryError,
     cudnn_tarball,
     query_cuda,
 )
-from gpudoctor.compat_query.answer import not_in_tables
+from gpudoctor.compat.query.answer import not_in_tables
 
 runner = CliRunner()
 

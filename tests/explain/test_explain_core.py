@@ -27,7 +27,7 @@ def test_a_report_in_the_text_confirms_the_cause_and_names_the_fix() -> None:
     assert best.state is State.CONFIRMED
     assert best.match.signature.id == "torch-arch-not-in-build"
     assert "GD404" in best.why and "sm_120" in best.why
-    assert "pip install" in best.fix  # the install line comes from gpudoctor.advice
+    assert "pip install" in best.fix  # the install line comes from gpudoctor.compat.advice
     assert expl.checked_against.startswith("the report in the text")
 
 

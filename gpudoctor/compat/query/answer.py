@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from gpudoctor.compat import UNVERIFIED, CudnnRelease, Sourced, Tables, TorchRelease, TorchVariant
-from gpudoctor.compat_rows import _build_covers, _minor_key
+from gpudoctor.compat.rows import _build_covers
+from gpudoctor.versions import minor_key as _minor_key
+from gpudoctor.versions import minor_of
 
 SCHEMA_VERSION = 1
 VERIFIED = ("verified", "copy")  # `copy` is a verbatim copy of the primary document
@@ -130,22 +132,19 @@ def not_in_tables(what: str, wanted: str, known: list[str], newest: str,
                        + (f"; {hint}" if hint else ""))
 
 
-def minor_of(version: str) -> tuple[int, int]:
-    """(major, minor) of a version string the caller has validated."""
-    v = Version(version)
-    return v.major, v.minor
-
-
 # --- Shared by `compat` and `recommend` --------------------------------------------------------
 
 
 def driver_runs(tables: Tables, driver: str, cuda: str) -> str | None:
     """How a Linux driver runs CUDA "X.Y": "full", "mvc" (only by minor-version compatibility,
-    CUDA >= 11), or None. Unverified driver minima never count."""
+    CUDA >= 11), or None. Unverified driver minima never count. A CUDA the tables do not hold
+    (newer than their newest release) is judged by its major's family rule: "mvc" at best."""
     need = tables.cuda_min_driver(cuda)
     have = Version(driver)
     if need is None:
-        return None
+        fam = tables.cuda_family(cuda)
+        ok = fam is not None and fam.status != UNVERIFIED and have >= Version(fam.min_driver_linux)
+        return "mvc" if ok else None
     if need.full and need.status != UNVERIFIED and have >= Version(need.full):
         return "full"
     if need.family and need.family_status != UNVERIFIED and have >= Version(need.family):

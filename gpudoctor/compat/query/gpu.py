@@ -6,8 +6,8 @@ import re
 
 from packaging.version import Version
 
-from gpudoctor.compat import CudnnSupport, Tables, arch_list_supports, normalize_cc
-from gpudoctor.compat_query.answer import (
+from gpudoctor.compat import CudnnSupport, Tables
+from gpudoctor.compat.query.answer import (
     Answer,
     NotInTables,
     QueryError,
@@ -19,6 +19,7 @@ from gpudoctor.compat_query.answer import (
     torch_series,
     versions_text,
 )
+from gpudoctor.versions import arch_list_supports, normalize_cc, sm_of
 
 
 def query_gpu(tables: Tables, text: str) -> Answer:
@@ -35,8 +36,8 @@ def query_gpu(tables: Tables, text: str) -> Answer:
     if arch is None:
         last = tables.gpu_archs[-1]
         raise NotInTables(f"GPU {given!r} is not in the tables (newest known: "
-                          f"sm_{last.cc.replace('.', '')}, {last.family})")
-    sm = "sm_" + arch.cc.replace(".", "")
+                          f"{sm_of(last.cc)}, {last.family})")
+    sm = sm_of(arch.cc)
     span = f"CUDA {arch.first_cuda or '(older than the tables)'} - {arch.last_cuda or 'current'}"
     head = fact(f"{sm} (compute capability {arch.cc}), {arch.family}: "
                 f"{', '.join(arch.products) or 'no product in the tables'}", arch, cc=arch.cc,

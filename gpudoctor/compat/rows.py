@@ -1,20 +1,23 @@
 """Row types of the compat tables, and the version helpers their queries share.
 
-`gpudoctor.compat` re-exports every public name here; import from there. Each row type mirrors
-one `[[table]]` of `compat_tables/*.toml` (see `gpudoctor.compat_load` for the field specs).
+`gpudoctor.compat` re-exports every public name here. Each row type mirrors one `[[table]]` of
+`compat_tables/*.toml` (see `gpudoctor.compat.load` for the field specs). Version decoding
+(CUDA/cuDNN integers, `sm_XY`, "X.Y") lives in the leaf `gpudoctor.versions`.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from gpudoctor.versions import covers
+from gpudoctor.versions import minor_key as _minor_key
+from gpudoctor.versions import normalize_cc, sm_of
+from gpudoctor.versions import parse_version as _ver
+from gpudoctor.versions import release3 as _release3
 
 FactStatus = Literal["verified", "copy", "secondary", "derived", "exists", "unverified"]
 STATUSES: tuple[str, ...] = ("verified", "copy", "secondary", "derived", "exists", "unverified")
@@ -104,6 +107,15 @@ class TorchVariant:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TorchIndex(Sourced):
+    """The wheel index of one install method (`torch.toml` `[[index]]`); "{tag}" in `url` is the
+    variant tag ("cu121")."""
+
+    install: str  # "find-links" | "extra-index-url" | "index-url"
+    url: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TorchRelease(Sourced):
     """One PyTorch release with its CUDA wheel variants."""
 
@@ -157,6 +169,11 @@ class CudnnSupport(Sourced):
         key = _minor_key(normalize_cc(cc) or "")
         low, high = _minor_key(self.min_cc), _minor_key(self.max_cc)
         return key is not None and low is not None and high is not None and low <= key <= high
+
+    def range_text(self) -> str:
+        """"compute capability 5.0-12.0 (sm_50 to sm_120)"."""
+        return (f"compute capability {self.min_cc}-{self.max_cc} "
+                f"({sm_of(self.min_cc)} to {sm_of(self.max_cc)})")
 
     def covers_cuda(self, cuda: str) -> bool:
         """Whether this row is the one for CUDA `cuda`: "12.8" or "12.8.1" inside `self.cuda`,
@@ -239,29 +256,11 @@ class KnownBadCudnn(Sourced):
 # --- Version helpers ---------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1024)
-def _ver(text: str) -> Version | None:
-    try:
-        return Version(text.strip())
-    except InvalidVersion:
-        return None
-
-
 def _V(text: str) -> Version:  # for strings the loader validated
     version = _ver(text)
     if version is None:
         raise ValueError(f"not a version: {text!r}")
     return version
-
-
-def _minor_key(text: str) -> tuple[int, int] | None:
-    version = _ver(text)
-    return (version.release[0], version.release[1]) if version and version.release[1:] else None
-
-
-def _release3(text: str) -> tuple[int, ...] | None:
-    version = _ver(text)
-    return (*version.release, 0, 0)[:3] if version else None
 
 
 def _build_covers(build: str, key: tuple[int, int]) -> bool:
@@ -274,46 +273,6 @@ def _build_covers(build: str, key: tuple[int, int]) -> bool:
 def _newest(rows: tuple[_R, ...], version: Callable[[_R], str], include_unverified: bool) -> _R:
     usable = [r for r in rows if include_unverified or r.status != UNVERIFIED]
     return max(usable or rows, key=lambda r: _V(version(r)))
-
-
-def decode_cudnn_version(v: int) -> tuple[int, int, int]:
-    """Split `cudnnGetVersion()` / `torch.backends.cudnn.version()` into (major, minor, patch).
-
-    cuDNN <= 8: MAJOR*1000 + MINOR*100 + PATCH (8907); cuDNN 9: MAJOR*10000 + ... (90100). The
-    largest v8 value is 8999, so v >= 10000 means the v9 formula.
-    """
-    if v < 0:
-        raise ValueError(f"a cuDNN version integer is >= 0, got {v}")
-    if v >= 10000:
-        return v // 10000, v % 10000 // 100, v % 100
-    return v // 1000, v % 1000 // 100, v % 100
-
-
-def format_cudnn_version(v: int) -> str:
-    """`cudnnGetVersion()` as "X.Y.Z": 90100 → "9.1.0" (v9+), 8907 → "8.9.7" (≤ v8)."""
-    return ".".join(str(part) for part in decode_cudnn_version(v))
-
-
-def decode_cuda_version(v: int) -> str:
-    """12040 → "12.4": the 1000*major + 10*minor encoding of cudaDriverGetVersion,
-    cudaRuntimeGetVersion, NVML's CUDA driver version and cuda.h's CUDA_VERSION."""
-    return f"{v // 1000}.{(v % 1000) // 10}"
-
-
-def normalize_cc(cc: str) -> str | None:
-    """Compute capability "8.6", "sm_86", "compute_90a", "86", "12.0+PTX" -> "X.Y" (or None)."""
-    text = re.sub(r"^(sm|compute)_", "", cc.strip().lower().removesuffix("+ptx"))
-    match = re.fullmatch(r"(\d+)\.(\d+)[af]?", text) or re.fullmatch(r"(\d+)(\d)[af]?", text)
-    return f"{int(match[1])}.{int(match[2])}" if match else None
-
-
-def arch_list_supports(arch_list: tuple[str, ...], cc: str) -> bool:
-    """Whether code built for `arch_list` (TORCH_CUDA_ARCH_LIST "8.6", "12.0+PTX", or
-    get_arch_list()'s "sm_86", "compute_90", "sm_90a") runs on compute capability `cc`.
-
-    The rules (same-major cubins, PTX JIT, `a`/`f` suffixes) are `gpudoctor.versions`'.
-    """
-    return covers(arch_list, cc)
 
 
 def _product_norm(text: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.compat import Tables
-from gpudoctor.compat_query.answer import (
+from gpudoctor.compat.query.answer import (
     Answer,
     Section,
     cudnn_tarball,
@@ -56,11 +56,13 @@ def query_cudnn(tables: Tables, text: str) -> Answer:
         gpus.append(fact("support matrix lists compute capability "
                          + ", ".join(rel.compute_capabilities), rel,
                          compute_capabilities=list(rel.compute_capabilities)))
-    support = tables.cudnn_gpu_support(rel.version)
-    if support:
-        gpus.append(fact(f"needs compute capability ≥ {support.min_cc} (cuDNN {support.first}-"
-                         f"{support.last or 'current'})", support, min_cc=support.min_cc,
-                         first=support.first, last=support.last))
+    for support in tables.cudnn_support_rows(rel.version):
+        span = f"cuDNN {support.first}-{support.last or 'current'}"
+        text = (f"CUDA {support.cuda} builds: {support.range_text()}" if support.cuda else
+                f"supports {support.range_text()} over all its CUDA builds ({span})")
+        gpus.append(fact(text, support, min_cc=support.min_cc,
+                         max_cc=support.max_cc, cuda=support.cuda, first=support.first,
+                         last=support.last))
     sections = [
         Section("release", "release", (head,)),
         Section("cuda_builds", "CUDA builds", tuple(builds)),

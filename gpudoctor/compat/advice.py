@@ -8,7 +8,7 @@ Environment whose driver and torch were not probed (`unjudged`).
 
 **The pick** is the newest release of the tables (not unverified) with a non-experimental CUDA
 variant that
-- the driver runs (`compat_query.driver_runs`): variants it runs with their full feature set
+- the driver runs (`compat.query.driver_runs`): variants it runs with their full feature set
   before those it runs only by minor-version compatibility (CUDA >= 11, same major), then the
   highest CUDA; with no driver version (WSL) what the driver reports bounds it. With no driver
   at all nothing tells, and the pick follows the toolkit's CUDA: its major, not newer where a
@@ -61,11 +61,10 @@ from gpudoctor.compat import (
     Tables,
     TorchRelease,
     TorchVariant,
-    arch_list_supports,
-    normalize_cc,
 )
-from gpudoctor.compat_query import driver_runs, minor_of, torch_series
+from gpudoctor.compat.query import driver_runs, torch_series
 from gpudoctor.model import Environment, Reason, TorchFacts, TorchStatic, Unavailable
+from gpudoctor.versions import arch_list_supports, minor_of, normalize_cc, sm_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +146,8 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
     if rt is not None and rt.hip and not (F.driver_present(env) or F.gpus(env)):
         return TorchAdvice(None, (f"torch {rt.version} is a ROCm (AMD) build and no NVIDIA "
                                   "driver or GPU is seen: gpudoctor advises CUDA wheels for "
-                                  "NVIDIA GPUs only",), (), None, rt.version, None, None, None,
+                                  "NVIDIA GPUs only",), (), None, F.torch_version(env), None,
+                           None, None,
                            unjudged=True)
     gpus, why = _gpus(env, tables)
     ccs = compute_capabilities(gpus)
@@ -192,14 +192,20 @@ def compute_capabilities(gpus: tuple[GpuSeen, ...]) -> list[str]:
 def _gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuSeen, ...], list[str]]:
     """Every visible GPU with a known compute capability: the driver's, else torch's."""
     seen, why = [], []
+    rt = F.torch_runtime(env)
+    warned = dict(rt.warned_gpus) if rt is not None else {}  # a report's torch warnings
     for g, source in F.resolved_gpus(env, tables):
         if isinstance(g.compute_capability, str):
             seen.append(GpuSeen(g.name, g.compute_capability))
+        elif g.name in warned:
+            seen.append(GpuSeen(g.name, warned[g.name]))
         else:
             why.append(f"{source}: the arch lists were not checked for it")
+    named = {g.name for g, _ in F.resolved_gpus(env, tables)}
+    seen += [GpuSeen(name, cc) for name, cc in warned.items() if name not in named]
     if seen or why:
         return tuple(seen), why
-    rt = F.torch_runtime(env)  # WSL and containers may have no NVML, but torch saw the GPUs
+    # WSL and containers may have no NVML, but torch saw the GPUs
     devices = rt.devices if rt is not None and isinstance(rt.devices, tuple) else ()
     return tuple(GpuSeen(d.name, d.capability) for d in devices), why
 
@@ -240,6 +246,7 @@ def _no_driver_note(env: Environment) -> str:
           "is)" if tv else
           "the pick is the PyPI default, what `pip install torch` gets")
     head = ("the report states no NVIDIA driver" if F.driver_unknown(env) else
+            "the report does not state the driver's version" if F.driver_present(env) else
             "no working NVIDIA driver found (see `gpudoctor check GD101`)")
     return (f"{head}: nothing tells which CUDA it will run, so {by}; the driver each wheel "
             "needs: `gpudoctor compat torch VERSION`")
@@ -275,12 +282,23 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
         return version, rel, None, "no working NVIDIA driver found"
     if variant is not None and _runs(env, tables, variant) is None:
         return version, rel, False, f"the driver does not run its CUDA {variant.cuda}"
+    tc, drv = F.torch_cuda(env), F.driver_version(env)
+    if variant is None and tc and drv and F.version(drv) and F.version(tc) \
+            and tables.cuda_min_driver(tc) is None:  # a torch newer than the tables
+        held, fam = f"CUDA {tc} is {tables.cuda_not_held(tc)}", tables.cuda_family(tc)
+        if fam is None or fam.status == UNVERIFIED:
+            return version, rel, None, (f"{held}, and no CUDA {tc.split('.')[0]} family "
+                                        "rule is known")
+        if driver_runs(tables, drv, tc) is None:
+            return version, rel, False, (
+                f"the driver does not run its CUDA {tc} ({held}: judged by the CUDA "
+                f"{fam.major} family rule, ≥ {fam.min_driver_linux})")
     if not ccs:
         return version, rel, None, "no GPU's compute capability is known"
     arch = own or (variant.arch_list if variant else None)
     if not arch:
         return version, rel, None, "its arch list is not in the tables"
-    missing = [_sm(c) for c in ccs if not arch_list_supports(arch, c)]
+    missing = [sm_of(c) for c in ccs if not arch_list_supports(arch, c)]
     if missing:
         return version, rel, False, (f"its arch list ({' '.join(arch)}) does not include "
                                      f"{', '.join(missing)}")
@@ -288,10 +306,6 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
 
 
 # --------------------------------------------------------------------------- the pick
-
-
-def _sm(cc: str) -> str:
-    return "sm_" + cc.replace(".", "")
 
 
 def _candidates(env: Environment, tables: Tables, rel: TorchRelease
@@ -379,7 +393,7 @@ def _pick_from(env: Environment, tables: Tables, ccs: list[str], line: _Line,
         pick, unknown = _fit(env, tables, rel, ccs, line)
         if pick:
             if fallback:
-                notes.append(f"newer releases may also include {', '.join(map(_sm, ccs))}, but "
+                notes.append(f"newer releases may also include {', '.join(map(sm_of, ccs))}, but "
                              f"their arch lists are not in the tables (torch "
                              f"{', '.join(skipped)}); the newest of them: {fallback.command}")
             if rel is not releases[0]:
@@ -390,7 +404,7 @@ def _pick_from(env: Environment, tables: Tables, ccs: list[str], line: _Line,
             skipped.append(rel.version)
     if fallback:
         notes.append(f"the arch list of torch {fallback.version} {fallback.variant} is not in the "
-                     f"tables: it may not include {', '.join(map(_sm, ccs))}")
+                     f"tables: it may not include {', '.join(map(sm_of, ccs))}")
         return fallback, notes
     notes.append(_why_not_newest(env, tables, releases[0], ccs) if releases else
                  "no PyTorch release in the tables")
@@ -409,7 +423,7 @@ def _why_not_newest(env: Environment, tables: Tables, rel: TorchRelease, ccs: li
         low = min(floors, key=Version) if floors else "?"
         return (f"driver {F.driver_version(env) or '(version unknown)'} is too old for torch "
                 f"{rel.version}: its wheels need driver ≥ {low}")
-    gpus = ", ".join(map(_sm, ccs))
+    gpus = ", ".join(map(sm_of, ccs))
     lists = "; ".join(f"{v.tag}: {' '.join(v.arch_list or ('not in the tables',))}"
                       for v in runs)
     return f"torch {rel.version}'s wheels for this driver do not include {gpus} ({lists})"

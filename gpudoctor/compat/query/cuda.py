@@ -5,7 +5,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from gpudoctor.compat import UNVERIFIED, Tables
-from gpudoctor.compat_query.answer import (
+from gpudoctor.compat.query.answer import (
     Answer,
     NotInTables,
     Row,
@@ -14,7 +14,6 @@ from gpudoctor.compat_query.answer import (
     cudnn_tarball,
     driver_runs,
     fact,
-    minor_of,
     not_in_tables,
     parse_arg,
     pip_line,
@@ -23,6 +22,7 @@ from gpudoctor.compat_query.answer import (
     torch_series,
     versions_text,
 )
+from gpudoctor.versions import minor_of
 
 TORCH_SERIES_SHOWN = 3  # `compat driver` lists the newest this many torch series it can run
 

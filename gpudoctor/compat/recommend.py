@@ -1,7 +1,7 @@
 """What to install on this machine, by the compat tables: a PyTorch wheel and a cuDNN tarball.
 
 `recommend(env, tables)` is pure. The PyTorch pick, its install line and the notes on it are
-`gpudoctor.advice.torch_advice`'s, the one source every install line gpudoctor prints comes
+`gpudoctor.compat.advice.torch_advice`'s, the one source every install line gpudoctor prints comes
 from (see that module for how the wheel is picked and why the line is never a no-op). The cuDNN
 pick is the newest verified cuDNN release with a build for the toolkit in use that supports
 every GPU, with that build's tarball name. When nothing fits, `notes` say why.
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpudoctor.advice import GpuSeen, TorchPick, compute_capabilities, torch_advice
 from gpudoctor.checks import facts as F
 from gpudoctor.compat import Tables
-from gpudoctor.compat_query import VERIFIED, build_for, cudnn_tarball, minor_of
+from gpudoctor.compat.advice import GpuSeen, TorchPick, compute_capabilities, torch_advice
+from gpudoctor.compat.query import VERIFIED, build_for, cudnn_tarball
 from gpudoctor.model import Environment
+from gpudoctor.versions import sm_of
 
 __all__ = ["CudnnPick", "GpuSeen", "Recommendation", "TorchPick", "recommend"]
 
@@ -53,10 +54,6 @@ class Recommendation:
     cudnn_notes: tuple[str, ...]
 
 
-def _sm(cc: str) -> str:
-    return "sm_" + cc.replace(".", "")
-
-
 def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
                 ) -> tuple[CudnnPick | None, list[str]]:
     tk, tv = F.toolkit(env), F.toolkit_version(env)
@@ -64,12 +61,12 @@ def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
         why = "no CUDA toolkit found" if tk is None else f"the version of {tk.root} is unreadable"
         return None, [f"{why}: a cuDNN tarball is only needed to build against a toolkit "
                       "(PyTorch wheels bring their own cuDNN)"]
-    floor = min(ccs, key=minor_of) if ccs else None
     candidates = [r for r in tables.cudnn_for_cuda(tv)
                   if r.status in VERIFIED and not tables.known_bad_cudnn(r.version)]
     for rel in candidates:
-        support = tables.cudnn_gpu_support(rel.version)
-        if floor and (support is None or minor_of(floor) < minor_of(support.min_cc)):
+        # the range of the build for this toolkit: Blackwell only in the 12.8+ builds of 9.7+
+        support = tables.cudnn_gpu_support(rel.version, tv)
+        if ccs and (support is None or not all(support.supports(cc) for cc in ccs)):
             continue
         build = build_for(rel, tv) or tv
         tarball = cudnn_tarball(tables, rel, build)
@@ -82,14 +79,19 @@ def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
                          rel.status, rel.source), notes
     if not candidates:
         return None, [f"no verified cuDNN release in the tables has a build for CUDA {tv}"]
-    assert floor is not None
-    older = next((r for r in reversed(tables.cudnn_releases) if r.status in VERIFIED
-                  and (s := tables.cudnn_gpu_support(r.version))
-                  and minor_of(floor) >= minor_of(s.min_cc)), None)
-    last = (f"; the newest cuDNN for {_sm(floor)} is {older.version} (CUDA builds "
-            f"{', '.join(older.cuda_builds)}): use a toolkit it has a build for" if older else "")
+    gpus = ", ".join(sm_of(cc) for cc in dict.fromkeys(ccs))
+    for rel in reversed(tables.cudnn_releases):
+        fits = [s for s in tables.cudnn_support_rows(rel.version)
+                if all(s.supports(cc) for cc in ccs)]
+        if rel.status in VERIFIED and not tables.known_bad_cudnn(rel.version) and fits:
+            builds = [s.cuda for s in fits if s.cuda] if len(fits) > 1 or fits[0].cuda else []
+            last = (f"; the newest cuDNN for {gpus} is {rel.version} (CUDA builds "
+                    f"{', '.join(builds or rel.cuda_builds)}): use a toolkit it has a build for")
+            break
+    else:
+        last = ""
     return None, [f"no cuDNN release in the tables with a build for CUDA {tv} supports "
-                  f"{_sm(floor)}{last}"]
+                  f"{gpus}{last}"]
 
 
 def recommend(env: Environment, tables: Tables) -> Recommendation:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.compat import Tables
-from gpudoctor.compat_query.answer import (
+from gpudoctor.compat.query.answer import (
     Answer,
     NotInTables,
     Section,

@@ -1,8 +1,9 @@
-"""Reading and validating `compat_tables/*.toml` into `gpudoctor.compat.Tables`.
+"""Reading and validating `compat_tables/*.toml` into the row tuples of `gpudoctor.compat.Tables`.
 
 Every field of every row is checked against `_SPECS`; anything malformed raises
 `CompatTableError` naming the file and the row. Callers use `gpudoctor.compat.load_tables`,
-which caches the shipped tables; this module is its implementation.
+which caches the shipped tables and builds `Tables` from `load_rows`; this module imports only
+`gpudoctor.compat.rows`, so the package has no import cycle.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor.compat import Tables
-from gpudoctor.compat_rows import (
+from gpudoctor.compat.rows import (
     _V,
     STATUSES,
     CompatTableError,
@@ -27,10 +27,11 @@ from gpudoctor.compat_rows import (
     KnownBadCudnn,
     Sourced,
     TarballFormat,
+    TorchIndex,
     TorchRelease,
     TorchVariant,
-    _ver,
 )
+from gpudoctor.versions import parse_version as _ver
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,11 +74,20 @@ _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
         "cudnn_support": (CudnnSupport, {"first": "v", "last": "v?", "cuda": "k?",
                                          "min_cc": "c", "max_cc": "c"}),
     },
-    "torch.toml": {
+    "torch.toml": {  # [[index]] first: a release's variants read their index URL from it
+        "index": (TorchIndex, {"install": "s", "url": "s"}),
         "release": (TorchRelease, {"versions": "V", "install": "s", "index_url": "s?",
                                    "pypi_default": "t?", "torchvision": "M?", "torchaudio": "M?",
                                    "python": "S?", "variants": "L"}),
     },
+}
+# `Tables` field -> "file.table" it is read from, in the order of the dataclass's fields.
+FIELDS = {
+    "cuda_releases": "cuda.release", "cuda_families": "cuda.family",
+    "driver_branches": "cuda.driver_branch", "cudnn_releases": "cudnn.release",
+    "cudnn_layouts": "cudnn.layout", "tarball_formats": "cudnn.tarball_format",
+    "known_bad": "cudnn.known_bad", "torch_releases": "torch.release", "gpu_archs": "gpu.arch",
+    "cudnn_support": "gpu.cudnn_support",
 }
 _VARIANT = {"tag": "t", "cudnn": "v?", "arch_list": "S?", "experimental": "b?"}
 _Err = Callable[[str], CompatTableError]
@@ -131,11 +141,13 @@ def _error(file: str, table: str, index: int, row: object) -> _Err:
     return lambda message: CompatTableError(f"{where}: {message}")
 
 
-def _torch_rows(fields: dict[str, Any], err: _Err) -> list[TorchRelease]:
+def _torch_rows(fields: dict[str, Any], indexes: tuple[TorchIndex, ...], err: _Err
+                ) -> list[TorchRelease]:
     install, template = fields.pop("install"), fields.pop("index_url", None)
     if template is None:
-        template = ("https://download.pytorch.org/whl/torch_stable.html"
-                    if install == "find-links" else "https://download.pytorch.org/whl/{tag}")
+        template = next((i.url for i in indexes if i.install == install), None)
+        if template is None:
+            raise err(f"no [[index]] row gives the index of install = {install!r}")
     variants = []
     for number, raw in enumerate(fields.pop("variants"), 1):
 
@@ -159,8 +171,9 @@ def _torch_rows(fields: dict[str, Any], err: _Err) -> list[TorchRelease]:
                          **fields) for version in versions]
 
 
-def load_dir(directory: Traversable) -> Tables:
-    """Read and validate the four table files in `directory`."""
+def load_rows(directory: Traversable) -> dict[str, tuple[Any, ...]]:
+    """Read and validate the four table files in `directory`: the rows of each `Tables` field,
+    sorted oldest first, keyed by the field's name."""
     tables: dict[str, tuple[Any, ...]] = {}
     for file, specs in _SPECS.items():
         try:
@@ -179,11 +192,12 @@ def load_dir(directory: Traversable) -> Tables:
             for index, row in enumerate(rows):
                 err = _error(file, table, index, row)
                 fields = _fields(row, {**spec, **_COMMON}, err)
-                built += _torch_rows(fields, err) if cls is TorchRelease else [cls(**fields)]
-            key = next(k for k in ("version", "cc", "major", "branch", "first")
+                built += (_torch_rows(fields, tables.get("torch.index", ()), err)
+                          if cls is TorchRelease else [cls(**fields)])
+            key = next(k for k in ("version", "cc", "major", "branch", "first", "install")
                        if k in spec or cls is TorchRelease)  # the row's identity
             ids = [getattr(row, key) for row in built]
-            sort_keys = [_V(k) if isinstance(k, str) else k for k in ids]
+            sort_keys = [_V(k) if isinstance(k, str) and key != "install" else k for k in ids]
             builds = [getattr(row, "cuda", None) or "" if cls is CudnnSupport else ""
                       for row in built]  # [[cudnn_support]]: one row per release range and build
             idents = list(zip(sort_keys, builds, strict=True))
@@ -193,9 +207,4 @@ def load_dir(directory: Traversable) -> Tables:
                     raise CompatTableError(f"{file}: [[{table}]] has {key} {sort_key}{build} twice")
             order = sorted(range(len(built)), key=lambda i: (sort_keys[i], builds[i]))
             tables[f"{file[:-5]}.{table}"] = tuple(built[i] for i in order)
-    return Tables(
-        tables["cuda.release"], tables["cuda.family"], tables["cuda.driver_branch"],
-        tables["cudnn.release"], tables["cudnn.layout"], tables["cudnn.tarball_format"],
-        tables["cudnn.known_bad"], tables["torch.release"], tables["gpu.arch"],
-        tables["gpu.cudnn_support"],
-    )
+    return {field: tables[key] for field, key in FIELDS.items()}

@@ -12,7 +12,7 @@ answer is ever guessed from a neighbouring row.
 
 from __future__ import annotations
 
-from gpudoctor.compat_query.answer import (
+from gpudoctor.compat.query.answer import (
     SCHEMA_VERSION,
     VERIFIED,
     Answer,
@@ -23,20 +23,19 @@ from gpudoctor.compat_query.answer import (
     build_for,
     cudnn_tarball,
     driver_runs,
-    minor_of,
     pip_line,
     torch_series,
 )
-from gpudoctor.compat_query.cuda import query_cuda, query_driver
-from gpudoctor.compat_query.cudnn import query_cudnn
-from gpudoctor.compat_query.gpu import query_gpu
-from gpudoctor.compat_query.pytorch import query_torch
+from gpudoctor.compat.query.cuda import query_cuda, query_driver
+from gpudoctor.compat.query.cudnn import query_cudnn
+from gpudoctor.compat.query.gpu import query_gpu
+from gpudoctor.compat.query.pytorch import query_torch
 
 QUERIES = {"cuda": query_cuda, "cudnn": query_cudnn, "driver": query_driver,
            "torch": query_torch, "gpu": query_gpu}
 
 __all__ = [
     "QUERIES", "SCHEMA_VERSION", "VERIFIED", "Answer", "NotInTables", "QueryError", "Row",
-    "Section", "build_for", "cudnn_tarball", "driver_runs", "minor_of", "pip_line", "query_cuda",
+    "Section", "build_for", "cudnn_tarball", "driver_runs", "pip_line", "query_cuda",
     "query_cudnn", "query_driver", "query_gpu", "query_torch", "torch_series",
 ]

@@ -12,8 +12,10 @@ they are parsed with `packaging.version.Version` only to compare. Query argument
 and one that does not parse gives None (or ``()``), never an exception: probes hand over
 whatever the machine printed.
 
-This module is the API: the row types and version helpers live in `gpudoctor.compat_rows`, the
-TOML reader and validator in `gpudoctor.compat_load`; both are re-exported or used from here.
+This package is the compat layer: `Tables` and `load_tables` here; the row types in `rows`
+(re-exported here), the TOML reader and validator in `load`, the `gpudoctor compat` subjects in
+`query/`, the one source of torch install advice in `advice`, and `recommend`. Version decoding
+(CUDA/cuDNN integers, `sm_XY`, "X.Y") lives in the leaf `gpudoctor.versions`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from gpudoctor.compat_rows import (
+from gpudoctor.compat.load import load_rows
+from gpudoctor.compat.rows import (
     _V,
     EXISTS,
     STATUSES,
@@ -49,18 +52,14 @@ from gpudoctor.compat_rows import (
     TorchRelease,
     TorchVariant,
     _contains,
-    _minor_key,
     _newest,
     _product_norm,
-    _release3,
-    _ver,
     _within,
-    arch_list_supports,
-    decode_cuda_version,
-    decode_cudnn_version,
-    format_cudnn_version,
-    normalize_cc,
 )
+from gpudoctor.versions import minor_key as _minor_key
+from gpudoctor.versions import normalize_cc
+from gpudoctor.versions import parse_version as _ver
+from gpudoctor.versions import release3 as _release3
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -86,12 +85,7 @@ __all__ = [
     "TarballFormat",
     "TorchRelease",
     "TorchVariant",
-    "arch_list_supports",
-    "decode_cuda_version",
-    "decode_cudnn_version",
-    "format_cudnn_version",
     "load_tables",
-    "normalize_cc",
     "tables_dir",
 ]
 
@@ -152,6 +146,22 @@ class Tables:
             if ok and (best is None or _V(row.cuda) > _V(best)):
                 best = row.cuda
         return best
+
+    def cuda_family(self, cuda: str) -> CudaFamily | None:
+        """The `[[family]]` row of CUDA "X.Y"'s major: the driver floor under which no CUDA X.y
+        runs, and above which every X.y runs by minor-version compatibility (CUDA >= 11)."""
+        version = _ver(cuda)
+        return next((f for f in self.cuda_families if version and f.major == version.release[0]),
+                    None)
+
+    def cuda_not_held(self, cuda: str) -> str:
+        """Why the tables hold no row for CUDA `cuda`, for a message: "newer than the bundled
+        tables (newest known: 13.4.2)", or "not in the bundled tables" for a gap."""
+        newest = self.newest_cuda(include_unverified=True).version
+        version = _ver(cuda)
+        if version and version > _V(newest) and _minor_key(cuda) != _minor_key(newest):
+            return f"newer than the bundled tables (newest known: {newest})"
+        return "not in the bundled tables"
 
     def newest_cuda(self, *, include_unverified: bool = False) -> CudaRelease:
         """The newest CUDA release in the tables."""
@@ -283,6 +293,13 @@ class Tables:
         build = next((r for r in rows if cuda_build and r.covers_cuda(cuda_build)), None)
         return build or next((r for r in rows if r.cuda is None), None)
 
+    def cudnn_support_rows(self, version: str) -> tuple[CudnnSupport, ...]:
+        """Every `[[cudnn_support]]` row of cuDNN `version`: the release's range (over all its
+        builds) first, then the rows of the CUDA builds whose range differs from it."""
+        key = _release3(version)
+        rows = [r for r in self.cudnn_support if key and _within(key, r.first, r.last)]
+        return tuple(sorted(rows, key=lambda r: (r.cuda is not None, _build_order(r.cuda))))
+
     def cudnn_tarball_format(self, version: str) -> TarballFormat | None:
         """The naming/unpack era of a cuDNN release ("8.9.7" -> `..._cuda12-archive.tar.xz`)."""
         key = _release3(version)
@@ -302,7 +319,13 @@ class Tables:
         return None
 
 
-# --- Loading (the parser and validator live in gpudoctor.compat_load) -------------------------
+def _build_order(cuda: str | None) -> tuple[int, ...]:
+    """A CUDA build key ("9.0-9.2", "12", "12.8-12.9") in numeric order."""
+    first = (cuda or "0").split("-")[0]
+    return tuple(int(part) for part in first.split(".") if part.isdigit())
+
+
+# --- Loading (the parser and validator live in gpudoctor.compat.load) -------------------------
 
 
 def tables_dir() -> Traversable:
@@ -310,14 +333,12 @@ def tables_dir() -> Traversable:
     packaged = resources.files("gpudoctor") / "compat_tables"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "compat_tables"
+    return Path(__file__).resolve().parents[2] / "compat_tables"
 
 
 @functools.lru_cache(maxsize=1)
 def _default_tables() -> Tables:
-    from gpudoctor.compat_load import load_dir
-
-    return load_dir(tables_dir())
+    return Tables(**load_rows(tables_dir()))
 
 
 def load_tables(path: Path | None = None) -> Tables:
@@ -327,6 +348,4 @@ def load_tables(path: Path | None = None) -> Tables:
     """
     if path is None:
         return _default_tables()
-    from gpudoctor.compat_load import load_dir
-
-    return load_dir(path)
+    return Tables(**load_rows(path))
