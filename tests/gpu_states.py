@@ -17,7 +17,12 @@ from pathlib import Path
 
 from gpudoctor.compat import load_tables
 from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
-from gpudoctor.probes.nvml_health import CLOCK_EVENT_BITS, IDLE_BIT
+from gpudoctor.probes.nvml_health import (
+    CLOCK_EVENT_BITS,
+    FABRIC_STATES,
+    IDLE_BIT,
+    RECOVERY_ACTIONS,
+)
 from gpudoctor.reports import read_reports
 
 STATES = Path(__file__).resolve().parent / "fixtures" / "gpu_states"
@@ -55,6 +60,27 @@ def _clock_mask(h: GpuHealth) -> str:
     return hex(mask | (IDLE_BIT if h.gpu_idle is True else 0))
 
 
+def _named(fact: object, names: dict[int, str]) -> str:
+    """A name nvidia-smi prints ("Reset") as the NVML value it stands for."""
+    codes = {name.lower(): str(code) for code, name in names.items()}
+    return codes.get(fact.lower(), "NA") if isinstance(fact, str) else "NA"
+
+
+def _fabric_state(h: GpuHealth) -> str:
+    """No NVSwitch (nvidia-smi's N/A: NOT_SUPPORTED) is state 0, as NVML answers it."""
+    if isinstance(h.fabric_state, Unavailable):
+        return "0" if h.fabric_state.reason is Reason.NOT_SUPPORTED else "NA"
+    return _named(h.fabric_state, FABRIC_STATES)
+
+
+def _procs(h: GpuHealth) -> str:
+    """pid:bytes:C|G per process (a C+G process twice); NA when the dump lacks the list."""
+    if isinstance(h.processes, Unavailable):
+        return "NA"
+    return ",".join(f"{p.pid}:{p.used_memory if isinstance(p.used_memory, int) else 'NA'}:{k}"
+                    for p in h.processes for k in p.kind.split("+") if k in ("C", "G"))
+
+
 def _health_lines(i: int, h: GpuHealth | Unavailable) -> list[str]:
     if not isinstance(h, GpuHealth):
         h = GpuHealth(*([h] * 13))  # nothing known: every query NOT_SUPPORTED
@@ -78,6 +104,11 @@ def _health_lines(i: int, h: GpuHealth | Unavailable) -> list[str]:
         "PCIE_GEN": _value(h.pcie_gen), "PCIE_GEN_MAX": _value(h.pcie_gen_max),
         "PCIE_WIDTH": _value(h.pcie_width), "PCIE_WIDTH_MAX": _value(h.pcie_width_max),
         "PCIE_REPLAYS": _value(h.pcie_replays),
+        "RECOVERY_ACTION": _named(h.recovery_action, RECOVERY_ACTIONS),
+        "FABRIC_STATE": _fabric_state(h),
+        "FABRIC_STATUS": "NA" if isinstance(h.fabric_status, Unavailable) else
+        "0" if h.fabric_status.lower() in ("success", "n/a") else "999",  # 999: Unknown Error
+        "PROCS": _procs(h),
     }
     return [f"{key}_{i}={value}" for key, value in values.items()]
 

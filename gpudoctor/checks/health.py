@@ -21,6 +21,7 @@ from gpudoctor.model import (
     Finding,
     GpuFacts,
     GpuHealth,
+    GpuProcess,
     HostFacts,
     Layer,
     NvmlFacts,
@@ -417,7 +418,8 @@ def check_compute_mode(env: Environment, tables: Tables) -> Finding:
     CUDA program fails with "all CUDA-capable devices are busy or unavailable" (FAIL).
     "Exclusive_Process": one process at a time (clusters set it on purpose); a second process
     on that GPU (another job, a torchrun rank mapped to the same GPU, a DataLoader worker
-    that touches CUDA) fails with the same error (a note).
+    that touches CUDA) fails with the same error (a note). When NVML lists a compute process
+    already on an exclusive GPU, the next one is refused: FAIL, naming the pid that holds it.
 
     Fix: `sudo nvidia-smi -i <index> -c DEFAULT` (an administrator's setting: ask first on a
     shared cluster).
@@ -436,12 +438,30 @@ def check_compute_mode(env: Environment, tables: Tables) -> Finding:
     if prohibited:
         return failed(f"GPU {', '.join(prohibited)} is in Prohibited compute mode: no process "
                       "may use it", f"sudo nvidia-smi -i {prohibited[0]} -c DEFAULT", ev)
+    held = [(g, ps[0]) for g in gpus if str(g.compute_mode).startswith("Exclusive")
+            and (ps := _compute_processes(g))]
+    if held:
+        g, p = held[0]
+        who = p.name if p.name.startswith("pid ") else f"pid {p.pid} ({p.name})"
+        return failed("; ".join(f"GPU {h.index} is in {h.compute_mode} compute mode: it "
+                                f"accepts one process, and pid {q.pid} holds it" for h, q in held)
+                      + ": a new CUDA process there fails with 'all CUDA-capable devices are "
+                      "busy or unavailable'",
+                      f"use another GPU (CUDA_VISIBLE_DEVICES), wait for {who} to finish, or "
+                      f"share it: sudo nvidia-smi -i {g.index} -c DEFAULT", ev)
     if exclusive:
         return noted(f"GPU {', '.join(exclusive)} is in exclusive compute mode: one process at "
                      "a time; a second fails with 'all CUDA-capable devices are busy or "
                      "unavailable'", f"to share it: sudo nvidia-smi -i {exclusive[0]} -c "
                      "DEFAULT", ev)
     return passed(f"{len(gpus)} GPU(s) in Default compute mode", ev)
+
+
+def _compute_processes(g: GpuFacts) -> list[GpuProcess]:
+    """The CUDA processes NVML lists on a GPU (graphics ones do not count against exclusive
+    compute mode)."""
+    procs = g.health.processes if isinstance(g.health, GpuHealth) else ()
+    return [p for p in procs if "C" in p.kind] if isinstance(procs, tuple) else []
 
 
 CHECKS = (check_memory_errors, check_clocks_and_heat, check_pcie_link, check_persistence,

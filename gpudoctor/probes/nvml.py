@@ -15,7 +15,8 @@ Error mapping (`nvmlInit` and the system queries):
 Per GPU, a failing handle or query makes that GPU an `Unavailable` in `NvmlFacts.gpus` and
 leaves the others alone (e.g. `NVMLError_GpuIsLost`). Persistence and MIG mode are optional
 per GPU (`NotSupported` on GeForce / non-MIG parts), and so is each health fact (ECC, retired
-pages, remapped rows, clock events, heat, power, PCIe: `gpudoctor.probes.nvml_health`).
+pages, remapped rows, clock events, heat, power, PCIe, the recovery action, the NVSwitch fabric,
+the processes on the GPU: `gpudoctor.probes.nvml_health`).
 
 A deadline (`Deps.nvml_timeout`): a wedged driver can block `nvmlInit` for good, so the queries
 run in a daemon thread and a probe that waited that long returns `Unavailable(TIMEOUT)` ("NVML

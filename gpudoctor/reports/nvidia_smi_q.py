@@ -2,13 +2,15 @@
 
 Both show, per GPU, the product name, UUID, bus id, frame-buffer memory, persistence and MIG
 mode, and the health counters kept as `GpuHealth`: ECC mode and error counts, retired pages
-(before Ampere), remapped rows (Ampere and later) and the active clock-event reasons (called
-"Clocks Throttle Reasons" before driver 535, "Clocks Event Reasons" since). The names of the
+(before Ampere), remapped rows (Ampere and later), temperature and its thresholds, power draw
+and limit, the PCIe link and its replay counter, the active clock-event reasons (called "Clocks
+Throttle Reasons" before driver 535, "Clocks Event Reasons" since), the "GPU Recovery Action"
+(recent drivers), the NVSwitch "Fabric" State and Status, and the Processes. The names of the
 counters changed across driver generations and both are read: ECC "Single Bit"/"Double Bit"
 totals (older) or "SRAM/DRAM Correctable/Uncorrectable" (newer, the SRAM uncorrectable count
 split into "Parity" and "SEC-DED" since 535); "Pending" or "Pending Page Blacklist". "N/A" is a
-counter the GPU does not have (NOT_SUPPORTED); a line the output lacks is NOT_REPORTED.
-Neither output has the compute capability: the checks take it from the product name.
+counter the GPU does not have (NOT_SUPPORTED); a line the output lacks is NOT_REPORTED. Neither
+output has the compute capability: the checks take it from the product name.
 
 A cut-off paste keeps what it has: the text is read line by line, the XML with an incremental
 parser, so the GPUs before the cut are facts and the rest are not there.
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
-from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
+from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
 from gpudoctor.reports.interface import Partial, encode_cuda, not_reported
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
@@ -113,6 +115,33 @@ _FIELDS: dict[str, tuple[_Paths, _Paths]] = {
                       (("remapped_rows", "remapped_row_pending"),)),
     "remap_failure": ((("Remapped Rows", "Remapping Failure Occurred"),),
                       (("remapped_rows", "remapped_row_failure"),)),
+    "ecc_pending": ((("ECC Mode", "Pending"),), (("ecc_mode", "pending_ecc"),)),
+    "compute_mode": ((("Compute Mode",),), (("compute_mode",),)),
+    "temp": ((("Temperature", "GPU Current Temp"),), (("temperature", "gpu_temp"),)),
+    "temp_slow": ((("Temperature", "GPU Slowdown Temp"),),
+                  (("temperature", "gpu_temp_slow_threshold"),)),
+    "temp_shut": ((("Temperature", "GPU Shutdown Temp"),),
+                  (("temperature", "gpu_temp_max_threshold"),)),
+    "power": ((("GPU Power Readings", "Power Draw"), ("Power Readings", "Power Draw")),
+              (("gpu_power_readings", "power_draw"), ("power_readings", "power_draw"))),
+    "power_limit": ((("GPU Power Readings", "Current Power Limit"),
+                     ("Power Readings", "Enforced Power Limit"), ("Power Readings", "Power Limit")),
+                    (("gpu_power_readings", "current_power_limit"),
+                     ("power_readings", "enforced_power_limit"),
+                     ("power_readings", "power_limit"))),
+    "pcie_gen": ((("PCI", "GPU Link Info", "PCIe Generation", "Current"),),
+                 (("pci", "pci_gpu_link_info", "pcie_gen", "current_link_gen"),)),
+    "pcie_gen_max": ((("PCI", "GPU Link Info", "PCIe Generation", "Max"),),
+                     (("pci", "pci_gpu_link_info", "pcie_gen", "max_link_gen"),)),
+    "pcie_width": ((("PCI", "GPU Link Info", "Link Width", "Current"),),
+                   (("pci", "pci_gpu_link_info", "link_widths", "current_link_width"),)),
+    "pcie_width_max": ((("PCI", "GPU Link Info", "Link Width", "Max"),),
+                       (("pci", "pci_gpu_link_info", "link_widths", "max_link_width"),)),
+    "replays": ((("PCI", "Replays Since Reset"), ("PCI", "Replays since reset")),
+                (("pci", "replay_counter"),)),
+    "recovery": ((("GPU Recovery Action",),), (("gpu_recovery_action",),)),
+    "fabric_state": ((("Fabric", "State"),), (("fabric", "state"),)),
+    "fabric_status": ((("Fabric", "Status"),), (("fabric", "status"),)),
 }
 # ECC counters: (text names, xml names) under ECC Errors / Volatile|Aggregate
 _UNC = (("SRAM Uncorrectable", "SRAM Uncorrectable Parity", "SRAM Uncorrectable SEC-DED",
@@ -156,6 +185,13 @@ class _Gpu:
         return raw if isinstance(raw, Unavailable) else n if n is not None else not_reported(
             f"{what}: nvidia-smi shows {raw!r}")
 
+    def watts(self, name: str, what: str) -> float | Unavailable:
+        """"59.77 W" as watts."""
+        raw = self._get(name, what)
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*W", raw.strip()) if isinstance(raw, str) else None
+        return raw if isinstance(raw, Unavailable) else float(m[1]) if m else not_reported(
+            f"{what}: nvidia-smi shows {raw!r}")
+
     def flag(self, name: str, what: str) -> bool | Unavailable:
         """Yes/No, Enabled/Disabled."""
         raw = self._get(name, what)
@@ -165,8 +201,8 @@ class _Gpu:
 
 
 def _int(raw: str) -> int | None:
-    m = re.fullmatch(r"(\d+)(?:\s*MiB)?", raw.strip())
-    return (int(m[1]) << 20 if "MiB" in raw else int(m[1])) if m else None
+    m = re.fullmatch(r"(\d+)(?:\s*(MiB|C|x))?", raw.strip())  # "42", "80 MiB", "45 C", "16x"
+    return (int(m[1]) << 20 if m[2] == "MiB" else int(m[1])) if m else None
 
 
 def _yes(raw: str) -> bool | None:
@@ -193,21 +229,25 @@ def _ecc_count(g: _Gpu, scope: str, names: tuple[Sequence[str], Sequence[str]],
     return sum(c for c in counts if c is not None)
 
 
-def _clock_events(g: _Gpu) -> tuple[str, ...] | Unavailable:
+def _clock_events(g: _Gpu) -> tuple[tuple[str, ...], bool] | Unavailable:
+    """The active clock-event reasons but Idle, and whether Idle is active."""
     names = (("clocks_event_reasons",), ("clocks_throttle_reasons",)) if g.xml else (
         ("Clocks Event Reasons",), ("Clocks Throttle Reasons",))
     node = next((n for path in names if (n := g.node.find(*path)) is not None), None)
     if node is None:
         return not_reported("the clock-event reasons are not in the report")
     active = []
+    idle = False
     for n in _walk(node):
         if (n.value or "").lower() == "active":
             words = re.sub(r"^clocks_(?:event|throttle)_reason_", "", n.key).split("_")
             label = " ".join(w.upper() if w.lower() in ("hw", "sw", "gpu") else w[:1].upper()
                              + w[1:] for w in " ".join(words).split())  # as -q's text spells it
-            if label.lower() not in ("idle", "gpu idle"):
+            if label.lower() in ("idle", "gpu idle"):
+                idle = True
+            else:
                 active.append(label)
-    return tuple(active)
+    return tuple(active), idle
 
 
 def _walk(node: _Node) -> list[_Node]:
@@ -215,7 +255,20 @@ def _walk(node: _Node) -> list[_Node]:
 
 
 def _health(g: _Gpu) -> GpuHealth:
+    events = _clock_events(g)
     return GpuHealth(
+        ecc_mode_pending=g.text("ecc_pending", "the pending ECC mode"),
+        temperature=g.number("temp", "the GPU temperature"),
+        temperature_slowdown=g.number("temp_slow", "the slowdown temperature"),
+        temperature_shutdown=g.number("temp_shut", "the shutdown temperature"),
+        power_draw=g.watts("power", "the power draw"),
+        power_limit=g.watts("power_limit", "the power limit"),
+        pcie_gen=g.number("pcie_gen", "the PCIe generation"),
+        pcie_gen_max=g.number("pcie_gen_max", "the maximum PCIe generation"),
+        pcie_width=g.number("pcie_width", "the PCIe link width"),
+        pcie_width_max=g.number("pcie_width_max", "the maximum PCIe link width"),
+        pcie_replays=g.number("replays", "the PCIe replay counter"),
+        gpu_idle=events if isinstance(events, Unavailable) else events[1],
         ecc_mode=g.text("ecc_mode", "ECC mode"),
         ecc_volatile_uncorrectable=_ecc_count(g, "Volatile", _UNC, "Double Bit",
                                               "volatile uncorrectable ECC errors"),
@@ -235,8 +288,42 @@ def _health(g: _Gpu) -> GpuHealth:
                                              "errors"),
         remapped_rows_pending=g.flag("remap_pending", "a pending row remap"),
         remapped_rows_failure=g.flag("remap_failure", "a failed row remap"),
-        clock_events=_clock_events(g),
+        clock_events=events if isinstance(events, Unavailable) else events[0],
+        recovery_action=g.text("recovery", "the GPU recovery action"),
+        fabric_state=g.text("fabric_state", "the NVSwitch fabric state"),
+        fabric_status=g.text("fabric_status", "the NVSwitch fabric status"),
+        processes=_processes(g),
     )
+
+
+def _processes(g: _Gpu) -> tuple[GpuProcess, ...] | Unavailable:
+    """The Processes section: "None", or per process its pid, type, name and used memory (the
+    text output repeats the keys under one "Processes" node; the XML has a process_info each)."""
+    node = g.node.find("processes" if g.xml else "Processes")
+    if node is None:
+        return not_reported("the GPU's processes are not in the report")
+    if g.xml:
+        rows = [{c.key: c.value or "" for c in p.children} for p in node.children
+                if p.key == "process_info"]
+    else:
+        rows = []
+        for c in node.children:  # "Process ID" starts a process; its fields follow or nest
+            if c.key == "Process ID":
+                rows.append({c.key: c.value or ""})
+            if rows:
+                rows[-1].update({n.key: n.value or "" for n in (c, *c.children)})
+    found = []
+    for row in rows:
+        pid = _int(row.get("pid", row.get("Process ID", "")))
+        if pid is None:
+            continue
+        used = _int(row.get("used_memory", row.get("Used GPU Memory", "")))
+        found.append(GpuProcess(
+            pid, row.get("process_name", row.get("Name", "")) or f"pid {pid}",
+            used if used is not None else Unavailable(
+                Reason.NOT_SUPPORTED, "nvidia-smi does not show this process's memory"),
+            row.get("type", row.get("Type", "C")) or "C"))
+    return tuple(found)
 
 
 def _gpu_facts(index: int, g: _Gpu) -> GpuFacts:
@@ -251,6 +338,7 @@ def _gpu_facts(index: int, g: _Gpu) -> GpuFacts:
         persistence_mode=g.flag("persistence", "persistence mode"),
         mig_mode=g.flag("mig", "MIG mode"),
         health=_health(g),
+        compute_mode=g.text("compute_mode", "the compute mode"),
     )
 
 

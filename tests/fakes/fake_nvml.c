@@ -33,6 +33,11 @@
  *   POWER_MW=70000 POWER_LIMIT_MW=700000
  *   PCIE_GEN=5 PCIE_GEN_MAX=5 PCIE_WIDTH=16 PCIE_WIDTH_MAX=16 PCIE_REPLAYS=0
  *   COMPUTE_MODE=0                  nvmlDeviceGetComputeMode (2 Prohibited, 3 Exclusive_Process)
+ *   RECOVERY_ACTION=0               nvmlDeviceGetFieldValues' NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
+ *                                   (1 Reset, 2 Reboot, 3 Drain P2P, 4 Drain and Reset)
+ *   FABRIC_STATE=0 FABRIC_STATUS=0  nvmlDeviceGetGpuFabricInfo (state 0: no NVSwitch;
+ *                                   1 not started, 2 in progress, 3 completed)
+ *   PROCS="pid:bytes:C,pid:NA:G"    nvmlDeviceGet{Compute,Graphics}RunningProcesses_v3
  *
  *   FAKE_NVML_STATE=path            a recorded GPU state: one NAME=value per line (# comments),
  *                                   each set as FAKE_NVML_NAME at nvmlInit unless that variable
@@ -528,3 +533,125 @@ int nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, int threshold, unsign
 
 /* 0 Default, 2 Prohibited, 3 Exclusive_Process */
 UINT_QUERY(nvmlDeviceGetComputeMode, "COMPUTE_MODE", "0")
+
+/* ------------------------------------------------------------------ recovery, fabric, processes */
+
+/* nvmlFieldValue_t as pynvml declares it (c_nvmlFieldValue_t) */
+typedef struct {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    unsigned int valueType;
+    unsigned int nvmlReturn;
+    union {
+        double dVal;
+        unsigned int uiVal;
+        unsigned long ulVal;
+        unsigned long long ullVal;
+        long long sllVal;
+        int siVal;
+        unsigned short usVal;
+    } value;
+} nvmlFieldValue_t;
+
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+
+/* Only the recovery action (RECOVERY_ACTION, default 0 None; NA: NOT_SUPPORTED in that
+ * field, as a driver before it returns); any other field is NOT_SUPPORTED. */
+int nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t *values) {
+    int code = check_device("nvmlDeviceGetFieldValues", device);
+    if (code) return code;
+    for (int i = 0; i < count; i++) {
+        unsigned long long v = 0;
+        values[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        if (values[i].fieldId != NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) continue;
+        values[i].nvmlReturn = (unsigned int)health(device, "RECOVERY_ACTION", "0", &v);
+        values[i].valueType = 1; /* NVML_VALUE_TYPE_UNSIGNED_INT */
+        values[i].value.uiVal = (unsigned int)v;
+    }
+    return NVML_SUCCESS;
+}
+
+/* nvmlGpuFabricInfo_t as pynvml declares it (state a c_uint) */
+typedef struct {
+    unsigned char clusterUuid[16];
+    unsigned int status;
+    unsigned int cliqueId;
+    unsigned int state;
+} nvmlGpuFabricInfo_t;
+
+/* FABRIC_STATE (default 0: no NVSwitch; 1 not started, 2 in progress, 3 completed),
+ * FABRIC_STATUS (an nvmlReturn_t, default 0 success) */
+int nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info) {
+    unsigned long long state = 0, status = 0;
+    int code = check_device("nvmlDeviceGetGpuFabricInfo", device);
+    if (!code) code = health(device, "FABRIC_STATE", "0", &state);
+    if (!code) code = health(device, "FABRIC_STATUS", "0", &status);
+    if (code) return code;
+    memset(info, 0, sizeof *info);
+    info->state = (unsigned int)state;
+    info->status = (unsigned int)status;
+    return NVML_SUCCESS;
+}
+
+/* nvmlProcessInfo_t (v2/v3 layout, as pynvml declares it) */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+/* PROCS="pid:bytes:C,pid:NA:G" (bytes NA: NVML_VALUE_NOT_AVAILABLE, as under WDDM); the
+ * processes of `type` ('C' compute, 'G' graphics); the value NA: NOT_SUPPORTED. */
+static int processes(const char *fn, nvmlDevice_t device, char type, unsigned int *count,
+                     nvmlProcessInfo_t *infos) {
+    char name[96];
+    const char *spec;
+    unsigned int n = 0;
+    int code = check_device(fn, device);
+    if (code) return code;
+    snprintf(name, sizeof name, "FAKE_NVML_PROCS_%u", device->index);
+    spec = getenv(name);
+    if (!spec) spec = env("FAKE_NVML_PROCS", "");
+    if (strcmp(spec, "NA") == 0) return NVML_ERROR_NOT_SUPPORTED;
+    for (const char *p = spec; p && *p;) {
+        char *end;
+        unsigned long pid = strtoul(p, &end, 10);
+        unsigned long long used = ~0ULL;
+        const char *colon = strchr(p, ':');
+        const char *next = strchr(p, ',');
+        if (colon && (!next || colon < next)) {
+            if (strncmp(colon + 1, "NA", 2) != 0) used = strtoull(colon + 1, &end, 0);
+            const char *kind = strchr(colon + 1, ':');
+            char t = (kind && (!next || kind < next)) ? kind[1] : 'C';
+            if (t == type) {
+                if (infos && n < *count) {
+                    infos[n].pid = (unsigned int)pid;
+                    infos[n].usedGpuMemory = used;
+                    infos[n].gpuInstanceId = 0xFFFFFFFFu;
+                    infos[n].computeInstanceId = 0xFFFFFFFFu;
+                }
+                n++;
+            }
+        }
+        p = next ? next + 1 : NULL;
+    }
+    if (!infos || n > *count) {
+        *count = n;
+        return n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+    }
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+                                            nvmlProcessInfo_t *infos) {
+    return processes("nvmlDeviceGetComputeRunningProcesses_v3", device, 'C', count, infos);
+}
+
+int nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+                                             nvmlProcessInfo_t *infos) {
+    return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", device, 'G', count, infos);
+}

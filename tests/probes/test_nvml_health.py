@@ -6,13 +6,15 @@ name, and the FAKE_NVML_STATE file the recorded-state replays use.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 from test_nvml import H100, RTX3090, RunNvml, run_probe, unavailable
 
-from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason
-from gpudoctor.probes.nvml_health import decode_clock_events
+from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason
+from gpudoctor.probes.nvml_health import decode_clock_events, process_name
 
 
 @pytest.fixture
@@ -46,7 +48,10 @@ def test_every_field_read(nvml: RunNvml) -> None:
         clock_events=("SW Power Cap", "HW Slowdown", "HW Thermal Slowdown"), gpu_idle=False,
         ecc_mode_pending="Disabled", temperature=81, temperature_slowdown=85,
         temperature_shutdown=90, power_draw=612.345, power_limit=700.0, pcie_gen=3,
-        pcie_gen_max=5, pcie_width=8, pcie_width_max=16, pcie_replays=77)
+        pcie_gen_max=5, pcie_width=8, pcie_width_max=16, pcie_replays=77,
+        recovery_action="None", fabric_state=h.fabric_state, fabric_status=h.fabric_status,
+        processes=())
+    unavailable(h.fabric_state, Reason.NOT_SUPPORTED)  # no NVSwitch by default
 
 
 def test_healthy_defaults(nvml: RunNvml) -> None:
@@ -189,3 +194,68 @@ def test_real_gpu_health() -> None:
         assert isinstance(h.temperature, int) and 0 < h.temperature < 120
         assert isinstance(h.pcie_width, int) or h.pcie_width.reason is Reason.NOT_SUPPORTED
         assert isinstance(h.clock_events, tuple)
+
+
+# ------------------------------------------------------------- recovery, fabric, processes
+
+
+@pytest.mark.parametrize(("code", "name"), [
+    ("0", "None"), ("1", "Reset"), ("2", "Reboot"), ("3", "Drain P2P"), ("4", "Drain and Reset"),
+    ("9", "unknown action 9")])
+def test_recovery_action(nvml: RunNvml, code: str, name: str) -> None:
+    """nvmlDeviceGetFieldValues(NVML_FI_DEV_GET_GPU_RECOVERY_ACTION), decoded to -q's names."""
+    (h,) = healths(nvml(recovery_action=code))
+    assert h.recovery_action == name
+
+
+def test_recovery_action_not_supported(nvml: RunNvml) -> None:
+    """A driver without the field answers NOT_SUPPORTED in the field's own return code."""
+    (h,) = healths(nvml(recovery_action="NA"))
+    u = unavailable(h.recovery_action, Reason.NOT_SUPPORTED)
+    assert u.message == "GPU 0 recovery action is not supported by this GPU or driver"
+    (h,) = healths(nvml(fail="nvmlDeviceGetFieldValues=999"))
+    unavailable(h.recovery_action, Reason.ERROR)
+
+
+def test_fabric_states(nvml: RunNvml) -> None:
+    facts = nvml(gpus=f"{H100};{H100};{H100};{H100}", fabric_state="3", fabric_state_1="1",
+                 fabric_status_2="999", fabric_state_3="NA")
+    hs = healths(facts)
+    assert [(h.fabric_state, h.fabric_status) for h in hs[:3]] == [
+        ("Completed", "Success"), ("Not Started", "Success"), ("Completed", "Unknown Error")]
+    unavailable(hs[3].fabric_state, Reason.NOT_SUPPORTED)
+    (h,) = healths(nvml())  # state 0: no NVSwitch
+    assert unavailable(h.fabric_state, Reason.NOT_SUPPORTED).message.startswith(
+        "GPU 0 has no NVSwitch fabric")
+
+
+def test_processes(nvml: RunNvml) -> None:
+    """Compute and graphics processes merge by pid; names come from /proc/PID/comm (a real
+    child here), and a pid this process cannot see says so."""
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        gone = 2 ** 22 + 7  # above the kernel's pid_max: never a live process
+        (h,) = healths(nvml(procs=f"{child.pid}:{5 << 30}:C,{gone}:NA:G,{child.pid}:1:G"))
+    finally:
+        child.kill()
+        child.wait()
+    assert h.processes[0] == GpuProcess(child.pid, "sleep", 5 << 30, "C+G")  # type: ignore[index]
+    other = h.processes[1]  # type: ignore[index]
+    assert (other.pid, other.name, other.kind) == (
+        gone, f"pid {gone} (not visible from this namespace)", "G")
+    unavailable(other.used_memory, Reason.NOT_SUPPORTED)
+
+
+def test_processes_none_and_not_supported(nvml: RunNvml) -> None:
+    (h,) = healths(nvml())
+    assert h.processes == ()
+    (h,) = healths(nvml(procs="NA"))
+    unavailable(h.processes, Reason.NOT_SUPPORTED)
+
+
+def test_process_name(tmp_path: Path) -> None:
+    (tmp_path / "42").mkdir()
+    (tmp_path / "42" / "comm").write_text("python3\n")
+    assert process_name(42, tmp_path) == "python3"
+    assert process_name(43, tmp_path) == "pid 43 (not visible from this namespace)"
+    assert process_name(os.getpid()) == Path(f"/proc/{os.getpid()}/comm").read_text().strip()
