@@ -14,22 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from enum import Enum, IntEnum
+from enum import IntEnum
 from typing import TYPE_CHECKING, NewType, TypeAlias
 
-from gpudoctor.model_smoke import SmokeReport
+# re-exported: the model's leaves, so `from gpudoctor.model import …` reaches every type
+from gpudoctor.model_base import NOT_RECORDED as NOT_RECORDED
+from gpudoctor.model_base import Reason as Reason
+from gpudoctor.model_base import StrEnum as _StrEnum
+from gpudoctor.model_base import Unavailable as Unavailable
+from gpudoctor.model_health import GpuHealth as GpuHealth
+from gpudoctor.model_health import GpuProcess as GpuProcess
+from gpudoctor.model_smoke import DistributedReport, SmokeReport
+from gpudoctor.requirements import Requirement
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
 SCHEMA_VERSION = 1
-
-
-class _StrEnum(str, Enum):
-    """`enum.StrEnum` for Python 3.10."""
-
-    def __str__(self) -> str:
-        return str(self.value)
 
 
 class Status(_StrEnum):
@@ -49,21 +50,6 @@ class Severity(IntEnum):
     ERROR = 30
 
 
-class Reason(_StrEnum):
-    """Why a fact is unavailable."""
-
-    NOT_INSTALLED = "not-installed"
-    DRIVER_NOT_LOADED = "driver-not-loaded"
-    VERSION_MISMATCH = "version-mismatch"
-    PERMISSION_DENIED = "permission-denied"
-    NOT_SUPPORTED = "not-supported"
-    TIMEOUT = "timeout"
-    CRASHED = "crashed"  # a child process died from a signal (abort, segfault)
-    SKIPPED = "skipped"  # the user asked not to gather it (e.g. --no-torch)
-    NOT_REPORTED = "not-reported"  # read from a pasted report that does not state it
-    ERROR = "error"
-
-
 class Layer(_StrEnum):
     """The layer of the stack a check belongs to; the report is grouped by it."""
 
@@ -72,6 +58,7 @@ class Layer(_StrEnum):
     CUDNN = "cudnn"
     PYTORCH = "pytorch"
     HOST = "host"
+    REQUIREMENTS = "requirements"  # what a CI job asked for (`check --require`)
 
     @property
     def heading(self) -> str:
@@ -85,21 +72,8 @@ _LAYER_TITLES = {
     Layer.CUDNN: "cuDNN",
     Layer.PYTORCH: "PyTorch",
     Layer.HOST: "Environment",
+    Layer.REQUIREMENTS: "Requirements",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Unavailable:
-    """A fact that could not be gathered, and why."""
-
-    reason: Reason
-    message: str  # one actionable sentence
-    detail: str | None = None  # exception type and text, stderr tail: for -v and JSON
-
-
-# the default of a fact added after snapshots were first written: an older snapshot lacks it
-NOT_RECORDED = Unavailable(Reason.NOT_SUPPORTED, "not recorded (a snapshot from an older "
-                           "gpudoctor, or a report that does not state it)")
 
 
 # --------------------------------------------------------------------------- host
@@ -133,12 +107,16 @@ class HostFacts:
     # NVIDIA display / 3D controllers on the PCI bus ("0000:01:00.0 10de:2684"): a GPU is there
     # even when no driver is loaded
     pci_gpus: tuple[str, ...] | Unavailable = NOT_RECORDED
+    pci_gpu_drivers: tuple[tuple[str, str], ...] = ()  # (PCI address, bound driver or "")
     # the NVIDIA kernel module's version (/proc/driver/nvidia/version, /sys/module/nvidia/version)
     nvidia_module: str | Unavailable = NOT_RECORDED
     # (path of a libnvidia-ml.so.1, the driver version its real file is named after)
     nvml_libraries: tuple[tuple[str, str], ...] = ()
     # (LD_LIBRARY_PATH entry, the directory it resolves to): /proc/self/maps shows the latter
     ld_library_path_real: tuple[tuple[str, str], ...] = ()
+    cdi_specs: tuple[str, ...] = ()  # Container Device Interface specs: /etc/cdi, /var/run/cdi
+    # the node's name (`socket.gethostname()`): `gpudoctor fleet` names nodes by it
+    hostname: str | Unavailable = NOT_RECORDED
 
     def getenv(self, name: str) -> str | None:
         """The value of a recorded environment variable, None when it was not set."""
@@ -146,29 +124,6 @@ class HostFacts:
 
 
 # --------------------------------------------------------------------------- driver
-
-
-@dataclass(frozen=True, slots=True)
-class GpuHealth:
-    """A GPU's memory-error and clock-event state, as `nvidia-smi -q` (or `-q -x`) shows it.
-
-    A counter the GPU does not have is Unavailable(NOT_SUPPORTED) ("N/A": ECC on a GeForce,
-    remapped rows before Ampere); one the output does not show is Unavailable(NOT_REPORTED).
-    """
-
-    ecc_mode: str | Unavailable  # "Enabled", "Disabled" (current mode)
-    ecc_volatile_uncorrectable: int | Unavailable  # since the last driver load
-    ecc_aggregate_uncorrectable: int | Unavailable  # over the GPU's life
-    ecc_volatile_correctable: int | Unavailable
-    ecc_aggregate_correctable: int | Unavailable
-    retired_pages_single_bit: int | Unavailable  # pre-Ampere page retirement
-    retired_pages_double_bit: int | Unavailable
-    retired_pages_pending: bool | Unavailable  # a retirement waits for the next driver load
-    remapped_rows_correctable: int | Unavailable  # Ampere and later row remapping
-    remapped_rows_uncorrectable: int | Unavailable
-    remapped_rows_pending: bool | Unavailable  # a remap waits for a GPU reset
-    remapped_rows_failure: bool | Unavailable  # a remap failed: the GPU needs service
-    clock_events: tuple[str, ...] | Unavailable  # active: "HW Slowdown", … (not "Idle")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,13 +142,16 @@ class GpuFacts:
     persistence_mode: bool | Unavailable
     mig_mode: bool | Unavailable
     health: GpuHealth | Unavailable = NOT_RECORDED  # `nvidia-smi -q` counters, when read
+    compute_mode: str | Unavailable = NOT_RECORDED  # "Default", "Prohibited", "Exclusive_…"
 
 
 @dataclass(frozen=True, slots=True)
 class NvmlFacts:
     """The driver as NVML reports it."""
 
-    driver_version: str  # "580.65.06"
+    # "580.65.06"; Unavailable only from a report cut off before the driver's version, whose
+    # GPU list (collect_env's, from `nvidia-smi -L`) shows the driver answered
+    driver_version: str | Unavailable
     cuda_driver_version: int | Unavailable  # 1000*major + 10*minor: the highest CUDA it runs
     nvml_version: str | Unavailable
     binding: str  # "nvidia-ml-py 13.580.82"
@@ -296,8 +254,11 @@ class TorchDevice:
 class TorchRuntime:
     """What `import torch` in the probed interpreter reported."""
 
-    version: str
-    cuda: str | None  # torch.version.cuda; None for a CPU-only build
+    # torch.__version__; a report that quotes only torch's warnings does not state it
+    version: str | Unavailable
+    # torch.version.cuda; None for a CPU-only build; Unavailable: a CUDA build whose version
+    # the report does not state (torch's arch warning, printed only by CUDA builds)
+    cuda: str | Unavailable | None
     hip: str | None  # torch.version.hip; None unless a ROCm build
     # the probe always has the fields below; a pasted report (collect_env) lacks them, and they
     # are then Unavailable(NOT_REPORTED), never guessed
@@ -310,6 +271,9 @@ class TorchRuntime:
     cudnn_conv: str | Unavailable  # "ok", "not-run: <why>", "error: <text>": a convolution
     mapped_libraries: tuple[str, ...] | Unavailable  # libcudart/libcudnn*/… in /proc/self/maps
     file: str | Unavailable = NOT_RECORDED  # torch.__file__ of the torch that imported
+    # (name, compute capability) of GPUs torch's own warnings name ("… with CUDA capability
+    # sm_120 is not compatible …"): in a pasted report, some of the GPUs, not the list of them
+    warned_gpus: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,7 +346,7 @@ class SmokeFailure:
 
 
 # what `check --smoke` / `smoke-test` found; the measurements are in gpudoctor.model_smoke
-SmokeFacts: TypeAlias = SmokeReport | SmokeFailure
+SmokeFacts: TypeAlias = SmokeReport | DistributedReport | SmokeFailure
 SMOKE_NOT_RUN = Unavailable(
     Reason.SKIPPED, "the smoke test did not run: pass --smoke (or run gpudoctor smoke-test)")
 
@@ -406,6 +370,7 @@ class Environment:
     # the pasted reports the facts were read from ("collect_env in issue-123.md"); () when the
     # probes gathered them on this machine
     sources: tuple[str, ...] = ()
+    requirements: tuple[Requirement, ...] = ()  # `check --require gpus>=8`: GD601-GD607 judge
 
 
 # the Environment fields a check can read (`Check.facts`); the other three are metadata (which

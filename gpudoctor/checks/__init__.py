@@ -1,7 +1,8 @@
 """The registry of checks, and the runner that turns an Environment into a Report.
 
 IDs are `GD` + 3 digits; the hundreds digit is the area: 1xx driver/NVML, 2xx CUDA toolkit and
-runtime, 3xx cuDNN, 4xx PyTorch, 5xx host. An ID is never renumbered or reused.
+runtime, 3xx cuDNN, 4xx PyTorch, 5xx host, 6xx
+requirements (`check --require`). An ID is never renumbered or reused.
 """
 
 from __future__ import annotations
@@ -10,7 +11,19 @@ import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import cuda, cudnn, driver, host, pytorch, smoke
+from gpudoctor.checks import (
+    container,
+    cuda,
+    cudnn,
+    cudnn_gpu,
+    driver,
+    gpu_state,
+    health,
+    host,
+    pytorch,
+    requirements,
+    smoke,
+)
 from gpudoctor.model import Check, Environment, Layer, Report, Result
 
 if TYPE_CHECKING:
@@ -18,11 +31,17 @@ if TYPE_CHECKING:
 
 REGISTRY: tuple[Check, ...] = (
     *driver.CHECKS,
+    *health.CHECKS,
+    *gpu_state.CHECKS,
     *cuda.CHECKS,
     *cudnn.CHECKS,
+    *cudnn_gpu.CHECKS,
     *pytorch.CHECKS,
     *smoke.CHECKS,
+    *smoke.DISTRIBUTED_CHECKS,
     *host.CHECKS,
+    *container.CHECKS,
+    *requirements.CHECKS,
 )
 
 

@@ -19,6 +19,7 @@ from gpudoctor.model import (
     ToolkitFacts,
     Unavailable,
 )
+from gpudoctor.versions import sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import GpuArch, Tables
@@ -249,7 +250,7 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
 
 def _sm(g: GpuFacts) -> str:
     cc = g.compute_capability
-    return "sm_" + cc.replace(".", "") if isinstance(cc, str) else "sm_?"
+    return sm_of(cc) if isinstance(cc, str) else "sm_?"
 
 
 def _mm_key(v: str) -> tuple[int, int]:

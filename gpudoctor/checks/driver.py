@@ -38,7 +38,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     NVML tells the cases apart: the library is missing (no driver), the kernel module is not
     loaded, or the user-space library and the kernel module are different versions (the driver
     was upgraded without a reboot: both versions are shown, and the fix is reloading the module,
-    not reinstalling). On WSL, where NVML may be absent, libcuda stands in.
+    not reinstalling). On WSL, where NVML may be absent, libcuda stands in. NVML that does not
+    answer within the probe's deadline is a driver that is not responding (a wedged driver or
+    GPU: check `nvidia-smi`, the Xid errors in the kernel log, reboot), not a missing one.
 
     A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
     a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
@@ -57,6 +59,15 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
         )
     nvml = env.nvml
     assert isinstance(nvml, Unavailable)
+    if nvml.reason is Reason.TIMEOUT:  # a wedged driver, not a missing one (libcuda's
+        # version query does not reach the kernel module, so it is no sign of a working driver)
+        return failed(f"the NVIDIA driver is not responding ({nvml.message.split(':')[0]}): "
+                      "a wedged driver or GPU",
+                      "run `nvidia-smi` (if it hangs too, the driver or a GPU is wedged); look "
+                      "for Xid errors: `sudo dmesg | grep -i xid` or `journalctl -k | grep -i "
+                      "xid`; then reboot the node",
+                      (("NVML", nvml.message), *((("detail", nvml.detail),) if nvml.detail
+                                                 else ())))
     if F.driver_present(env):
         return passed(f"driver {drv or '(version unknown)'} found through libcuda "
                       f"(NVML unavailable: {nvml.message})")
@@ -203,8 +214,8 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
 
 def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
     """", or install a build for this driver: <line>" from the one source of advice
-    (`gpudoctor.advice`): for any wheel the driver runs, and for one it runs in full."""
-    from gpudoctor.advice import torch_advice  # imported here: advice reads gpudoctor.checks
+    (`gpudoctor.compat.advice`): for any wheel the driver runs, and for one it runs in full."""
+    from gpudoctor.compat.advice import torch_advice  # imported here: advice reads gpudoctor.checks
 
     advice = torch_advice(env, tables)
     runs = advice.pick.runs if advice.pick else None
@@ -246,7 +257,7 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     minimum = tables.cuda_min_driver(tc)
     evidence: tuple[tuple[str, str], ...] = (("driver", drv), ("torch CUDA", tc))
     if minimum is None:
-        return skipped(f"CUDA {tc} is not in the compat tables", evidence)
+        return _by_family(tables, tc, drv, evidence)
     dv = F.version(drv)
     full, family = F.version(minimum.full), F.version(minimum.family)
     evidence += (("minimum (full)", minimum.full or "?"),
@@ -269,6 +280,29 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         f"upgrade the NVIDIA driver to ≥ {need} ({DRIVER_URL}){alt}",
         evidence,
     )
+
+
+def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str], ...]
+               ) -> Finding:
+    """GD103 for a torch CUDA the tables do not hold (newer than their newest release): the
+    minor-version-compatibility floor of its major (`[[family]]`) judges it, and says so."""
+    held = f"CUDA {tc} is {tables.cuda_not_held(tc)}"
+    fam, dv = tables.cuda_family(tc), F.version(drv)
+    major = tc.split(".")[0]
+    if fam is None or dv is None:
+        why = f"no CUDA {major} family rule is recorded" if fam is None else \
+            f"driver version {drv!r} does not parse"
+        return skipped(f"{held}, and {why}: update gpudoctor to judge it", evidence)
+    rule = f"judged by the CUDA {major} family rule (≥ {fam.min_driver_linux}, {fam.status})"
+    evidence += (("minimum (family rule)", fam.min_driver_linux), ("tables", held))
+    if dv >= Version(fam.min_driver_linux):
+        return warned(
+            f"driver {drv} runs PyTorch's CUDA {tc} at least by minor-version compatibility: "
+            f"{held}: {rule}; whether it runs it in full is not known",
+            f"upgrade the driver to one that reports CUDA ≥ {tc} ({DRIVER_URL})", evidence)
+    return failed(f"driver {drv} is too old for PyTorch's CUDA {tc}: {held}: {rule}",
+                  f"upgrade the NVIDIA driver to ≥ {fam.min_driver_linux} ({DRIVER_URL})",
+                  evidence)
 
 
 def _by_driver_cuda(tables: Tables, tc: str, dcuda: tuple[str, str], same_family: bool
@@ -320,10 +354,13 @@ def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
         return passed(f"toolkit CUDA {tv} ≤ driver's CUDA {dcuda}", ev)
     minimum = tables.cuda_min_driver(tv)
     need = f"≥ {minimum.full}" if minimum and minimum.full else f"one that supports CUDA {tv}"
+    fam = tables.cuda_family(tv) if minimum is None else None
+    held = (f" (CUDA {tv} is {tables.cuda_not_held(tv)}: judged by the CUDA {tvv.major} family "
+            f"rule, ≥ {fam.min_driver_linux})") if fam else ""
     if tvv.major == dvv.major and tvv.major >= 11:
         return warned(
             f"toolkit CUDA {tv} is newer than the driver's CUDA {dcuda}: what it builds runs by "
-            "minor-version compatibility only (no PTX JIT)",
+            f"minor-version compatibility only (no PTX JIT){held}",
             f"upgrade the NVIDIA driver to {need} ({DRIVER_URL})", ev)
     return failed(
         f"toolkit CUDA {tv} is newer than the driver supports (CUDA {dcuda}): programs it "

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
-from gpudoctor.compat_rows import decode_cuda_version
 from gpudoctor.model import (
     CudaFacts,
     Environment,
@@ -22,6 +21,7 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
+from gpudoctor.versions import decode_cuda_version, sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -59,7 +59,7 @@ def major(text: str) -> int | None:
 
 def driver_version(env: Environment) -> str | None:
     """The driver version, from NVML or else /proc/driver/nvidia/version."""
-    if isinstance(env.nvml, NvmlFacts):
+    if isinstance(env.nvml, NvmlFacts) and isinstance(env.nvml.driver_version, str):
         return env.nvml.driver_version
     if isinstance(env.libcuda, LibcudaFacts) and isinstance(env.libcuda.driver_version, str):
         return env.libcuda.driver_version
@@ -121,10 +121,11 @@ def torch_static(env: Environment) -> TorchStatic | None:
 
 
 def torch_cuda(env: Environment) -> str | None:
-    """torch's CUDA version: from the import, else from torch/version.py; None for CPU builds."""
+    """torch's CUDA version: from the import, else from torch/version.py; None for CPU builds,
+    and for a CUDA build whose version a report does not state (`cuda_build_unstated`)."""
     rt = torch_runtime(env)
     if rt is not None:
-        return rt.cuda
+        return rt.cuda if isinstance(rt.cuda, str) else None
     st = torch_static(env)
     if st is not None:
         value = dict(st.version_py).get("cuda")
@@ -132,13 +133,52 @@ def torch_cuda(env: Environment) -> str | None:
     return None
 
 
-def torch_version(env: Environment) -> str | None:
-    """torch's version string, from the import or the package metadata."""
+def cuda_build_unstated(env: Environment) -> Unavailable | None:
+    """Why torch's CUDA version is unknown when a report shows a CUDA build without it (only
+    torch's arch warning, which CUDA builds alone print); None otherwise."""
     rt = torch_runtime(env)
-    if rt is not None:
+    return rt.cuda if rt is not None and isinstance(rt.cuda, Unavailable) else None
+
+
+def torch_version(env: Environment) -> str | None:
+    """torch's version string, from the import or the package metadata; None when torch is
+    not there, or a report does not state its version (`torch_name`)."""
+    rt = torch_runtime(env)
+    if rt is not None and isinstance(rt.version, str):
         return rt.version
     st = torch_static(env)
     return st.version if st else None
+
+
+def torch_built_cudnn(env: Environment, tables: Tables) -> tuple[str, str] | None:
+    """The cuDNN the installed torch was built for, and where that was read. This machine's
+    own artifact first: the `nvidia-cudnn-cuNN` wheel installed beside torch (N = torch's CUDA
+    major; pip installs the version torch's metadata pins), else the PyTorch table's row for
+    the wheel variant (release and local tag, or the release's PyPI default); None when
+    neither tells."""
+    cuda = torch_cuda(env)
+    st = torch_static(env)
+    if cuda and st is not None:
+        name = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
+        wheel = next((v for n, v in st.nvidia_wheels if n == name), None)
+        if wheel:
+            return wheel, f"the installed {name} {wheel} wheel"
+    tv = torch_version(env)
+    if not tv or not cuda:
+        return None
+    base, _, tag = tv.partition("+")
+    release = tables.torch_release(base)
+    variant = release.variant(tag or release.pypi_default or "") if release else None
+    if variant is None or not variant.cudnn:
+        return None
+    return variant.cudnn, f"compat_tables/torch.toml, torch {base} {variant.tag}"
+
+
+def torch_name(env: Environment) -> str:
+    """"torch 2.5.1+cu124" for messages; "torch (version not in the report)" when a report
+    shows torch without its version."""
+    v = torch_version(env)
+    return f"torch {v}" if v else "torch (version not in the report)"
 
 
 def toolkit(env: Environment) -> ToolkitFacts | None:
@@ -165,7 +205,9 @@ def gpu_signs(env: Environment) -> tuple[str, ...]:
     signs: list[str] = []
     if isinstance(env.nvml, NvmlFacts):
         n = len(env.nvml.gpus)
-        signs.append(f"NVIDIA driver {env.nvml.driver_version} is loaded"
+        drv = env.nvml.driver_version
+        signs.append(f"NVIDIA driver {drv if isinstance(drv, str) else '(version unknown)'} "
+                     "is loaded"
                      + (f" with {n} GPU{'s' if n != 1 else ''}" if n else ""))
     elif isinstance(env.nvml, Unavailable) and env.nvml.reason in _DRIVER_THERE:
         signs.append(f"an NVIDIA driver is installed ({env.nvml.message})")
@@ -238,7 +280,7 @@ def gpu_cc(g: GpuFacts, tables: Tables) -> tuple[str, str] | Unavailable:
         return Unavailable(Reason.NOT_REPORTED, f"the compute capability of {g.name} is not in "
                            "the report, and the GPU table has no product by that name")
     return arch.cc, (f"from the product name: compat_tables/gpu.toml lists it as "
-                     f"{arch.family} (sm_{arch.cc.replace('.', '')}, {arch.status})")
+                     f"{arch.family} ({sm_of(arch.cc)}, {arch.status})")
 
 
 def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
@@ -247,8 +289,15 @@ def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
     rt = torch_runtime(env)
     if rt is not None and isinstance(rt.devices, tuple) and rt.devices:
         return tuple(SeenGpu(d.index, d.name, d.capability, "torch") for d in rt.devices)
-    return tuple(SeenGpu(g.index, g.name, g.compute_capability, source)
-                 for g, source in resolved_gpus(env, tables))
+    warned = dict(rt.warned_gpus) if rt is not None else {}
+    seen = [SeenGpu(g.index, g.name, warned[g.name], "torch's warning in the report")
+            if g.name in warned and isinstance(g.compute_capability, Unavailable)
+            else SeenGpu(g.index, g.name, g.compute_capability, source)
+            for g, source in resolved_gpus(env, tables)]
+    known = {g.name for g in seen}
+    seen += [SeenGpu(len(seen) + i, name, cc, "torch's warning in the report")
+             for i, (name, cc) in enumerate(n for n in warned.items() if n[0] not in known)]
+    return tuple(seen)
 
 
 def torch_arch_list(env: Environment, tables: Tables
@@ -261,11 +310,16 @@ def torch_arch_list(env: Environment, tables: Tables
     if rt is None:
         return Unavailable(Reason.NOT_INSTALLED, "torch did not import")
     if isinstance(rt.arch_list, tuple):
-        return rt.arch_list, "torch.cuda.get_arch_list()"
+        return rt.arch_list, ("torch.cuda.get_arch_list()" if is_reported(rt.devices)
+                              else "torch's warning in the report")
+    if isinstance(rt.version, Unavailable):
+        return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
+                           "its version")
     base, _, tag = rt.version.partition("+")
     release = tables.torch_release(base)
     variant = release.variant(tag or release.pypi_default or "") if release else None
-    if variant is None or variant.cuda != ".".join((rt.cuda or "").split(".")[:2]):
+    cuda = rt.cuda if isinstance(rt.cuda, str) else ""
+    if variant is None or variant.cuda != ".".join(cuda.split(".")[:2]):
         return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
                            f"torch {rt.version} (CUDA {rt.cuda}) is not a wheel in the tables")
     if variant.arch_list is None:
@@ -290,7 +344,7 @@ def gpu_details(g: GpuFacts) -> list[str]:
     """What is known of a GPU beyond its name, for evidence: "sm_90", "80 GiB", the bus id."""
     parts = []
     if isinstance(g.compute_capability, str):
-        parts.append("sm_" + g.compute_capability.replace(".", ""))
+        parts.append(sm_of(g.compute_capability))
     if isinstance(g.memory_total, int):
         parts.append(f"{g.memory_total / 2**30:.0f} GiB")
     if isinstance(g.pci_bus_id, str):

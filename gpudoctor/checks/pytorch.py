@@ -27,8 +27,8 @@ TORCH_URL = "https://pytorch.org/get-started/locally/"
 
 
 def _install_fix(env: Environment, tables: Tables) -> str:
-    """The torch install line, from the one source of advice (`gpudoctor.advice`)."""
-    from gpudoctor.advice import install_fix  # imported here: advice reads gpudoctor.checks
+    """The torch install line, from the one source of advice (`gpudoctor.compat.advice`)."""
+    from gpudoctor.compat.advice import install_fix  # imported here: advice reads gpudoctor.checks
 
     return install_fix(env, tables)
 
@@ -84,7 +84,7 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     own = env.host.python_executable if isinstance(env.host, HostFacts) else None
     if isinstance(t.python, str) and own and t.python != own:  # another interpreter: name it
         took += f" in {t.python}"
-    return passed(f"torch {rt.version} imports{took}", ev)
+    return passed(f"{F.torch_name(env)} imports{took}", ev)
 
 
 def _import_error_fix(rt: Unavailable, reinstall: str) -> str:
@@ -106,14 +106,25 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A CPU-only PyTorch (torch.version.cuda is None, e.g. `2.13.0+cpu`) never uses the GPU,
     whatever the driver. The fix is the pip line for the newest CUDA variant the driver runs
     (or, with no driver visible, the toolkit's CUDA major). On a machine with no GPU at all
-    (a CI runner, a build host) a CPU build beside a CUDA toolkit is only a note."""
+    (a CI runner, a build host) a CPU build beside a CUDA toolkit is only a note. A ROCm (AMD)
+    build is not judged as NVIDIA: it skips unless an NVIDIA GPU or driver is seen, where it
+    fails like a CPU build."""
     tv = F.torch_version(env)
-    if tv is None:
-        return skipped("PyTorch is not installed or could not be read")
     rt = F.torch_runtime(env)
+    if tv is None and rt is None:
+        return skipped("PyTorch is not installed or could not be read")
+    unstated = F.cuda_build_unstated(env)
+    if unstated is not None:
+        return passed(f"{F.torch_name(env)} is a CUDA build ({unstated.message})")
     if rt is not None and rt.hip:
-        return failed(f"torch {tv} is a ROCm (AMD) build, not a CUDA build",
-                      _install_fix(env, tables), (("torch.version.hip", rt.hip),))
+        signs = F.gpu_signs(env)
+        if not signs:  # an AMD machine: ROCm is right there, and not gpudoctor's to judge
+            return skipped(f"torch {tv} is a ROCm build (HIP {rt.hip}): gpudoctor judges NVIDIA "
+                           "stacks, and no NVIDIA GPU or driver is seen",
+                           (("torch.version.hip", rt.hip),))
+        return failed(f"torch {tv} is a ROCm (AMD) build, not a CUDA build, but {signs[0]}",
+                      _install_fix(env, tables),
+                      (("torch.version.hip", rt.hip), *(("GPU sign", s) for s in signs)))
     tc = F.torch_cuda(env)
     if tc:
         return passed(f"torch {tv} is built for CUDA {tc}")
@@ -223,14 +234,14 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
             missing.append(f"{g.name} ({sm_name(cc)})")
     if missing:
         return failed(
-            f"torch {rt.version} has no kernels for {', '.join(dict.fromkeys(missing))}",
+            f"{F.torch_name(env)} has no kernels for {', '.join(dict.fromkeys(missing))}",
             f"install a torch build that includes it: {_install_fix(env, tables)}",
             tuple(ev))
     if unknown:
         return skipped(F.reason_of(unknown[0].cc), tuple(ev))
     names = ", ".join(dict.fromkeys(f"{g.name} ({sm_name(parse_cc(str(g.cc)) or (0, 0))})"
                                     for g in gpus))
-    return passed(f"torch {rt.version}'s build runs on {names}", tuple(ev))
+    return passed(f"{F.torch_name(env)}'s build runs on {names}", tuple(ev))
 
 
 @check("GD405", "torch-cudnn-works", "cuDNN runs a convolution in torch", Layer.PYTORCH,
@@ -275,6 +286,8 @@ def check_torch_shadowed(env: Environment, tables: Tables) -> Finding:
     shadow = torch_copies.shadow(t)
     if rt is None:
         return skipped("torch did not import (see GD401)")
+    if isinstance(rt.version, Unavailable):
+        return skipped(rt.version.message)
     ev: tuple[tuple[str, str], ...] = (
         ("imported", f"{rt.version} from {torch_copies.imported_dir(t)}"),
         *(("installed", f"{v} at {loc}") for v, loc in st.distributions))

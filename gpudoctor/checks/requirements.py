@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped
-from gpudoctor.compat_rows import format_cudnn_version
 from gpudoctor.model import (
     CudnnFacts,
     Environment,
@@ -31,7 +30,7 @@ from gpudoctor.requirements import (
     holds,
     version_tuple,
 )
-from gpudoctor.versions import parse_cc, sm_name
+from gpudoctor.versions import format_cudnn_version, parse_cc, sm_name
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables

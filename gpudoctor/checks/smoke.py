@@ -44,7 +44,7 @@ NOT_RUN = "the smoke test did not run (pass --smoke)"
 NEEDS = "smoke test (check --smoke / smoke-test)"
 FACTS = frozenset({"smoke"})  # the Environment fields they read
 Evidence = tuple[tuple[str, str], ...]
-# The torch install line comes from one source (gpudoctor.advice), which weighs the driver,
+# The torch install line comes from one source (gpudoctor.compat.advice), which weighs the driver,
 # the GPUs and the installed torch; `smoke-test` probes none of them, and the smoke verdicts
 # must read the same there as in `check --smoke` (where GD402-GD405 print the line), so the
 # smoke checks name the command that prints it rather than a line of their own.

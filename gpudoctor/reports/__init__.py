@@ -2,22 +2,26 @@
 
 `read_reports([(name, text), ...])` accepts, detected from the content: a gpudoctor snapshot or
 `check --format json` report; the output of `python -m torch.utils.collect_env`; `nvidia-smi`,
-`nvidia-smi -q` and `nvidia-smi -q -x`, or nvidia-smi's error instead of them; and any text that
-contains them — a GitHub issue body, a log (`gpudoctor.reports.issue_body`). The blocks of every
-input merge into one Environment: an issue's collect_env gives torch's side and its nvidia-smi
-table the driver's. A fact no block states is `Unavailable(Reason.NOT_REPORTED)`, never a guess,
-and `Environment.sources` names the blocks read ("collect_env in issue-123.md").
+`nvidia-smi -q` and `nvidia-smi -q -x`, or nvidia-smi's error instead of them; and any text
+that contains them — a GitHub issue body, a log (`gpudoctor.reports.issue_body`). torch's own
+messages quoted anywhere (its arch warning, "driver too old (found version 11040)") are read
+too (`gpudoctor.reports.torch_messages`): a paste with only those is a partial report. The
+blocks of every input merge into one Environment: an issue's collect_env gives torch's side and
+its nvidia-smi table the driver's. A fact no block states is
+`Unavailable(Reason.NOT_REPORTED)`, never a guess, and `Environment.sources` names the blocks
+read ("collect_env in issue-123.md").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TypeVar
 
 from gpudoctor import __version__
 from gpudoctor.model import Environment, Reason, Unavailable
-from gpudoctor.reports import collect_env, nvidia_smi, nvidia_smi_q, snapshot
+from gpudoctor.reports import collect_env, nvidia_smi, nvidia_smi_q, snapshot, torch_messages
 from gpudoctor.reports.interface import Partial, ReportError, not_reported
 from gpudoctor.reports.issue_body import Block, find_blocks
 
@@ -67,6 +71,7 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
     cuda = _best([(i, p, p.cuda) for i, p in parts], used)
     torch = _best([(i, p, p.torch) for i, p in parts], used)
     cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)
+    libcuda = _best([(i, p, p.libcuda) for i, p in parts], used)
     sources = [f"{p.kind}{'' if p.complete else ' (cut off)'} in {found[i][0]}"
                for i, p in parts]  # every block read, whether or not its facts won
     return Environment(
@@ -77,7 +82,8 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
         nvml=nvml if nvml is not None else not_reported(
             "the NVIDIA driver is not in the report (no nvidia-smi output, no collect_env "
             "driver line)"),
-        libcuda=not_reported("libcuda's view of the driver is not in the report"),
+        libcuda=libcuda if libcuda is not None else not_reported(
+            "libcuda's view of the driver is not in the report"),
         cuda=cuda if cuda is not None else not_reported("the CUDA toolkit is not in the report"),
         torch=torch if torch is not None else not_reported(
             "PyTorch is not in the report (no collect_env output)"),
@@ -107,6 +113,12 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             elif (partial := _parse(block)) is not None:
                 found.append((name, partial))
                 recognised = True
+        partial = torch_messages.parse(text)  # anywhere in the text
+        if partial is not None and any(p.torch is not None for n, p in found if n == name):
+            partial = replace(partial, torch=None)  # collect_env read the warning in its block
+        if partial is not None and (partial.torch or partial.libcuda):
+            found.append((name, partial))
+            recognised = True
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

@@ -20,8 +20,9 @@ the lines mean:
   libraries".
 
 Mapped: torch's version, its CUDA / ROCm build and whether CUDA is available; the driver version
-and the GPUs' names; torch's arch list when torch's warning about an unsupported GPU ("The
-current PyTorch install supports CUDA capabilities sm_50 … sm_90.") is in the paste. torch's
+and the GPUs' names; torch's arch list and the GPUs it names when torch's warning about an
+unsupported GPU ("… with CUDA capability sm_120 is not compatible … The current PyTorch install
+supports CUDA capabilities sm_50 … sm_90.") is in the paste. torch's
 devices and cuDNN, the GPUs' compute capability and memory, the process environment, the
 toolkit's location and the cuDNN files stay Unavailable(NOT_REPORTED), with what the report
 did say in the detail.
@@ -39,6 +40,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
+from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import Partial, not_reported
 
 # the script's first line, or its first field: "PyTorch version: 2.5.1" (also vLLM's copy,
@@ -104,8 +106,12 @@ def _gpus(text: str) -> tuple[GpuFacts, ...]:
 
 
 def _nvml(fields: dict[str, str], text: str, rocm: bool) -> NvmlFacts | Unavailable:
-    driver = _known(fields.get("Nvidia driver version"))
+    driver: str | Unavailable | None = _known(fields.get("Nvidia driver version"))
     said = f"Nvidia driver version: {fields.get('Nvidia driver version', '(line missing)')}"
+    if "Nvidia driver version" not in fields and not rocm and _gpus(text):
+        # cut off after the GPU list (`nvidia-smi -L`: the driver answered) but before its line
+        driver = not_reported("the driver's version is not in the report (the collect_env "
+                              "output is cut off before 'Nvidia driver version')")
     if driver is None:
         return not_reported("the NVIDIA driver is not in the report: collect_env could not run "
                             "nvidia-smi (no driver, a driver that does not answer, or no "
@@ -127,9 +133,9 @@ def _nvml(fields: dict[str, str], text: str, rocm: bool) -> NvmlFacts | Unavaila
 def _arch_list(text: str) -> tuple[str, ...] | Unavailable:
     """torch's own arch list, when its warning about an unsupported GPU is in the paste ("The
     current PyTorch install supports CUDA capabilities sm_50 sm_60 … sm_90.")."""
-    m = re.search(r"supports CUDA capabilities((?:\s+(?:sm|compute)_\d+[af]?)+)", text)
-    if m:
-        return tuple(m[1].split())
+    archs = torch_messages.arch_list(text)
+    if archs is not None:
+        return archs
     return not_reported("torch's arch list (torch.cuda.get_arch_list()) is not in the report")
 
 
@@ -170,6 +176,7 @@ def _runtime(fields: dict[str, str], version: str, text: str) -> TorchRuntime | 
         cudnn_conv=not_reported("no convolution was run: the report is collect_env's text"),
         mapped_libraries=not_reported("the libraries torch loaded are not in the report"),
         file=not_reported("where torch was imported from is not in the report"),
+        warned_gpus=torch_messages.warned_gpus(text),
     )
 
 

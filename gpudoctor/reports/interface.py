@@ -14,6 +14,7 @@ from gpudoctor.model import (
     CudaFacts,
     CudnnFacts,
     HostFacts,
+    LibcudaFacts,
     NvmlFacts,
     Reason,
     TorchFacts,
@@ -35,7 +36,8 @@ class Partial:
     """The facts one block of a report states; None: the block says nothing about that part.
 
     `rank` orders blocks that state the same part: the driver's view from `nvidia-smi -q` (5)
-    beats the table (4), an nvidia-smi error (3), and collect_env's GPU names (2).
+    beats the table (4), an nvidia-smi error (3), collect_env's GPU names (2), and torch's
+    messages quoted anywhere in the text (1).
     """
 
     kind: str  # "collect_env", "nvidia-smi", "nvidia-smi -q", "nvidia-smi -q -x", …
@@ -46,6 +48,7 @@ class Partial:
     host: HostFacts | Unavailable | None = None
     cuda: CudaFacts | Unavailable | None = None
     cudnn: CudnnFacts | Unavailable | None = None
+    libcuda: LibcudaFacts | Unavailable | None = None  # torch's "found version 11040"
 
 
 def encode_cuda(text: str) -> int | None:

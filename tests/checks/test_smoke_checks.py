@@ -205,7 +205,7 @@ def test_cudnn_unavailable_on_cuda_fails() -> None:
     r = report(run("native"), cudnn_available=False, cudnn_version=None)
     f = finding(r, "smoke-cudnn-used")
     assert f.status is Status.FAIL
-    assert "gpudoctor recommend" in (f.fix or "")  # the line's one source (gpudoctor.advice)
+    assert "gpudoctor recommend" in (f.fix or "")  # the line's one source (gpudoctor.compat.advice)
     assert statuses(r)["smoke-cudnn-matches-native"] is Status.SKIP
     assert statuses(r)["smoke-cudnn-faster"] is Status.SKIP
 

@@ -1,0 +1,118 @@
+"""torch's own messages, quoted in issues and logs: facts torch states about the machine.
+
+- its warning about a GPU its build has no kernels for (torch/cuda/__init__.py,
+  `_check_cubins`): "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with
+  the current PyTorch installation. The current PyTorch install supports CUDA capabilities
+  sm_37 sm_50 sm_60 sm_70." — the GPU's name and arch, and the build's arch list. torch prints
+  it only for a CUDA build (it returns early when `torch.version.cuda` is None);
+- its warning about a GPU too old for the build (`_check_capability`): "Found GPU0 NVIDIA
+  GeForce GTX 1080 Ti which is of cuda capability 6.1. PyTorch no longer supports this GPU
+  because it is too old." — the GPU's index, name and compute capability;
+- its error when the driver is older than its CUDA (c10/cuda/CUDAFunctions.cpp): "The NVIDIA
+  driver on your system is too old (found version 11040)" — `cudaDriverGetVersion()`, the
+  highest CUDA the driver runs (11040 = 11.4), libcuda's view of the driver.
+
+What they do not state (torch's version, its CUDA version, the driver's version, the other
+GPUs) stays Unavailable(NOT_REPORTED). Python prints a warning once per text, so identical GPUs
+give one warning: the GPUs named are some of the machine's, never the list of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.model import LibcudaFacts, TorchFacts, TorchRuntime
+from gpudoctor.reports.interface import Partial, not_reported
+
+_QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+", re.MULTILINE)
+_ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
+INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capability sm_(\d+) is not "
+                          r"compatible with the current PyTorch installation\.?[ \t]*$"
+                          r"(?:\s*^[ \t]*The current PyTorch install supports CUDA capabilities"
+                          + _ARCHS + r")?", re.MULTILINE)
+ARCH_LIST = re.compile(r"The current PyTorch install supports CUDA capabilities" + _ARCHS)
+TOO_OLD_GPU = re.compile(r"Found GPU(\d+) ([^\n]+?) which is of cuda capability (\d+)\.(\d+)")
+DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version "
+                            r"(\d{4,6})\)")
+LONGEST = 200_000  # a paste longer than this is searched in its first part only
+
+
+def arch_list(text: str) -> tuple[str, ...] | None:
+    """torch's arch list from its warning, None when the text has none."""
+    m = ARCH_LIST.search(text[:LONGEST])
+    return tuple(m[1].split()) if m else None
+
+
+def _cc(sm: str) -> str:
+    """"120" → "12.0", "86" → "8.6": sm_XY names compute capability X.Y (X may be 2 digits)."""
+    return f"{int(sm[:-1])}.{sm[-1]}"
+
+
+def warned_gpus(text: str) -> tuple[tuple[str, str], ...]:
+    """(name, compute capability) of every GPU torch's warnings name, in order, once each."""
+    text = _QUOTE.sub("", text[:LONGEST])
+    found: dict[str, str] = {}
+    hits = [(m.start(), m[2].strip(), f"{m[3]}.{m[4]}") for m in TOO_OLD_GPU.finditer(text)]
+    hits += [(m.start(), re.sub(r"^.*Warning:\s*", "", m[1]).strip(), _cc(m[2]))
+             for m in INCOMPATIBLE.finditer(text)]
+    for _, name, cc in sorted(hits):
+        found.setdefault(name, cc)
+    return tuple(found.items())
+
+
+def driver_cuda(text: str) -> int | None:
+    """The driver's CUDA version (1000*major + 10*minor) from torch's "too old" error."""
+    m = DRIVER_TOO_OLD.search(text[:LONGEST])
+    return int(m[1]) if m else None
+
+
+def libcuda(found: int) -> LibcudaFacts:
+    """libcuda's view of the driver, as torch's "found version" states it."""
+    return LibcudaFacts(
+        path="(not in the report: torch's error gives cudaDriverGetVersion() only)",
+        cuda_driver_version=found,
+        driver_version=not_reported("the driver's version is not in the report (torch's "
+                                    "error states only the highest CUDA it runs)"),
+    )
+
+
+def parse(text: str) -> Partial | None:
+    """The facts torch's messages state in `text` (a whole paste), None when it has none."""
+    gpus = warned_gpus(text)
+    archs = arch_list(_QUOTE.sub("", text[:LONGEST]))
+    found = driver_cuda(text)
+    if not gpus and archs is None and found is None:
+        return None
+    torch = None
+    if gpus or archs is not None:
+        torch = TorchFacts(
+            python=not_reported("the interpreter's path is not in the report"),
+            static=not_reported("torch's package metadata is not in the report"),
+            runtime=runtime(archs, gpus),
+            seconds=not_reported("no probe ran: the facts are torch's own messages"),
+        )
+    return Partial(kind="torch's messages", rank=1, torch=torch,
+                   libcuda=libcuda(found) if found is not None else None)
+
+
+def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...]) -> TorchRuntime:
+    """A CUDA build of unknown version (torch warns about arches only for CUDA builds) that
+    named these GPUs and this arch list."""
+    why = "is not in the report (only torch's warnings are)"
+    return TorchRuntime(
+        version=not_reported(f"torch's version {why}"),
+        cuda=not_reported(f"torch's CUDA version {why}: its arch warning says it is a CUDA "
+                          "build"),
+        hip=None,
+        cudnn_version=not_reported(f"torch's cuDNN {why}"),
+        cuda_available=not_reported(f"torch.cuda.is_available() {why}"),
+        cuda_init_error=not_reported(f"torch's CUDA initialisation error {why}"),
+        device_count=not_reported(f"torch's device count {why}"),
+        arch_list=archs if archs is not None else not_reported(
+            f"torch's arch list (torch.cuda.get_arch_list()) {why}"),
+        devices=not_reported(f"torch's device list {why}"),
+        cudnn_conv=not_reported("no convolution was run: the report is torch's messages"),
+        mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
+        file=not_reported(f"where torch was imported from {why}"),
+        warned_gpus=gpus,
+    )

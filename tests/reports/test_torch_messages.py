@@ -1,0 +1,139 @@
+"""torch's own messages quoted in a paste (gpudoctor.reports.torch_messages), and the verdicts
+the corpus replay needed fixed: ROCm builds, a driver known only by its CUDA, a collect_env cut
+off between its GPU list and its driver line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.model import (
+    Environment,
+    LibcudaFacts,
+    NvmlFacts,
+    Reason,
+    Status,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
+from gpudoctor.reports import read_reports
+
+REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
+
+# torch/cuda/__init__.py's warnings as a user quoted them in a reply ("> "), after a log prefix
+WARNINGS = """\
+> /venv/lib/python3.12/site-packages/torch/cuda/__init__.py:262: UserWarning:
+>     Found GPU0 NVIDIA GeForce GTX 1080 Ti which is of cuda capability 6.1.
+>     PyTorch no longer supports this GPU because it is too old.
+>     The minimum cuda capability supported by this library is 7.5.
+>
+> /venv/lib/python3.12/site-packages/torch/cuda/__init__.py:287: UserWarning:
+> NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.
+> The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.
+"""  # noqa: E501
+
+COLLECT_ENV_CU121 = """\
+Collecting environment information...
+PyTorch version: 2.1.0+cu121
+Is debug build: False
+CUDA used to build PyTorch: 12.1
+ROCM used to build PyTorch: N/A
+"""
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+def verdicts(env: Environment, tables: Tables) -> dict[str, tuple[Status, str]]:
+    return {str(r.check_id): (r.finding.status, r.finding.message)
+            for r in run_checks(env, tables).results}
+
+
+def runtime(env: Environment) -> TorchRuntime:
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    return env.torch.runtime
+
+
+def test_warnings_alone_are_a_partial_report(tables: Tables) -> None:
+    env = read_reports([("reply.md", WARNINGS)])
+    rt = runtime(env)
+    assert env.sources == ("torch's messages in reply.md",)
+    assert rt.warned_gpus == (("NVIDIA GeForce GTX 1080 Ti", "6.1"),
+                              ("NVIDIA GeForce RTX 5090", "12.0"))
+    assert rt.arch_list == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    # what the warnings do not state stays "not in the report", never guessed
+    for fact in (rt.version, rt.cuda, rt.cuda_available, rt.devices):
+        assert isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_REPORTED
+    found = verdicts(env, tables)
+    status, message = found["GD404"]
+    assert status is Status.FAIL and "GTX 1080 Ti (sm_61)" not in message  # sm_60 cubin runs
+    assert "RTX 5090 (sm_120)" in message and "version not in the report" in message
+    assert found["GD402"][0] is Status.PASS  # torch prints the arch warning for CUDA builds only
+    assert found["GD103"] == (Status.SKIP, rt.cuda.message)  # type: ignore[union-attr]
+
+
+def test_driver_too_old_gives_the_drivers_cuda(tables: Tables) -> None:
+    text = (COLLECT_ENV_CU121 + "UserWarning: CUDA initialization: The NVIDIA driver on your "
+            "system is too old (found version 11040). Please update your GPU driver\n")
+    env = read_reports([("issue.md", text)])
+    assert isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version == 11040
+    assert isinstance(env.libcuda.driver_version, Unavailable)
+    status, message = verdicts(env, tables)["GD103"]
+    assert status is Status.FAIL and "CUDA ≤ 11.4" in message and "12.1" in message
+
+
+def test_same_major_driver_cuda_is_minor_version_compatibility(tables: Tables) -> None:
+    text = COLLECT_ENV_CU121.replace("12.1", "12.4").replace("2.1.0+cu121", "2.5.1+cu124") + (
+        "The NVIDIA driver on your system is too old (found version 12020).\n")
+    status, message = verdicts(read_reports([("issue.md", text)]), tables)["GD103"]
+    assert status is Status.WARN and "minor-version compatibility" in message
+
+
+def test_rocm_build_without_nvidia_is_not_judged(tables: Tables) -> None:
+    name = "collect_env-rocm60-7900xtx.txt"
+    env = read_reports([(name, (REPORTS / name).read_text("utf-8"))])
+    status, message = verdicts(env, tables)["GD402"]
+    assert status is Status.SKIP and "ROCm build" in message and "NVIDIA stacks" in message
+
+
+def test_rocm_build_beside_an_nvidia_gpu_fails(tables: Tables) -> None:
+    names = ("collect_env-rocm60-7900xtx.txt", "nvidia_smi-rtx5090-plus-rtx4090-570.txt")
+    env = read_reports([(n, (REPORTS / n).read_text("utf-8")) for n in names])
+    status, message = verdicts(env, tables)["GD402"]
+    assert status is Status.FAIL and "ROCm" in message and "570.124.04" in message
+
+
+def test_collect_env_cut_between_gpu_list_and_driver_line(tables: Tables) -> None:
+    text = (COLLECT_ENV_CU121.replace("2.1.0+cu121", "2.0.1+cu117").replace("12.1", "11.7")
+            + "Is CUDA available: True\nGPU models and configuration: \n"
+            "GPU 0: NVIDIA A100-SXM4-40GB\nGPU 1: NVIDIA A100-SXM4-40GB\nNvidia dri")
+    env = read_reports([("cut.txt", text)])
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 2
+    assert isinstance(env.nvml.driver_version, Unavailable)
+    found = verdicts(env, tables)
+    assert found["GD101"][0] is Status.PASS and "not in the report" in found["GD101"][1]
+    assert found["GD103"][0] is Status.SKIP
+    assert found["GD404"][0] is Status.PASS  # 2.0 cu117 lists sm_80 (compat_tables)
+
+
+@pytest.mark.parametrize("name", [
+    "issue_body-devcontainer-host-nvidia-smi-535.md",
+    "issue_body-driver-too-old-11040-rtx3050-nvidia-smi-470.md",
+    "issue_body-nvidia-smi-one-line-450-cu102.md",
+    "issue_body-pytorch1.6-v100-driver418-too-old.md",
+])
+def test_table_cut_before_its_gpu_rows_is_not_a_gpu_less_driver(name: str, tables: Tables) -> None:
+    """nvidia-smi prints 'No devices were found', never an empty table: a pasted table without
+    GPU rows was cut off or trimmed, and says nothing about the GPUs."""
+    env = read_reports([(name, (REPORTS / name).read_text("utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.gpus == ()
+    found = verdicts(env, tables)
+    assert found["GD101"][0] is Status.PASS
+    assert found["GD102"][0] is Status.SKIP and "not in the report" in found["GD102"][1]
