@@ -473,3 +473,20 @@ def test_compat_cudnn_shows_the_whole_range_and_each_builds(tables: Tables) -> N
     # cuDNN 7.6.5 stops at Turing: the upper bound is printed, not only the lower one
     old = answer_text(query_cudnn(tables, "7.6.5"), verbose=False)
     assert "3.0-7.5 (sm_30 to sm_75)" in old
+
+
+@pytest.mark.parametrize(
+    ("driver_name", "cc"),
+    [
+        ("NVIDIA A10G", "8.6"),  # AWS g5: secondary row note, not on NVIDIA's page
+        ("NVIDIA A10", "8.6"),
+        ("NVIDIA L20", "8.9"),
+        ("NVIDIA GeForce GTX 1050 Ti", "6.1"),
+        ("NVIDIA H20", "9.0"),
+        ("NVIDIA RTX 2000 Ada Generation", "8.9"),
+    ],
+)
+def test_product_names_people_type(driver_name: str, cc: str) -> None:
+    arch = load_tables().gpu_of_product(driver_name)
+    assert arch is not None, driver_name
+    assert arch.cc == cc
