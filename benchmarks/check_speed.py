@@ -6,6 +6,8 @@ all of them alike) and the ratios the spine issue sets as targets:
     gpudoctor check            ≤ 1.10 × python -c "import torch"
     gpudoctor check --no-torch ≤ 0.30 s
     gpudoctor check host       ≤ 0.30 s
+    gpudoctor check, torch absent ≤ 0.30 s (`--python` names a fresh venv's interpreter
+                               with no torch: the probe child finds no torch and returns)
     gpudoctor check host       < 1 s with an `import torch` that hangs (`--python` names an
                                interpreter whose torch import sleeps): host checks read no
                                torch fact, so the torch child is neither started nor awaited
@@ -28,7 +30,9 @@ import time
 from pathlib import Path
 
 PY = sys.executable
-HANGING = Path(tempfile.mkdtemp(prefix="gpudoctor-bench-")) / "python"
+WORK = Path(tempfile.mkdtemp(prefix="gpudoctor-bench-"))
+HANGING = WORK / "python"
+NO_TORCH = WORK / "venv-no-torch" / "bin" / "python"
 COMMANDS = {
     "import torch": [PY, "-c", "import torch"],
     "gpudoctor check": [PY, "-m", "gpudoctor", "check", "--format", "json", "-o", "/dev/null"],
@@ -38,6 +42,8 @@ COMMANDS = {
                              "/dev/null"],
     "check host, torch hangs": [PY, "-m", "gpudoctor", "check", "host", "--python",
                                 str(HANGING), "--format", "json", "-o", "/dev/null"],
+    "check, torch absent": [PY, "-m", "gpudoctor", "check", "--python", str(NO_TORCH),
+                            "--format", "json", "-o", "/dev/null"],
     "torch.utils.collect_env": [PY, "-m", "torch.utils.collect_env"],
 }
 
@@ -47,6 +53,11 @@ def make_hanging_python() -> None:
     HANGING.write_text('#!/bin/sh\ncase "$*" in\n  *"import torch"*) sleep 600 ;;\nesac\n'
                        f'exec "{PY}" "$@"\n')
     HANGING.chmod(0o755)
+
+
+def make_venv_without_torch() -> None:
+    """A new virtual environment with nothing installed: where torch is absent."""
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(NO_TORCH.parent.parent)], check=True)
 
 
 def time_once(argv: list[str]) -> float:
@@ -66,6 +77,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     make_hanging_python()
+    make_venv_without_torch()
     for argv in COMMANDS.values():  # warm the page cache once
         time_once(argv)
     samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
@@ -84,6 +96,9 @@ def main() -> None:
     print(f"check / import torch = {ratio:.2f}  (target ≤ 1.10: {verdict})")
     print(f"check --no-torch     = {no_torch:.3f} s (target ≤ 0.30: "
           f"{'met' if no_torch <= 0.30 else 'MISSED'})")
+    absent = med["check, torch absent"]
+    print(f"check, torch absent  = {absent:.3f} s (target ≤ 0.30: "
+          f"{'met' if absent <= 0.30 else 'MISSED'})")
     host, hanging = med["gpudoctor check host"], med["check host, torch hangs"]
     print(f"check host           = {host:.3f} s (target ≤ 0.30: "
           f"{'met' if host <= 0.30 else 'MISSED'})")
@@ -94,7 +109,8 @@ def main() -> None:
             json.dump({"machine": platform.node(), "python": platform.python_version(),
                        "runs": args.runs, "samples": samples, "medians": med,
                        "check_over_import_torch": ratio, "no_torch_seconds": no_torch,
-                       "check_host_seconds": host, "check_host_hanging_torch_seconds": hanging},
+                       "check_host_seconds": host, "torch_absent_seconds": absent,
+                       "check_host_hanging_torch_seconds": hanging},
                       f, indent=2)
 
 

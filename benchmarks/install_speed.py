@@ -65,8 +65,11 @@ def generate(out: Path, size_mb: int, compression: str) -> Path:
     for name, share in SHARES.items():
         remaining = max(4096, int(size_mb * share * (1 << 20)))
         real = lib / f"{name}.so.{VERSION}"
-        if name == "libcudnn" and _shim(real, major):
-            remaining = 0  # a real, loadable libcudnn.so.9 (the v9 shim is tiny anyway)
+        # every library starts as a real ELF shared object (install-cudnn refuses a "library"
+        # that is not one); libcudnn stays loadable, the others are padded with random bytes
+        if not _shim(real, major, name):
+            sys.exit("gcc is needed to build the fake cuDNN libraries")
+        remaining = 0 if name == "libcudnn" else remaining - real.stat().st_size
         with open(real, "ab") as f:
             while remaining > 0:
                 n = min(chunk, remaining)
@@ -83,14 +86,16 @@ def generate(out: Path, size_mb: int, compression: str) -> Path:
     return out
 
 
-def _shim(out: Path, major: str) -> bool:
-    """Compile a real libcudnn.so.<major> exporting cudnnGetVersion(), when gcc is there."""
+def _shim(out: Path, major: str, name: str) -> bool:
+    """Compile a real <name>.so.<major> (libcudnn exports cudnnGetVersion()), when gcc is
+    there."""
     if shutil.which("gcc") is None:
         return False
     src = out.with_suffix(".c")
     value = int(major) * 10000 + 100
-    src.write_text(f"#include <stddef.h>\nsize_t cudnnGetVersion(void) {{ return {value}; }}\n")
-    done = subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,libcudnn.so.{major}", "-o",
+    src.write_text(f"#include <stddef.h>\nsize_t cudnnGetVersion(void) {{ return {value}; }}\n"
+                   if name == "libcudnn" else "int gpudoctor_bench_shim;\n")
+    done = subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,{name}.so.{major}", "-o",
                            str(out), str(src)], capture_output=True)
     src.unlink()
     return done.returncode == 0

@@ -152,7 +152,8 @@ def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool) -> None:
     from gpudoctor.cli.output import deliver
     from gpudoctor.renderers import to_renderer
 
-    console = stdout_console() if output == "-" else file_console()
+    console = None if fmt is not OutputFormat.TEXT else (
+        stdout_console() if output == "-" else file_console())
     deliver(to_renderer(fmt, console, verbose).render(report), output, fmt.value)
     say(f"gpudoctor: {tally(report)}" + (f"; report written to {output}" if output != "-"
                                          else ""))

@@ -7,13 +7,15 @@ import math
 import os
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
-from rich.console import Console
 
 from gpudoctor.cli.output import write_output
 from gpudoctor.renderers.interface import OutputFormat
+
+if TYPE_CHECKING:  # rich is imported when a console is made: JSON output never needs it
+    from rich.console import Console
 
 __all__ = ["OutputFormat", "write_output"]  # re-exported for the command modules
 
@@ -136,6 +138,8 @@ def stdout_console() -> Console:
     """The console reports are rendered for: stdout's colours and width (100 columns when
     piped, so messages wrap as a reader expects; fix lines never wrap). It renders into
     memory: only `gpudoctor.cli.output` writes to stdout, so a failing stdout is one error."""
+    from rich.console import Console
+
     probe = Console(no_color=no_color())
     width = probe.width if probe.is_terminal or "COLUMNS" in os.environ else 100
     return Console(file=io.StringIO(), force_terminal=probe.is_terminal,
@@ -147,11 +151,15 @@ def stdout_console() -> Console:
 
 def file_console() -> Console:
     """The console a report written to a file is rendered for: no colour, 100 columns."""
+    from rich.console import Console
+
     return Console(file=io.StringIO(), color_system=None, no_color=True, width=100,
                    highlight=False, emoji=False, markup=False, legacy_windows=False)
 
 
 def stderr_console() -> Console:
     """Where progress bars go."""
+    from rich.console import Console
+
     return Console(stderr=True, no_color=no_color(), highlight=False, soft_wrap=True,
                    emoji=False, markup=False)

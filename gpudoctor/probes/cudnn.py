@@ -380,17 +380,20 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
     header = _version_header(place)
     env = _child_env(deps, place)
     main = _main_library(shared)
-    if main is None:
-        lib_version: str | Unavailable = Unavailable(
-            Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")
-    else:
-        raw = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=env)
-        lib_version = decode_version(raw) if isinstance(raw, int) else raw
     real: dict[str, Path] = {}
     for p in shared:
         if p.exists():
             real.setdefault(_real(p), p)
-    ldd = run_ldd(list(real.values()), env)
+    # the two children (ldd, and the one that loads libcudnn) run at the same time
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ldd_future = pool.submit(run_ldd, list(real.values()), env)
+        if main is None:
+            lib_version: str | Unavailable = Unavailable(
+                Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")
+        else:
+            raw = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=env)
+            lib_version = decode_version(raw) if isinstance(raw, int) else raw
+        ldd = ldd_future.result()
     cuda_build, cuda_from = _cuda_build(place, ldd)
     return CudnnInstall(
         origin=place.origin,

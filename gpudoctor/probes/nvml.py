@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import os
 import threading
-from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from gpudoctor.model import GpuFacts, NvmlFacts, Reason, Unavailable
@@ -134,7 +135,7 @@ def _query() -> NvmlFacts | Unavailable:
             "the nvidia-ml-py package is not importable: pip install nvidia-ml-py",
             detail=repr(e),
         )
-    binding = _binding()
+    binding = _binding(pynvml)
     if not hasattr(pynvml, "NVMLError") or not hasattr(pynvml, "nvmlInit"):
         return Unavailable(
             Reason.ERROR,
@@ -161,11 +162,19 @@ def _query() -> NvmlFacts | Unavailable:
             logger.debug("nvmlShutdown: %r", e)
 
 
-def _binding() -> str:
+def _binding(pynvml: Any) -> str:
+    """Which binding `import pynvml` found: NVIDIA's nvidia-ml-py, named with its version from
+    the dist-info folder beside the module (a directory listing, not importlib.metadata's
+    scan of every distribution: ~7 ms on every run)."""
+    where = Path(getattr(pynvml, "__file__", "") or ".").parent
     try:
-        return f"nvidia-ml-py {metadata.version('nvidia-ml-py')}"
-    except metadata.PackageNotFoundError:
-        return "pynvml (not from nvidia-ml-py)"
+        names = [n for n in os.listdir(where) if n.lower().startswith("nvidia_ml_py-")
+                 and n.endswith(".dist-info")]
+    except OSError:
+        names = []
+    if names:
+        return f"nvidia-ml-py {names[0][len('nvidia_ml_py-'):-len('.dist-info')]}"
+    return "pynvml (not from nvidia-ml-py)"
 
 
 def _facts(pynvml: Any, binding: str) -> NvmlFacts:

@@ -11,13 +11,15 @@ if TYPE_CHECKING:
 
 
 def to_renderer(  # noqa: RET503 - assert_never ends it
-    fmt: OutputFormat, console: Console, verbose: bool = False
+    fmt: OutputFormat, console: Console | None = None, verbose: bool = False
 ) -> Renderer:
-    """The renderer for an output format."""
+    """The renderer for an output format; only the text format needs the console."""
     match fmt:
         case OutputFormat.TEXT:
             from gpudoctor.renderers.console import ConsoleRenderer
 
+            if console is None:
+                raise TypeError("the text format renders for a console")
             return ConsoleRenderer(console, verbose)
         case OutputFormat.JSON:
             from gpudoctor.renderers.json import JsonRenderer
