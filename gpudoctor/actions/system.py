@@ -92,8 +92,7 @@ def toolkit_version(prefix: Path) -> str | None:
 
 def verify(prefix: Path, tables: Tables | None) -> Report:
     """Probe the prefix's cuDNN and run the cuDNN placement checks on it."""
-    from gpudoctor.checks import run_checks
-    from gpudoctor.checks.cudnn import CHECKS
+    from gpudoctor.checks import cudnn, cudnn_builds, run_checks
     from gpudoctor.compat import load_tables
 
     skipped = Unavailable(Reason.SKIPPED, "not probed by install-cudnn")
@@ -106,7 +105,7 @@ def verify(prefix: Path, tables: Tables | None) -> Report:
             Reason.NOT_INSTALLED, f"{prefix} is not a CUDA toolkit"),
         cudnn=probe_cudnn_at(str(prefix), Deps(cuda_home=str(prefix))),
     )
-    return run_checks(env, tables or load_tables(), CHECKS)
+    return run_checks(env, tables or load_tables(), cudnn.CHECKS + cudnn_builds.CHECKS)
 
 
 def loader_dirs(conf: Path, depth: int = 0) -> list[str]:

@@ -21,10 +21,9 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
-from gpudoctor.versions import format_cudnn_version
 
 if TYPE_CHECKING:
-    from gpudoctor.compat import CudnnRelease, Tables
+    from gpudoctor.compat import Tables
 
 _LIB = re.compile(r"^(libcudnn[a-z0-9_]*?)\.so(?:\.(\d+(?:\.\d+)*))?$")
 _WHEELS = ("pip wheel", "torch bundled")
@@ -395,138 +394,6 @@ def _unset_fix(env: Environment, folder: str) -> str:
 # --------------------------------------------------------------------------- versions
 
 
-@check("GD308", "cudnn-cuda-build-matches-toolkit", "cuDNN built for the toolkit's CUDA",
-       Layer.CUDNN, Severity.ERROR, "cuDNN's CUDA build, the toolkit version, the cuDNN table",
-       facts={"cudnn", "cuda"})
-def check_cuda_build(env: Environment, tables: Tables) -> Finding:
-    """A cuDNN tarball is built for one CUDA major (before CUDA 11: one CUDA minor), and links
-    that CUDA's cuBLAS. Copied into a toolkit of another CUDA, it cannot find its libraries.
-    The build is read from gpudoctor's install manifest, package metadata or the CUDA
-    libraries it links; the compat table tells whether the release has a build for the
-    toolkit's CUDA at all.
-
-    Fix: install the cuDNN tarball built for the toolkit's CUDA (`gpudoctor compat cuda X.Y` lists
-    the builds and their tarball names).
-
-    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html
-    """
-    toolkits = {t.root: t for t in env.cuda.toolkits} if not isinstance(
-        env.cuda, Unavailable) else {}
-    rows: list[tuple[CudnnInstall, str]] = [
-        (i, tv) for i in _installs(env) if i.prefix and (t := toolkits.get(i.prefix))
-        and isinstance(tv := t.version, str)]
-    if not rows:
-        return skipped("no cuDNN inside a CUDA toolkit of known version")
-    evidence: list[tuple[str, str]] = []
-    for i, tv in rows:
-        v, build = _version(i), i.cuda_build
-        evidence.append((i.prefix or "", f"toolkit CUDA {tv}; cuDNN {v or '?'} built for "
-                         f"{'CUDA ' + build if isinstance(build, str) else '?'}"))
-        release = tables.cudnn_release(v) if v else None
-        if isinstance(build, str) and _major(build) != _major(tv):
-            why = f"cuDNN {v} in {i.prefix} is the CUDA {build} build; the toolkit is CUDA {tv}"
-        elif release is not None and not _has_build(release, tv):
-            why = f"cuDNN {v} has no build for CUDA {tv} ({', '.join(release.cuda_builds)})"
-        else:
-            continue
-        return failed(why, _build_fix(tables, i, v, tv), tuple(evidence))
-    return passed("every toolkit's cuDNN is built for its CUDA", tuple(evidence))
-
-
-def _has_build(release: CudnnRelease, tv: str) -> bool:
-    """From CUDA 11 on, a build for major N runs on every N.x (minor version compatibility);
-    before, a cuDNN build is for one CUDA minor."""
-    if (_major(tv) or 0) >= 11:
-        return any(_major(b.split("-")[0]) == _major(tv) for b in release.cuda_builds)
-    return release.supports_cuda(tv)
-
-
-def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
-    release = tables.cudnn_release(v) if v else None
-    if release is None or not _has_build(release, tv):
-        newer = tables.cudnn_for_cuda(tv)
-        release = newer[0] if newer else None
-    fmt = tables.cudnn_tarball_format(release.version) if release else None
-    if release is None or fmt is None:
-        return f"install a cuDNN built for CUDA {tv} into {i.prefix}"
-    key = tv.split(".")[0] if fmt.cuda_key == "major" else ".".join(tv.split(".")[:2])
-    name = fmt.pattern.format(cuda=key, build=release.build or release.version)
-    return f"gpudoctor install-cudnn --tarball {name} --prefix {i.prefix}"
-
-
-@check("GD309", "cudnn-matches-torch-build", "cuDNN at run time fits PyTorch's build",
-       Layer.CUDNN, Severity.ERROR, "torch's cuDNN at run time, the PyTorch table",
-       facts={"cudnn", "torch"})
-def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
-    """PyTorch refuses a run-time cuDNN of another major, or of an older minor, than the one it
-    was compiled against ("cuDNN version incompatibility: PyTorch was compiled against …").
-    The compiled-against version is the installed `nvidia-cudnn-cuNN` wheel torch pins (this
-    machine's own metadata), else the cuDNN the PyTorch table lists for the wheel variant; the
-    run-time one is torch.backends.cudnn.version(), else the copy torch mapped.
-
-    Fix: drop the cuDNN that shadows torch's own (usually an LD_LIBRARY_PATH entry, see GD307), or
-    install the torch wheel whose cuDNN matches.
-
-    Sources: https://pytorch.org/get-started/locally/
-    """
-    rt = F.torch_runtime(env)
-    if rt is None:
-        return skipped(F.reason_of(env.torch) if isinstance(env.torch, Unavailable)
-                       else "PyTorch was not imported")
-    if rt.cuda is None:
-        return skipped(f"torch {rt.version} is not a CUDA build")
-    if isinstance(rt.version, Unavailable):
-        return skipped(rt.version.message)
-    told = F.torch_built_cudnn(env, tables)
-    if told is None:
-        return skipped(f"neither an installed nvidia-cudnn wheel nor the PyTorch table tells "
-                       f"the cuDNN torch {rt.version} was built for")
-    wanted, source = told
-    loaded = _loaded_by_torch(env)
-    runtime = format_cudnn_version(rt.cudnn_version) if isinstance(
-        rt.cudnn_version, int) and rt.cudnn_version else (
-        _version(loaded[1]) if loaded and loaded[1] else None)
-    if runtime is None:
-        return skipped("the cuDNN PyTorch loads could not be told")
-    built = tuple(int(x) for x in wanted.split(".")[:2])
-    have = tuple(int(x) for x in runtime.split(".")[:2])
-    evidence = (("compiled against", f"{wanted} ({source})"), ("run time", runtime))
-    if have[0] == built[0] and have[1] >= built[1]:
-        return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {wanted})",
-                      evidence)
-    major = (F.torch_cuda(env) or "").split(".")[0]
-    fix = f"pip install --force-reinstall nvidia-cudnn-cu{major}=={wanted}"
-    if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
-        fix = _unset_fix(env, loaded[1].lib_dir)
-    return failed(f"torch {rt.version} was compiled against cuDNN {wanted} but runs "
-                  f"cuDNN {runtime}: it needs {built[0]}.x with minor ≥ {built[1]}", fix,
-                  evidence)
-
-
-@check("GD310", "cudnn-known-bad-release", "no cuDNN release with a known defect",
-       Layer.CUDNN, Severity.WARNING, "every copy's version, the known-bad table", facts={"cudnn"})
-def check_known_bad(env: Environment, tables: Tables) -> Finding:
-    """Some cuDNN releases have a published defect (wrong results, crashes on some GPUs); the
-    compat table lists them with their source. Upgrade the copies that are one of them.
-
-    Fix: upgrade to the release the table names.
-
-    Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/release-notes.html
-    """
-    versions = {v: i for i in _installs(env) if (v := _version(i))}
-    if not versions:
-        return _none(env) if not _installs(env) else skipped("no cuDNN version could be read")
-    bad = {v: why for v in versions if (why := tables.known_bad_cudnn(v))}
-    if not bad:
-        return passed(f"no known defect in cuDNN {', '.join(sorted(versions))}")
-    v, why = next(iter(bad.items()))
-    i = versions[v]
-    newer = tables.newest_cudnn().version
-    return warned(f"cuDNN {v} in {_where(i)} has a known defect: {why}",
-                  f"replace cuDNN {v} with another release (newest: {newer}); "
-                  + _reinstall(i, newer), tuple((k, w) for k, w in bad.items()))
-
-
 CHECKS: tuple[Check, ...] = (
     check_headers,
     check_header_matches_library,
@@ -535,7 +402,4 @@ CHECKS: tuple[Check, ...] = (
     check_sublibraries,
     check_loads,
     check_copies,
-    check_cuda_build,
-    check_torch_cudnn,
-    check_known_bad,
 )

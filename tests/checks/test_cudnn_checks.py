@@ -16,8 +16,7 @@ import pytest
 from cudnn_kit import CudnnKit, cudnn_kit_fixture, version_header  # noqa: F401 - the fixture
 from envbuilder import env, host, toolkit, torch
 
-from gpudoctor.checks import run_checks
-from gpudoctor.checks.cudnn import CHECKS
+from gpudoctor.checks import cudnn, cudnn_builds, run_checks
 from gpudoctor.compat import KnownBadCudnn, load_tables
 from gpudoctor.model import (
     CudnnFacts,
@@ -34,6 +33,7 @@ from gpudoctor.probes.cudnn import probe_cudnn_at
 from gpudoctor.probes.interface import Deps
 
 TABLES = load_tables()
+CHECKS = cudnn.CHECKS + cudnn_builds.CHECKS  # GD301-GD310
 NO_TORCH = Unavailable(Reason.SKIPPED, "PyTorch was not probed (--no-torch)")
 
 
