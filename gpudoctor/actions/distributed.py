@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from gpudoctor import childproc
+from gpudoctor.actions.childlines import ChildMessages, child_environ
 from gpudoctor.model import Reason, SmokeFailure
 from gpudoctor.model_smoke import DistributedReport, RankResult
 
 logger = logging.getLogger(__name__)
 
 CHILD_SOURCE = (Path(__file__).parent / "_distributed_child.py").read_text(encoding="ascii")
-PREFIX = "GPUDOCTOR:"
 LAUNCHER_VARS = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
 # the all-reduce correctness tensor and the bandwidth tensor, by device type: on GPUs large
 # enough for NCCL to reach its bus bandwidth, on the CPU small enough for a CI runner
@@ -99,34 +98,20 @@ def run_distributed(options: DistributedOptions,
     config = {"device": kind, "backend": options.backend, "deadline": options.deadline,
               "elements": ELEMENTS[kind], "bandwidth_bytes": BANDWIDTH_BYTES[kind],
               "iterations": ITERATIONS[kind]}
-    env = dict(os.environ if environ is None else environ)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.pop("PYTHONSTARTUP", None)
-    messages: dict[str, Any] = {}
-    last = ["starting"]
-
-    def on_line(line: str) -> None:
-        if not line.startswith(PREFIX):
-            return
-        try:
-            msg = json.loads(line[len(PREFIX):])
-            messages[msg["kind"]] = msg["data"]
-        except (ValueError, KeyError, TypeError):
-            logger.debug("unparsable child line: %r", line)
-            return
-        if msg["kind"] == "progress":
-            last[0] = str(msg["data"].get("label"))
+    env = child_environ(environ)
+    lines = ChildMessages()
+    messages = lines.messages
 
     argv = [python, "-c", CHILD_SOURCE, json.dumps(config)]
     try:
-        done = childproc.run(argv, options.timeout, env, on_line=on_line)
+        done = childproc.run(argv, options.timeout, env, on_line=lines)
     except OSError as e:
         return SmokeFailure(Reason.NOT_INSTALLED, f"cannot run the Python interpreter {python}",
                             "pass --python with a working interpreter", repr(e))
     except childproc.ChildTimeout as e:
         return SmokeFailure(
             Reason.TIMEOUT, f"this rank did not finish within {options.timeout:g} s (last "
-            f"step: {last[0]})", "run `gpudoctor check` on this node; raise --timeout if the "
+            f"step: {lines.last})", "run `gpudoctor check` on this node; raise --timeout if the "
             "job is just slow to start", str(e))
     if "result" in messages:
         try:

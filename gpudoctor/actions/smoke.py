@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import os
 import re
 import signal
 import sys
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__, childproc
+from gpudoctor.actions.childlines import ChildMessages, child_environ
 from gpudoctor.model import Environment, Reason, SmokeFacts, Unavailable
 from gpudoctor.model import SmokeFailure as SmokeFailure  # re-exported: the outcome's types
 from gpudoctor.model_smoke import ConfigRun as ConfigRun
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CHILD_SOURCE = (Path(__file__).parent / "_smoke_child.py").read_text(encoding="ascii")
-PREFIX = "GPUDOCTOR:"
 MODELS = ("lenet", "convnet")
 DTYPES = ("float32", "float16", "bfloat16")
 _DEVICE = re.compile(r"(cpu|cuda(?::(\d{1,4}))?)")
@@ -117,37 +116,25 @@ def run_smoke(
               "batch_size": options.batch_size, "steps": options.steps,
               "warmup": options.warmup, "dtype": options.dtype,
               "profile_dir": options.profile_dir}
-    env = dict(os.environ if environ is None else environ)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.pop("PYTHONSTARTUP", None)
-    messages: dict[str, Any] = {}
-    last = ["starting"]
+    env = child_environ(environ)
 
-    def on_line(line: str) -> None:
-        if not line.startswith(PREFIX):
-            return
-        try:
-            msg = json.loads(line[len(PREFIX):])
-            kind, data = msg["kind"], msg["data"]
-        except (ValueError, KeyError, TypeError):
-            logger.debug("unparsable child line: %r", line)
-            return
-        messages[kind] = data
-        if kind == "progress":
-            last[0] = str(data["label"])
-            if on_progress is not None:
-                on_progress(SmokeProgress(int(data["done"]), int(data["total"]), last[0]))
+    def progress(data: dict[str, Any]) -> None:
+        if on_progress is not None:
+            on_progress(SmokeProgress(int(data["done"]), int(data["total"]), str(data["label"])))
+
+    lines = ChildMessages(progress)
+    messages = lines.messages
 
     argv = [python, "-c", CHILD_SOURCE, json.dumps(config)]
     try:
-        done = childproc.run(argv, options.timeout, env, on_line=on_line)
+        done = childproc.run(argv, options.timeout, env, on_line=lines)
     except OSError as e:  # missing, not executable, not a program
         return SmokeFailure(Reason.NOT_INSTALLED, f"cannot run the Python interpreter {python}",
                             "pass --python with a working interpreter", repr(e))
     except childproc.ChildTimeout as e:
         return SmokeFailure(
             Reason.TIMEOUT,
-            f"the smoke test did not finish within {options.timeout:g} s (last step: {last[0]}):"
+            f"the smoke test did not finish within {options.timeout:g} s (last step: {lines.last}):"
             " the CUDA stack hangs, or the run needs a longer --timeout",
             "run `gpudoctor check`; `nvidia-smi` shows a GPU stuck at 100% or in an error state;"
             " raise --timeout if the device is just slow",
@@ -159,7 +146,7 @@ def run_smoke(
         except (KeyError, TypeError, ValueError) as e:
             return SmokeFailure(Reason.ERROR, "the smoke test's result could not be read",
                                 "run the same command with `gpudoctor --debug`", repr(e))
-    return _failure(messages.get("error"), returncode, stderr, last[0], options, python)
+    return _failure(messages.get("error"), returncode, stderr, lines.last, options, python)
 
 
 def _failure(error: dict[str, Any] | None, returncode: int, stderr: str, last: str,
