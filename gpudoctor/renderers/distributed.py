@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gpudoctor import __version__
 from gpudoctor.checks.smoke import rate
-from gpudoctor.model import SCHEMA_VERSION, Result, SmokeFailure, Status
+from gpudoctor.model import Result, SmokeFailure, Status
 from gpudoctor.model_smoke import DistributedReport
 from gpudoctor.renderers.console import Line, print_lines, result_lines
-from gpudoctor.renderers.interface import clean, finding_dict
+from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
+from gpudoctor.renderers.smoke import json_head
 
 
 def _table(r: DistributedReport) -> Table:
@@ -67,11 +66,6 @@ def render_json(options: Any, outcome: DistributedReport | SmokeFailure,
 
     data = to_data(outcome)
     return dumps({
-        "schema_version": SCHEMA_VERSION,
-        "gpudoctor_version": __version__,
-        "command": "smoke-test --distributed",
-        "options": dataclasses.asdict(options),
-        "summary": {s.value: sum(1 for r in results if r.finding.status is s) for s in Status},
-        "findings": [finding_dict(r) for r in results],
+        **json_head("smoke-test --distributed", options, results),
         "distributed": {"failure": data} if isinstance(outcome, SmokeFailure) else data,
     })

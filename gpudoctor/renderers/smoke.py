@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.table import Table
@@ -124,18 +124,26 @@ def _figures(r: SmokeReport) -> Text:
     return Text("\n" + "\n".join(clean(line) for line in lines))
 
 
+def json_head(command: str, options: Any, results: tuple[Result, ...]) -> dict[str, Any]:
+    """The keys every smoke-test JSON report starts with (plain and --distributed): schema,
+    version, command, options, the count of each status and every finding."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "gpudoctor_version": __version__,
+        "command": command,
+        "options": dataclasses.asdict(options),
+        "summary": {s.value: sum(1 for r in results if r.finding.status is s) for s in Status},
+        "findings": [finding_dict(r) for r in results],
+    }
+
+
 def render_json(options: SmokeOptions, outcome: SmokeOutcome,
                 results: tuple[Result, ...]) -> str:
     """Every measurement and finding; `smoke` holds the measurements (or `failure`)."""
     from gpudoctor.actions.smoke import outcome_to_dict
 
     return dumps({
-        "schema_version": SCHEMA_VERSION,
-        "gpudoctor_version": __version__,
-        "command": "smoke-test",
-        "options": dataclasses.asdict(options),
-        "summary": {s.value: sum(1 for r in results if r.finding.status is s) for s in Status},
-        "findings": [finding_dict(r) for r in results],
+        **json_head("smoke-test", options, results),
         "thresholds": {"max_rel_diff": TOLERANCE, "cudnn_slower_margin": SLOWER_MARGIN},
         "smoke": outcome_to_dict(outcome),
     })
