@@ -2,10 +2,11 @@
 
 The entry point lives here rather than in `gpudoctor.cli` for two reasons:
 
-- `gpudoctor check` starts the `import torch` child before typer, rich and pydantic are
-  imported (~0.2 s): the two then overlap, and `check` costs about as much as `import torch`
-  alone. It does so only when a selected check reads torch's facts (`check host` never waits
-  for a hanging torch).
+- `gpudoctor check` starts the `import torch` child ~20 ms in, before the model, the probes,
+  typer and rich are imported (~0.15 s; `gpudoctor.probes.prestart` imports only the child
+  runner): the two then overlap, and `check` costs about as much as `import torch` alone. It
+  does so only when a selected check reads torch's facts (`check host` never waits for a
+  hanging torch).
 - the signal handlers go in first thing (`gpudoctor.childproc`), so that Ctrl-C or SIGTERM at
   any moment, start-up included, kills every child's process group and ends with one line and
   exit status 128 + the signal (130, 143), never a traceback.
@@ -72,13 +73,12 @@ def _prestart_torch(argv: list[str]) -> None:
             python = argv[i + 1]
         elif a.startswith("--python="):
             python = a.split("=", 1)[1]
-    from gpudoctor.probes.interface import Deps
-    from gpudoctor.probes.pytorch import prestart
+    from gpudoctor.probes.prestart import prestart
 
     if python is None:
-        prestart(Deps())
+        prestart(sys.executable, os.environ)
     elif os.path.isabs(python) and os.path.exists(python):
-        prestart(Deps(python=python))
+        prestart(python, os.environ)
 
 
 def _interrupted(exc: KeyboardInterrupt, caught: list[int]) -> None:

@@ -83,6 +83,7 @@ def check(
     required = ci.requirements(require)
     checks = common.selected(ci.with_required([*(selectors or ()), *common.split(only)],
                                               required), common.split(skip))
+    common.warm_up(fmt)
     env = common.load_reports(from_report) if from_report else common.environment(
         None, cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
     if required:  # they travel to the checks as data (GD601-GD607, GD101)

@@ -72,7 +72,7 @@ def environment(
     selected checks; default all), with `timeout` for `import torch` and NVML alike."""
     if from_snapshot is not None:
         return load_snapshot(str(from_snapshot))
-    from gpudoctor.probes import collect
+    from gpudoctor.probes.gather import collect
     from gpudoctor.probes.interface import Deps
 
     if python is not None:  # as a shell would run it, and it must be a Python: else exit 2
@@ -135,6 +135,29 @@ def load_snapshot(path: str) -> Environment:
     except SnapshotError as e:
         raise fail_usage(f"{'stdin' if path == '-' else path} is not a usable gpudoctor "
                          f"snapshot: {e}") from None
+
+
+def warm_up(fmt: OutputFormat) -> None:
+    """Load the compat tables and the renderer of `fmt` in a background thread while the
+    probes wait on their children (`import torch`, ~1-2 s): `judge` and `emit` then find them
+    loaded, and `check` ends ~40 ms sooner after torch's child does. A failure here is left
+    for `judge` to meet again and report."""
+    import threading
+
+    def load() -> None:
+        try:
+            from gpudoctor.compat import load_tables
+            from gpudoctor.renderers import to_renderer
+
+            load_tables()
+            if fmt is OutputFormat.TEXT:
+                import gpudoctor.renderers.console  # noqa: F401 - imported for its cost
+            else:
+                to_renderer(fmt)
+        except Exception:  # noqa: BLE001 - judge / emit raise it where it is handled
+            pass
+
+    threading.Thread(target=load, name="gpudoctor-warm-up", daemon=True).start()
 
 
 def judge(env: Environment, checks: Iterable[Check]) -> Report:

@@ -36,7 +36,6 @@ class Deps:
 
     def child_env(self) -> dict[str, str]:
         """Environment for child processes: ours, with output unbuffered and no user site noise."""
-        env = dict(self.environ)
-        env["PYTHONUNBUFFERED"] = "1"
-        env.pop("PYTHONSTARTUP", None)
-        return env
+        from gpudoctor.probes.prestart import child_env
+
+        return child_env(self.environ)

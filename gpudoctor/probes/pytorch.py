@@ -22,7 +22,6 @@ import re
 import shutil
 import signal
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from gpudoctor import childproc
@@ -34,15 +33,12 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
+from gpudoctor.probes import prestart
 from gpudoctor.probes.interface import Deps
 
 logger = logging.getLogger(__name__)
 
-CHILD_SOURCE = (Path(__file__).parent / "_torch_child.py").read_text()
 PREFIX = "GPUDOCTOR:"
-
-# A child started before the CLI's own imports (see `prestart`), keyed by what it was given.
-_PRESTARTED: dict[tuple[str, tuple[tuple[str, str], ...]], childproc.Child] = {}
 
 
 class NotAnInterpreter(ValueError):
@@ -92,41 +88,13 @@ def resolve_python(value: str, environ: Mapping[str, str]) -> str:
     return path
 
 
-def _argv(python: str) -> list[str]:
-    return [python, "-c", CHILD_SOURCE]
-
-
-def _key(deps: Deps) -> tuple[str, tuple[tuple[str, str], ...]]:
-    return deps.python, tuple(sorted(deps.child_env().items()))
-
-
-def prestart(deps: Deps) -> None:
-    """Start the torch child now, for `probe_torch(deps)` to collect later.
-
-    `import torch` is the slowest fact `check` gathers; the CLI calls this before importing
-    typer and rich so the two overlap. A child nobody collects is killed at exit (the runner
-    kills every child still live then).
-    """
-    try:
-        _PRESTARTED[_key(deps)] = childproc.start(_argv(deps.python), deps.child_env())
-    except OSError:
-        return  # probe_torch will meet the same error and report it
-
-
-def _child(deps: Deps) -> childproc.Child:
-    found = _PRESTARTED.pop(_key(deps), None)
-    if found is not None:
-        return found
-    return childproc.start(_argv(deps.python), deps.child_env())
-
-
 def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
     """Run the child and turn its output into facts."""
     if deps.no_torch:
         return Unavailable(Reason.SKIPPED, "PyTorch was not probed (--no-torch)")
     timed_out = False
     try:
-        child = _child(deps)
+        child = prestart.take(deps.python, deps.child_env())  # started early by the CLI
         result = child.finish(max(0.1, deps.torch_timeout - child.elapsed))
     except OSError as e:  # not executable, missing, not a program (ENOEXEC)
         return Unavailable(

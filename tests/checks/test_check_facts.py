@@ -17,7 +17,7 @@ import pytest
 from gpudoctor.checks import REGISTRY
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import FACT_FIELDS, Check, Environment, Reason, Unavailable
-from gpudoctor.probes import NOT_GATHERED
+from gpudoctor.probes.gather import NOT_GATHERED
 from gpudoctor.snapshot import loads
 
 ENVS = Path(__file__).resolve().parent.parent / "fixtures" / "envs"

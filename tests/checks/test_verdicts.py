@@ -234,7 +234,7 @@ def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
     """This machine's own probes: where it has no GPU, the verdict passes `--strict`'s bar on
     the driver and torch checks (PyPI's CUDA torch here: notes and skips, no failure)."""
     from gpudoctor.checks import facts as F
-    from gpudoctor.probes import collect
+    from gpudoctor.probes.gather import collect
 
     e = dataclasses.replace(collect(Deps(no_torch=True)), torch=real_torch_facts)
     if F.gpu_signs(e):

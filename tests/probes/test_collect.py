@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import gpudoctor.probes
+import gpudoctor.probes.gather
 from gpudoctor import __version__
 from gpudoctor.model import (
     CudaFacts,
@@ -25,7 +25,7 @@ from gpudoctor.model import (
     TorchFacts,
     Unavailable,
 )
-from gpudoctor.probes import collect
+from gpudoctor.probes.gather import collect
 from gpudoctor.probes.interface import Deps
 from gpudoctor.snapshot import dumps, loads
 
@@ -53,9 +53,9 @@ def assert_round_trips(env: Environment) -> None:
 def test_a_probe_that_raises_becomes_a_fact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    probes = dict(gpudoctor.probes.PROBES)
+    probes = dict(gpudoctor.probes.gather.PROBES)
     probes["torch"] = raiser(RuntimeError("boom"))
-    monkeypatch.setattr(gpudoctor.probes, "PROBES", tuple(probes.items()))
+    monkeypatch.setattr(gpudoctor.probes.gather, "PROBES", tuple(probes.items()))
     env = collect(hermetic(tmp_path))
     assert env.torch == Unavailable(
         Reason.ERROR,
@@ -77,7 +77,7 @@ def test_a_probe_that_raises_becomes_a_fact(
 def test_every_probe_raising(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: Exception
 ) -> None:
-    monkeypatch.setattr(gpudoctor.probes, "PROBES", tuple((n, raiser(exc)) for n in FIELDS))
+    monkeypatch.setattr(gpudoctor.probes.gather, "PROBES", tuple((n, raiser(exc)) for n in FIELDS))
     env = collect(hermetic(tmp_path))
     for name in FIELDS:
         value = getattr(env, name)
@@ -99,7 +99,7 @@ def test_hermetic_collect_without_torch(tmp_path: Path) -> None:
 CHILD = """
 import sys
 from pathlib import Path
-from gpudoctor.probes import collect
+from gpudoctor.probes.gather import collect
 from gpudoctor.probes.interface import Deps
 from gpudoctor.snapshot import dumps
 root, ld = sys.argv[1], sys.argv[2]

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-import gpudoctor.probes
+import gpudoctor.probes.gather
 from gpudoctor.__main__ import _needs_torch, _selection
 from gpudoctor.model import Environment, Reason, Unavailable
-from gpudoctor.probes import PROBES, collect
+from gpudoctor.probes.gather import PROBES, collect
 from gpudoctor.probes.interface import Deps
 
 
@@ -27,7 +27,7 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             return Unavailable(Reason.ERROR, f"ran {name}")
         return probe
 
-    monkeypatch.setattr(gpudoctor.probes, "PROBES",
+    monkeypatch.setattr(gpudoctor.probes.gather, "PROBES",
                         tuple((name, fake(name)) for name, _ in PROBES))
     return ran
 
@@ -83,3 +83,37 @@ def test_selection_reads_check_arguments(args: list[str], only: list[str],
 ])
 def test_torch_is_prestarted_only_when_needed(args: list[str], needs: bool) -> None:
     assert _needs_torch(args) is needs
+
+
+def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
+    """An interpreter that is this one, and appends a line to a log each time it is started
+    with the torch probe's program."""
+    import sys
+
+    log = tmp_path / "torch-children.log"
+    script = tmp_path / "python"
+    script.write_text('#!/bin/sh\ncase "$*" in\n'
+                      f'  *"Child-process half of the PyTorch probe"*) echo started >> "{log}" ;;\n'
+                      f'esac\nexec "{sys.executable}" "$@"\n')
+    script.chmod(0o755)
+    return script, log
+
+
+@pytest.mark.parametrize(("args", "children"), [
+    (["check"], 1),  # prestarted by the entry point, then taken by the probe: one child
+    (["check", "GD101"], 1),
+    (["check", "host"], 0),  # host checks read no torch fact: none started
+    (["snapshot"], 1),
+])
+def test_the_prestarted_child_is_the_one_the_probe_uses(tmp_path: Path, args: list[str],
+                                                        children: int) -> None:
+    import subprocess
+    import sys
+
+    python, log = _counting_python(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "gpudoctor", *args, "--python", str(python),
+                           "-o", str(tmp_path / "out")], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    started = log.read_text().splitlines() if log.exists() else []
+    assert len(started) == children, (started, proc.stderr)
