@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import sys
 from typing import Annotated, NoReturn
 
@@ -140,7 +141,20 @@ def main() -> None:
         _interrupted(None)  # Typer turned the KeyboardInterrupt into a bare 130
     _flush_stdout()
     childproc.finishing()  # a signal from here on: exit at once, no traceback
-    sys.exit(rc if isinstance(rc, int) else ExitCode.OK)
+    _exit_now(rc if isinstance(rc, int) else ExitCode.OK)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process without Python's teardown of every module and object (~15 ms after
+    each run, 5% of `check --no-torch`). What the teardown would do that matters is done
+    first: stdout was flushed (where a failure is still reported), stderr is, and the exit
+    handlers run (the child runner's kill of what is left, logging's flush)."""
+    import atexit
+
+    with contextlib.suppress(OSError, ValueError):  # closed or gone: nothing left to say
+        sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _interrupted(e: BaseException | None) -> NoReturn:
