@@ -193,9 +193,17 @@ def decode_cuda_version(v: int) -> str:
 
 def normalize_cc(cc: str) -> str | None:
     """Compute capability "8.6", "sm_86", "compute_90a", "86", "12.0+PTX" -> "X.Y" (or None)."""
-    text = re.sub(r"^(sm|compute)_", "", cc.strip().lower().removesuffix("+ptx"))
-    match = re.fullmatch(r"(\d+)\.(\d+)[af]?", text) or re.fullmatch(r"(\d+)(\d)[af]?", text)
-    return f"{int(match[1])}.{int(match[2])}" if match else None
+    parsed = parse_cc(cc)
+    return cc_text(parsed) if parsed else None
+
+
+def encode_cuda_version(text: str) -> int | None:
+    """"12.4" → 12040: `decode_cuda_version` reversed, for the CUDA version NVML and
+    nvidia-smi print; None for text that is not a CUDA version."""
+    major, _, minor = text.strip().partition(".")
+    if not (major.isdigit() and (minor or "0").isdigit()):
+        return None
+    return int(major) * 1000 + int((minor or "0")[:2].ljust(1, "0")) * 10
 
 
 def arch_list_supports(arch_list: tuple[str, ...], cc: str) -> bool:

@@ -389,10 +389,22 @@ def test_decode_cudnn_version_rejects_negative() -> None:
 @pytest.mark.parametrize(
     ("cc", "norm"),
     [("8.6", "8.6"), ("sm_86", "8.6"), ("compute_90a", "9.0"), ("86", "8.6"), ("120", "12.0"),
-     ("12.0+PTX", "12.0"), ("sm_100f", "10.0"), ("eight", None), ("", None)],
+     ("12.0+PTX", "12.0"), ("sm_100f", "10.0"), ("sm_90a+PTX", "9.0"), (" SM_86 ", "8.6"),
+     ("8.6.1", None), ("sm_8", None), ("eight", None), ("", None)],
 )
 def test_normalize_cc(cc: str, norm: str | None) -> None:
     assert normalize_cc(cc) == norm
+
+
+@pytest.mark.parametrize(("text", "encoded"), [("12.4", 12040), ("13.0", 13000), ("9.2", 9020),
+                                               (" 11.8 ", 11080), ("12", 12000), ("N/A", None),
+                                               ("", None), ("12.x", None)])
+def test_encode_cuda_version(text: str, encoded: int | None) -> None:
+    from gpudoctor.versions import decode_cuda_version, encode_cuda_version
+
+    assert encode_cuda_version(text) == encoded
+    if encoded is not None:  # decode reverses it
+        assert decode_cuda_version(encoded) == text.strip() + ("" if "." in text else ".0")
 
 
 def test_arch_list_supports() -> None:
@@ -438,7 +450,8 @@ def test_versions_is_a_leaf() -> None:
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert imported and not [m for m in imported if m.startswith("gpudoctor")]
     for name in ("decode_cuda_version", "decode_cudnn_version", "format_cudnn_version",
-                 "normalize_cc", "arch_list_supports", "minor_of", "sm_of"):
+                 "normalize_cc", "arch_list_supports", "minor_of", "sm_of",
+                 "encode_cuda_version"):
         assert getattr(versions, name).__module__ == "gpudoctor.versions"
 
 

@@ -49,11 +49,3 @@ class Partial:
     cuda: CudaFacts | Unavailable | None = None
     cudnn: CudnnFacts | Unavailable | None = None
     libcuda: LibcudaFacts | Unavailable | None = None  # torch's "found version 11040"
-
-
-def encode_cuda(text: str) -> int | None:
-    """"12.4" → 12040, the encoding of NVML's and cudaDriverGetVersion's CUDA version."""
-    major, _, minor = text.strip().partition(".")
-    if not (major.isdigit() and (minor or "0").isdigit()):
-        return None
-    return int(major) * 1000 + int((minor or "0")[:2].ljust(1, "0")) * 10

@@ -30,7 +30,8 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, encode_cuda, not_reported
+from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.versions import encode_cuda_version
 
 BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\w.]+)"
                     r"(?:\s+CUDA Version:\s*([\d.]+|N/A))?")
@@ -159,7 +160,7 @@ def parse_table(text: str) -> Partial:
                             f"nvidia-smi: {m[0].strip()}") for m in _LOST.finditer(text))
     last = [line.strip() for line in text.splitlines() if line.strip()][-1]
     ended = "Processes:" in text or bool(re.fullmatch(r"\+[-=+]+\+", last))
-    cuda_v = encode_cuda(cuda) if cuda and cuda != "N/A" else None
+    cuda_v = encode_cuda_version(cuda) if cuda and cuda != "N/A" else None
     nvml = NvmlFacts(
         driver_version=driver,
         cuda_driver_version=cuda_v if cuda_v is not None else not_reported(

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, encode_cuda, not_reported
+from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.versions import encode_cuda_version
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
 START_XML = re.compile(r"<nvidia_smi_log>")
@@ -365,7 +366,8 @@ def parse(text: str, xml: bool) -> Partial:
         if not xml and node.find("PCI", "Bus Id") is None:
             node.children.append(_Node("PCI", None, [_Node("Bus Id", node.key[4:].strip())]))
         gpus.append(_gpu_facts(i, _Gpu(node, xml)))
-    cuda = encode_cuda(cuda_node.value) if cuda_node is not None and cuda_node.value else None
+    cuda = (encode_cuda_version(cuda_node.value) if cuda_node is not None and cuda_node.value
+            else None)
     nvml = NvmlFacts(
         driver_version=driver_node.value,
         cuda_driver_version=cuda if cuda is not None else not_reported(

@@ -23,6 +23,7 @@ import re
 
 from gpudoctor.model import LibcudaFacts, TorchFacts, TorchRuntime
 from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.versions import normalize_cc
 
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+", re.MULTILINE)
 _ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
@@ -43,17 +44,12 @@ def arch_list(text: str) -> tuple[str, ...] | None:
     return tuple(m[1].split()) if m else None
 
 
-def _cc(sm: str) -> str:
-    """"120" → "12.0", "86" → "8.6": sm_XY names compute capability X.Y (X may be 2 digits)."""
-    return f"{int(sm[:-1])}.{sm[-1]}"
-
-
 def warned_gpus(text: str) -> tuple[tuple[str, str], ...]:
     """(name, compute capability) of every GPU torch's warnings name, in order, once each."""
     text = _QUOTE.sub("", text[:LONGEST])
     found: dict[str, str] = {}
     hits = [(m.start(), m[2].strip(), f"{m[3]}.{m[4]}") for m in TOO_OLD_GPU.finditer(text)]
-    hits += [(m.start(), re.sub(r"^.*Warning:\s*", "", m[1]).strip(), _cc(m[2]))
+    hits += [(m.start(), re.sub(r"^.*Warning:\s*", "", m[1]).strip(), normalize_cc(m[2]) or m[2])
              for m in INCOMPATIBLE.finditer(text)]
     for _, name, cc in sorted(hits):
         found.setdefault(name, cc)
