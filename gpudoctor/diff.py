@@ -154,8 +154,7 @@ def _driver(env: Environment) -> Iterator[tuple[Layer, str, str]]:
 
 def _cuda(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     c = Layer.CUDA
-    t = env.torch
-    if isinstance(t, TorchFacts):
+    if F.torch_facts(env) is not None:
         yield c, "torch's CUDA", F.torch_cuda(env) or "none (CPU-only build)"
     tk = F.toolkit(env)
     if isinstance(env.cuda, CudaFacts):
@@ -183,9 +182,9 @@ def _cudnn(env: Environment) -> Iterator[tuple[Layer, str, str]]:
 
 def _torch(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     p = Layer.PYTORCH
-    t = env.torch
-    if not isinstance(t, TorchFacts):
-        yield p, "torch", shown(t)
+    t, missing = env.torch, F.torch_missing(env)  # a missing torch reads alike in both shapes
+    if missing is not None or not isinstance(t, TorchFacts):
+        yield p, "torch", shown(missing)
         return
     yield p, "torch version", F.torch_version(env) or shown(t.runtime)
     yield p, "torch's Python", shown(t.python)

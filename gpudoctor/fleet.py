@@ -131,6 +131,8 @@ def key_facts(env: dict[str, Any]) -> tuple[str, ...]:
         drv_cuda = _get(libcuda, "cuda_driver_version")
     torch = env.get("torch")
     runtime, static = _get(torch, "runtime"), _get(torch, "static")
+    if _get(static, "unavailable") == _get(runtime, "unavailable") == "not-installed":
+        torch = static  # no torch in the named interpreter: as the bare Unavailable reads
     rt_ok = isinstance(runtime, dict) and "unavailable" not in runtime
     version = _get(runtime, "version") if rt_ok else _get(static, "version")
     if rt_ok:

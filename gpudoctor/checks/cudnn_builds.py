@@ -110,8 +110,8 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """
     rt = F.torch_runtime(env)
     if rt is None:
-        return skipped(F.reason_of(env.torch) if isinstance(env.torch, Unavailable)
-                       else "PyTorch was not imported")
+        missing = F.torch_missing(env)
+        return skipped(missing.message if missing is not None else "PyTorch was not imported")
     if rt.cuda is None:
         return skipped(f"torch {rt.version} is not a CUDA build")
     if isinstance(rt.version, Unavailable):

@@ -18,6 +18,7 @@ from gpudoctor.model import (
     NvmlFacts,
     Reason,
     Severity,
+    Status,
     Unavailable,
 )
 from gpudoctor.requirements import needs_gpu
@@ -280,6 +281,13 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         f"upgrade the NVIDIA driver to ≥ {need} ({DRIVER_URL}){alt}",
         evidence,
     )
+
+
+def driver_too_old_for_torch(env: Environment, tables: Tables) -> Finding | None:
+    """GD103's failure, or None when it does not fail: the driver (its version, or the CUDA it
+    reports) is too old for torch's CUDA. GD403 reads it so that one cause is counted once."""
+    finding = check_driver_vs_torch.run(env, tables)
+    return finding if finding.status is Status.FAIL else None
 
 
 def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str], ...]

@@ -103,9 +103,25 @@ def gpus(env: Environment) -> tuple[GpuFacts, ...]:
     return tuple(g for g in env.nvml.gpus if isinstance(g, GpuFacts))
 
 
+def torch_missing(env: Environment) -> Unavailable | None:
+    """Why there is no torch to read, None when there is one. Two shapes say it alike: a bare
+    Unavailable (not probed, not in a report, an interpreter that cannot run, and a missing
+    torch in snapshots of older gpudoctor versions), and the TorchFacts of an interpreter probed
+    without torch, whose `static` and `runtime` are both Unavailable(NOT_INSTALLED) and whose
+    `python` names that interpreter (for the install line)."""
+    t = env.torch
+    if isinstance(t, Unavailable):
+        return t
+    if (isinstance(t.static, Unavailable) and t.static.reason is Reason.NOT_INSTALLED
+            and isinstance(t.runtime, Unavailable) and t.runtime.reason is Reason.NOT_INSTALLED):
+        return t.static
+    return None
+
+
 def torch_facts(env: Environment) -> TorchFacts | None:
-    """TorchFacts, None when torch was not found or not probed."""
-    return env.torch if isinstance(env.torch, TorchFacts) else None
+    """TorchFacts, None when torch was not found or not probed (`torch_missing`)."""
+    return env.torch if isinstance(env.torch, TorchFacts) and torch_missing(env) is None \
+        else None
 
 
 def torch_runtime(env: Environment) -> TorchRuntime | None:

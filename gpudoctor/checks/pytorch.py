@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks import facts as F
 from gpudoctor.checks import torch_copies
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.checks.driver import driver_too_old_for_torch
 from gpudoctor.model import (
     Environment,
     Finding,
@@ -41,19 +42,10 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     broken cuDNN or CUDA library), or hang (a wedged driver). Each is reported with its text.
     A `torch/` folder that shadows the installed torch (a source checkout in the working
     directory, a copy on PYTHONPATH) is named as the cause."""
+    missing = F.torch_missing(env)
+    if missing is not None:
+        return _torch_missing(env, tables, missing)
     t = env.torch
-    if isinstance(t, Unavailable):
-        if t.reason in (Reason.SKIPPED, Reason.NOT_REPORTED):
-            return skipped(t.message)
-        gpu = F.gpu_signs(env)
-        if t.reason is Reason.NOT_INSTALLED and not gpu and not F.toolkit(env):
-            return skipped(f"{t.message}; nothing here needs it")
-        if t.reason is Reason.NOT_INSTALLED and not gpu:
-            return noted(f"{t.message} (there is a CUDA toolkit, but no GPU)",
-                         _install_fix(env, tables), (("detail", t.detail or ""),))
-        if t.reason is Reason.NOT_INSTALLED:
-            return warned(t.message, _install_fix(env, tables), (("detail", t.detail or ""),))
-        return failed(t.message, None, (("detail", t.detail or ""),))
     assert isinstance(t, TorchFacts)
     seconds = t.seconds if isinstance(t.seconds, float | int) else None
     ev: tuple[tuple[str, str], ...] = (
@@ -85,6 +77,32 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     if isinstance(t.python, str) and own and t.python != own:  # another interpreter: name it
         took += f" in {t.python}"
     return passed(f"{F.torch_name(env)} imports{took}", ev)
+
+
+# gpudoctor often lives in an environment of its own (pipx, a tools venv), torch in another
+ELSEWHERE = ("for a torch in another environment, run gpudoctor with "
+             "--python /path/to/that/env/bin/python")
+
+
+def _torch_missing(env: Environment, tables: Tables, t: Unavailable) -> Finding:
+    """GD401 when there is no torch: not probed, not in the report, or not installed."""
+    if t.reason in (Reason.SKIPPED, Reason.NOT_REPORTED):
+        return skipped(t.message)
+    python = env.torch.python if isinstance(env.torch, TorchFacts) else None
+    ev = ((("python", python),) if isinstance(python, str) else ()) + (
+        ("detail", t.detail or ""),)
+    if t.reason is not Reason.NOT_INSTALLED:
+        return failed(t.message, None, ev)
+    # the interpreter is named when this machine's probe ran it (not from a pasted report)
+    also = [ELSEWHERE] if isinstance(python, str) else []
+    gpu = F.gpu_signs(env)
+    if not gpu and not F.toolkit(env):
+        return skipped(f"{t.message}; nothing here needs it"
+                       + "".join(f" ({a})" for a in also), ev)
+    if not gpu:
+        return noted(f"{t.message} ({'; '.join(['there is a CUDA toolkit, but no GPU', *also])})",
+                     _install_fix(env, tables), ev)
+    return warned(t.message + "".join(f" ({a})" for a in also), _install_fix(env, tables), ev)
 
 
 def _import_error_fix(rt: Unavailable, reinstall: str) -> str:
@@ -146,11 +164,12 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD403", "torch-cuda-available", "torch.cuda.is_available()", Layer.PYTORCH,
-       Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "host"})
+       Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "host", "cuda"})
 def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
     """For a CUDA build, `torch.cuda.is_available()` must be True. When it is False, torch's own
-    reason (the error of `torch.cuda.init()`) is shown with the likely cause. With no working
-    driver it skips: GD101 reports that cause, once.
+    reason (the error of `torch.cuda.init()`) is shown with the likely cause. One cause is
+    counted once: with no working driver it skips (GD101 reports that), and with a driver too
+    old for torch's CUDA it skips too (GD103 reports that, by the same rule).
 
     Fix: follow torch's reason: a driver too old for torch's CUDA (GD103), CUDA_VISIBLE_DEVICES
     hiding the GPUs (GD501), device nodes missing in a container (GD502), or a driver upgraded
@@ -182,7 +201,11 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
     if not F.driver_present(env):  # one cause, counted once: GD101 says it and how to fix it
         return skipped(f"no working NVIDIA driver, so no CUDA device (see GD101); torch says: "
                        f"{reason}", ev)
-    if visible is not None and visible.strip() in ("", "-1", "NoDevFiles"):
+    hides_all = visible is not None and visible.strip() in ("", "-1", "NoDevFiles")
+    too_old = None if hides_all else driver_too_old_for_torch(env, tables)
+    if too_old is not None:  # one cause, counted once: GD103 says it and how to fix it
+        return skipped(f"torch.cuda.is_available() is False: {too_old.message}; see GD103", ev)
+    if hides_all:
         fix = "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
     elif "too old" in reason or "insufficient" in reason:
         fix = "upgrade the NVIDIA driver (see GD103)"

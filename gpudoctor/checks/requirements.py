@@ -225,9 +225,9 @@ def check_require_torch(env: Environment, tables: Tables) -> Finding:
     tv = F.torch_version(env)
     if tv:
         measured: Measured | Unavailable = _version_of("torch", tv, f"torch {tv}")
-    elif isinstance(env.torch, Unavailable):
-        measured = (env.torch if env.torch.reason in _UNKNOWN else
-                    Unavailable(Reason.NOT_INSTALLED, f"no torch ({env.torch.message})"))
+    elif (missing := F.torch_missing(env)) is not None:
+        measured = (missing if missing.reason in _UNKNOWN else
+                    Unavailable(Reason.NOT_INSTALLED, f"no torch ({missing.message})"))
     else:
         measured = Unavailable(Reason.NOT_INSTALLED, "torch's version is unknown")
     return _judge(env, "torch", "torch>=2.4", "install the torch the job needs (`gpudoctor "

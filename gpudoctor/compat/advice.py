@@ -24,11 +24,12 @@ The installed torch is judged with its own arch list (`torch.cuda.get_arch_list(
 probe read it: the machine's own artifact wins over the table.
 
 **The line** runs pip through the interpreter diagnosed, `/path/to/python -m pip ...`
-(`TorchFacts.python`); for a pasted report, or when torch is not there to name it, the
-interpreter is unknown: `python -m pip ...`, with a sentence saying to run it with that
-environment's own python. It is never a no-op. pip keeps an installed distribution that
-satisfies the requirement ("Requirement already satisfied"), and a public pin `torch==2.5.1` is
-satisfied by every local build `2.5.1+cu121`: a specifier without a local label ignores the
+(`TorchFacts.python`, which the probe records also when torch is not installed there); for a
+pasted report, or a snapshot of an older gpudoctor without torch, the interpreter is unknown:
+`python -m pip ...`, with a sentence saying to run it with that environment's own python. It
+is never a no-op. pip keeps an installed distribution that satisfies the requirement
+("Requirement already satisfied"), and a public pin `torch==2.5.1` is satisfied by every local
+build `2.5.1+cu121`: a specifier without a local label ignores the
 candidates' local labels (https://packaging.python.org/en/latest/specifications/
 version-specifiers/#version-matching). Hence:
 - torch not installed: the release's documented line (PyTorch's previous-versions page,

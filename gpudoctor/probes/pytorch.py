@@ -7,7 +7,9 @@ they survive a crash.
 
 Mapping:
 - interpreter cannot be executed → `Unavailable(NOT_INSTALLED)` for the whole probe
-- no torch in that interpreter → `Unavailable(NOT_INSTALLED)` for the whole probe
+- no torch in that interpreter → `TorchFacts` naming the interpreter, with `static` and
+  `runtime` both `Unavailable(NOT_INSTALLED)` (`checks.facts.torch_missing` reads it, and the
+  bare `Unavailable(NOT_INSTALLED)` of older snapshots, alike)
 - import raised → `runtime = Unavailable(ERROR)` with the exception's last line
 - child killed by a signal (abort, segfault) → `runtime = Unavailable(CRASHED)`
 - child ran past `Deps.torch_timeout` → `runtime = Unavailable(TIMEOUT)`
@@ -109,11 +111,10 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
     stages = _stages(result.stdout)
     static_data = stages.get("static")
     if static_data is not None and static_data.get("missing"):
-        return Unavailable(
-            Reason.NOT_INSTALLED,
-            f"PyTorch is not installed for {deps.python}",
-            detail=static_data.get("error"),
-        )
+        # the interpreter stays named, so that the install line can run pip through it
+        missing = Unavailable(Reason.NOT_INSTALLED, f"PyTorch is not installed for {deps.python}",
+                              detail=static_data.get("error"))
+        return TorchFacts(python=deps.python, static=missing, runtime=missing, seconds=seconds)
     if timed_out:
         runtime: TorchRuntime | Unavailable = Unavailable(
             Reason.TIMEOUT,

@@ -118,7 +118,8 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         drv = F.driver_version(env) or "version unknown"
         cuda = F.reported_driver_cuda(env)
         driver = f"{drv}, supports CUDA ≤ {cuda[0]}" if cuda else drv
-    if isinstance(env.torch, TorchFacts):
+    missing = F.torch_missing(env)
+    if missing is None and isinstance(env.torch, TorchFacts):
         tv, tc = F.torch_version(env), F.torch_cuda(env)
         torch = (f"{tv}, built with CUDA {tc}" if tc else
                  f"{tv or 'version not in the report'}, a CUDA build (its CUDA version is not "
@@ -127,7 +128,7 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         if isinstance(env.torch.runtime, Unavailable):
             torch += f" — import failed: {env.torch.runtime.message}"
     else:
-        torch = env.torch.message
+        torch = missing.message if missing is not None else "not available"
     tk = F.toolkit(env)
     if tk is None:
         toolkit = env.cuda.message if isinstance(env.cuda, Unavailable) and (

@@ -115,8 +115,12 @@ def test_environment_without_torch(tmp_path: Path) -> None:
                    capture_output=True, timeout=60)
     python = str(venv / "bin" / "python")
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    u = unavailable(probe_torch(Deps(python=python, environ=environ)), Reason.NOT_INSTALLED)
+    facts = facts_of(Deps(python=python, environ=environ))
+    # the interpreter stays named (the install line runs pip through it); both halves say why
+    assert facts.python == python
+    u = unavailable(facts.static, Reason.NOT_INSTALLED)
     assert u.message == f"PyTorch is not installed for {python}"
+    assert facts.runtime == u
 
 
 def test_python_that_does_not_exist() -> None:
@@ -352,6 +356,7 @@ def test_second_venv_is_probed_and_shown_resolved(tmp_path: Path) -> None:
 
     python = resolve_python("python", {"PATH": str(venv / "bin")})
     assert python == str(venv / "bin" / "python")
-    facts = probe_torch(Deps(python=python, environ=_without_pythonpath()))
-    u = unavailable(facts, Reason.NOT_INSTALLED)
+    facts = facts_of(Deps(python=python, environ=_without_pythonpath()))
+    assert facts.python == python
+    u = unavailable(facts.static, Reason.NOT_INSTALLED)
     assert u.message == f"PyTorch is not installed for {python}"
