@@ -8,7 +8,8 @@ that use the `cudnn_kit` fixture are skipped cleanly when gcc is missing.
 Make the fixtures visible to a test module (or a conftest) with
 `from cudnn_kit import cudnn_kit_fixture, toolkit_fixture, make_tarball_fixture` (tests/ is on
 sys.path: tests/conftest.py lives there): `toolkit` is a CUDA 12.4 prefix, `make_tarball` builds
-a real cuDNN tarball in NVIDIA's layout.
+a real cuDNN tarball in NVIDIA's layout, `gpu_env` (`gpu_env_fixture`) makes the environment of a
+`python -m gpudoctor install-cudnn` child that sees the GPUs a test names and no other.
 """
 
 from __future__ import annotations
@@ -239,5 +240,31 @@ def make_tarball_fixture(tmp_path: Path, cudnn_kit: CudnnKit) -> MakeTarball:
             if extra is not None:
                 extra(tf)
         return out
+
+    return make
+
+
+# install-cudnn refuses a cuDNN that does not support a GPU that NVML shows on the machine
+# (`machine_gpus()`). The tarball tests must not depend on the machine they run on: called
+# in-process the action gets `gpus=()` (or the GPUs a test is about); a `python -m gpudoctor`
+# child gets the environment `gpu_env` makes, whose NVML is the fake libnvidia-ml.
+GpuEnv = Callable[..., dict[str, str]]
+NVML_RTX5090 = "NVIDIA GeForce RTX 5090:12.0:34190917632"  # sm_120: a FAKE_NVML_GPUS entry
+
+
+@pytest.fixture(name="gpu_env")
+def gpu_env_fixture(fake_nvml: Path) -> GpuEnv:
+    """`gpu_env(gpus="")` → the environment for a gpudoctor child that sees exactly `gpus`
+    (FAKE_NVML_GPUS of tests/fakes/fake_nvml.c: "name:cc:bytes;…"; "" for none), whatever GPU
+    and driver this machine has: LD_LIBRARY_PATH is searched before the loader cache, where a
+    real driver's libnvidia-ml.so.1 is found. gpudoctor's own variables are left out."""
+
+    def make(gpus: str = "") -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_"))}
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            p for p in (str(fake_nvml), env.get("LD_LIBRARY_PATH")) if p)
+        env["FAKE_NVML_GPUS"] = gpus
+        return env
 
     return make

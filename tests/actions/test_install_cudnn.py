@@ -15,23 +15,21 @@ import pickle
 import shlex
 import shutil
 import stat
+import subprocess
+import sys
 import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import typer
-from cudnn_kit import CudnnKit
-from typer.testing import CliRunner
+from cudnn_kit import CudnnKit, GpuEnv
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
 from gpudoctor.actions.system import ActionError
 from gpudoctor.actions.tarball import Readable
 from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
-from gpudoctor.cli.install import install_cudnn as install_cmd
-from gpudoctor.cli.install import uninstall_cudnn as uninstall_cmd
 from gpudoctor.model import Status
 
 MakeTarball = Callable[..., Path]  # the make_tarball fixture (tests/actions/conftest.py)
@@ -50,7 +48,7 @@ def statuses(result: InstallResult) -> dict[str, Status]:
 def test_archive_layout_installs_with_links_modes_and_passing_checks(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     tarball = make_tarball("8.9.7", mode=0o600)  # NVIDIA's files readable by owner only
-    result = install_cudnn(tarball, toolkit)
+    result = install_cudnn(tarball, toolkit, gpus=())
     assert result.error is None
     assert result.ok
     plan = result.plan
@@ -97,7 +95,7 @@ def test_legacy_tgz_and_a_prefix_that_uses_lib(tmp_path: Path, make_tarball: Mak
 def test_compression_is_read_from_content_not_name(
         toolkit: Path, make_tarball: MakeTarball, compression: str) -> None:
     tarball = make_tarball(compression=compression, name="cudnn-misnamed.tgz", cuda="12")
-    result = install_cudnn(tarball, toolkit, dry_run=True)
+    result = install_cudnn(tarball, toolkit, dry_run=True, gpus=())
     assert result.plan is not None, result.error
     expected = {"gz": "gzip", "bz2": "bzip2", "": "none", "xz": "xz"}[compression]
     assert result.plan.compression == expected
@@ -108,7 +106,7 @@ def test_dry_run_prints_the_exact_plan_and_writes_nothing(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     (toolkit / "include/cudnn.h").write_text("/* an older hand-copied cudnn.h */\n")
     before = state(toolkit)
-    result = install_cudnn(make_tarball("9.1.0"), toolkit, dry_run=True)
+    result = install_cudnn(make_tarball("9.1.0"), toolkit, dry_run=True, gpus=())
     assert state(toolkit) == before
     assert result.plan is not None
     assert result.report is None
@@ -124,9 +122,9 @@ def test_rerun_is_idempotent_and_uninstall_restores_every_byte(
     (toolkit / "include/cudnn.h").write_text("/* the user's own cudnn.h */\n")
     original = state(toolkit)
     tarball = make_tarball("8.9.7")
-    assert install_cudnn(tarball, toolkit).ok
+    assert install_cudnn(tarball, toolkit, gpus=()).ok
     installed = state(toolkit)
-    again = install_cudnn(tarball, toolkit)
+    again = install_cudnn(tarball, toolkit, gpus=())
     assert again.ok
     assert again.plan is not None
     assert again.plan.count("unchanged") == len(again.plan.files)
@@ -142,7 +140,7 @@ def test_upgrade_over_a_hand_copied_cudnn_replaces_it_cleanly(
     # `sudo cp cuda/lib64/libcudnn* /usr/local/cuda/lib64` without -P: copies, not links
     cudnn_kit.populate(toolkit, "8.9.6", chain=False)
     original = state(toolkit)
-    result = install_cudnn(make_tarball("8.9.7"), toolkit)
+    result = install_cudnn(make_tarball("8.9.7"), toolkit, gpus=())
     assert result.ok, result.report
     assert result.plan is not None
     assert result.plan.count("remove") == 7
@@ -155,7 +153,8 @@ def test_upgrade_over_a_hand_copied_cudnn_replaces_it_cleanly(
 def test_progress_is_reported_up_to_the_size(toolkit: Path, make_tarball: MakeTarball) -> None:
     seen: list[tuple[int, int]] = []
     tarball = make_tarball()
-    install_cudnn(tarball, toolkit, progress=lambda done, total: seen.append((done, total)))
+    install_cudnn(tarball, toolkit, progress=lambda done, total: seen.append((done, total)),
+                  gpus=())
     assert seen[-1] == (tarball.stat().st_size,) * 2
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
@@ -168,12 +167,12 @@ def test_ldconfig_runs_only_when_the_prefix_is_on_the_loader_path(
     (tmp_path / "ld.so.conf.d").mkdir()
     tarball = make_tarball()
     result = install_cudnn(tarball, toolkit, ldconfig=True, ld_conf=conf,
-                           ldconfig_argv=("ldconfig", "-n", str(lib)))
+                           ldconfig_argv=("ldconfig", "-n", str(lib)), gpus=())
     assert (result.ldconfig or "").startswith(f"not run: {lib} is not on the system loader")
     assert "sudo tee /etc/ld.so.conf.d/cudnn.conf" in (result.ldconfig or "")
     (tmp_path / "ld.so.conf.d/cuda.conf").write_text(f"{lib}\n")
     result = install_cudnn(tarball, toolkit, ldconfig=True, ld_conf=conf,
-                           ldconfig_argv=("ldconfig", "-n", str(lib)))
+                           ldconfig_argv=("ldconfig", "-n", str(lib)), gpus=())
     # the links are right: ldconfig has nothing to say ("is not a symbolic link" otherwise)
     assert result.ldconfig == f"ran ldconfig -n {lib}"
 
@@ -185,14 +184,14 @@ def test_cuda_major_mismatch_is_refused_unless_forced(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     before = state(toolkit)
     tarball = make_tarball("8.9.7", cuda="11")
-    result = install_cudnn(tarball, toolkit)
+    result = install_cudnn(tarball, toolkit, gpus=())
     assert result.error is not None
     assert not result.ok
     assert "is the CUDA 11 build" in result.error.message
     assert "toolkit in the prefix is CUDA 12.4" in result.error.message
     assert "--force" in (result.error.fix or "")
     assert state(toolkit) == before
-    forced = install_cudnn(tarball, toolkit, force=True)
+    forced = install_cudnn(tarball, toolkit, force=True, gpus=())
     assert forced.error is None
     assert forced.plan is not None
     assert any("--force" in n for n in forced.plan.notes)
@@ -203,7 +202,8 @@ def test_cuda_build_from_the_libraries_when_the_names_say_nothing(
     tarball = make_tarball("8.9.7", layout="legacy", name="cudnn.tgz",
                            needs=["libcublas.so.11"])
     before = state(toolkit)
-    result = install_cudnn(tarball, toolkit)  # legacy layout: the top directory is just cuda/
+    # legacy layout: the top directory is just cuda/
+    result = install_cudnn(tarball, toolkit, gpus=())
     assert result.error is not None
     assert "CUDA 11 build (from the CUDA libraries it links)" \
         in result.error.message
@@ -255,7 +255,7 @@ def test_hostile_members_are_refused_by_name_and_nothing_changes(
     tarball = make_tarball("8.9.7", layout="legacy", extra=extra)
     before = state(toolkit)
     for dry_run in (True, False):
-        result = install_cudnn(tarball, toolkit, dry_run=dry_run)
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run, gpus=())
         assert result.error is not None
         assert expected in result.error.message
         assert state(toolkit) == before
@@ -293,7 +293,7 @@ def test_truncated_and_broken_archives(toolkit: Path, make_tarball: MakeTarball)
     zstd.write_bytes(b"\x28\xb5\x2f\xfd" + os.urandom(100))
     cases[zstd] = "zstd-compressed"
     for path, expected in cases.items():
-        result = install_cudnn(path, toolkit)
+        result = install_cudnn(path, toolkit, gpus=())
         assert result.error is not None, path
         assert expected in result.error.message, path
         assert state(toolkit) == before
@@ -306,14 +306,14 @@ def test_archives_that_are_not_cudnn(toolkit: Path, tmp_path: Path,
     with tarfile.open(not_cudnn, "w:gz") as tf:
         add(tf, "samples/include/helper.h", b"int x;\n")
         add(tf, "samples/lib/libhelper.so", b"\x7fELF")
-    result = install_cudnn(not_cudnn, toolkit)
+    result = install_cudnn(not_cudnn, toolkit, gpus=())
     assert result.error is not None
     assert "is not a cuDNN archive" in result.error.message
     no_version = tmp_path / "cudnn-noversion.tgz"
     with tarfile.open(no_version, "w:gz") as tf:
         add(tf, "cuda/include/cudnn.h", b'#include "cudnn_version.h"\n')
         add(tf, "cuda/lib64/libcudnn.so.8.9.7", cudnn_kit.shared_object())
-    result = install_cudnn(no_version, toolkit)
+    result = install_cudnn(no_version, toolkit, gpus=())
     assert result.error is not None
     assert "its version cannot be read" in result.error.message
     assert state(toolkit) == before
@@ -357,7 +357,7 @@ def test_a_fault_midway_rolls_back_to_byte_identical(
     cudnn_kit.populate(toolkit, "8.9.6", chain=False)  # something to back up and restore
     before = state(toolkit)
     faulty = Faulty(op, at, exc)  # 45 moves in all: the 45th puts the manifest in place
-    result = install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty)
+    result = install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty, gpus=())
     assert faulty.calls == at
     assert result.error is not None
     assert result.rolled_back is (op == "move" and at > 1)  # else nothing visible was done
@@ -373,7 +373,7 @@ def test_ctrl_c_midway_rolls_back_then_propagates(
     before = state(toolkit)
     faulty = Faulty("move", at, KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
-        install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty)
+        install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty, gpus=())
     assert faulty.calls == at
     assert state(toolkit) == before
 
@@ -381,7 +381,7 @@ def test_ctrl_c_midway_rolls_back_then_propagates(
 def test_a_failed_uninstall_leaves_the_install_in_place(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     (toolkit / "include/cudnn.h").write_text("/* mine */\n")
-    assert install_cudnn(make_tarball("8.9.7"), toolkit).ok
+    assert install_cudnn(make_tarball("8.9.7"), toolkit, gpus=()).ok
     installed = state(toolkit)
     result = uninstall_cudnn(toolkit, ops=Faulty("move", 12, DENIED))
     assert result.error is not None
@@ -415,7 +415,7 @@ def test_unwritable_prefix_gets_the_sudo_line(toolkit: Path, make_tarball: MakeT
     tarball = make_tarball()
     command = ["gpudoctor", "install-cudnn", "-t", str(tarball), "--prefix", str(toolkit)]
     # pytest's tmp_path is private to root: nobody cannot even look at the tarball
-    error = as_nobody(lambda: install_cudnn(tarball, toolkit, command=command).error)
+    error = as_nobody(lambda: install_cudnn(tarball, toolkit, command=command, gpus=()).error)
     assert isinstance(error, ActionError), error
     assert error.message == f"cannot access {tarball}: Permission denied"
     # in a world-readable place, root-owned and 0755: readable, not writable
@@ -427,7 +427,7 @@ def test_unwritable_prefix_gets_the_sudo_line(toolkit: Path, make_tarball: MakeT
         shutil.copy(tarball, public / tarball.name)
         before = state(prefix)
         command[3], command[5] = str(public / tarball.name), str(prefix)
-        error = as_nobody(lambda: install_cudnn(command[3], prefix, command=command).error)
+        error = as_nobody(lambda: install_cudnn(command[3], prefix, command=command, gpus=()).error)
         assert isinstance(error, ActionError), error
         assert error.message == f"cannot write to {prefix}: permission denied"
         assert error.fix == f"run: sudo {shlex.join(command)}"
@@ -439,39 +439,39 @@ def test_unwritable_prefix_gets_the_sudo_line(toolkit: Path, make_tarball: MakeT
 # --------------------------------------------------------------------------- the commands
 
 
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    app.command("install-cudnn")(install_cmd)
-    app.command("uninstall-cudnn")(uninstall_cmd)
-    return app
+def test_cli_exit_codes_and_formats(toolkit: Path, make_tarball: MakeTarball,
+                                    gpu_env: GpuEnv) -> None:
+    """The commands as a user runs them, in a child that sees no GPU (`gpu_env`): the verdicts
+    are about the tarball, whatever GPU this machine has."""
+    env = {**gpu_env(), "NO_COLOR": "1"}
 
+    def run(*args: str) -> tuple[int, str, str]:
+        p = subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
+                           text=True, env=env, timeout=120, check=False)
+        assert "Traceback" not in p.stdout + p.stderr, p.stderr
+        return p.returncode, p.stdout, p.stdout + p.stderr
 
-def test_cli_exit_codes_and_formats(toolkit: Path, make_tarball: MakeTarball) -> None:
-    runner = CliRunner()
-    app = _app()
     tarball = make_tarball("9.1.0")
-    dry = runner.invoke(app, ["install-cudnn", "--tarball", str(tarball), "--prefix",
-                              str(toolkit), "--dry-run"])
-    assert dry.exit_code == 0, dry.output
-    assert "dry run: nothing was written" in dry.output
-    assert f"create  {toolkit}/lib64/libcudnn_ops.so.9 -> libcudnn_ops.so.9.1.0" in dry.output
-    done = runner.invoke(app, ["install-cudnn", "-t", str(tarball), "--prefix", str(toolkit),
-                               "--format", "json"])
-    assert done.exit_code == 0, done.output
-    data = json.loads(done.stdout)
+    code, _, output = run("install-cudnn", "--tarball", str(tarball), "--prefix", str(toolkit),
+                          "--dry-run")
+    assert code == 0, output
+    assert "dry run: nothing was written" in output
+    assert f"create  {toolkit}/lib64/libcudnn_ops.so.9 -> libcudnn_ops.so.9.1.0" in output
+    code, out, output = run("install-cudnn", "-t", str(tarball), "--prefix", str(toolkit),
+                            "--format", "json")
+    assert code == 0, output
+    data = json.loads(out)
     assert data["ok"]
     assert data["plan"]["version"] == "9.1.0"
     assert {c["id"]: c["status"] for c in data["checks"]}["GD304"] == "pass"
-    refused = runner.invoke(app, ["install-cudnn", "-t", str(make_tarball(cuda="11")),
-                                  "--prefix", str(toolkit)])
-    assert refused.exit_code == 1
-    assert "is the CUDA 11 build" in refused.output
-    assert "Traceback" not in refused.output
-    missing = runner.invoke(app, ["install-cudnn", "-t", "/nonexistent.tgz"])
-    assert missing.exit_code == 2
-    undone = runner.invoke(app, ["uninstall-cudnn", "--prefix", str(toolkit)])
-    assert undone.exit_code == 0
-    assert "removed cuDNN 9.1.0" in undone.output
-    again = runner.invoke(app, ["uninstall-cudnn", "--prefix", str(toolkit)])
-    assert again.exit_code == 1
-    assert "gpudoctor installed no cuDNN" in again.output
+    code, _, output = run("install-cudnn", "-t", str(make_tarball(cuda="11")), "--prefix",
+                          str(toolkit))
+    assert code == 1
+    assert "is the CUDA 11 build" in output
+    assert run("install-cudnn", "-t", "/nonexistent.tgz")[0] == 2
+    code, _, output = run("uninstall-cudnn", "--prefix", str(toolkit))
+    assert code == 0
+    assert "removed cuDNN 9.1.0" in output
+    code, _, output = run("uninstall-cudnn", "--prefix", str(toolkit))
+    assert code == 1
+    assert "gpudoctor installed no cuDNN" in output

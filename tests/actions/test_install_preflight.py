@@ -8,6 +8,7 @@ byte-identical, whatever the error.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import platform
@@ -17,8 +18,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from cudnn_kit import NVML_RTX5090, CudnnKit, GpuEnv, MakeTarball
 from cudnn_kit import SUBLIBS as ALL_SUBLIBS
-from cudnn_kit import CudnnKit, MakeTarball
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
@@ -47,7 +48,7 @@ def test_incomplete_archive_is_refused_naming_what_it_lacks(
     lacking = [lib for lib in layout.libraries if lib not in ("libcudnn.so.9",
                                                              "libcudnn_graph.so.9")]
     for dry_run in (True, False):
-        result = install_cudnn(tarball, toolkit, dry_run=dry_run)
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run, gpus=())
         assert result.error is not None
         assert not result.ok
         assert result.error.message == (f"refused: {tarball.name} lacks sub-libraries of cuDNN "
@@ -59,7 +60,7 @@ def test_incomplete_archive_is_refused_naming_what_it_lacks(
 def test_allow_incomplete_installs_and_the_checks_only_warn(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
-    result = install_cudnn(tarball, toolkit, allow_incomplete=True)
+    result = install_cudnn(tarball, toolkit, allow_incomplete=True, gpus=())
     assert result.error is None
     assert result.ok  # the prefix holds the new cuDNN: exit 0
     assert (toolkit / "lib64/libcudnn_graph.so.9").is_symlink()
@@ -72,7 +73,7 @@ def test_every_major_of_the_tables_is_complete_as_the_kit_builds_it(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     for version, layout in (("7.6.5", "legacy"), ("8.9.7", "archive"), ("9.1.0", "archive")):
         result = install_cudnn(make_tarball(version, layout=layout), toolkit, dry_run=True,
-                               force=True)
+                               force=True, gpus=())
         assert result.error is None, (version, result.error)
 
 
@@ -80,7 +81,7 @@ def test_forced_cuda_11_build_that_needs_cublas_11_installs_with_warnings(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     # cuDNN 8 for CUDA 11 links libcublas.so.11, absent here: it cannot load in this toolkit
     tarball = make_tarball("8.9.7", cuda="11", needs=["libcublas.so.11"])
-    result = install_cudnn(tarball, toolkit, force=True)
+    result = install_cudnn(tarball, toolkit, force=True, gpus=())
     assert result.error is None
     assert result.ok
     found = statuses(result)
@@ -115,7 +116,7 @@ def test_a_library_that_is_not_a_shared_object_is_refused(
                                linkname="libcudnn_ops_infer.so.8.9.7")))
     before = state(toolkit)
     for dry_run in (True, False):
-        result = install_cudnn(tarball, toolkit, dry_run=dry_run)
+        result = install_cudnn(tarball, toolkit, dry_run=dry_run, gpus=())
         assert result.error is not None
         assert result.error.message == f"refused: member {name!r} {expected}"
         assert state(toolkit) == before
@@ -126,14 +127,14 @@ def test_static_archives_must_be_ar_archives(
     good = make_tarball("8.9.7", extra=lambda tf: add(
         tf, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib/libcudnn_static.a",
         b"!<arch>\n" + bytes(60)))
-    result = install_cudnn(good, toolkit)
+    result = install_cudnn(good, toolkit, gpus=())
     assert result.ok, result.error
     assert (toolkit / "lib64/libcudnn_static.a").read_bytes().startswith(b"!<arch>\n")
     before = state(toolkit)
     bad = make_tarball("8.9.7", extra=lambda tf: add(
         tf, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib/libcudnn_adv_static.a",
         b"\x7fELF" + bytes(60)))
-    result = install_cudnn(bad, toolkit)
+    result = install_cudnn(bad, toolkit, gpus=())
     assert result.error is not None
     assert "libcudnn_adv_static.a' is not a static library (it has no ar header)" \
         in result.error.message
@@ -152,12 +153,12 @@ def test_libraries_for_another_machine_are_refused_unless_forced(
                                tf, "cuda/lib64/libcudnn_cnn_train.so.8", type=tarfile.SYMTYPE,
                                linkname="libcudnn_cnn_train.so.8.9.7")))
     before = state(toolkit)
-    result = install_cudnn(tarball, toolkit)
+    result = install_cudnn(tarball, toolkit, gpus=())
     assert result.error is not None
     assert result.error.message == (f"refused: member {name!r} is built for {other}; this "
                                     f"machine is {host}")
     assert state(toolkit) == before
-    forced = install_cudnn(tarball, toolkit, force=True)
+    forced = install_cudnn(tarball, toolkit, force=True, gpus=())
     assert forced.ok, forced.error
     assert forced.plan is not None
     assert any(f"built for {other}" in n for n in forced.plan.notes)
@@ -175,7 +176,7 @@ def test_the_root_directory_is_never_a_prefix(
     tarball = make_tarball("8.9.7")
     assert not Path("/include/cudnn.h").exists()
     for dry_run, force in ((True, False), (False, False), (False, True)):
-        result = install_cudnn(tarball, prefix, dry_run=dry_run, force=force)
+        result = install_cudnn(tarball, prefix, dry_run=dry_run, force=force, gpus=())
         assert result.error is not None
         assert "is the root directory /" in result.error.message
     assert not Path("/include/cudnn.h").exists()
@@ -190,14 +191,14 @@ def test_a_prefix_that_is_not_a_toolkit_is_refused_unless_forced(
     before = state(prefix)
     tarball = make_tarball("8.9.7")
     for dry_run in (True, False):
-        result = install_cudnn(tarball, prefix, dry_run=dry_run)
+        result = install_cudnn(tarball, prefix, dry_run=dry_run, gpus=())
         assert result.error is not None
         assert result.error.message == (f"refused: {prefix} is not a CUDA toolkit: it has no "
                                         "version.json, version.txt, bin/nvcc or "
                                         "include/cuda_runtime.h")
         assert "--force" in (result.error.fix or "")
         assert state(prefix) == before
-    forced = install_cudnn(tarball, prefix, force=True)
+    forced = install_cudnn(tarball, prefix, force=True, gpus=())
     assert forced.ok, forced.error
     assert forced.plan is not None
     assert any("is not a CUDA toolkit" in n for n in forced.plan.notes)
@@ -212,7 +213,7 @@ def test_what_makes_a_prefix_a_toolkit(
     prefix = tmp_path / "cuda"
     (prefix / mark).parent.mkdir(parents=True)
     (prefix / mark).write_text("CUDA Version 12.4.131\n" if mark == "version.txt" else "x\n")
-    result = install_cudnn(make_tarball("8.9.7"), prefix, dry_run=True)
+    result = install_cudnn(make_tarball("8.9.7"), prefix, dry_run=True, gpus=())
     assert result.error is None, result.error
 
 
@@ -248,11 +249,11 @@ def test_uninstall_without_a_manifest_names_only_files_that_exist(
 
 
 def test_the_command_exits_1_unchanged_or_0_installed(
-        toolkit: Path, make_tarball: MakeTarball) -> None:
+        toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
     argv = [sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball", str(tarball),
             "--prefix", str(toolkit), "--format", "json"]
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = {**gpu_env(), "NO_COLOR": "1"}  # no GPU: about the tarball, whatever GPU is here
     before = state(toolkit)
     refused = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     assert refused.returncode == 1, refused.stderr
@@ -302,6 +303,27 @@ def test_cudnn_that_does_not_support_a_gpu_here_is_refused(
         assert state(toolkit) == before
 
 
+def test_the_command_refuses_for_a_gpu_nvml_shows(
+        toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
+    """The GPUs come from NVML (here the fake libnvidia-ml showing one RTX 5090, sm_120):
+    cuDNN 8.9.7 does not support it, so the command exits 1 with the prefix byte for byte as
+    it was; the same tarball installs where NVML shows no GPU."""
+    argv = [sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball",
+            str(make_tarball("8.9.7")), "--prefix", str(toolkit)]
+    before = state(toolkit)
+    refused = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False,
+                             env={**gpu_env(NVML_RTX5090), "NO_COLOR": "1"})
+    assert refused.returncode == 1, refused.stderr
+    assert "Traceback" not in refused.stdout + refused.stderr
+    assert "refused: cuDNN 8.9.7 with CUDA 12.4 supports compute capability" in refused.stderr
+    assert "NVIDIA GeForce RTX 5090 (sm_120) is outside it" in refused.stderr
+    assert state(toolkit) == before
+    done = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=120,
+                          check=False, env={**gpu_env(), "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    assert state(toolkit) == before
+
+
 def test_forced_past_the_gpu_range_installs_with_a_note(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     result = install_cudnn(make_tarball("8.9.7"), toolkit, dry_run=True, force=True, gpus=RTX5090)
@@ -329,3 +351,18 @@ def test_the_toolkit_picks_the_range_of_a_cuda12_tarball(
     assert (result.error is not None) is refused, result.error
     if refused:
         assert result.error is not None and "with CUDA 12.4 " in result.error.message
+
+
+def test_every_test_names_the_gpus_it_installs_for() -> None:
+    """Called in-process, the action reads the GPUs from this machine's NVML unless told: a
+    test that leaves `gpus=` out would pass in CI and fail on a Blackwell workstation (cuDNN 8
+    stops at sm_90). Children get `gpu_env` (tests/cudnn_kit.py) instead."""
+    tests = Path(__file__).resolve().parents[1]
+    calls = [(path, node) for path in sorted(tests.rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id == "install_cudnn"]
+    assert len(calls) > 30  # the walk finds them
+    unnamed = [f"{path.relative_to(tests)}:{node.lineno}" for path, node in calls
+               if not any(k.arg in ("gpus", None) for k in node.keywords)]  # None: **kwargs
+    assert not unnamed, f"install_cudnn(...) without gpus=: {unnamed}"

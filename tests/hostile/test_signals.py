@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 from cudnn_kit import (  # noqa: F401 - the fixtures
+    GpuEnv,
     MakeTarball,
     cudnn_kit_fixture,
+    gpu_env_fixture,
     make_tarball_fixture,
     toolkit_fixture,
 )
@@ -50,8 +52,9 @@ def hang(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return hanging_python(tmp_path_factory.mktemp("hanging-python"))
 
 
-def gpudoctor(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([PY, "-m", "gpudoctor", *args], cwd=REPO, env=env(),
+def gpudoctor(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen([PY, "-m", "gpudoctor", *args], cwd=REPO,
+                            env={**env(), **(extra_env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -136,7 +139,7 @@ def test_ctrl_c_during_start_up(hang: Path, delay: float) -> None:
 
 
 def test_install_interrupted_after_commit_says_installed(
-    toolkit: Path, make_tarball: MakeTarball
+    toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv
 ) -> None:
     """Ctrl-C while the post-install checks run (here: the toolkit's `nvcc --version` hangs
     once cuDNN is in place): the prefix keeps the new cuDNN, and gpudoctor says so and exits
@@ -147,7 +150,8 @@ def test_install_interrupted_after_commit_says_installed(
                     '  sleep 600\nfi\necho "Cuda compilation tools, release 12.4, V12.4.131"\n')
     nvcc.chmod(0o755)
     tarball = make_tarball("8.9.7")
-    proc = gpudoctor("install-cudnn", "--tarball", str(tarball), "--prefix", str(toolkit))
+    proc = gpudoctor("install-cudnn", "--tarball", str(tarball), "--prefix", str(toolkit),
+                     extra_env=gpu_env())  # no GPU: 8.9.7 installs whatever GPU is here
     groups = _hanging_groups(proc)
     _, err = _interrupt(proc, signal.SIGINT, groups)
     assert proc.returncode == 0, err
