@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+import threading
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -33,6 +36,9 @@ from gpudoctor.exitcodes import ExitCode
 from gpudoctor.model import Status
 from gpudoctor.renderers.progress import step_progress
 from gpudoctor.renderers.smoke import render_json, render_text, smoke_text
+
+if TYPE_CHECKING:
+    from gpudoctor.model import Report
 
 __all__ = ["render_json", "render_text", "smoke_test"]
 
@@ -90,7 +96,8 @@ def smoke_test(
 
     \b
     Exit 0: the verdicts pass (warnings allowed); 1: one failed, or the test could not run;
-    2: usage error, or the report could not be written.
+    2: usage error, or the report could not be written. With --distributed, rank 0's status
+    is the run's; the other ranks exit 0 (torchrun would stop rank 0 before its report).
 
     \b
     examples:
@@ -113,11 +120,13 @@ def smoke_test(
         dtype=dtype.value, profile_dir=str(profile) if profile else None, timeout=timeout,
         python=_interpreter(python))
     err = stderr_console()
+    with_host = _host_beside(fmt is TextOrJson.JSON)
     with step_progress(err, enabled=fmt is TextOrJson.TEXT and err.is_terminal) as on_progress:
         outcome = run_smoke(options, on_progress)
-    results = smoke_report(outcome).results
+    report = smoke_report(outcome)
+    results = report.results
     if fmt is TextOrJson.JSON:
-        text = render_json(options, outcome, results)
+        text = render_json(options, outcome, with_host(report))
     else:
         text = smoke_text(outcome, results, stdout_console() if output == "-" else file_console())
     deliver(text, output, fmt.value)
@@ -126,6 +135,40 @@ def smoke_test(
         say(f"gpudoctor: smoke test {'failed' if failed else 'passed'}"
             + (f"; report written to {output}" if output != "-" else ""))
     raise typer.Exit(ExitCode.FAILURE if failed else ExitCode.OK)
+
+
+def _host_beside(wanted: bool) -> Callable[[Report], Report]:
+    """For the JSON report, which names its machine: the host probe (about 1 ms, after some
+    15 ms of imports), run in a thread while the smoke child works, so that it costs no time.
+    The returned function puts its facts into a report's Environment; the verdicts stand, as
+    the smoke checks read only the smoke fact (`facts=`). Not wanted: reports stay as they are.
+    """
+    if not wanted:
+        return lambda report: report
+    found: list[Any] = []
+
+    def probe() -> None:
+        from gpudoctor.probes.gather import guarded
+        from gpudoctor.probes.host import probe_host
+        from gpudoctor.probes.interface import Deps
+
+        found.append(guarded("host", probe_host, Deps()))
+
+    thread = threading.Thread(target=probe, name="gpudoctor-probe-host", daemon=True)
+    thread.start()
+
+    def with_host(report: Report) -> Report:
+        from gpudoctor.childproc import raise_if_interrupted
+
+        while thread.is_alive():  # as `probes.collect` waits: a Ctrl-C is raised here
+            thread.join(0.2)
+            raise_if_interrupted()
+        if not found:
+            return report
+        env = dataclasses.replace(report.environment, host=found[0])
+        return dataclasses.replace(report, environment=env)
+
+    return with_host
 
 
 def _interpreter(python: str | None) -> str | None:
@@ -163,16 +206,22 @@ def _distributed(device: str, timeout: float, python: str | None, fmt: TextOrJso
     outcome = run_distributed(options)
     checks = ((check_smoke_device_usable, *DISTRIBUTED_CHECKS)  # GD454 says why it failed
               if isinstance(outcome, SmokeFailure) else DISTRIBUTED_CHECKS)
-    results = run_checks(smoke_environment(outcome), load_tables(), checks).results
+    report = run_checks(smoke_environment(outcome), load_tables(), checks)
+    results = report.results
     failed = any(r.finding.status is Status.FAIL for r in results)
     if where.rank != 0:
+        # exit 0 whatever this rank found: torchrun stops every rank, rank 0 included, as soon
+        # as one exits non-zero, and rank 0 would be killed before it wrote the report that
+        # names this rank's state. Rank 0's exit status is the run's (and torchrun's).
         state = (outcome.message if isinstance(outcome, SmokeFailure)
                  else "; ".join(f"{x.state} ({x.error or x.phase})" for x in outcome.ranks))
         say(f"gpudoctor: rank {where.rank} of {where.world_size}: {state}; rank 0 writes "
-            "the report")
-        raise typer.Exit(ExitCode.FAILURE if failed else ExitCode.OK)
+            "the report and carries the exit status")
+        raise typer.Exit(ExitCode.OK)
     if fmt is TextOrJson.JSON:
-        text = render.render_json(options, outcome, results)
+        # no host probe here: each rank's host is in the report, and rank 0 keeps its path
+        # short (torchrun stops it when another rank exits before it has written the report)
+        text = render.render_json(options, outcome, report)
     else:
         text = render.render_text(outcome, results,
                                   stdout_console() if output == "-" else file_console())

@@ -9,12 +9,12 @@ from rich.table import Table
 from rich.text import Text
 
 from gpudoctor.checks.smoke import rate
-from gpudoctor.model import Result, SmokeFailure, Status
+from gpudoctor.model import Report, Result, SmokeFailure, Status
 from gpudoctor.model_smoke import DistributedReport
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
-from gpudoctor.renderers.smoke import json_head
+from gpudoctor.renderers.smoke import json_environment, json_head
 
 
 def _table(r: DistributedReport) -> Table:
@@ -58,14 +58,14 @@ def render_text(outcome: DistributedReport | SmokeFailure, results: tuple[Result
     return head + print_lines(console, lines)
 
 
-def render_json(options: Any, outcome: DistributedReport | SmokeFailure,
-                results: tuple[Result, ...]) -> str:
+def render_json(options: Any, outcome: DistributedReport | SmokeFailure, report: Report) -> str:
     """Every rank's measurements and the verdicts; `distributed` holds the report (or
-    `failure`)."""
+    `failure`), `environment` the facts the verdicts were judged on."""
     from gpudoctor.snapshot import to_data
 
     data = to_data(outcome)
     return dumps({
-        **json_head("smoke-test --distributed", options, results),
+        **json_head("smoke-test --distributed", options, report.results),
         "distributed": {"failure": data} if isinstance(outcome, SmokeFailure) else data,
+        **json_environment(report),
     })

@@ -11,11 +11,12 @@ from rich.text import Text
 
 from gpudoctor import __version__
 from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, rate
-from gpudoctor.model import SCHEMA_VERSION, Result, Status
+from gpudoctor.model import SCHEMA_VERSION, Report, Result, Status
 from gpudoctor.model_smoke import SmokeReport
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean, finding_dict
 from gpudoctor.renderers.json import dumps
+from gpudoctor.snapshot import to_data
 
 if TYPE_CHECKING:
     from gpudoctor.actions.smoke import SmokeOptions, SmokeOutcome
@@ -137,13 +138,22 @@ def json_head(command: str, options: Any, results: tuple[Result, ...]) -> dict[s
     }
 
 
-def render_json(options: SmokeOptions, outcome: SmokeOutcome,
-                results: tuple[Result, ...]) -> str:
-    """Every measurement and finding; `smoke` holds the measurements (or `failure`)."""
+def json_environment(report: Report) -> dict[str, Any]:
+    """The key every smoke-test JSON report ends with (plain and --distributed): the
+    Environment the verdicts were judged on, as `check --format json` writes it (the smoke
+    fact, the host facts when gathered, every fact smoke-test does not probe as skipped), so
+    that the report names its machine and `check --from-snapshot` replays its verdicts."""
+    return {"environment": to_data(report.environment)}
+
+
+def render_json(options: SmokeOptions, outcome: SmokeOutcome, report: Report) -> str:
+    """Every measurement and finding; `smoke` holds the measurements (or `failure`),
+    `environment` the facts they were judged on."""
     from gpudoctor.actions.smoke import outcome_to_dict
 
     return dumps({
-        **json_head("smoke-test", options, results),
+        **json_head("smoke-test", options, report.results),
         "thresholds": {"max_rel_diff": TOLERANCE, "cudnn_slower_margin": SLOWER_MARGIN},
         "smoke": outcome_to_dict(outcome),
+        **json_environment(report),
     })

@@ -328,6 +328,6 @@ def test_gpu_report_renders() -> None:
     assert "1.0e-06" in text
     assert "libcudnn mapped: /lib/libcudnn.so.9" in text
     assert "smoke test passed in 3.0 s: 6 passed" in text
-    data = json.loads(render_json(SmokeOptions(), r, smoke_report(r).results))
+    data = json.loads(render_json(SmokeOptions(), r, smoke_report(r)))
     assert data["summary"]["pass"] == 6
     assert data["smoke"]["models"][0]["configs"][2]["name"] == "cudnn-benchmark"

@@ -1,11 +1,16 @@
 """`gpudoctor smoke-test` end to end on this (GPU-less) machine: the command registered on a
-small Typer app, run with CliRunner; the child is a real subprocess with the real CPU torch."""
+small Typer app, run with CliRunner, and `python -m gpudoctor` in a real process for the JSON's
+`environment`; the child is a real subprocess with the real torch installed here."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -91,6 +96,7 @@ def test_cuda_without_cuda_exits_1_with_torchs_reason(torch_cuda: str | None) ->
     assert data["summary"]["fail"] == 1
     assert data["smoke"]["failure"]["reason"] == (
         "not-supported" if torch_cuda is None else "driver-not-loaded")
+    assert data["environment"]["smoke"] == data["smoke"]["failure"]  # judged on that failure
 
 
 @pytest.mark.parametrize("device", ["cuda:x", "gpu", "cuda:-1"], ids=lambda d: f"<{d}>")
@@ -203,3 +209,81 @@ def test_smoke_runs_only_for_a_selected_smoke_check() -> None:
     assert code == (1 if data["summary"]["fail"] else 0)
     assert data["environment"]["smoke"]["unavailable"] == "skipped"
     assert not [f for f in data["findings"] if f["id"] in SMOKE_IDS]
+
+
+# --------------------------------------------------------------------------- the machine
+# The JSON report says which machine it is about: `environment`, the Environment the verdicts
+# were judged on, as `check --format json` writes it. Run as a user runs it: a real process.
+
+NOT_PROBED = ("nvml", "libcuda", "cuda", "torch", "cudnn")  # smoke-test gathers none of them
+
+
+def real_gpudoctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """`python -m gpudoctor ARGS` in a new process."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
+                       text=True, env={**full, "NO_COLOR": "1", **(env or {})}, timeout=300,
+                       check=False)
+    assert "Traceback" not in p.stdout + p.stderr, p.stderr
+    return p.returncode, p.stdout, p.stderr
+
+
+def this_torch() -> str:
+    """torch.__version__ of the torch installed here, asked of torch itself."""
+    p = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"],
+                       capture_output=True, text=True, timeout=300, check=False)
+    if p.returncode != 0:
+        pytest.skip(f"torch does not import here: {p.stderr[-200:]}")
+    return p.stdout.strip()
+
+
+def assert_names_this_machine(environment: dict[str, Any]) -> None:
+    host = environment["host"]
+    assert host["hostname"] == socket.gethostname()
+    assert host["python_executable"] == sys.executable
+    assert host["kernel"] == os.uname().release
+    for name in NOT_PROBED:
+        assert environment[name]["unavailable"] == "skipped", environment[name]
+
+
+def test_json_environment_names_the_machine_and_replays(tmp_path: Path) -> None:
+    target = tmp_path / "smoke.json"
+    code, out, _ = real_gpudoctor("smoke-test", "--device", "cpu", "--model", "lenet",
+                                  "--format", "json", "-o", str(target), *FAST)
+    assert code == 0 and out == ""
+    data = json.loads(target.read_text())
+    assert list(data) == ["schema_version", "gpudoctor_version", "command", "options",
+                          "summary", "findings", "thresholds", "smoke", "environment"]
+    environment = data["environment"]
+    assert environment["smoke"]["device"]["torch"] == this_torch()
+    assert environment["smoke"]["device"] == data["smoke"]["device"]
+    assert environment["gpudoctor_version"] == data["gpudoctor_version"]
+    assert_names_this_machine(environment)
+    # the report is a snapshot: `check` replays the same smoke verdicts from it
+    code, out, _ = real_gpudoctor("check", "--from-snapshot", str(target), "--only",
+                                  ",".join(SMOKE_IDS), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["findings"] == data["findings"]
+
+
+def test_distributed_json_environment_names_the_machine(tmp_path: Path) -> None:
+    """One rank, launched as torchrun would (its variables set), over gloo on the CPU: the
+    environment holds what the ranks reported (host, device, torch), nothing else."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rank = {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1"}
+    target = tmp_path / "distributed.json"
+    code, _, err = real_gpudoctor("smoke-test", "--distributed", "--device", "cpu", "--format",
+                                  "json", "-o", str(target), env=rank)
+    assert code == 0, err
+    data = json.loads(target.read_text())
+    assert list(data) == ["schema_version", "gpudoctor_version", "command", "options",
+                          "summary", "findings", "distributed", "environment"]
+    environment = data["environment"]
+    assert environment["smoke"] == data["distributed"]
+    assert environment["smoke"]["torch"] == this_torch()
+    assert [r["host"] for r in environment["smoke"]["ranks"]] == [socket.gethostname()]
+    for name in ("host", *NOT_PROBED):  # each rank's host is in the report
+        assert environment[name]["unavailable"] == "skipped", environment[name]

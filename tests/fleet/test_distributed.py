@@ -166,4 +166,8 @@ def test_ranks_whose_device_fails_are_named(tmp_path: Path) -> None:
     assert [(r["rank"], r["state"], r["phase"]) for r in d["ranks"]] == [
         (0, "error", "device"), (1, "error", "device")]
     assert all("torch.cuda.is_available() is False" in r["error"] for r in d["ranks"])
+    # rank 1 failed too, but exits 0 and leaves the status to rank 0: had it exited 1,
+    # torchrun would have stopped rank 0, often before it wrote the report
+    assert "rank 1 of 2: error" in p.stderr and "carries the exit status" in p.stderr
+    assert "rank      : 0 (local_rank: 0)" in p.stderr and "<NO_OTHER_FAILURES>" in p.stderr
     assert not tagged(tag)

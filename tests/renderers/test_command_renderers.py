@@ -44,7 +44,7 @@ def test_smoke_text_at_any_width() -> None:
 def test_smoke_json_findings_have_the_one_shape() -> None:
     r = report()
     results = smoke_report(r).results
-    data = json.loads(render_json(SmokeOptions(), r, results))
+    data = json.loads(render_json(SmokeOptions(), r, smoke_report(r)))
     assert data["findings"] == [finding_dict(x) for x in results]
     assert data["findings"][0]["docs_url"] == "docs/checks.md#gd450"
 
