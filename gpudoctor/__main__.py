@@ -95,7 +95,7 @@ def _interrupted(exc: KeyboardInterrupt, caught: list[int]) -> None:
     try:
         sys.stderr.write(f"gpudoctor: {message}\n")
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # closed; None when fd 2 was closed at start
         pass
     os._exit(code)
 

@@ -151,8 +151,9 @@ def _exit_now(code: int) -> NoReturn:
     handlers run (the child runner's kill of what is left, logging's flush)."""
     import atexit
 
-    with contextlib.suppress(OSError, ValueError):  # closed or gone: nothing left to say
-        sys.stderr.flush()
+    if sys.stderr is not None:  # None: started with fd 2 closed
+        with contextlib.suppress(OSError, ValueError):  # closed or gone: nothing left to say
+            sys.stderr.flush()
     atexit._run_exitfuncs()
     os._exit(code)
 

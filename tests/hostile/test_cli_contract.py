@@ -69,6 +69,23 @@ def test_closed_stdout_is_one_line_exit_2() -> None:
     assert len(stderr_of(p).splitlines()) == 1
 
 
+@pytest.mark.parametrize(("snapshot", "args", "code"), [
+    (HEALTHY, [], 0), (FAILING, [], 1), (HEALTHY, ["--format", "json"], 0),
+    (HEALTHY, ["--only", "nosuch"], 2)])
+def test_closed_stderr_changes_no_exit_code(tmp_path: Path, snapshot: Path, args: list[str],
+                                            code: int) -> None:
+    """A job that closes stderr (`2>&-`) gets the exit code and the report it would get with
+    it open: the summary line has nowhere to go, and that is no failure."""
+    out = tmp_path / "out"
+    p = subprocess.run(["sh", "-c", 'exec "$0" -m gpudoctor check "$@" >"$OUT" 2>&-',
+                        sys.executable, "--from-snapshot", str(snapshot), *args],
+                       env=base_env(OUT=str(out)), cwd=ROOT, timeout=60, check=False)
+    assert p.returncode == code
+    if code != 2:
+        opened = run(["check", "--from-snapshot", str(snapshot), *args])
+        assert opened.returncode == code and out.read_bytes() == opened.stdout
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "junit"])
 def test_full_device_is_one_line_exit_2(fmt: str) -> None:
     with open("/dev/full", "wb") as full:
