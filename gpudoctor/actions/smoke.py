@@ -238,11 +238,12 @@ def outcome_to_dict(outcome: SmokeOutcome) -> dict[str, Any]:
 
 
 def smoke_environment(outcome: SmokeOutcome) -> Environment:
-    """An Environment whose smoke fact is `outcome`; `smoke-test` probes nothing else, so the
-    other facts are `Unavailable(SKIPPED)` (`gpudoctor check --smoke` fills them all)."""
+    """An Environment whose smoke fact is `outcome`; `smoke-test` probes no other fact (its
+    JSON report adds the host's), so the others are `Unavailable(SKIPPED)` (`gpudoctor check
+    --smoke` fills them all)."""
     from datetime import datetime, timezone
 
-    other = Unavailable(Reason.SKIPPED, "smoke-test probes nothing else: run `gpudoctor check`")
+    other = Unavailable(Reason.SKIPPED, "not probed by smoke-test: run `gpudoctor check`")
     return Environment(
         gpudoctor_version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),

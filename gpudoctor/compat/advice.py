@@ -141,7 +141,7 @@ class _Line:
 def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
     """The torch wheel that fits this machine and the line that installs it; see the module."""
     if all(isinstance(f, Unavailable) and f.reason is Reason.SKIPPED
-           for f in (env.nvml, env.libcuda, env.torch)):  # `smoke-test` probes nothing else
+           for f in (env.nvml, env.libcuda, env.torch)):  # `smoke-test` probed none of them
         return TorchAdvice(None, (UNJUDGED,), (), None, None, None, None, None, unjudged=True)
     rt = F.torch_runtime(env)
     if rt is not None and rt.hip and not (F.driver_present(env) or F.gpus(env)):
