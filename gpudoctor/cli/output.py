@@ -10,10 +10,13 @@ Text a stream cannot encode (`PYTHONIOENCODING=ascii`) falls back to ASCII glyph
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import select
 import sys
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 import typer
 
@@ -79,8 +82,7 @@ def _write_stdout(text: str, fmt: str) -> None:
             stream.flush()
         else:
             stream.flush()
-            buffer.write(text.encode(encoding, errors="backslashreplace"))
-            buffer.flush()
+            _write_all(buffer, text.encode(encoding, errors="backslashreplace"))
     except BrokenPipeError:
         stdout_to_devnull()
         raise OutputError("stdout: the reader closed the pipe", quiet=True) from None
@@ -88,6 +90,58 @@ def _write_stdout(text: str, fmt: str) -> None:
         stdout_to_devnull()
         why = getattr(e, "strerror", None) or str(e)
         raise OutputError(f"cannot write the report to stdout: {why}") from None
+
+
+def _write_all(buffer: BinaryIO, data: bytes) -> None:
+    """Write every byte of `data`, or raise. An unbuffered stdout (`python -u`,
+    PYTHONUNBUFFERED=1) is the raw file, whose `write` returns a short count instead of raising
+    when the reader closes the pipe part-way (the kernel reports the bytes the pipe took; the
+    next write gets EPIPE): so the rest is written until all is taken or a write fails. A
+    non-blocking stdout that is full (None, BlockingIOError) is waited on."""
+    view = memoryview(data)
+    while view:
+        try:
+            n: int | None = buffer.write(view)
+        except BlockingIOError as e:
+            view = view[e.characters_written:]
+            _wait_writable(buffer, e)
+            continue
+        if n is None:  # a raw non-blocking file that is full; or a writer that returns nothing
+            if not _nonblocking(buffer):
+                break
+            _wait_writable(buffer, BlockingIOError(errno.EAGAIN, "the stream would block"))
+            continue
+        if n <= 0:
+            raise OSError(errno.EIO, "the stream took none of the report")
+        view = view[n:]
+    while not _flushed(buffer):  # what a buffered stdout still holds
+        pass
+
+
+def _flushed(buffer: BinaryIO) -> bool:
+    try:
+        buffer.flush()
+    except BlockingIOError as e:
+        _wait_writable(buffer, e)
+        return False
+    return True
+
+
+def _nonblocking(buffer: BinaryIO) -> bool:
+    try:
+        return not os.get_blocking(buffer.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _wait_writable(buffer: BinaryIO, e: OSError) -> None:
+    """Block until the file under `buffer` can take more (a full non-blocking pipe), or
+    raise `e` where there is no file to wait on."""
+    try:
+        fd = buffer.fileno()
+    except (OSError, ValueError, AttributeError):
+        raise e from None
+    select.select([], [fd], [])
 
 
 def stdout_to_devnull() -> None:

@@ -4,7 +4,9 @@ Lines are built here, one `Text` each, and printed without rich's layout: a mess
 itself at the console's width, but a fix line (`→ fix: …`) and an evidence line are never
 wrapped, so a command pastes whole; no line carries trailing padding. Every string that came
 from the machine or a report is shown with its control characters escaped, and none is parsed
-as rich markup.
+as rich markup. Nor can such a string start a line: a message, a fix, a title, a header value
+shows a line break escaped (`\\n`), and the lines of a multi-line evidence value (a captured
+stderr) are quoted behind a `│`; the report's only line breaks are the renderer's own.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ SYMBOLS = {
 }
 INFO_SYMBOL = ("i", "cyan")
 INDENT = 4  # a result under its layer heading; its other lines 2 more
+QUOTE = "│"  # before each further line of a multi-line evidence value
 
 # a line and whether it may wrap at the console's width (fix and evidence lines never do)
 Line = tuple[Text, bool]
@@ -77,21 +80,25 @@ def result_lines(r: Result, verbose: bool, indent: int = 0) -> list[Line]:
     f = r.finding
     sym, style = INFO_SYMBOL if is_info(r) else SYMBOLS[f.status]
     pad, hang = " " * indent, " " * (indent + 2)
-    message = clean(f.message, newlines=True).splitlines() or [""]
     first = Text.assemble(pad, (sym, style), " ", (r.check_id, "dim"), " ", clean(r.title), ": ",
-                          (message[0], "dim" if f.status is Status.SKIP else ""))
+                          (clean(f.message), "dim" if f.status is Status.SKIP else ""))
     out: list[Line] = [(first, True)]
-    out += [(Text(hang + line), True) for line in message[1:]]
     if f.fix and f.status in (Status.FAIL, Status.WARN):
-        fix = clean(f.fix, newlines=True).splitlines() or [""]
-        out.append((Text.assemble(hang, ("→ fix: ", "bold"), fix[0]), False))
-        out += [(Text(hang + "  " + line), False) for line in fix[1:]]
+        out.append((Text.assemble(hang, ("→ fix: ", "bold"), clean(f.fix)), False))
     if verbose:
         for key, value in f.evidence:
-            for i, line in enumerate(clean(value, newlines=True).splitlines() or [""]):
-                head = f"· {clean(key)}: " if i == 0 else "    "
-                out.append((Text(hang + head + line, style="dim"), False))
+            out += [(Text(line, style="dim"), False)
+                    for line in evidence_lines(clean(key), value, hang)]
     return out
+
+
+def evidence_lines(key: str, value: str, hang: str) -> list[str]:
+    """`· key: value`; a multi-line value (a captured stderr, a traceback) goes on under it
+    as a quoted block, each further line behind a `│`, so that no line of it can pass for one
+    of the report's own (a forged `→ fix:` or `[✓]` line in someone's snapshot)."""
+    first, *rest = clean(value, newlines=True).split("\n")
+    return [f"{hang}· {key}: {first}".rstrip(), *(f"{hang}  {QUOTE} {line}".rstrip()
+                                                  for line in rest)]
 
 
 def print_lines(console: Console, lines: Iterable[Line | Text]) -> str:

@@ -63,9 +63,8 @@ def _diagnosis_lines(i: int, d: Diagnosis, verbose: bool) -> list[Line | Text]:
     lines += [Text(clean(f"   {c.raw} → {c.meaning}")) for c in d.match.captures if c.meaning]
     lines.append(Text.assemble("   ", ("cause: ", "bold"), clean(d.cause)))
     lines.append(Text.assemble("   ", ("why: ", "bold"), clean(d.why)))
-    fix = clean(d.fix, newlines=True).splitlines() or [""]
-    lines.append((Text.assemble("   ", ("→ fix: ", "bold"), fix[0]), False))
-    lines += [(Text("       " + rest), False) for rest in fix[1:]]
+    # one line: a fix is written so, and a line break in it came from a report (a path)
+    lines.append((Text.assemble("   ", ("→ fix: ", "bold"), clean(d.fix)), False))
     if verbose:
         if d.fix != d.general_fix:
             lines.append((Text.assemble("   ", ("  or: ", "dim"), clean(d.general_fix)), False))

@@ -54,9 +54,11 @@ def docs_url(check_id: str) -> str:
 
 
 # C0 and C1 control characters (ESC starts terminal escape sequences, BEL ends OSC ones, CR
-# overwrites the line) and the bidirectional overrides that reorder what a terminal shows.
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_CONTROL_OR_NL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# overwrites the line; VT, FF, NEL and the information separators break lines for
+# str.splitlines), the Unicode line and paragraph separators, and the bidirectional overrides
+# that reorder what a terminal shows.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_OR_NL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -67,7 +69,11 @@ def _escape(m: re.Match[str]) -> str:
 
 def clean(text: str, newlines: bool = False) -> str:
     """`text` from a snapshot or report with every control character shown escaped (`\\x1b`),
-    so that no string can drive the reader's terminal; with `newlines`, line breaks stay."""
+    so that no string can drive the reader's terminal, and every line break too (`\\n`,
+    `\\u2028`), so that no string can start a line that looks like the report's own. With
+    `newlines`, a line feed stays (the only break left: split on "\\n", not splitlines) for
+    the few places that show a multi-line value as a block of its own (a captured stderr in
+    the evidence, a traceback on stderr) or escape it themselves (Markdown, Prometheus)."""
     return (_CONTROL if newlines else _CONTROL_OR_NL).sub(_escape, text)
 
 
@@ -108,12 +114,26 @@ def tally(report: Report) -> str:
     return ", ".join(parts)
 
 
+# a fact nobody looked for: a selector skipped its probe (`check host`), or a pasted report
+# does not state it; the header says so, never "no driver" or "none found"
+_UNLOOKED = (Reason.SKIPPED, Reason.NOT_REPORTED)
+
+
+def _unlooked(fact: Unavailable) -> str:
+    """A fact nobody looked for, in the header: "not gathered (no selected check reads it)"."""
+    head, _, why = fact.message.partition(": ")
+    return f"{head} ({why})" if fact.reason is Reason.SKIPPED and why else fact.message
+
+
 def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
     """The three different "CUDA versions", labelled so they are never confused."""
     from gpudoctor.checks import facts as F  # here: `import gpudoctor.renderers` stays light
     if isinstance(env.nvml, Unavailable) and isinstance(env.libcuda, Unavailable):
-        driver = (env.nvml.message if env.nvml.reason is Reason.NOT_REPORTED
-                  else f"no driver ({env.nvml.message})")
+        # NVML's word, unless a selector skipped NVML alone and libcuda found no driver
+        seen = env.nvml if env.nvml.reason is not Reason.SKIPPED or (
+            env.libcuda.reason in _UNLOOKED) else env.libcuda
+        driver = (_unlooked(seen) if seen.reason in _UNLOOKED
+                  else f"no driver ({seen.message})")
     else:
         drv = F.driver_version(env) or "version unknown"
         cuda = F.reported_driver_cuda(env)
@@ -128,11 +148,11 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         if isinstance(env.torch.runtime, Unavailable):
             torch += f" — import failed: {env.torch.runtime.message}"
     else:
-        torch = missing.message if missing is not None else "not available"
+        torch = _unlooked(missing) if missing is not None else "not available"
     tk = F.toolkit(env)
     if tk is None:
-        toolkit = env.cuda.message if isinstance(env.cuda, Unavailable) and (
-            env.cuda.reason is Reason.NOT_REPORTED) else "none found"
+        toolkit = _unlooked(env.cuda) if isinstance(env.cuda, Unavailable) and (
+            env.cuda.reason in _UNLOOKED) else "none found"
     else:
         v = tk.version if isinstance(tk.version, str) else "version unknown"
         toolkit = f"{v} at {tk.root} ({tk.found_by})"
