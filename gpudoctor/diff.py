@@ -34,7 +34,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.probes.host import ENV_VARS
-from gpudoctor.versions import sm_of
+from gpudoctor.versions import format_cudnn_version, sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -170,7 +170,8 @@ def _cudnn(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     rt = F.torch_runtime(env)
     if rt is not None:
         v = rt.cudnn_version
-        yield n, "torch's cuDNN", shown(v) if not isinstance(v, int) else str(v)
+        yield n, "torch's cuDNN", shown(v) if not isinstance(v, int) else (
+            format_cudnn_version(v))
     if not isinstance(env.cudnn, CudnnFacts):
         yield n, "cuDNN installs", shown(env.cudnn)
         return

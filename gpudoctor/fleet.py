@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudoctor.model import SCHEMA_VERSION
-from gpudoctor.versions import decode_cuda_version
+from gpudoctor.versions import decode_cuda_version, format_cudnn_version
 
 # the facts of the fleet view, in column order
 FACTS = ("driver", "driver CUDA", "GPUs", "torch", "torch CUDA", "torch cuDNN", "toolkit",
@@ -113,6 +113,12 @@ def _cuda(n: Any) -> str:
     return decode_cuda_version(n) if isinstance(n, int) and n > 0 else _text(n)
 
 
+def _cudnn(n: Any) -> str:
+    """torch's cuDNN as GD309 says it: 92000 → "9.20.0"."""
+    ok = isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**63
+    return format_cudnn_version(n) if ok else _text(n)
+
+
 def _gpus(nvml: Any) -> str:
     gpus = _get(nvml, "gpus")
     if not isinstance(gpus, list):
@@ -152,7 +158,7 @@ def key_facts(env: dict[str, Any]) -> tuple[str, ...]:
         env.get("cuda"), dict) and "unavailable" in env["cuda"] else None)
     return (
         _text(driver), _cuda(drv_cuda), _gpus(nvml), _text(version or torch),
-        _text(tcuda if tcuda or rt_ok else torch), _text(cudnn), _text(toolkit),
+        _text(tcuda if tcuda or rt_ok else torch), _cudnn(cudnn), _text(toolkit),
         _text(_get(host, "os_name")), _text(_get(host, "kernel")),
         _text(_get(host, "python_version")),
         _text(_get(host, "container") or ("none" if isinstance(host, dict) and

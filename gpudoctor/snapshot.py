@@ -165,6 +165,8 @@ def loads(text: str) -> Environment:
 
 _VERSION = re.compile(r"\d+(\.\d+){0,3}", re.ASCII)  # 580.65.06, 12.4, 8.9.7
 _CAPABILITY = re.compile(r"\d{1,2}\.\d{1,2}", re.ASCII)  # 8.6, 12.0
+_PACKAGE_VERSION = re.compile(r"\d[0-9A-Za-z.+!_-]*", re.ASCII)  # 2.5.1+cu124
+_NO_METADATA = "unknown (no package metadata)"  # the torch child on a torch without any
 
 
 def _count(v: Any) -> str | None:
@@ -173,6 +175,27 @@ def _count(v: Any) -> str | None:
 
 def _version(v: Any) -> str | None:
     return None if _VERSION.fullmatch(v) else "is not a version (like 580.65.06 or 12.4)"
+
+
+def _package_version(v: Any) -> str | None:
+    """A version as package metadata and torch.__version__ write it (2.5.1+cu124,
+    2.6.0a0+gitabc1234, 2.5.0a0+e000cf0ad9.nv24.10): a digit first, then only the characters
+    versions use. Not PEP 440 itself: legacy metadata a real machine may hold is not refused."""
+    ok = _PACKAGE_VERSION.fullmatch(v)
+    return None if ok else "is not a package version (like 2.5.1+cu124)"
+
+
+def _installed_version(v: Any) -> str | None:
+    """TorchStatic.version: a package version, or what the probe writes for a torch without
+    any (gpudoctor/probes/_torch_child.py)."""
+    return None if v == _NO_METADATA else _package_version(v)
+
+
+def _package_versions(v: Any) -> str | None:
+    """TorchStatic.distributions, (version, where) pairs: every version is one, or "None",
+    what the probe writes for a dist-info whose metadata has no Version."""
+    return next((f"has {p[0]!r:.40}, which {problem}" for p in v if p[0] != "None"
+                 and (problem := _package_version(p[0])) is not None), None)
 
 
 def _capability(v: Any) -> str | None:
@@ -199,6 +222,9 @@ _RULES: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("HostFacts", "shm_bytes"): _count,
     ("ToolkitFacts", "version"): _version,
     ("CudaFacts", "toolkits"): _not_empty,
+    ("TorchStatic", "version"): _installed_version,
+    ("TorchStatic", "distributions"): _package_versions,
+    ("TorchRuntime", "version"): _package_version,
     ("TorchRuntime", "cuda"): _version,
     ("TorchRuntime", "cudnn_version"): _count,
     ("TorchRuntime", "device_count"): _count,
@@ -210,6 +236,7 @@ _RULES: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("CudnnInstall", "header_version"): _version,
     ("CudnnInstall", "library_version"): _version,
     ("CudnnInstall", "cuda_build"): _version,
+    ("DeviceInfo", "cudnn_version"): _count,  # the smoke test's device
 }
 
 

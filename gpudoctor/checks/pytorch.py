@@ -19,7 +19,7 @@ from gpudoctor.model import (
     TorchFacts,
     Unavailable,
 )
-from gpudoctor.versions import coverage, parse_cc, sm_name
+from gpudoctor.versions import coverage, format_cudnn_version, parse_cc, sm_name
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -236,8 +236,7 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         return skipped(arch.message)
     arch_list, arch_source = arch
     if not arch_list:
-        return skipped("torch reports no arch list (torch.cuda.get_arch_list() is empty when "
-                       "CUDA is not available: see GD403)")
+        return skipped(_no_arch_list(rt.cuda_available))
     gpus = F.seen_gpus(env, tables)
     if not gpus:
         return skipped("no GPU visible" if F.is_reported(env.nvml)
@@ -267,6 +266,18 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     return passed(f"{F.torch_name(env)}'s build runs on {names}", tuple(ev))
 
 
+def _no_arch_list(cuda_available: bool | Unavailable) -> str:
+    """Why GD404 skips on an empty torch.cuda.get_arch_list(), by what torch said of CUDA."""
+    if cuda_available is True:
+        return ("CUDA is available but torch reported no arch list "
+                "(torch.cuda.get_arch_list() is empty): cannot judge which GPUs its build runs on")
+    if cuda_available is False:
+        return ("torch reports no arch list (torch.cuda.get_arch_list() is empty when CUDA is "
+                "not available: see GD403)")
+    return (f"torch reports no arch list, and whether CUDA is available is unknown "
+            f"({cuda_available.message})")
+
+
 @check("GD405", "torch-cudnn-works", "cuDNN runs a convolution in torch", Layer.PYTORCH,
        Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "cuda"})
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
@@ -292,7 +303,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     if rt.cudnn_conv != "ok":
         return failed(f"a cuDNN convolution failed: {rt.cudnn_conv}", _install_fix(env, tables),
                       libs)
-    return passed(f"cuDNN {rt.cudnn_version} ran a convolution", libs)
+    return passed(f"cuDNN {format_cudnn_version(rt.cudnn_version)} ran a convolution", libs)
 
 
 @check("GD406", "torch-single-install", "one torch on the path", Layer.PYTORCH,

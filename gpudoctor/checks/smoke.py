@@ -21,6 +21,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.model_smoke import ConfigRun, DistributedReport, SmokeReport
+from gpudoctor.versions import format_cudnn_version
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -71,6 +72,11 @@ def _runs(r: SmokeReport, prefix: str = "") -> list[tuple[str, ConfigRun]]:
 def rate(value: float) -> str:
     """A figure with three significant digits, never in exponent form: 2650, 48.3, 0.236."""
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def cudnn_text(v: int | None) -> str:
+    """torch's cuDNN as GD309 says it: 92000 → "9.20.0"; "?" when the child did not say."""
+    return "?" if v is None or v < 0 else format_cudnn_version(v)
 
 
 def _gib(n: int | None) -> str:
@@ -186,12 +192,12 @@ def check_smoke_cudnn_used(env: Environment, tables: Tables) -> Finding:
     libs = f"{len(r.cudnn_libraries)} libcudnn* file(s) mapped"
     seen = [op for op in ops if "cudnn" in op]
     seen += [f"{len(kernels)} cuDNN kernel(s) such as {kernels[0]}"] if kernels else []
+    cudnn = cudnn_text(d.cudnn_version)
     if seen:
-        return passed(f"cuDNN {d.cudnn_version} ran the convolutions ({', '.join(seen)}); "
-                      f"{libs}", ev)
+        return passed(f"cuDNN {cudnn} ran the convolutions ({', '.join(seen)}); {libs}", ev)
     if errors and r.cudnn_libraries:
-        return passed(f"cuDNN {d.cudnn_version} is loaded ({libs}); the profiler could not "
-                      f"show its kernels: {errors[0]}", ev)
+        return passed(f"cuDNN {cudnn} is loaded ({libs}); the profiler could not show its "
+                      f"kernels: {errors[0]}", ev)
     return warned(
         f"cuDNN is enabled but the profiled convolutions did not run in it ({libs})",
         f"run {CHECK} (GD3xx: cuDNN files) and make sure nothing sets "

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpudoctor import __version__
-from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, rate
+from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, cudnn_text, rate
 from gpudoctor.model import SCHEMA_VERSION, Report, Result, Status
 from gpudoctor.model_smoke import SmokeReport
 from gpudoctor.renderers.console import Line, print_lines, result_lines
@@ -76,7 +76,7 @@ def _header(r: SmokeReport) -> Text:
         bits.append(f"{d.arch}{'' if d.arch_supported else ' (not in torch arch list)'}")
     bits.append(f"torch {d.torch}" + (f", CUDA {d.cuda}" if d.cuda and d.arch else ""))
     if d.arch:
-        bits.append(f"cuDNN {d.cudnn_version}" if d.cudnn_available else "no cuDNN")
+        bits.append(f"cuDNN {cudnn_text(d.cudnn_version)}" if d.cudnn_available else "no cuDNN")
         bits.append(f"TF32 conv {'on' if d.tf32_conv else 'off'}, matmul "
                     f"{'on' if d.tf32_matmul else 'off'} (off while comparing)")
     bits.append(r.dtype)
