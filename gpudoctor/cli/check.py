@@ -81,8 +81,8 @@ def check(
 ) -> None:
     fmt = resolve_format(fmt, OutputFormat)
     required = ci.requirements(require)
-    checks = common.selected(ci.with_required([*(selectors or ()), *common.split(only)],
-                                              required), common.split(skip))
+    checks = common.selected(ci.with_required([*(selectors or ()), *common.split(only, "--only")],
+                                              required), common.split(skip, "--skip"))
     common.warm_up(fmt)
     env = common.load_reports(from_report) if from_report else common.environment(
         None, cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
@@ -97,9 +97,9 @@ def check(
             "(or `gpudoctor smoke-test --device cuda:0` for the full run)",))
     if npd:  # node-problem-detector: the report only to -o FILE, one line on stdout
         if output != "-":
-            common.emit(report, fmt, output, verbose)
+            common.emit(report, fmt, output, verbose, strict)
         ci.npd(report, strict)
-    common.emit(report, fmt, output, verbose)
+    common.emit(report, fmt, output, verbose, strict)
     ci.github_actions(report)
     raise typer.Exit(common.exit_code(report, strict))
 

@@ -26,9 +26,15 @@ def fail_usage(message: str) -> typer.Exit:
     return typer.Exit(ExitCode.USAGE)
 
 
-def split(values: Iterable[str] | None) -> list[str]:
-    """--only a,b --only c → [a, b, c]."""
-    return [v.strip() for item in values or () for v in item.split(",") if v.strip()]
+def split(values: Iterable[str] | None, option: str = "a selector") -> list[str]:
+    """--only a,b --only c → [a, b, c]. An empty value ('', ',', 'a,') is a usage error (exit
+    2), as an empty positional selector is: it names no check, and must not mean all of them."""
+    values = tuple(values or ())
+    for item in values:
+        if any(not v.strip() for v in item.split(",")):
+            raise fail_usage(f"{option} {item!r}: an empty check selector; give ids, slugs or "
+                             "layers separated by commas (see `gpudoctor checks`)")
+    return [v.strip() for item in values for v in item.split(",")]
 
 
 def unknown_selectors(unknown: Sequence[str], checks: Iterable[Check]) -> typer.Exit:
@@ -45,13 +51,32 @@ def unknown_selectors(unknown: Sequence[str], checks: Iterable[Check]) -> typer.
 
 def selected(only: Sequence[str], skip: Sequence[str]) -> tuple[Check, ...]:
     """The checks that `--only` / positional ids and `--skip` select; a selector that names
-    no check is a usage error (exit 2), before anything is probed."""
+    no check, or a selection that leaves none to run, is a usage error (exit 2), before
+    anything is probed."""
     from gpudoctor.checks import REGISTRY, select
 
     checks, unknown = select(REGISTRY, only, skip)
     if unknown:
         raise unknown_selectors(unknown, REGISTRY)
+    if not checks:
+        raise fail_usage(_cancelled(only, skip, REGISTRY))
     return checks
+
+
+def _cancelled(only: Sequence[str], skip: Sequence[str], registry: Iterable[Check]) -> str:
+    """Why a selection runs nothing: which --skip selectors leave out what the others chose."""
+    from gpudoctor.checks import select
+
+    def names(selectors: Iterable[str]) -> str:
+        return ", ".join(repr(s) for s in dict.fromkeys(selectors))
+
+    chosen, _ = select(registry, only)
+    cancelling = [s for s in skip if select(chosen, (), (s,))[0] != chosen]
+    if not only:
+        return (f"--skip {names(cancelling)} leaves out every check: nothing to run "
+                "(drop a --skip)")
+    return (f"--skip {names(cancelling)} leaves out every check that {names(only)} selects "
+            f"({len(chosen)}): nothing to run (drop the --skip, or select more)")
 
 
 def facts_of(checks: Iterable[Check], smoke: bool = False) -> frozenset[str]:
@@ -168,16 +193,17 @@ def judge(env: Environment, checks: Iterable[Check]) -> Report:
     return run_checks(env, load_tables(), checks)
 
 
-def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool) -> None:
+def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool,
+         strict: bool = False) -> None:
     """Render and write the report (exit 2 when it cannot be written whole), then the
-    summary line on stderr."""
+    summary line on stderr; `strict`: warnings fail the job (JUnit counts them as failures)."""
     from gpudoctor.cli.options import file_console, stdout_console
     from gpudoctor.cli.output import deliver
     from gpudoctor.renderers import to_renderer
 
     console = None if fmt is not OutputFormat.TEXT else (
         stdout_console() if output == "-" else file_console())
-    deliver(to_renderer(fmt, console, verbose).render(report), output, fmt.value)
+    deliver(to_renderer(fmt, console, verbose, strict).render(report), output, fmt.value)
     say(f"gpudoctor: {tally(report)}" + (f"; report written to {output}" if output != "-"
                                          else ""))
 

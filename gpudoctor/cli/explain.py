@@ -27,11 +27,12 @@ if TYPE_CHECKING:
 HELP = """say what an error means and whether its cause is on this machine
 
 \b
-Give the error text, a file holding a log or a whole bug report, or '-' for stdin. Each known
-error found is confirmed with the checks that test its cause: against --from-report FILE, else
-against a collect_env / nvidia-smi block in the same text, else against this machine (only the
-facts those checks read are probed; --no-probe probes nothing). Exit 0: a known error was found;
-1: none was (run `gpudoctor check`); 2: usage error.
+Give the error text, a file holding a log or a whole bug report (or `<(...)`), or '-' for stdin;
+a single word that looks like a path (a '/', or .log / .txt / .out / .err) must exist: quote an
+error text. Each known error found is confirmed with the checks that test its cause: against
+--from-report FILE, else against a collect_env / nvidia-smi block in the same text, else against
+this machine (only the facts those checks read are probed; --no-probe probes nothing). Exit 0: a
+known error was found; 1: none was (run `gpudoctor check`); 2: usage error.
 
 \b
 examples:
@@ -99,18 +100,23 @@ def explain(
 
 
 def _read(args: list[str]) -> tuple[str, str]:
-    """The text to explain and what to call it: stdin for '-', a file's content when the one
-    argument names a file, else the arguments themselves (joined), bounded like any input."""
+    """The text to explain and what to call it: stdin for '-'; when the one argument names an
+    existing path of any kind (a file, /dev/fd/N of `<(...)`, a FIFO, a directory), that
+    input, read like any other (bounded; a directory or an endless stream is refused); when it
+    only looks like a path (`_looks_like_path`), a usage error; else the arguments themselves
+    (joined), bounded like any input."""
     from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, mib, read_input
 
     if not args:
         raise common.fail_usage("give the error text, a file holding it, or '-' for stdin "
                                 "(see `gpudoctor explain --help`)")
-    if args == ["-"] or (len(args) == 1 and "\n" not in args[0] and os.path.isfile(args[0])):
+    if len(args) == 1 and (args[0] == "-" or _names_path(args[0])):
         try:
             return read_input(args[0], SNAPSHOT_LIMIT), "stdin" if args[0] == "-" else args[0]
         except InputError as e:
             raise common.fail_usage(f"cannot read {e}") from None
+    if len(args) == 1 and _looks_like_path(args[0]):
+        raise common.fail_usage(f"no such file: {args[0]}; to explain a text, quote it")
     body = " ".join(args)
     if len(body.encode("utf-8", "surrogatepass")) > SNAPSHOT_LIMIT:
         raise common.fail_usage(f"the text is larger than {mib(SNAPSHOT_LIMIT)}, the most "
@@ -118,6 +124,26 @@ def _read(args: list[str]) -> tuple[str, str]:
     if not body.strip():
         raise common.fail_usage("the text is empty")
     return body, "the pasted text"
+
+
+_PATH_SUFFIXES = (".log", ".txt", ".out", ".err")
+
+
+def _names_path(arg: str) -> bool:
+    """Whether a one-line argument names something that exists (a dangling symlink too: its
+    reading then says what is missing)."""
+    if not arg or "\n" in arg or "\0" in arg:
+        return False
+    try:
+        return os.path.lexists(arg)
+    except (OSError, ValueError):  # a name too long, or one the OS cannot take
+        return False
+
+
+def _looks_like_path(arg: str) -> bool:
+    """A single word, not a sentence of an error: it holds a '/' or ends like a log file."""
+    return bool(arg) and not any(c.isspace() for c in arg) and (
+        "/" in arg or arg.lower().endswith(_PATH_SUFFIXES))
 
 
 explain.__doc__ = HELP

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -71,8 +74,8 @@ def install_cudnn(
           --prefix ~/cuda-12.4 --format json
     """
     fmt = resolve_format(fmt, TextOrJson)
+    size = _regular_file_size(tarball)
     err = stderr_console()
-    size = tarball.stat().st_size
     with byte_progress(err, tarball.name, size, err.is_terminal and size >= _BAR_FROM) as progress:
         result = run_install(tarball, prefix, dry_run=dry_run, force=force,
                              allow_incomplete=allow_incomplete, ldconfig=ldconfig,
@@ -86,13 +89,23 @@ def install_cudnn(
 
 def uninstall_cudnn(
     prefix: PrefixOption = Path("/usr/local/cuda"),
+    force: Annotated[bool, typer.Option(
+        "--force", help="remove the files changed since the install too, and restore the "
+        "originals over them")
+    ] = False,
     fmt: TextOrJsonOption = None,
     debug: DebugOption = False,
 ) -> None:
     """restore a CUDA toolkit to its state before gpudoctor install-cudnn
 
     \b
-    Exit 0: restored; 1: nothing to undo or it failed (the prefix is as it was); 2: usage error.
+    A file changed since the install (its size, kind or link target) is kept in place, with its
+    backup and its manifest row; everything else is undone. --force removes those files too.
+
+    \b
+    Exit 0: restored; 1: nothing to undo or it failed (the prefix is as it was), or files
+    changed since the install were kept (everything else undone; --force finishes the job);
+    2: usage error.
 
     \b
     examples:
@@ -100,12 +113,46 @@ def uninstall_cudnn(
       gpudoctor uninstall-cudnn --prefix ~/cuda-12.4 --format json
     """
     fmt = resolve_format(fmt, TextOrJson)
-    result = run_uninstall(prefix, command=sys.argv)
+    result = run_uninstall(prefix, command=sys.argv, force=force)
     deliver(uninstall_json(result) if fmt is TextOrJson.JSON
             else render_uninstall(result, stdout_console()), "-", fmt.value)
     if result.error is not None:
         _one_line(result.error.message, result.error.fix)
+    for kept in result.kept:
+        say(f"gpudoctor: error: kept {kept.path}: changed since gpudoctor installed it "
+            f"({kept.reason}); remove it too: gpudoctor uninstall-cudnn --prefix "
+            f"{shlex.quote(result.prefix)} --force")
     raise typer.Exit(ExitCode.OK if result.ok else ExitCode.FAILURE)
+
+
+def _regular_file_size(tarball: Path) -> int:
+    """The tarball's size; anything but a readable regular file (a device such as /dev/null or
+    /dev/zero, a FIFO, `<(...)`, a socket, an unreadable file) is a usage error (exit 2),
+    before anything is read or written. typer has already refused a missing path and a
+    directory, also with exit 2."""
+    from gpudoctor.cli.common import fail_usage
+
+    try:
+        st = tarball.stat()
+    except OSError as e:
+        raise fail_usage(f"--tarball {tarball}: cannot read: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise fail_usage(f"--tarball {tarball}: {_kind(st.st_mode)}, not a tarball file; pass "
+                         "the path of the downloaded cuDNN tarball")
+    if not os.access(tarball, os.R_OK):
+        raise fail_usage(f"--tarball {tarball}: permission denied; make it readable, or run "
+                         "as a user who can read it")
+    return st.st_size
+
+
+def _kind(mode: int) -> str:
+    """'a character device', 'a FIFO (pipe)', … for a file that is not regular."""
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (pipe)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def _one_line(message: str, fix: str | None) -> None:

@@ -11,9 +11,11 @@ if TYPE_CHECKING:
 
 
 def to_renderer(  # noqa: RET503 - assert_never ends it
-    fmt: OutputFormat, console: Console | None = None, verbose: bool = False
+    fmt: OutputFormat, console: Console | None = None, verbose: bool = False,
+    strict: bool = False,
 ) -> Renderer:
-    """The renderer for an output format; only the text format needs the console."""
+    """The renderer for an output format; only the text format needs the console; `strict`
+    (warnings fail the job) makes JUnit count warnings as failures."""
     match fmt:
         case OutputFormat.TEXT:
             from gpudoctor.renderers.console import ConsoleRenderer
@@ -32,7 +34,7 @@ def to_renderer(  # noqa: RET503 - assert_never ends it
         case OutputFormat.JUNIT:
             from gpudoctor.renderers.junit import JunitRenderer
 
-            return JunitRenderer()
+            return JunitRenderer(strict)
         case OutputFormat.PROMETHEUS:
             from gpudoctor.renderers.prometheus import PrometheusRenderer
 

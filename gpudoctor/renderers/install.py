@@ -81,7 +81,12 @@ def render_uninstall(r: UninstallResult, console: Console) -> str:
     if r.error is not None:
         lines = [Text("uninstall-cudnn stopped; the prefix is unchanged", style="bold red")]
     else:
-        lines = [Text(clean(f"removed cuDNN {r.version} from {r.prefix}"), style="bold")]
+        except_kept = (f", except {len(r.kept)} file{'s' if len(r.kept) > 1 else ''} changed "
+                       "since the install (kept)" if r.kept else "")
+        lines = [Text(clean(f"removed cuDNN {r.version} from {r.prefix}{except_kept}"),
+                      style="bold")]
         lines += [Text(clean(f"  removed  {p}")) for p in r.removed if p not in r.restored]
         lines += [Text(clean(f"  restored {p}")) for p in r.restored]
+        lines += [Text(clean(f"  kept     {k.path} (changed since the install: {k.reason})"),
+                       style="bold yellow") for k in r.kept]
     return print_lines(console, lines)

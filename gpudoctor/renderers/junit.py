@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from gpudoctor.model import Report, Status
-from gpudoctor.renderers.interface import clean, docs_url
+from gpudoctor.model import Report, Result, Status
+from gpudoctor.renderers.interface import clean, docs_url, is_info
 
 
 class JunitRenderer:
-    """FAIL → <failure>, SKIP → <skipped>, WARN → system-out (a pass with a note). Control
-    characters, which XML 1.0 cannot carry at all, are shown escaped (`\\x1b`)."""
+    """FAIL → <failure>, SKIP → <skipped>, WARN → system-out (a pass with a note). With
+    `strict` (`check --strict`, where a warning fails the job) a warning is a <failure
+    type="warning"> too, so the suite's counts agree with the exit code; a note (the WARN of an
+    INFO check) never fails. Control characters, which XML 1.0 cannot carry at all, are shown
+    escaped (`\\x1b`)."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
 
     def render(self, report: Report) -> str:
         """The report as a JUnit XML document."""
+        failing = sum(1 for r in report.results if self._fails(r))
         suite = ET.Element(
             "testsuite",
             name="gpudoctor",
             tests=str(len(report.results)),
-            failures=str(report.count(Status.FAIL)),
+            failures=str(failing),
             skipped=str(report.count(Status.SKIP)),
             errors="0",
         )
@@ -34,6 +41,9 @@ class JunitRenderer:
                 f"\n{clean(k)}: {clean(v, newlines=True)}" for k, v in f.evidence)
             if f.status is Status.FAIL:
                 ET.SubElement(case, "failure", message=message).text = body
+            elif self._fails(r):
+                ET.SubElement(case, "failure", message=message, type="warning").text = (
+                    f"warning (--strict): {body}")
             elif f.status is Status.SKIP:
                 ET.SubElement(case, "skipped", message=message)
             elif f.status is Status.WARN:
@@ -41,3 +51,9 @@ class JunitRenderer:
         ET.indent(suite)
         return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(
             suite, encoding="unicode") + "\n"
+
+    def _fails(self, r: Result) -> bool:
+        """Whether the result is a <failure>: a FAIL, or under --strict a warning (not a note),
+        exactly what makes `common.exit_code` 1."""
+        return r.finding.status is Status.FAIL or (
+            self.strict and r.finding.status is Status.WARN and not is_info(r))
