@@ -7,14 +7,12 @@ test's cuDNN version is a whole number ≥ 0 like torch's own.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_kit import gpudoctor
 from smoke_kit import report
 
 from gpudoctor.snapshot import SnapshotError, loads, to_data
@@ -101,13 +99,6 @@ def test_smoke_cudnn_version_must_be_a_count() -> None:
     assert loads(json.dumps(data)).smoke.device.cudnn_version == 90100  # type: ignore[union-attr]
 
 
-def gpudoctor(*args: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_"))
-               and k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
-    environ["PYTHONPATH"] = str(REPO_ROOT)
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False)
 
 
 def test_cli_refuses_with_exit_2_naming_the_field(tmp_path: Path) -> None:

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import envbuilder as B
 import pytest
+from cli_kit import gpudoctor
 from smoke_kit import finding, report
 
 from gpudoctor.checks import REGISTRY, run_checks
@@ -28,13 +26,6 @@ from gpudoctor.snapshot import dumps, to_data
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def gpudoctor(*args: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_"))
-               and k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
-    environ["PYTHONPATH"] = str(REPO_ROOT)
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False)
 
 
 def with_runtime(env: Environment, **changes: object) -> Environment:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_kit import gpudoctor
 
 from gpudoctor.model import CudaFacts, Environment, Reason, Unavailable
 from gpudoctor.probes.gather import NOT_GATHERED
@@ -26,14 +24,6 @@ DRIVER, TORCH, TOOLKIT = ("Driver (max CUDA it runs)", "PyTorch (CUDA it was bui
                           "CUDA toolkit (nvcc, for building)")
 
 
-def gpudoctor(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a new process, with no fake driver and no gpudoctor settings."""
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_"))
-               and k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
-    environ["PYTHONPATH"] = str(REPO_ROOT)
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=environ, timeout=180, check=False)
 
 
 def header(text: str) -> dict[str, str]:
