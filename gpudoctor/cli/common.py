@@ -197,12 +197,11 @@ def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool,
          strict: bool = False) -> None:
     """Render and write the report (exit 2 when it cannot be written whole), then the
     summary line on stderr; `strict`: warnings fail the job (JUnit counts them as failures)."""
-    from gpudoctor.cli.options import file_console, stdout_console
+    from gpudoctor.cli.options import report_console
     from gpudoctor.cli.output import deliver
     from gpudoctor.renderers import to_renderer
 
-    console = None if fmt is not OutputFormat.TEXT else (
-        stdout_console() if output == "-" else file_console())
+    console = report_console(output) if fmt is OutputFormat.TEXT else None
     deliver(to_renderer(fmt, console, verbose, strict).render(report), output, fmt.value)
     say(f"gpudoctor: {tally(report)}" + (f"; report written to {output}" if output != "-"
                                          else ""))

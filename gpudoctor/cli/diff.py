@@ -12,9 +12,8 @@ from gpudoctor.cli.options import (
     CatalogFormatOption,
     DebugOption,
     OutputOption,
-    file_console,
+    render_as,
     resolve_format,
-    stdout_console,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
@@ -53,13 +52,9 @@ def diff(
     env_a, env_b = load_reports([a]), load_reports([b])
     name_a, name_b = ("stdin" if a == "-" else a), ("stdin" if b == "-" else b)
     d = diff_environments(env_a, env_b, load_tables())
-    if fmt is CatalogFormat.JSON:
-        text = render.render_json(d, name_a, name_b)
-    elif fmt is CatalogFormat.MARKDOWN:
-        text = render.render_markdown(d, name_a, name_b)
-    else:
-        console = stdout_console() if output == "-" else file_console()
-        text = render.render_text(d, name_a, name_b, console)
+    text = render_as(fmt, output, json=lambda: render.render_json(d, name_a, name_b),
+                     markdown=lambda: render.render_markdown(d, name_a, name_b),
+                     text=lambda console: render.render_text(d, name_a, name_b, console))
     deliver(text, output, fmt.value)
     say(f"gpudoctor: {render.summary(d)}"
         + (f"; report written to {output}" if output != "-" else ""))

@@ -16,6 +16,7 @@ from gpudoctor.cli.options import (
     OutputOption,
     PythonOption,
     TimeoutOption,
+    render_as,
     resolve_format,
 )
 from gpudoctor.cli.output import deliver, say
@@ -85,15 +86,9 @@ def explain(
 
     expl = run(body, load_tables(), report=report, probe=None if no_probe else probe,
                text_name=name)
-    if fmt is CatalogFormat.JSON:
-        out = render.explain_json(expl)
-    elif fmt is CatalogFormat.MARKDOWN:
-        out = render.explain_markdown(expl)
-    else:
-        from gpudoctor.cli.options import file_console, stdout_console
-
-        console = stdout_console() if output == "-" else file_console()
-        out = render.explain_text(expl, console, verbose)
+    out = render_as(fmt, output, json=lambda: render.explain_json(expl),
+                    markdown=lambda: render.explain_markdown(expl),
+                    text=lambda console: render.explain_text(expl, console, verbose))
     deliver(out, output, fmt.value)
     say(render.summary(expl))
     raise typer.Exit(ExitCode.OK if expl.found else ExitCode.FAILURE)

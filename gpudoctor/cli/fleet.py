@@ -13,9 +13,8 @@ from gpudoctor.cli.options import (
     DebugOption,
     OutputOption,
     VerboseOption,
-    file_console,
+    render_as,
     resolve_format,
-    stdout_console,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
@@ -65,13 +64,9 @@ def fleet(
     read = [node(f) for f in files]
     view = aggregate([n for n in read if isinstance(n, Node)],
                      [*unreadable, *(u for u in read if isinstance(u, Unreadable))])
-    if fmt is CatalogFormat.JSON:
-        text = render.render_json(view)
-    elif fmt is CatalogFormat.MARKDOWN:
-        text = render.render_markdown(view)
-    else:
-        console = stdout_console() if output == "-" else file_console()
-        text = render.render_text(view, console, verbose)
+    text = render_as(fmt, output, json=lambda: render.render_json(view),
+                     markdown=lambda: render.render_markdown(view),
+                     text=lambda console: render.render_text(view, console, verbose))
     deliver(text, output, fmt.value)
     say(f"gpudoctor: {render.summary(view)}"
         + (f"; report written to {output}" if output != "-" else ""))

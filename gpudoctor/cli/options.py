@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 import os
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -155,6 +156,22 @@ def file_console() -> Console:
 
     return Console(file=io.StringIO(), color_system=None, no_color=True, width=100,
                    highlight=False, emoji=False, markup=False, legacy_windows=False)
+
+
+def report_console(output: str) -> Console:
+    """The console a report bound for `output` is rendered for: stdout's ('-'), else a file's."""
+    return stdout_console() if output == "-" else file_console()
+
+
+def render_as(fmt: CatalogFormat, output: str, *, json: Callable[[], str],
+              markdown: Callable[[], str], text: Callable[[Console], str]) -> str:
+    """A report in the format asked for (`explain`, `fleet`, `diff`): only the renderer of
+    `fmt` runs, and the text one gets the console of `output`."""
+    if fmt is CatalogFormat.JSON:
+        return json()
+    if fmt is CatalogFormat.MARKDOWN:
+        return markdown()
+    return text(report_console(output))
 
 
 def stderr_console() -> Console:

@@ -25,11 +25,10 @@ from gpudoctor.cli.options import (
     PythonOption,
     TextOrJson,
     TextOrJsonOption,
-    file_console,
+    report_console,
     resolve_format,
     seconds,
     stderr_console,
-    stdout_console,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
@@ -128,7 +127,7 @@ def smoke_test(
     if fmt is TextOrJson.JSON:
         text = render_json(options, outcome, with_host(report))
     else:
-        text = smoke_text(outcome, results, stdout_console() if output == "-" else file_console())
+        text = smoke_text(outcome, results, report_console(output))
     deliver(text, output, fmt.value)
     failed = any(r.finding.status is Status.FAIL for r in results)
     if output != "-" or fmt is not TextOrJson.TEXT:
@@ -223,8 +222,7 @@ def _distributed(device: str, timeout: float, python: str | None, fmt: TextOrJso
         # short (torchrun stops it when another rank exits before it has written the report)
         text = render.render_json(options, outcome, report)
     else:
-        text = render.render_text(outcome, results,
-                                  stdout_console() if output == "-" else file_console())
+        text = render.render_text(outcome, results, report_console(output))
     deliver(text, output, fmt.value)
     say(f"gpudoctor: distributed smoke test {'failed' if failed else 'passed'}"
         + (f"; report written to {output}" if output != "-" else ""))
