@@ -83,14 +83,19 @@ def _gib(n: int | None) -> str:
     return "?" if n is None else f"{n / 2**30:.1f} GiB"
 
 
-def _not_applicable(r: SmokeReport) -> Finding | None:
+def _cudnn_measured(env: Environment) -> SmokeReport | Finding:
+    """The measurements of a CUDA run that has cuDNN runs to compare, or the SKIP finding
+    that says why there are none."""
+    r = _measured(env)
+    if isinstance(r, Finding):
+        return r
     if not r.device.name.startswith("cuda"):
         return skipped(CPU_SKIP)
     if not r.device.cudnn_available:
         return skipped("torch has no usable cuDNN here (see GD452)")
     if not _runs(r, "cudnn"):
         return skipped("no model finished a cuDNN run (see GD454)")
-    return None
+    return r
 
 
 @check("GD450", "smoke-training-correct", "Smoke test: training steps give finite, falling losses",
@@ -138,12 +143,9 @@ def check_smoke_cudnn_matches_native(env: Environment, tables: Tables) -> Findin
     `benchmark=True`) and with cuDNN disabled must agree: logits, loss and every gradient
     within TOLERANCE of max|a-b| / max|b| (float32 1e-3 with TF32 off for the comparison;
     float16 1e-2; bfloat16 5e-2)."""
-    r = _measured(env)
+    r = _cudnn_measured(env)
     if isinstance(r, Finding):
         return r
-    skip = _not_applicable(r)
-    if skip is not None:
-        return skip
     tol = TOLERANCE[r.dtype]
     diffs = [(m, c.name, c.max_rel_diff) for m, c in _runs(r, "cudnn")
              if c.max_rel_diff is not None]
@@ -211,12 +213,9 @@ def check_smoke_cudnn_faster(env: Environment, tables: Tables) -> Finding:
     medians over the timed steps after warm-up (CUDA events). cuDNN slower than the native
     path by more than SLOWER_MARGIN (10%) warns: an old cuDNN, the wrong library loaded, or a
     GPU throttled or shared."""
-    r = _measured(env)
+    r = _cudnn_measured(env)
     if isinstance(r, Finding):
         return r
-    skip = _not_applicable(r)
-    if skip is not None:
-        return skip
     rows, slow, ev = [], [], []
     for m in r.models:
         native = m.config("native")
