@@ -26,8 +26,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import time_once
 
 PY = sys.executable
 WORK = Path(tempfile.mkdtemp(prefix="gpudoctor-bench-"))
@@ -59,15 +60,6 @@ def make_venv_without_torch() -> None:
     """A new virtual environment with nothing installed: where torch is absent."""
     subprocess.run([PY, "-m", "venv", "--without-pip", str(NO_TORCH.parent.parent)], check=True)
 
-
-def time_once(argv: list[str]) -> float:
-    """Wall seconds of one run (output discarded; exit code 0 or 1 both count as done)."""
-    start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        sys.exit(f"{' '.join(argv)} exited {proc.returncode}")
-    return elapsed
 
 
 def main() -> None:

@@ -21,11 +21,11 @@ import json
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import time_once
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -57,15 +57,6 @@ def reports(n: int, out: Path) -> None:
             nvml["driver_version"] = "570.124.06"
         (out / f"gpu{i:04d}.json").write_text(json.dumps(data, indent=2))
 
-
-def time_once(argv: list[str]) -> float:
-    """Wall seconds of one run; exit 0 or 1 both count as done."""
-    start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-    elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        sys.exit(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
-    return elapsed
 
 
 def main() -> None:
