@@ -186,17 +186,23 @@ note = "Seen on PyPI."
     ]
 
 
-def test_write_adds_a_missing_cudnn_row_and_a_cuda_build(recorded: Recorded,
-                                                         tables_copy: Path) -> None:
+def cudnn_rows_to_write(recorded: Recorded, tables: Path) -> None:
+    """A registry of two cuDNN wheels against tables that lack one row (9.28.1) and one CUDA
+    build of another (9.1.1 without CUDA 11): what `--write` can add."""
     only(recorded, {"nvidia-cudnn-cu11": ["9.1.1.17"], "nvidia-cudnn-cu13": ["9.28.1.4"]})
-    drop_row(tables_copy, "cudnn.toml", "9.28.1")
-    replace_row(tables_copy, "cudnn.toml", "9.1.1", '''[[release]]
+    drop_row(tables, "cudnn.toml", "9.28.1")
+    replace_row(tables, "cudnn.toml", "9.1.1", '''[[release]]
 version = "9.1.1"
 build = "9.1.1.17"
 cuda_builds = ["12"]
 source = "https://pypi.org/project/nvidia-cudnn-cu12/"
 status = "verified"
 ''')
+
+
+def test_write_adds_a_missing_cudnn_row_and_a_cuda_build(recorded: Recorded,
+                                                         tables_copy: Path) -> None:
+    cudnn_rows_to_write(recorded, tables_copy)
     before = (tables_copy / "cudnn.toml").read_text(encoding="utf-8")
 
     code, out, err = run(recorded, "--tables", str(tables_copy), "--only", "cudnn", "--write")
@@ -278,15 +284,7 @@ def test_usage_errors_exit_2(recorded: Recorded, capsys: pytest.CaptureFixture[s
 
 
 def test_new_rows_that_would_not_load_are_left_out(recorded: Recorded, tables_copy: Path) -> None:
-    only(recorded, {"nvidia-cudnn-cu11": ["9.1.1.17"], "nvidia-cudnn-cu13": ["9.28.1.4"]})
-    drop_row(tables_copy, "cudnn.toml", "9.28.1")
-    replace_row(tables_copy, "cudnn.toml", "9.1.1", '''[[release]]
-version = "9.1.1"
-build = "9.1.1.17"
-cuda_builds = ["12"]
-source = "https://pypi.org/project/nvidia-cudnn-cu12/"
-status = "verified"
-''')
+    cudnn_rows_to_write(recorded, tables_copy)
     mirror = "http://mirror.invalid/simple/"  # not https: a row sourced there does not load
 
     def fetch(url: str, accept: str = "*/*") -> bytes:
