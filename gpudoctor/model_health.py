@@ -65,4 +65,10 @@ class GpuHealth:
     # "Completed"; NOT_SUPPORTED on a GPU without NVSwitch (fabric state N/A)
     fabric_state: str | Unavailable = NOT_RECORDED
     fabric_status: str | Unavailable = NOT_RECORDED  # "Success", or NVML's error text
+    # the fabric's health (nvmlDeviceGetGpuFabricInfoV's health mask, drivers from 550): the
+    # problems it names ("Degraded Bandwidth", "Route Unhealthy", "Incorrect Configuration:
+    # No Partition", …; () when healthy); NOT_SUPPORTED from an older driver or without NVSwitch
+    fabric_health: tuple[str, ...] | Unavailable = NOT_RECORDED
+    # the health summary (v3 struct): "Healthy", "Unhealthy", "Limited Capacity"
+    fabric_health_summary: str | Unavailable = NOT_RECORDED
     processes: tuple[GpuProcess, ...] | Unavailable = NOT_RECORDED  # holding memory on it

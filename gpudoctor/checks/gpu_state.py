@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, skipped
 from gpudoctor.checks.health import Problem, _healthy_gpus, _skip_or, _verdict
-from gpudoctor.model import Environment, Finding, GpuFacts, GpuProcess, Layer, Severity
+from gpudoctor.model import (
+    Environment,
+    Finding,
+    GpuFacts,
+    GpuHealth,
+    GpuProcess,
+    Layer,
+    Severity,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -96,9 +104,18 @@ def check_fabric(env: Environment, tables: Tables) -> Finding:
 
     A GPU without NVSwitch reports no fabric (state N/A, NOT_SUPPORTED): skipped.
 
+    Registered, the fabric also reports its health (drivers from the 550 series,
+    `nvmlDeviceGetGpuFabricInfoV`): a summary "Unhealthy" FAILs; "Limited Capacity", or any
+    problem the health mask names (degraded bandwidth, a route unhealthy or recovering, an
+    access-timeout recovery, an incorrect configuration, Fabric Manager disconnected) WARNs:
+    NCCL still runs, slower or on fewer links. A driver that reports no health is judged on
+    the state alone.
+
     Fix: `sudo systemctl enable --now nvidia-fabricmanager`; install the
     nvidia-fabricmanager package of exactly the driver's version; `journalctl -u
-    nvidia-fabricmanager` says why it failed.
+    nvidia-fabricmanager` says why it failed. For a fabric registered but unhealthy: drain
+    the node, check the NVLink and NVSwitch health (`nvidia-smi nvlink -s`, `nvidia-smi -q`'s
+    Fabric section) and have the NVSwitch tray or the GPU baseboard serviced.
 
     Sources: https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html,
     https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html
@@ -106,7 +123,7 @@ def check_fabric(env: Environment, tables: Tables) -> Finding:
     early = _skip_or(env, "the NVSwitch fabric state")
     if early:
         return early
-    gpus = [(g, h.fabric_state, h.fabric_status) for g, h in _healthy_gpus(env)
+    gpus = [(g, h.fabric_state, h.fabric_status, h) for g, h in _healthy_gpus(env)
             if isinstance(h.fabric_state, str)]
     if not gpus:
         return skipped("no GPU reports an NVSwitch fabric state (no NVSwitch here: Fabric "
@@ -116,17 +133,50 @@ def check_fabric(env: Environment, tables: Tables) -> Finding:
            f"version must equal the driver's{f', {drv}' if drv else ''}: nv-fabricmanager "
            "--version); if it fails, journalctl -u nvidia-fabricmanager says why")
     evidence = tuple((f"GPU {g.index}", f"fabric state {s}, status "
-                      f"{st if isinstance(st, str) else 'n/a'}") for g, s, st in gpus)
+                      f"{st if isinstance(st, str) else 'n/a'}{_health_text(h)}")
+                     for g, s, st, h in gpus)
     problems: list[tuple[GpuFacts, Problem]] = []
-    for g, state, status in gpus:
+    for g, state, status, h in gpus:
         if state.strip().lower() != "completed":
             problems.append((g, (3, f"NVSwitch fabric registration is '{state}': CUDA fails "
                                  "on it with 'system not yet initialized' until Fabric Manager "
                                  "completes it", fix)))
         elif isinstance(status, str) and status.strip().lower() not in ("success", "n/a"):
             problems.append((g, (3, f"NVSwitch fabric registration failed: {status}", fix)))
+        else:
+            problems += [(g, p) for p in _fabric_health_problems(h)]
     return _verdict(problems, f"{len(gpus)} GPU(s) registered with the NVSwitch fabric",
                     evidence)
+
+
+FABRIC_HEALTH_FIX = ("drain the node, then check its NVLinks and NVSwitches (`nvidia-smi nvlink "
+                     "-s`; `nvidia-smi -q`, section Fabric; `journalctl -u "
+                     "nvidia-fabricmanager`): a link or switch that stays degraded needs service")
+
+
+def _health_text(h: GpuHealth) -> str:
+    parts = []
+    if isinstance(h.fabric_health_summary, str):
+        parts.append(f"health {h.fabric_health_summary}")
+    if isinstance(h.fabric_health, tuple):
+        parts.append(", ".join(h.fabric_health) or "no health problem")
+    return f"; {', '.join(parts)}" if parts else ""
+
+
+def _fabric_health_problems(h: GpuHealth) -> Iterable[Problem]:
+    summary = h.fabric_health_summary
+    summary = summary.strip().lower() if isinstance(summary, str) else ""
+    named = ", ".join(h.fabric_health) if isinstance(h.fabric_health, tuple) else ""
+    detail = f" ({named})" if named else ""
+    degraded = "the NVSwitch fabric is registered but degraded: {}: NCCL runs slower or over " \
+               "fewer links"
+    if summary == "unhealthy":
+        yield 3, (f"the NVSwitch fabric reports itself unhealthy{detail}: NCCL over NVLink "
+                  "fails or hangs on it"), FABRIC_HEALTH_FIX
+    elif summary == "limited capacity":
+        yield 2, degraded.format(f"limited capacity{detail}"), FABRIC_HEALTH_FIX
+    elif named:
+        yield 2, degraded.format(named), FABRIC_HEALTH_FIX
 
 
 # --------------------------------------------------------------------------- processes

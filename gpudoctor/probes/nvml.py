@@ -11,12 +11,17 @@ Error mapping (`nvmlInit` and the system queries):
 - `NVMLError_NoPermission` → PERMISSION_DENIED
 - `NVMLError_NotSupported` / `NVMLError_FunctionNotFound` → NOT_SUPPORTED
 - any other `NVMLError` → ERROR with NVML's own text
+- `NVMLLibraryMismatchError` (nvidia-ml-py 13's unversioned process queries on a driver without
+  their `_v3` form, e.g. R470; an `Exception`, not an `NVMLError`) → NOT_SUPPORTED for that
+  query alone, like `FunctionNotFound`
 
 Per GPU, a failing handle or query makes that GPU an `Unavailable` in `NvmlFacts.gpus` and
 leaves the others alone (e.g. `NVMLError_GpuIsLost`). Persistence and MIG mode are optional
-per GPU (`NotSupported` on GeForce / non-MIG parts), and so is each health fact (ECC, retired
-pages, remapped rows, clock events, heat, power, PCIe, the recovery action, the NVSwitch fabric,
-the processes on the GPU: `gpudoctor.probes.nvml_health`).
+per GPU (`NotSupported` on GeForce / non-MIG parts), and so are the memory figures (a MIG-enabled
+GPU read by a non-root user answers `NoPermission`: the GPU, its MIG mode included, stays a
+fact), and each health fact (ECC, retired pages, remapped rows, clock events, heat, power,
+PCIe, the recovery action, the NVSwitch fabric, the processes on the GPU:
+`gpudoctor.probes.nvml_health`).
 
 A deadline (`Deps.nvml_timeout`): a wedged driver can block `nvmlInit` for good, so the queries
 run in a daemon thread and a probe that waited that long returns `Unavailable(TIMEOUT)` ("NVML
@@ -38,7 +43,7 @@ from typing import Any
 
 from gpudoctor.model import GpuFacts, NvmlFacts, Reason, Unavailable
 from gpudoctor.probes.interface import Deps
-from gpudoctor.probes.nvml_health import read_health
+from gpudoctor.probes.nvml_health import library_mismatch, read_health
 
 logger = logging.getLogger(__name__)
 
@@ -65,10 +70,21 @@ _INIT_REASONS = {
 }
 
 
+def nvml_errors(pynvml: Any) -> tuple[type[BaseException], ...]:
+    """What a query of this binding raises for the driver's answer: `NVMLError`, and
+    `NVMLLibraryMismatchError` where the binding has it (nvidia-ml-py 13: not an NVMLError)."""
+    return (pynvml.NVMLError, *library_mismatch(pynvml))
+
+
 def unavailable_from_nvml(err: BaseException, what: str) -> Unavailable:
     """Map an NVMLError to a reason; `what` names the query for the message."""
     name = type(err).__name__
     detail = f"{name}: {err}"
+    if name == "NVMLLibraryMismatchError":
+        return Unavailable(
+            Reason.NOT_SUPPORTED, f"{what} is not supported by this driver: it lacks the "
+            "versioned query this nvidia-ml-py calls (an older driver, e.g. R470); update the "
+            "driver, or install the nvidia-ml-py of the driver's release", detail=detail)
     if what != "nvmlInit" and name in ("NVMLError_NotSupported", "NVMLError_FunctionNotFound"):
         # one query of a working NVML (MIG mode on a GeForce): not "NVML is not supported"
         return Unavailable(
@@ -153,7 +169,7 @@ def _query() -> NvmlFacts | Unavailable:
         return Unavailable(Reason.ERROR, "libnvidia-ml.so.1 could not be loaded", detail=repr(e))
     try:
         return _facts(pynvml, binding)
-    except pynvml.NVMLError as e:
+    except nvml_errors(pynvml) as e:
         return unavailable_from_nvml(e, "reading the driver version")
     finally:
         try:
@@ -189,7 +205,7 @@ def _facts(pynvml: Any, binding: str) -> NvmlFacts:
             pynvml, lambda: _str(pynvml.nvmlSystemGetNVMLVersion()), "reading the NVML version"
         ),
         binding=binding,
-        gpus=tuple(_gpu(pynvml, i) for i in range(count)),
+        gpus=tuple(_gpu(pynvml, i, _str(driver)) for i in range(count)),
     )
 
 
@@ -200,23 +216,23 @@ def _str(value: Any) -> str:
 def _optional(pynvml: Any, fn: Any, what: str) -> Any:
     try:
         return fn()
-    except pynvml.NVMLError as e:
+    except nvml_errors(pynvml) as e:
         return unavailable_from_nvml(e, what)
 
 
-def _gpu(pynvml: Any, index: int) -> GpuFacts | Unavailable:
+def _gpu(pynvml: Any, index: int, driver: str = "") -> GpuFacts | Unavailable:
     try:
         h = pynvml.nvmlDeviceGetHandleByIndex(index)
         major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
-        mem = pynvml.nvmlDeviceGetMemoryInfo(h)
+        mem = _optional(pynvml, lambda: pynvml.nvmlDeviceGetMemoryInfo(h), f"GPU {index} memory")
         pci = pynvml.nvmlDeviceGetPciInfo(h)
         return GpuFacts(
             index=index,
             name=_str(pynvml.nvmlDeviceGetName(h)),
             uuid=_str(pynvml.nvmlDeviceGetUUID(h)),
             compute_capability=f"{major}.{minor}",
-            memory_total=int(mem.total),
-            memory_free=int(mem.free),
+            memory_total=mem if isinstance(mem, Unavailable) else int(mem.total),
+            memory_free=mem if isinstance(mem, Unavailable) else int(mem.free),
             pci_bus_id=_str(pci.busId),
             persistence_mode=_optional(
                 pynvml,
@@ -226,10 +242,11 @@ def _gpu(pynvml: Any, index: int) -> GpuFacts | Unavailable:
             mig_mode=_optional(
                 pynvml, lambda: bool(pynvml.nvmlDeviceGetMigMode(h)[0]), f"GPU {index} MIG mode"
             ),
-            health=read_health(pynvml, h, index, lambda fn, what: _optional(pynvml, fn, what)),
+            health=read_health(pynvml, h, index, lambda fn, what: _optional(pynvml, fn, what),
+                               driver),
             compute_mode=_optional(
                 pynvml, lambda: COMPUTE_MODES.get(int(pynvml.nvmlDeviceGetComputeMode(h)),
                                                   "Unknown"), f"GPU {index} compute mode"),
         )
-    except pynvml.NVMLError as e:
+    except nvml_errors(pynvml) as e:
         return unavailable_from_nvml(e, f"GPU {index}")

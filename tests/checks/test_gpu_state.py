@@ -96,6 +96,26 @@ def test_fabric(tables: Tables, state: str, status_text: str, status: Status,
         assert "580.65.06" in (f.fix or "")  # the version Fabric Manager must match
 
 
+@pytest.mark.parametrize(("health", "summary", "status", "words"), [
+    ((), "Healthy", Status.PASS, "registered"),
+    (("Route Unhealthy",), "Unhealthy", Status.FAIL, "unhealthy (Route Unhealthy)"),
+    ((), "Limited Capacity", Status.WARN, "degraded: limited capacity"),
+    (("Degraded Bandwidth",), NA, Status.WARN, "degraded: Degraded Bandwidth"),
+    (NA, NA, Status.PASS, "registered"),  # a driver without the health fields
+])
+def test_fabric_health(tables: Tables, health: Any, summary: Any, status: Status,
+                       words: str) -> None:
+    """Registered (Completed, Success), the fabric's own health decides (nvmlDeviceGet
+    GpuFabricInfoV: health mask and summary)."""
+    e = machine(healthy(fabric_state="Completed", fabric_status="Success",
+                        fabric_health=health, fabric_health_summary=summary))
+    f = run(gpu_state.check_fabric, e, tables)
+    assert f.status is status, f
+    assert words in f.message
+    if status is not Status.PASS:
+        assert "nvidia-smi nvlink -s" in (f.fix or "")
+
+
 def test_fabric_without_nvswitch_skips(tables: Tables) -> None:
     e = machine(healthy(fabric_state=NA, fabric_status=NA))
     f = run(gpu_state.check_fabric, e, tables)
@@ -199,7 +219,7 @@ def test_replay_through_the_real_probe(fake_nvml: Path, tmp_path: Path) -> None:
     h100 = "NVIDIA H100 80GB HBM3:9.0:85899345920"
     state.write_text("\n".join([
         "DRIVER=580.65.06", f"GPUS={h100};{h100};{h100}", "CUDA=13000",
-        "RECOVERY_ACTION_1=1", "FABRIC_STATE=3", "FABRIC_STATE_2=1",
+        "RECOVERY_ACTION_1=1", "FABRIC_STATE=3", "FABRIC_STATE_2=1", "FABRIC_SUMMARY_0=2",
         f"PROCS_0=4194311:{70 * GIB}:C", "COMPUTE_MODE_0=3"]) + "\n")
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_")) and k != "LD_LIBRARY_PATH"}
@@ -217,6 +237,8 @@ def test_replay_through_the_real_probe(fake_nvml: Path, tmp_path: Path) -> None:
     assert "GPU 1" in findings["GD111"]["message"] and "'Reset'" in findings["GD111"]["message"]
     assert "GPU 2" in findings["GD112"]["message"] and "'Not Started'" in findings["GD112"][
         "message"]
+    assert "GPU 0" in findings["GD112"]["message"] and "unhealthy" in findings["GD112"][
+        "message"]  # the health summary, read through nvmlDeviceGetGpuFabricInfoV
     assert "pid 4194311 (not visible from this namespace)" in findings["GD113"]["message"]
 
 

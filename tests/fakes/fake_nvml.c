@@ -35,9 +35,16 @@
  *   COMPUTE_MODE=0                  nvmlDeviceGetComputeMode (2 Prohibited, 3 Exclusive_Process)
  *   RECOVERY_ACTION=0               nvmlDeviceGetFieldValues' NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
  *                                   (1 Reset, 2 Reboot, 3 Drain P2P, 4 Drain and Reset)
- *   FABRIC_STATE=0 FABRIC_STATUS=0  nvmlDeviceGetGpuFabricInfo (state 0: no NVSwitch;
+ *   FABRIC_STATE=0 FABRIC_STATUS=0  nvmlDeviceGetGpuFabricInfo and …InfoV (state 0: no NVSwitch;
  *                                   1 not started, 2 in progress, 3 completed)
- *   PROCS="pid:bytes:C,pid:NA:G"    nvmlDeviceGet{Compute,Graphics}RunningProcesses_v3
+ *   FABRIC_HEALTH_MASK=0 FABRIC_SUMMARY=1   nvmlDeviceGetGpuFabricInfoV's healthMask (v2, v3)
+ *                                   and healthSummary (v3: 1 healthy, 2 unhealthy, 3 limited)
+ *   FABRIC_VERSION=3                the newest nvmlGpuFabricInfo version …InfoV accepts (2: a
+ *                                   driver before healthSummary; a newer struct version gets
+ *                                   25 ARGUMENT_VERSION_MISMATCH, as NVML answers)
+ *   PROCS="pid:bytes:C,pid:NA:G"    nvmlDeviceGet{Compute,Graphics}RunningProcesses_v3 (and _v2):
+ *                                   24-byte nvmlProcessInfo_t entries, the size drivers from
+ *                                   535.98 on write (nvidia-ml-py 12.535.77 read 32)
  *
  *   FAKE_NVML_STATE=path            a recorded GPU state: one NAME=value per line (# comments),
  *                                   each set as FAKE_NVML_NAME at nvmlInit unless that variable
@@ -45,8 +52,11 @@
  *                                   `nvidia-smi -q -x` dumps)
  *
  * Built with -DFAKE_NVML_OLD it omits nvmlSystemGetCudaDriverVersion_v2,
- * nvmlDeviceGetMigMode and nvmlDeviceGetCurrentClocksEventReasons, as an old driver's library
- * does (pynvml raises FunctionNotFound; the probe falls back to …ClocksThrottleReasons).
+ * nvmlDeviceGetMigMode, nvmlDeviceGetCurrentClocksEventReasons, nvmlDeviceGetTemperatureV,
+ * nvmlDeviceGetGpuFabricInfoV and the _v3 process queries, as an old driver's library (R470)
+ * does: pynvml raises FunctionNotFound, and for the unversioned process queries
+ * NVMLLibraryMismatchError (not an NVMLError); the probe falls back to
+ * …ClocksThrottleReasons, nvmlDeviceGetTemperature, …FabricInfo and the _v2 process queries.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,6 +70,7 @@
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_GPU_IS_LOST 15
+#define NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
 #define NVML_ERROR_UNKNOWN 999
 
 typedef struct {
@@ -520,6 +531,28 @@ int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp
     return code;
 }
 
+#ifndef FAKE_NVML_OLD
+/* nvmlTemperature_v1_t: the versioned query that replaces nvmlDeviceGetTemperature */
+typedef struct {
+    unsigned int version;
+    int sensorType;
+    int temperature;
+} nvmlTemperature_v1_t;
+
+#define NVML_TEMPERATURE_V1 (unsigned int)(sizeof(nvmlTemperature_v1_t) | (1u << 24))
+
+int nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t *temp) {
+    unsigned long long v;
+    int code = check_device("nvmlDeviceGetTemperatureV", device);
+    if (code) return code;
+    if (temp->version != NVML_TEMPERATURE_V1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (temp->sensorType != 0) return NVML_ERROR_INVALID_ARGUMENT;
+    code = health(device, "TEMP", "35", &v);
+    if (!code) temp->temperature = (int)v;
+    return code;
+}
+#endif
+
 /* threshold 0 shutdown, 1 slowdown */
 int nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, int threshold, unsigned int *temp) {
     unsigned long long v;
@@ -595,13 +628,57 @@ int nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info) {
     return NVML_SUCCESS;
 }
 
-/* nvmlProcessInfo_t (v2/v3 layout, as pynvml declares it) */
+#ifndef FAKE_NVML_OLD
+/* nvmlGpuFabricInfo_v2_t / _v3_t as nvml.h declares them: the state is an unsigned char (pynvml
+ * reads it as a c_uint, so the padding after it must not leak into the value) */
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    unsigned int status;
+    unsigned int cliqueId;
+    unsigned char state;
+    unsigned int healthMask;
+    unsigned char healthSummary; /* v3 only */
+} nvmlGpuFabricInfo_v3_t;
+
+#define FABRIC_V2 (unsigned int)(36u | (2u << 24)) /* up to healthMask */
+#define FABRIC_V3 (unsigned int)(sizeof(nvmlGpuFabricInfo_v3_t) | (3u << 24))
+
+int nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfo_v3_t *info) {
+    unsigned long long state = 0, status = 0, mask = 0, summary = 1, newest = 3;
+    unsigned int version;
+    int code = check_device("nvmlDeviceGetGpuFabricInfoV", device);
+    if (!code) code = health(device, "FABRIC_VERSION", "3", &newest);
+    if (code) return code;
+    version = info->version;
+    if (version != FABRIC_V2 && (version != FABRIC_V3 || newest < 3))
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (!code) code = health(device, "FABRIC_STATE", "0", &state);
+    if (!code) code = health(device, "FABRIC_STATUS", "0", &status);
+    if (!code) code = health(device, "FABRIC_HEALTH_MASK", "0", &mask);
+    if (!code) code = health(device, "FABRIC_SUMMARY", "1", &summary);
+    if (code) return code;
+    memset(info, 0xAB, version == FABRIC_V3 ? sizeof *info : 36u); /* padding: garbage */
+    info->version = version;
+    memset(info->clusterUuid, 0, sizeof info->clusterUuid);
+    info->state = (unsigned char)state;
+    info->status = (unsigned int)status;
+    info->cliqueId = 0;
+    info->healthMask = (unsigned int)mask;
+    if (version == FABRIC_V3) info->healthSummary = (unsigned char)summary;
+    return NVML_SUCCESS;
+}
+#endif
+
+/* nvmlProcessInfo_t (v2/v3 layout): 24 bytes, as drivers from 535.98 on write it */
 typedef struct {
     unsigned int pid;
     unsigned long long usedGpuMemory;
     unsigned int gpuInstanceId;
     unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
+
+_Static_assert(sizeof(nvmlProcessInfo_t) == 24, "drivers >= 535.98 write 24-byte entries");
 
 /* PROCS="pid:bytes:C,pid:NA:G" (bytes NA: NVML_VALUE_NOT_AVAILABLE, as under WDDM); the
  * processes of `type` ('C' compute, 'G' graphics); the value NA: NOT_SUPPORTED. */
@@ -646,6 +723,7 @@ static int processes(const char *fn, nvmlDevice_t device, char type, unsigned in
     return NVML_SUCCESS;
 }
 
+#ifndef FAKE_NVML_OLD
 int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
                                             nvmlProcessInfo_t *infos) {
     return processes("nvmlDeviceGetComputeRunningProcesses_v3", device, 'C', count, infos);
@@ -654,4 +732,15 @@ int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *c
 int nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
                                              nvmlProcessInfo_t *infos) {
     return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", device, 'G', count, infos);
+}
+#endif
+
+int nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *count,
+                                            nvmlProcessInfo_t *infos) {
+    return processes("nvmlDeviceGetComputeRunningProcesses_v2", device, 'C', count, infos);
+}
+
+int nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned int *count,
+                                             nvmlProcessInfo_t *infos) {
+    return processes("nvmlDeviceGetGraphicsRunningProcesses_v2", device, 'G', count, infos);
 }

@@ -46,19 +46,23 @@ def _system_has_nvml() -> bool:
 
 
 def run_probe(
-    lib_dir: Path | None, extra_path: Path | None = None, **fake: str
+    lib_dir: Path | None, extra_path: Path | None = None, prelude: str = "", **fake: str
 ) -> NvmlFacts | Unavailable:
-    """Run probe_nvml in a child whose loader path holds `lib_dir`; `fake` sets FAKE_NVML_*."""
+    """Run probe_nvml in a child whose loader path holds `lib_dir`; `fake` sets FAKE_NVML_*.
+
+    `lib_dir` None: the real driver, found as this process finds it: LD_LIBRARY_PATH is kept
+    (NVIDIA's CUDA images find libnvidia-ml.so.1 only through it). `prelude`: Python run in the
+    child before the probe."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("FAKE_NVML_") and k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
+           if not k.startswith("FAKE_NVML_") and k != "PYTHONPATH"}
     if lib_dir is not None:
         env["LD_LIBRARY_PATH"] = str(lib_dir)
     env["PYTHONPATH"] = os.pathsep.join(
         str(p) for p in (extra_path, REPO_ROOT) if p is not None
     )
     env.update({f"FAKE_NVML_{k.upper()}": v for k, v in fake.items()})
-    result = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
-                            env=env, timeout=60, check=False)
+    result = subprocess.run([sys.executable, "-c", prelude + CHILD], capture_output=True,
+                            text=True, env=env, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     # stdout holds nothing but the JSON line: the probe itself never prints
     return from_data(NvmlFacts | Unavailable, json.loads(result.stdout))  # type: ignore[no-any-return]

@@ -50,6 +50,7 @@ def test_every_field_read(nvml: RunNvml) -> None:
         temperature_shutdown=90, power_draw=612.345, power_limit=700.0, pcie_gen=3,
         pcie_gen_max=5, pcie_width=8, pcie_width_max=16, pcie_replays=77,
         recovery_action="None", fabric_state=h.fabric_state, fabric_status=h.fabric_status,
+        fabric_health=h.fabric_health, fabric_health_summary=h.fabric_health_summary,
         processes=())
     unavailable(h.fabric_state, Reason.NOT_SUPPORTED)  # no NVSwitch by default
 
