@@ -144,6 +144,16 @@ class CudnnKit:
             data[offset:offset + len(value)] = value
         return bytes(data)
 
+    def program(self) -> bytes:
+        """The bytes of a real position-independent executable (`gcc -fPIE -pie`): ELF type
+        ET_DYN like a shared object, with a PT_INTERP header naming the loader."""
+        out = self.workdir / "pie-program"
+        if not out.exists():
+            src = out.with_suffix(".c")
+            src.write_text("int main(void) { return 0; }\n")
+            _gcc(["-fPIE", "-pie", "-o", str(out), str(src)])
+        return out.read_bytes()
+
     @staticmethod
     def make_tarball(src: Path, out: Path, top: str, compression: str = "gz") -> Path:
         """Tar `src`'s contents under the directory `top` (symlinks kept as symlinks)."""

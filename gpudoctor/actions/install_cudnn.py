@@ -6,11 +6,15 @@ The steps it automates: unpack the tarball, copy `include/cudnn*.h` to `PREFIX/i
 
 0. the prefix is refused when it is `/` (always) or not a CUDA toolkit (unless `force`);
 1. one streaming pass over the tarball validates every member (`actions.tarball`: each tar
-   header before its data, each library's ELF header before its bytes) and writes the files
-   into a staging directory inside the prefix's `.gpudoctor/cudnn/` (so that placing them is a
-   `rename`), skipping files already identical in the prefix (size, mtime, mode); a member
-   that would not fit in the file system's free space (or under `ulimit -f`) is refused before
-   it is written;
+   header before its data, each library's ELF headers before its bytes: a program, a file
+   that is no shared library, one cut short or, unless `force`, one built for another machine
+   is refused) and writes the files into a private staging directory inside the prefix's
+   `.gpudoctor/cudnn/` (so that placing them is a `rename`), skipping files already identical
+   in the prefix (size, mtime, mode); a member that would not fit in the file system's free
+   space (or under `ulimit -f`) is refused before it is written. Every file is written 0o644
+   and every directory created 0o755, whatever the tarball's modes or the umask say
+   (`transaction.FILE_MODE`, `DIR_MODE`): no setuid, setgid or sticky bit, no group or other
+   write;
 2. the version is read from the tarball's own header, the CUDA build from its names (else from
    the CUDA libraries its libraries link); a CUDA major other than the toolkit's, or libraries
    for another machine, are refused unless `force`; a tarball without every sub-library of its
@@ -32,6 +36,8 @@ from __future__ import annotations
 
 import errno
 import os
+import platform
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -64,14 +70,18 @@ from gpudoctor.actions.tarball import (
     read_archive,
 )
 from gpudoctor.actions.transaction import (
+    FILE_MODE,
     STATE_DIR,
     Entry,
     FileOps,
     Manifest,
     Transaction,
     describe,
+    private_dirs,
     prune_empty,
     remove_tree,
+    state_dirs,
+    write_text,
 )
 from gpudoctor.model import Status
 from gpudoctor.probes.cudnn import MANIFEST, cuda_from_ldd, run_ldd, split_library_name
@@ -91,7 +101,7 @@ class PlannedFile:
     kind: str  # "file" or "symlink"
     source: str | None  # member of the tarball; None for "remove"
     size: int = 0
-    mode: int = 0  # final permission bits (a+r applied)
+    mode: int = 0  # final permission bits: FILE_MODE, whatever the tarball says
     target: str | None = None
 
 
@@ -178,7 +188,7 @@ def install_cudnn(
         toolkit = system.toolkit_version(prefix)
         old = system.load_manifest(prefix)
         if dry_run:
-            archive = _read(tarball, None, progress)
+            archive = _read(tarball, None, progress, rules)
             plan = _plan(archive, prefix, toolkit, old, rules)
             Space(prefix).take_all((f.source or f.dest, f.size) for f in plan.files
                                   if f.action in ("create", "replace", "update"))
@@ -199,9 +209,12 @@ def install_cudnn(
             f"check the permissions of {where} and its parent directories, or run: {sudo}"))
 
 
-def _read(tarball: Path, sink: Sink | None, progress: Progress | None) -> Archive:
+def _read(tarball: Path, sink: Sink | None, progress: Progress | None, rules: Rules) -> Archive:
+    """The archive, validated member by member; a library for another machine than this one
+    is refused before it is written, unless `force`."""
     try:
-        return read_archive(str(tarball), sink, progress)
+        return read_archive(str(tarball), sink, progress,
+                            None if rules.force else platform.machine())
     except ArchiveError as e:
         raise Refused(ActionError(e.message, e.fix)) from None
     except SinkError as e:  # writing a staged file failed: not the tarball's fault
@@ -227,7 +240,7 @@ def _unchanged(dest: Path, m: Member, body: bytes | None = None) -> bool:
         return False
     if m.kind == "symlink":
         return dest.is_symlink() and os.readlink(dest) == m.target
-    if dest.is_symlink() or st.st_size != m.size or st.st_mode & 0o7777 != m.mode | 0o444:
+    if dest.is_symlink() or st.st_size != m.size or st.st_mode & 0o7777 != FILE_MODE:
         return False
     if body is None:
         return int(st.st_mtime) == m.mtime
@@ -249,7 +262,7 @@ def _plan(archive: Archive, prefix: Path, toolkit: str | None, old: Manifest | N
         action = ("unchanged" if _unchanged(dest, m, archive.body(m)) else "update" if rel in ours
                   else "replace" if os.path.lexists(dest) else "create")
         files.append(PlannedFile(str(dest), action, m.kind, m.name, m.size,
-                                 m.mode | 0o444 if m.kind == "file" else 0, m.target))
+                                 FILE_MODE if m.kind == "file" else 0, m.target))
     files.extend(_stale(archive, prefix, new_names))
     notes = [*rules.notes, *check_complete(archive, rules),
              *check_machine(archive, rules.force), *check_cuda(archive, toolkit, rules.force),
@@ -310,11 +323,11 @@ class _Stager:
             return
         self.space.take(m.name, m.size)
         out = self.staging / str(dest.relative_to(self.prefix))
-        out.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs(out.parent, self.staging)
         if m.kind == "symlink":
             self.ops.symlink(m.target or "", out)
         elif stream is not None:
-            self.ops.write(out, stream, m.mode | 0o444, m.mtime, m.size)
+            self.ops.write(out, stream, FILE_MODE, m.mtime, m.size)
 
 
 def _install(tarball: Path, prefix: Path, toolkit: str | None, old: Manifest | None,
@@ -325,10 +338,10 @@ def _install(tarball: Path, prefix: Path, toolkit: str | None, old: Manifest | N
     staging = state / f"staging-{os.getpid()}"
     try:
         space = Space(prefix)
-        state.mkdir(parents=True, exist_ok=True)
+        state_dirs(state, prefix)
         remove_tree(staging)
-        staging.mkdir()
-        archive = _read(tarball, _Stager(prefix, staging, ops, space), progress)
+        private_dirs(staging, state)
+        archive = _read(tarball, _Stager(prefix, staging, ops, space), progress, rules)
         if archive.cuda_build is None:
             archive = _cuda_from_libraries(archive, staging, prefix)
         plan = _plan(archive, prefix, toolkit, old, rules)
@@ -358,8 +371,9 @@ def _install(tarball: Path, prefix: Path, toolkit: str | None, old: Manifest | N
         raise childproc.interrupt_with(
             e, f"cuDNN {plan.version} installed; interrupted during the post-install checks "
             f"(nothing was rolled back: {prefix} holds the new cuDNN, manifest {manifest}); "
-            f"check it: gpudoctor check cudnn --cuda-home {prefix}; undo: gpudoctor "
-            f"uninstall-cudnn --prefix {prefix}", exit_code=0) from e
+            f"check it: gpudoctor check cudnn --cuda-home {shlex.quote(str(prefix))}; undo: "
+            f"gpudoctor uninstall-cudnn --prefix {shlex.quote(str(prefix))}",
+            exit_code=0) from e
     return InstallResult(dry_run=False, plan=plan, manifest=str(manifest), ldconfig=ran,
                          report=report)
 
@@ -407,7 +421,8 @@ def _commit(plan: InstallPlan, prefix: Path, staging: Path, old: Manifest | None
         now = describe(dest)
         if entry is not None and now is not None and entry.installed != now:
             raise Refused(ActionError(f"{dest} changed since gpudoctor installed it",
-                                       f"run `gpudoctor uninstall-cudnn --prefix {prefix}` "
+                                       "run `gpudoctor uninstall-cudnn --prefix "
+                                       f"{shlex.quote(str(prefix))}` "
                                        "first, or move the file away"))
         if now is not None:
             if entry is not None:
@@ -431,6 +446,6 @@ def _commit(plan: InstallPlan, prefix: Path, staging: Path, old: Manifest | None
     if path.exists():
         tx.move(path, trash / "manifest.json")
     tmp = staging / "manifest.json"
-    tmp.write_text(manifest.dump())
+    write_text(tmp, manifest.dump())
     tx.move(tmp, path)
     return path

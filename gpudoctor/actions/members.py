@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import tarfile
 from pathlib import PurePosixPath
-from typing import Literal
+
+from gpudoctor import elf
 
 DOWNLOAD = "https://developer.nvidia.com/cudnn-downloads"
 MAX_HEADER = 4 << 20  # bytes in one header member
@@ -26,8 +27,7 @@ MAX_MEMBER = 4 << 30  # bytes in any other member
 MAX_TOTAL = 16 << 30  # bytes in all members together
 MAX_RATIO = 100  # decompressed / compressed bytes, judged once RATIO_FROM bytes came out
 RATIO_FROM = 16 << 20  # (so a bomb puts at most this much into the staging directory)
-HEAD = 20  # bytes of a library read to judge it: the ELF identification, e_type, e_machine
-_ELF_MACHINES = {3: "i386", 40: "arm", 62: "x86_64", 21: "ppc64le", 183: "aarch64"}
+HEAD = elf.HEAD  # bytes of a library read to judge it: its ELF and program headers
 _FIX = f"download the cuDNN tarball again from {DOWNLOAD}"
 
 
@@ -97,23 +97,27 @@ def refuse_bomb(path: str, compressed: int, expanded: int) -> None:
             f"over {size_text(expanded)} (a real cuDNN tarball expands about 3x)", _FIX)
 
 
-def library_machine(name: str, head: bytes) -> str | None:
-    """Refuse a `lib/libcudnn*` file that is not what its name says, from its first HEAD
-    bytes: `*.so*` must be an ELF shared object (ET_DYN), `*.a` an ar archive. The ELF
-    machine of a shared library ("x86_64", "aarch64", …); None for a static one."""
+def library_machine(name: str, head: bytes, size: int, machine: str | None = None) -> str | None:
+    """Refuse a `lib/libcudnn*` file that is not what its name says, from its first bytes
+    (`head`: at least min(size, HEAD) of them) and its size: `*.so*` must be an ELF shared
+    object (not a program: no PT_INTERP, as a PIE has) whose headers fit in the member, built
+    for `machine` when one is given (None: any machine, `--force`); `*.a` an ar archive. The
+    ELF machine of a shared library ("x86_64", "aarch64", …); None for a static one."""
     base = PurePosixPath(name).name
     if re.search(r"\.so(\.|$)", base):
-        if len(head) < HEAD or head[:4] != b"\x7fELF" or head[5] not in (1, 2):
-            raise ArchiveError(f"refused: member {name!r} is not a shared library (it has no "
-                               "ELF header)", _FIX)
-        order: Literal["little", "big"] = "little" if head[5] == 1 else "big"
-        e_type, machine = int.from_bytes(head[16:18], order), int.from_bytes(head[18:20], order)
-        if e_type != 3:  # ET_DYN
-            what = {1: "a relocatable object", 2: "an executable", 4: "a core dump"}.get(
-                e_type, f"an ELF file of type {e_type}")
-            raise ArchiveError(f"refused: member {name!r} is {what}, not a shared library",
+        found = elf.parse(head, size)
+        if isinstance(found, elf.NotElf):
+            raise ArchiveError(f"refused: member {name!r} is not a shared library ({found.why})",
                                _FIX)
-        return _ELF_MACHINES.get(machine, f"ELF machine {machine}")
+        problem = elf.library_problem(found, size)
+        if problem is not None:
+            raise ArchiveError(f"refused: member {name!r} is {problem}", _FIX)
+        if machine is not None and found.machine != machine:
+            raise ArchiveError(
+                f"refused: member {name!r} is built for {found.machine}; this machine is "
+                f"{machine}", f"download the linux-{machine} tarball from {DOWNLOAD}, or pass "
+                "--force")
+        return found.machine
     if base.endswith(".a"):
         if not head.startswith(b"!<arch>\n"):
             raise ArchiveError(f"refused: member {name!r} is not a static library (it has no "

@@ -8,7 +8,9 @@ A member is refused, by name, when it has an absolute path or a `..` component, 
 a device, a FIFO or a sparse file, is a symlink pointing anywhere but at a sibling member,
 appears twice, is an empty header or library, is larger than any real cuDNN file (its tar
 header is judged before its data is read), or is a "library" that is not one: `*.so*` must be
-an ELF shared object (ET_DYN), `*.a` an `ar` archive. The archive is refused when it is
+an ELF shared object (ET_DYN without a PT_INTERP header: a position-independent program is
+refused), whole (its headers lie inside the member) and, when asked, built for this machine;
+`*.a` an `ar` archive (`gpudoctor.elf` reads the headers). The archive is refused when it is
 truncated (inside a member, or without its end-of-archive blocks), is not a tar, unpacks to
 more than a real cuDNN does (summed from the headers, and counted while decompressing: a
 stream that expands more than `members.MAX_RATIO` times is a decompression bomb), or holds no
@@ -24,6 +26,7 @@ import gzip
 import lzma
 import os
 import re
+import shlex
 import tarfile
 import zlib
 from collections.abc import Callable
@@ -158,8 +161,11 @@ def _decompressor(kind: str, raw: Any) -> Any:
     return raw
 
 
-def read_archive(path: str, sink: Sink | None = None, progress: Progress | None = None) -> Archive:
+def read_archive(path: str, sink: Sink | None = None, progress: Progress | None = None,
+                 machine: str | None = None) -> Archive:
     """One pass over the tarball: validate, hand installable members to `sink`, and describe it.
+    With `machine` ("x86_64"), a shared library built for another is refused, before its bytes
+    reach the sink.
 
     Raises ArchiveError (never anything else for a bad archive; OSError for an unreadable file).
     """
@@ -169,13 +175,14 @@ def read_archive(path: str, sink: Sink | None = None, progress: Progress | None 
         kind = detect_compression(head)
         if kind == "zstd":
             raise ArchiveError(f"{path} is zstd-compressed, which gpudoctor cannot unpack",
-                               f"unpack it first: zstd -d {path}, then pass the .tar")
+                               f"unpack it first: zstd -d -- {shlex.quote(path)}, then pass "
+                               "the .tar")
         if kind == "unknown":
             raise ArchiveError(f"{path} is not a tar archive (gzip, xz, bzip2 or plain tar)",
                                f"download the cuDNN tarball again from {DOWNLOAD}")
         size = f.seek(0, 2)
         f.seek(0)
-        scan = _Scan(path, sink)
+        scan = _Scan(path, sink, machine)
         try:
             if kind == "none":
                 end, total = _read_plain(f, scan, progress, size)
@@ -285,8 +292,8 @@ def _truncated(path: str, member: str | None, inside: bool) -> ArchiveError:
 class _Scan:
     """Per-member validation and classification during the pass."""
 
-    def __init__(self, path: str, sink: Sink | None) -> None:
-        self.path, self.sink = path, sink
+    def __init__(self, path: str, sink: Sink | None, machine: str | None = None) -> None:
+        self.path, self.sink, self.machine = path, sink, machine
         self.members: list[Member] = []
         self.names: set[str] = set()
         self.current: str | None = None
@@ -313,7 +320,7 @@ class _Scan:
             else:
                 head = stream.read(members.HEAD)
                 stream = Replay(head, stream)
-            machine = members.library_machine(name, head)
+            machine = members.library_machine(name, head, info.size, self.machine)
         m = Member(name, role, kind, info.size if kind == "file" else 0, info.mode & 0o7777,
                    int(info.mtime), info.linkname if kind == "symlink" else None, machine)
         self.members.append(m)

@@ -17,6 +17,7 @@ import errno
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,13 @@ from gpudoctor.probes.cudnn import MANIFEST
 
 STATE_DIR = str(Path(MANIFEST).parent)  # ".gpudoctor/cudnn", relative to the prefix
 _BLOCK = 1 << 20
+# Every file placed gets FILE_MODE and every directory created DIR_MODE, whatever the tarball
+# says and whatever the umask: `chmod a+r` and no more (no setuid, setgid or sticky bit, no
+# group or other write). The staging directory, where files wait before they are renamed into
+# place, is PRIVATE_MODE: nobody else may swap a staged file.
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+PRIVATE_MODE = 0o700
 
 
 class FileOps:
@@ -48,8 +56,8 @@ class FileOps:
             os.unlink(src)
 
     def mkdir(self, path: Path) -> None:
-        """Create one directory."""
-        path.mkdir()
+        """Create one directory, DIR_MODE whatever the umask."""
+        make_dir(path, DIR_MODE)
 
     def rmdir(self, path: Path) -> None:
         """Remove one empty directory."""
@@ -179,6 +187,45 @@ def describe(path: Path) -> dict[str, Any] | None:
     if path.is_symlink():
         return {"kind": "symlink", "size": 0, "target": os.readlink(path)}
     return {"kind": "file", "size": st.st_size, "target": None}
+
+
+def make_dir(path: Path, mode: int) -> None:
+    """Create one directory with exactly `mode` (mkdir's mode goes through the umask; chmod
+    does not)."""
+    os.mkdir(path, mode)
+    os.chmod(path, mode, follow_symlinks=False)
+
+
+def state_dirs(state: Path, prefix: Path) -> None:
+    """Create gpudoctor's state directory in the prefix (and `.gpudoctor` above it), DIR_MODE
+    each; one already there loses any group or other write bit it has."""
+    for d in reversed([state, *[p for p in state.parents if prefix in p.parents]]):
+        try:
+            st = d.lstat()
+        except FileNotFoundError:
+            make_dir(d, DIR_MODE)
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_mode & 0o7022:
+            os.chmod(d, stat.S_IMODE(st.st_mode) & 0o755)
+
+
+def private_dirs(path: Path, top: Path) -> None:
+    """Create path and its missing parents below `top`, PRIVATE_MODE each."""
+    missing = []
+    p = path
+    while p != top and not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        make_dir(d, PRIVATE_MODE)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a new file of gpudoctor's own (a manifest), FILE_MODE whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+        os.fchmod(out.fileno(), FILE_MODE)
 
 
 def remove_tree(path: Path) -> None:

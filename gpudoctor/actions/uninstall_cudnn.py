@@ -31,6 +31,7 @@ from gpudoctor.actions.transaction import (
     describe,
     prune_empty,
     remove_tree,
+    write_text,
 )
 from gpudoctor.probes.cudnn import MANIFEST
 
@@ -96,7 +97,7 @@ def uninstall_cudnn(prefix: str | Path = "/usr/local/cuda", *, ops: FileOps | No
                 restored.append(str(dest))
         tx.move(prefix / MANIFEST, trash / "manifest.json")
         if kept:  # what is left stays recorded, so that --force can finish the job
-            pending.write_text(_rest(manifest, kept).dump())
+            write_text(pending, _rest(manifest, kept).dump())
             tx.move(pending, prefix / MANIFEST)
     except (OSError, KeyboardInterrupt) as err:
         tx.rollback()
