@@ -290,6 +290,16 @@ class TorchFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class ElfFacts:
+    """What a library file's ELF headers state (`gpudoctor.elf` reads them)."""
+
+    e_type: int  # 3 (ET_DYN) for a shared object, and for a position-independent program
+    machine: str  # "x86_64", "aarch64", …
+    interpreter: bool  # it has a PT_INTERP header: a program, not a library
+    extent: int  # the least size its headers say the file has (more than `size`: cut short)
+
+
+@dataclass(frozen=True, slots=True)
 class CudnnLibrary:
     """One file of a cuDNN install: a libcudnn* library, or a cudnn*.h header."""
 
@@ -297,9 +307,15 @@ class CudnnLibrary:
     path: str
     symlink_target: str | None  # os.readlink() when it is a symlink
     size: int  # bytes of the file it resolves to; -1 when it dangles
-    mode: int  # permission bits of the resolved file; -1 when it dangles
+    mode: int  # permission bits of the resolved file (setuid/setgid/sticky too); -1: dangles
     world_readable: bool  # the resolved file has the o+r bit
     readable: bool = True  # this user can open it (os.access R_OK)
+    # a shared library's (libcudnn*.so*) ELF headers, or why they could not be read (not ELF,
+    # unreadable); None: not read (a header, a static archive, a snapshot from before)
+    elf: ElfFacts | Unavailable | None = None
+    # True: it loaded (ctypes, in a child); Unavailable: the loader's error, a crash, a
+    # timeout; None: not tried (not a shared object by its headers, a snapshot from before)
+    loads: bool | Unavailable | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -206,6 +206,12 @@ def _not_empty(v: Any) -> str | None:
     return None if len(v) else "must not be empty (a fact without any item is unavailable)"
 
 
+def _dtype(v: Any) -> str | None:
+    """The smoke test's autocast dtype: one the smoke checks have a tolerance for."""
+    return None if v in ("float32", "float16", "bfloat16") else (
+        "is not a smoke-test dtype (float32, float16, bfloat16)")
+
+
 def _seconds(v: Any) -> str | None:
     return None if math.isfinite(v) and v >= 0 else "must be a number of seconds ≥ 0"
 
@@ -236,7 +242,10 @@ _RULES: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("CudnnInstall", "header_version"): _version,
     ("CudnnInstall", "library_version"): _version,
     ("CudnnInstall", "cuda_build"): _version,
+    ("ElfFacts", "e_type"): _count,
+    ("ElfFacts", "extent"): _count,
     ("DeviceInfo", "cudnn_version"): _count,  # the smoke test's device
+    ("SmokeReport", "dtype"): _dtype,
 }
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import shlex
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import cudnn_versions, mixed_loads
+from gpudoctor.checks import cudnn_files, cudnn_versions, mixed_loads
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.checks.cudnn_files import chmod_line
 from gpudoctor.model import (
     Check,
     CudnnFacts,
@@ -66,8 +68,9 @@ def _major(v: str | None) -> int | None:
 def _reinstall(i: CudnnInstall, version: str | None = None) -> str:
     v = f"cuDNN {version}" if version else "cuDNN"
     if i.prefix:
-        return (f"reinstall {v} into {i.prefix}: gpudoctor install-cudnn --tarball <{v} "
-                f"tarball> --prefix {i.prefix}")
+        return (f"reinstall {v} into {i.prefix} from its tarball (TARBALL, downloaded from "
+                "NVIDIA): gpudoctor install-cudnn --tarball TARBALL --prefix "
+                f"{shlex.quote(i.prefix)}")
     if i.origin.startswith("pip wheel") and isinstance(i.cuda_build, str):
         spec = f"=={version}" if version else ""
         return f"pip install --force-reinstall nvidia-cudnn-cu{i.cuda_build}{spec}"
@@ -121,7 +124,7 @@ def check_headers(env: Environment, tables: Tables) -> Finding:
                                 for i in placed), evidence)
     i, v = bad[0]
     if v.reason is Reason.PERMISSION_DENIED:
-        fix = f"sudo chmod a+r {i.include_dir}/cudnn*.h"
+        fix = chmod_line("a+r", [f"{shlex.quote(i.include_dir or _where(i))}/cudnn*.h"])
     else:
         fix = _reinstall(i, _version(i))
     return failed("; ".join(f"{_where(i)}: {v.message}" for i, v in bad), fix, evidence)
@@ -166,7 +169,13 @@ def check_readable(env: Environment, tables: Tables) -> Finding:
     can read works for root and fails for every other user, usually as "libcudnn.so.8: cannot
     open shared object file" or a cuDNN silently not found by PyTorch.
 
-    Fix: the `sudo chmod a+r` line the finding prints, on exactly the files it names.
+    A cuDNN file that is world-writable, setuid or setgid fails too: any user can replace the
+    code every CUDA program on the machine loads (as root, for a program root runs), and a
+    setuid/setgid bit on a library has no use but to be abused. `gpudoctor install-cudnn`
+    writes every file 0o644, whatever the tarball says.
+
+    Fix: the `sudo chmod` lines the finding prints (`a+r`; `ug-s,go-w`), on exactly the files
+    it names.
 
     Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/installation/linux.html
     """
@@ -174,22 +183,35 @@ def check_readable(env: Environment, tables: Tables) -> Finding:
         return _none(env)
     unreadable: list[CudnnLibrary] = []
     private: list[CudnnLibrary] = []
+    dangerous: list[CudnnLibrary] = []
     dirs: list[str] = []
     for i in _installs(env):
+        dangerous.extend(f for f in (*cudnn_files.real_entries(i.libraries),
+                                     *cudnn_files.real_entries(i.headers))
+                         if cudnn_files.unsafe(f))
         for f in (*i.libraries, *i.headers):
             if f.mode < 0 or f.world_readable:
                 continue
             (private if f.readable else unreadable).append(f)
-            folder = f.path.rsplit("/", 1)[0]
+            folder = shlex.quote(f.path.rsplit("/", 1)[0])
             glob = f"{folder}/{'libcudnn*' if f.name.startswith('lib') else 'cudnn*.h'}"
             if glob not in dirs:
                 dirs.append(glob)
-    if not dirs:
-        return passed("every cuDNN library and header is world-readable (a+r)")
-    files = unreadable + private
+    if not dirs and not dangerous:
+        return passed("every cuDNN library and header is world-readable (a+r), and none is "
+                      "world-writable, setuid or setgid")
+    files = dangerous + unreadable + private
     evidence = tuple((f.path, f"mode {f.mode:o}") for f in files[:20])
+    fixes = ([chmod_line("a+r", dirs)] if dirs else []) + (
+        [chmod_line(cudnn_files.SAFE_CHMOD, cudnn_files.quoted([f.path for f in dangerous]))]
+        if dangerous else [])
+    fix = " && ".join(fixes)
+    if dangerous:
+        f = dangerous[0]
+        return failed(f"{len(dangerous)} cuDNN file(s) have unsafe modes, e.g. {f.path} is "
+                      f"{cudnn_files.unsafe(f)} (mode {f.mode:o}): other users can replace "
+                      "or abuse what every CUDA program loads", fix, evidence)
     msg = f"{len(files)} cuDNN file(s) are not readable by everyone, e.g. {files[0].path}"
-    fix = f"sudo chmod a+r {' '.join(dirs)}"
     if unreadable:
         return failed(msg + "; this user cannot read them either", fix, evidence)
     return warned(msg + " (mode " + f"{files[0].mode:o}): other users cannot load cuDNN", fix,
@@ -238,12 +260,13 @@ def check_symlinks(env: Environment, tables: Tables) -> Finding:
                     copies.append(f.path)
                 else:
                     continue
-                cmds.setdefault(i.lib_dir, []).append(f"sudo ln -sf {base}.so.{target} {name}")
+                cmds.setdefault(i.lib_dir, []).append(
+                    f"sudo ln -sf -- {shlex.quote(f'{base}.so.{target}')} {shlex.quote(name)}")
     if not cmds:
         return passed("every libcudnn SONAME link points at its real file")
     evidence = tuple((p, "full copy, not a symlink") for p in copies) + tuple(
         (b, "broken") for b in broken)
-    fix = " && ".join(f"cd {d} && " + " && ".join(c) for d, c in cmds.items())
+    fix = " && ".join(f"cd -- {shlex.quote(d)} && " + " && ".join(c) for d, c in cmds.items())
     if broken:
         return failed("; ".join(broken), fix, evidence)
     return warned(f"{len(copies)} libcudnn file(s) are copies where symlinks belong (`cp` "
@@ -252,12 +275,18 @@ def check_symlinks(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD305", "cudnn-sublibraries-complete", "every cuDNN sub-library present, one version",
-       Layer.CUDNN, Severity.ERROR, "libcudnn*.so.N against the layout table", facts={"cudnn"})
+       Layer.CUDNN, Severity.ERROR, "libcudnn*.so.N against the layout table, their ELF headers",
+       facts={"cudnn", "host"})
 def check_sublibraries(env: Environment, tables: Tables) -> Finding:
     """cuDNN 8 and 9 are split into sub-libraries (v8: ops/cnn/adv x infer/train; v9: graph,
     engines_precompiled, engines_runtime_compiled, heuristic, ops, cnn, adv) that are loaded
     on first use. One missing, or one of another version (copied over an older install), fails
     at run time with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or "could not load library".
+
+    A file by the right name is not enough: each library must be an ELF shared object (not a
+    text file, not a program: an executable, or a position-independent one with an
+    interpreter), built for this machine, and whole (a copy cut short by a full disk or an
+    interrupted download ends before the section headers its ELF header points at).
 
     Fix: reinstall the release whole from one tarball (`gpudoctor install-cudnn --tarball FILE`), so
     every sub-library is there and of one version.
@@ -267,7 +296,9 @@ def check_sublibraries(env: Environment, tables: Tables) -> Finding:
     if not _installs(env):
         return _none(env)
     problems: list[tuple[CudnnInstall, str]] = []
+    machine = cudnn_files.host_machine(env)
     for i in _installs(env):
+        problems += [(i, p) for p in cudnn_files.library_problems(i, machine)]
         present = {lib.name for lib in i.libraries if lib.size >= 0}
         if not present and i.prefix:
             problems.append((i, f"{_where(i)} has cuDNN headers but no libcudnn library"))
@@ -282,7 +313,8 @@ def check_sublibraries(env: Environment, tables: Tables) -> Finding:
             if len(versions) > 1:
                 problems.append((i, f"{i.lib_dir} mixes cuDNN {', '.join(sorted(versions))}"))
     if not problems:
-        return passed("every cuDNN copy has all its sub-libraries, each at one version")
+        return passed("every cuDNN copy has all its sub-libraries, each at one version and a "
+                      "shared library" + (f" for {machine}" if machine else ""))
     i = problems[0][0]
     return failed("; ".join(p for _, p in problems), _reinstall(i, _version(i)),
                   tuple((_where(i), p) for i, p in problems))
@@ -296,7 +328,8 @@ def check_loads(env: Environment, tables: Tables) -> Finding:
     When `ldd` prints "libcublas.so.11 => not found", the first convolution aborts or fails:
     the cuDNN is the build for another CUDA, or that CUDA's libraries are not on the loader
     path. A library that crashes or cannot be loaded at all (a truncated file, a wrong
-    architecture) fails here too.
+    architecture) fails here too: the main library and every sub-library is loaded (with
+    ctypes, in a child process) and what the loader said is shown.
 
     Fix: install the cuDNN build for the CUDA major whose libraries are on the loader path, or put
     that CUDA's lib64 on LD_LIBRARY_PATH; `ldd` on the library shows what is missing.
@@ -310,9 +343,14 @@ def check_loads(env: Environment, tables: Tables) -> Finding:
            if isinstance(i.missing_deps, tuple) and i.missing_deps]
     missing = " ".join(d for i in _installs(env) if isinstance(i.missing_deps, tuple)
                        for d in i.missing_deps)
+    broken = [(i, cudnn_files.load_problems(i)) for i in _installs(env)]
+    broken = [(i, found) for i, found in broken if found]
+    # a library the loader refused is named by its own load (the main one among them)
     bad += [f"{_where(i)}: {v.message}" + (f" ({v.detail.splitlines()[-1]})" if v.detail else "")
             for i in _installs(env) if isinstance(v := i.library_version, Unavailable)
-            and v.reason in _LOAD_FAILURES and not i.missing_deps]
+            and v.reason in _LOAD_FAILURES and not i.missing_deps
+            and not (v.reason is Reason.NOT_INSTALLED and any(i is j for j, _ in broken))]
+    bad += [text for _, found in broken for text in found]
     if not bad:
         if all(isinstance(i.missing_deps, Unavailable) for i in _installs(env)):
             return skipped(F.reason_of(_installs(env)[0].missing_deps))
@@ -322,6 +360,8 @@ def check_loads(env: Environment, tables: Tables) -> Finding:
            f"{majors[0]}`) and put their directory on LD_LIBRARY_PATH, or install the cuDNN "
            "build for the CUDA you have") if majors else (
         "install the libraries named and put their directory on LD_LIBRARY_PATH" if missing
+        else "its library is damaged or built for another machine: "
+        + _reinstall(broken[0][0], _version(broken[0][0])) if broken
         else "reinstall that cuDNN: its library is damaged or built for another machine")
     return failed("; ".join(bad), fix, evidence)
 
@@ -388,7 +428,7 @@ def _unset_fix(env: Environment, folder: str) -> str:
     if current is None:
         return f"remove {folder} from LD_LIBRARY_PATH"
     kept = ":".join(p for p in current.split(":") if p and p.rstrip("/") != folder.rstrip("/"))
-    return f"export LD_LIBRARY_PATH={kept}" if kept else "unset LD_LIBRARY_PATH"
+    return f"export LD_LIBRARY_PATH={shlex.quote(kept)}" if kept else "unset LD_LIBRARY_PATH"
 
 
 # --------------------------------------------------------------------------- versions

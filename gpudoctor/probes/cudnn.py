@@ -8,7 +8,8 @@ in `/usr/lib/x86_64-linux-gnu`, the `LD_LIBRARY_PATH` directories, the loader ca
 (`ldconfig -p`), the `nvidia/cudnn` wheel and `torch/lib` in the site-packages of `Deps.python`,
 and `$CONDA_PREFIX`. The same directory reached twice is one copy.
 
-For each copy: every `libcudnn*` and `cudnn*.h` file (symlink target, size, mode, readable),
+For each copy: every `libcudnn*` and `cudnn*.h` file (symlink target, size, mode, readable;
+for a shared library what its ELF headers say and whether it loads: `probes.cudnn_files`),
 the header's version (the three MAJOR/MINOR/PATCHLEVEL macros of `cudnn_version.h`, else
 `cudnn.h`), the library's own version (`cudnnGetVersion` in a child process:
 `gpudoctor.probes.native`), the dependencies `ldd` cannot resolve, and the CUDA build (a
@@ -26,15 +27,15 @@ import logging
 import os
 import re
 import shutil
-import stat
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor import childproc
-from gpudoctor.model import CudnnFacts, CudnnInstall, CudnnLibrary, Reason, Unavailable
+from gpudoctor.model import CudnnFacts, CudnnInstall, Reason, Unavailable
 from gpudoctor.probes.cuda import candidate_roots
+from gpudoctor.probes.cudnn_files import file_facts, library_facts
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
 from gpudoctor.versions import format_cudnn_version as decode_version
@@ -240,25 +241,6 @@ def _conda_places(deps: Deps, places: _Places) -> None:
 # --------------------------------------------------------------------------- facts
 
 
-def file_facts(path: Path) -> CudnnLibrary:
-    """Name, symlink target, size, mode and readability of one file."""
-    target = os.readlink(path) if path.is_symlink() else None
-    try:
-        st = path.stat()
-        size, mode = st.st_size, stat.S_IMODE(st.st_mode)
-    except OSError:
-        size, mode = -1, -1
-    return CudnnLibrary(
-        name=path.name,
-        path=str(path),
-        symlink_target=target,
-        size=size,
-        mode=mode,
-        world_readable=mode >= 0 and bool(mode & stat.S_IROTH),
-        readable=mode >= 0 and os.access(path, os.R_OK),
-    )
-
-
 def _files(d: Path | None, pattern: str) -> list[Path]:
     if d is None:
         return []
@@ -384,9 +366,11 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
     for p in shared:
         if p.exists():
             real.setdefault(_real(p), p)
-    # the two children (ldd, and the one that loads libcudnn) run at the same time
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    # the children (ldd, the one that loads every library, and the one that asks libcudnn
+    # its version) run at the same time
+    with ThreadPoolExecutor(max_workers=2) as pool:
         ldd_future = pool.submit(run_ldd, list(real.values()), env)
+        files_future = pool.submit(library_facts, lib_files, shared, env)
         if main is None:
             lib_version: str | Unavailable = Unavailable(
                 Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")
@@ -394,6 +378,7 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
             raw = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=env)
             lib_version = decode_version(raw) if isinstance(raw, int) else raw
         ldd = ldd_future.result()
+        libraries = files_future.result()
     cuda_build, cuda_from = _cuda_build(place, ldd)
     return CudnnInstall(
         origin=place.origin,
@@ -401,7 +386,7 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
         header=str(header) if header else None,
         header_version=read_header_version(header) if header else Unavailable(
             Reason.NOT_INSTALLED, "no cudnn_version.h or cudnn.h next to this copy"),
-        libraries=tuple(file_facts(p) for p in lib_files),
+        libraries=libraries,
         library_version=lib_version,
         missing_deps=missing_from_ldd(ldd) if isinstance(ldd, str) else ldd,
         cuda_build=cuda_build,

@@ -87,9 +87,9 @@ def test_plain_cp_copies_warn_and_the_ln_commands_fix_them(
     assert f.status is Status.WARN
     assert "is not a symbolic link" in f.message
     lib = prefix / "lib64"
-    assert (f.fix or "").startswith(f"cd {lib} && sudo ln -sf ")
-    assert "sudo ln -sf libcudnn_ops.so.9.1.0 libcudnn_ops.so.9 &&" in (f.fix or "")
-    assert (f.fix or "").endswith("sudo ln -sf libcudnn_ops.so.9 libcudnn_ops.so")
+    assert (f.fix or "").startswith(f"cd -- {lib} && sudo ln -sf -- ")
+    assert "sudo ln -sf -- libcudnn_ops.so.9.1.0 libcudnn_ops.so.9 &&" in (f.fix or "")
+    assert (f.fix or "").endswith("sudo ln -sf -- libcudnn_ops.so.9 libcudnn_ops.so")
     apply(f.fix or "")
     assert (lib / "libcudnn_ops.so.9").readlink() == Path("libcudnn_ops.so.9.1.0")
     assert run(probed(prefix))["GD304"].status is Status.PASS
@@ -114,7 +114,7 @@ def test_files_not_world_readable_get_the_chmod_line(tmp_path: Path, cudnn_kit: 
     # root can read them; everybody else cannot
     assert f.status is Status.WARN
     assert "600" in f.message
-    assert f.fix == f"sudo chmod a+r {prefix}/lib64/libcudnn* {prefix}/include/cudnn*.h"
+    assert f.fix == f"sudo chmod a+r -- {prefix}/lib64/libcudnn* {prefix}/include/cudnn*.h"
     apply(f.fix)
     assert run(probed(prefix))["GD303"].status is Status.PASS
 
@@ -288,8 +288,9 @@ def test_header_of_one_release_beside_libraries_of_another(
     f = run(probed(prefix))["GD302"]
     assert f.status is Status.FAIL
     assert "header says 8.5.0, cudnnGetVersion says 9.1.0, file name says 9.1.0" in f.message
-    assert f.fix == (f"reinstall cuDNN 9.1.0 into {prefix}: gpudoctor install-cudnn --tarball "
-                     f"<cuDNN 9.1.0 tarball> --prefix {prefix}")
+    assert f.fix == (f"reinstall cuDNN 9.1.0 into {prefix} from its tarball (TARBALL, "
+                     "downloaded from NVIDIA): gpudoctor install-cudnn --tarball TARBALL "
+                     f"--prefix {prefix}")
 
 
 def test_two_releases_of_libraries_in_one_directory(tmp_path: Path, cudnn_kit: CudnnKit) -> None:

@@ -1,0 +1,176 @@
+"""The facts of each file of one cuDNN copy: link target, size, mode, what a library's ELF
+headers say, and whether it loads. The cuDNN probe (`probes.cudnn`) calls `library_facts` for
+the `libcudnn*` files of a copy and `file_facts` for its headers; the checks judge (GD303 the
+modes, GD305 the ELF facts, GD306 the loads).
+
+Each real file is read once, however many links lead to it: its first `elf.HEAD` bytes, a
+regular file only (a FIFO or a device is never opened for reading). Every shared library that
+is a regular file is loaded with ctypes (`dlopen`, RTLD_NOW) in a child of our own interpreter,
+one after another, so that one that crashes or hangs the loader is named and the ones after it
+are still tried (in a new child, within what is left of the time budget).
+
+Mapping: a file that cannot be opened → PERMISSION_DENIED / ERROR; not ELF → ERROR; a load
+the loader refuses → NOT_INSTALLED (with its message); the child dies from a signal while
+loading one → CRASHED; past the budget → TIMEOUT; the child cannot start → ERROR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from gpudoctor import childproc, elf
+from gpudoctor.model import CudnnLibrary, ElfFacts, Reason, Unavailable
+
+LOAD_BUDGET = 10.0  # seconds for loading every library of one copy
+# the child's source comes on stdin (not in argv, where `ps` shows it), with the paths
+_BOOT = "import json,sys;d=json.load(sys.stdin);exec(d['code'],{'PATHS':d['paths']})"
+_LOADER = r"""
+import ctypes, json
+for path in PATHS:
+    print(json.dumps(["try", path]), flush=True)
+    try:
+        ctypes.CDLL(path)
+    except OSError as e:
+        print(json.dumps(["error", path, str(e)]), flush=True)
+    else:
+        print(json.dumps(["ok", path]), flush=True)
+"""
+
+Loaded = bool | Unavailable
+
+
+def file_facts(path: Path, elf_facts: ElfFacts | Unavailable | None = None,
+               loads: Loaded | None = None) -> CudnnLibrary:
+    """Name, symlink target, size, mode and readability of one file (and what is given of its
+    ELF headers and load)."""
+    try:
+        target = os.readlink(path) if path.is_symlink() else None
+    except OSError:
+        target = None
+    try:
+        st = path.stat()
+        size, mode = st.st_size, stat.S_IMODE(st.st_mode)
+    except OSError:
+        size, mode = -1, -1
+    return CudnnLibrary(
+        name=path.name,
+        path=str(path),
+        symlink_target=target,
+        size=size,
+        mode=mode,
+        world_readable=mode >= 0 and bool(mode & stat.S_IROTH),
+        readable=mode >= 0 and os.access(path, os.R_OK),
+        elf=elf_facts,
+        loads=loads,
+    )
+
+
+def elf_facts(path: Path) -> ElfFacts | Unavailable:
+    """What the ELF headers of the file at path say, or why they cannot be read."""
+    found = elf.read(path)
+    if isinstance(found, elf.NotElf):
+        if found.unreadable:
+            reason = Reason.PERMISSION_DENIED if found.permission else Reason.ERROR
+            return Unavailable(reason, f"{path} cannot be read as a library: {found.why}")
+        return Unavailable(Reason.ERROR, f"{path} is not an ELF file: {found.why}")
+    return ElfFacts(found.e_type, found.machine, found.interpreter, found.extent)
+
+
+def library_facts(paths: list[Path], shared: list[Path],
+                  env: Mapping[str, str]) -> tuple[CudnnLibrary, ...]:
+    """The facts of every file in `paths`; those in `shared` (the shared libraries) with
+    their ELF headers read and a load tried, once per real file."""
+    by_real: dict[str, Path] = {}
+    for p in shared:
+        by_real.setdefault(os.path.realpath(p), p)
+    read = {real: elf_facts(Path(real)) for real in by_real}
+    loadable = [real for real, facts in read.items() if _regular(real)]
+    loads = load_each(loadable, env) if loadable else {}
+    out = []
+    for p in paths:
+        real = os.path.realpath(p) if p in shared else None
+        out.append(file_facts(p, read.get(real) if real else None,
+                              loads.get(real) if real else None))
+    return tuple(out)
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def load_each(paths: list[str], env: Mapping[str, str],
+              budget: float = LOAD_BUDGET) -> dict[str, Loaded]:
+    """Load each library (a path) with ctypes in a child, in order: True, or why not. A load
+    that crashes or hangs the child is named, and the paths after it go to a new child."""
+    out: dict[str, Loaded] = {}
+    left = list(paths)
+    deadline = time.monotonic() + budget
+    while left:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            out.update((p, Unavailable(Reason.TIMEOUT, f"{p} was not tried: loading this "
+                                       f"copy's libraries took over {budget:g} s"))
+                       for p in left)
+            break
+        stdin = json.dumps({"code": _LOADER, "paths": left})
+        timed_out = False
+        try:
+            result = childproc.run([sys.executable, "-I", "-S", "-c", _BOOT], remaining, env,
+                                   stdin)
+        except childproc.ChildTimeout as e:
+            result, timed_out = e.result, True
+        except OSError as e:
+            out.update((p, Unavailable(Reason.ERROR, f"{p} was not tried: the loader child "
+                                       "could not start", detail=repr(e))) for p in left)
+            break
+        pending = _answers(result.stdout, set(left), out)
+        if pending is None:  # nothing in progress: every path answered, or the child broke
+            out.update((p, Unavailable(Reason.ERROR, f"the loader child said nothing of {p}",
+                                       detail=result.stderr.strip()[-2000:] or None))
+                       for p in left if p not in out)
+            break
+        if timed_out:
+            out[pending] = Unavailable(Reason.TIMEOUT, f"loading {pending} hung (killed after "
+                                       f"{budget:g} s for the whole copy)")
+        else:
+            code = result.returncode
+            how = f"signal {-code}" if code < 0 else f"exit status {code}"
+            out[pending] = Unavailable(Reason.CRASHED, f"loading {pending} killed the process "
+                                       f"that loaded it ({how})",
+                                       detail=result.stderr.strip()[-2000:] or None)
+        left = left[left.index(pending) + 1:]
+    return out
+
+
+def _answers(stdout: str, asked: set[str], out: dict[str, Loaded]) -> str | None:
+    """Record the child's answers in `out`; the path it was loading when it stopped, if any.
+    Lines that are not the loader's own (a library may print) are ignored."""
+    pending = None
+    for line in stdout.splitlines():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if not (isinstance(msg, list) and len(msg) in (2, 3) and msg[1] in asked):
+            continue
+        path = msg[1]
+        if msg[0] == "try":
+            pending = path
+        elif msg[0] == "ok" and path == pending:
+            out[path], pending = True, None
+        elif msg[0] == "error" and path == pending and len(msg) == 3:
+            said = str(msg[2])
+            said = said[len(path) + 2:] if said.startswith(f"{path}: ") else said
+            out[path] = Unavailable(Reason.NOT_INSTALLED, f"{path} cannot be loaded",
+                                    detail=said[:2000])
+            pending = None
+    return pending
