@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -132,7 +133,8 @@ def _failure(error: dict[str, Any] | None, returncode: int, stderr: str,
     message, code = str(error.get("message")), error.get("code")
     if code == "import" and "'torch'" in message and message.startswith("ModuleNotFound"):
         return SmokeFailure(Reason.NOT_INSTALLED, f"PyTorch is not installed for {python}",
-                            f"install it: `gpudoctor recommend --python {python}` prints the "
+                            "install it: `gpudoctor recommend --python "
+                            f"{shlex.quote(python)}` prints the "
                             "line that fits this machine", error.get("detail"))
     if code == "hung":
         return SmokeFailure(Reason.TIMEOUT, message, "see rank 0's report, which names every "

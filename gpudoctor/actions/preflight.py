@@ -11,6 +11,7 @@ import glob
 import os
 import platform
 import resource
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,7 +118,8 @@ class Space:
                 f"refused: member {name!r} does not fit: the file system of {self.prefix} has "
                 f"{size_text(self.free)} free and the install needs {size_text(self.need)} up "
                 "to this member",
-                f"free some space there (df -h {self.prefix}), or install into another --prefix"))
+                f"free some space there (df -h -- {shlex.quote(str(self.prefix))}), or install "
+                "into another --prefix"))
 
     def take_all(self, files: Iterable[tuple[str, int]]) -> None:
         """Count every (name, size) to be written."""

@@ -23,6 +23,7 @@ import dataclasses
 import json
 import logging
 import re
+import shlex
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -167,7 +168,8 @@ def _failure(error: dict[str, Any] | None, returncode: int, stderr: str, last: s
     if code == "import":
         if message.startswith("ModuleNotFoundError") and "'torch'" in message:
             return SmokeFailure(Reason.NOT_INSTALLED, f"PyTorch is not installed for {python}",
-                                f"install it: `gpudoctor recommend --python {python}` prints "
+                                "install it: `gpudoctor recommend --python "
+                                f"{shlex.quote(python)}` prints "
                                 "the line that fits this machine", detail)
         return SmokeFailure(Reason.ERROR, f"`import torch` failed: {message}", check, detail)
     if code == "cuda-unavailable":

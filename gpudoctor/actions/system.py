@@ -133,7 +133,8 @@ def run_ldconfig(lib_dir: Path, argv: Sequence[str], conf: Path) -> str:
     known = {os.path.realpath(d) for d in loader_dirs(conf)}
     if os.path.realpath(lib_dir) not in known:
         return (f"not run: {lib_dir} is not on the system loader path ({conf}); to add it: "
-                f"echo {lib_dir} | sudo tee /etc/ld.so.conf.d/cudnn.conf && sudo ldconfig")
+                f"echo {shlex.quote(str(lib_dir))} | sudo tee /etc/ld.so.conf.d/cudnn.conf && "
+                "sudo ldconfig")
     try:
         result = childproc.run(list(argv), 120.0)
     except childproc.ChildTimeout:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
@@ -69,6 +70,7 @@ def check_toolkit_found(env: Environment, tables: Tables) -> Finding:
     return passed(f"CUDA {v} at {tk.root}, found by {tk.found_by}{more}", evidence)
 
 
+_VARS = ("CUDA_HOME", "CUDA_PATH")  # a root named by one of these is fixed with `export`
 NAMED_STATE = {
     "toolkit": "a CUDA toolkit",
     "missing": "does not exist",
@@ -104,9 +106,11 @@ def _bad_named(bad: list[NamedRoot], named: tuple[NamedRoot, ...], tk: ToolkitFa
     if good is not None:
         v = good.version if isinstance(good.version, str) else "?"
         breaks += f"; without it they would use CUDA {v} at {good.root} ({good.found_by})"
-        fix = f"export {first.named_by}={good.root}"
+        fix = (f"export {first.named_by}={shlex.quote(good.root)}" if first.named_by in _VARS
+               else f"pass --cuda-home {shlex.quote(good.root)}")
     else:
-        fix = (f"unset {first.named_by}, or point it at an installed CUDA toolkit (the "
+        unset = f"unset {first.named_by}" if first.named_by in _VARS else "drop --cuda-home"
+        fix = (f"{unset}, or point it at an installed CUDA toolkit (the "
                f"directory with bin/nvcc; {TOOLKIT_ARCHIVE_URL})")
     finding = warned("; ".join(problems) + ": " + breaks, fix, evidence)
     return dataclasses.replace(finding, severity=Severity.WARNING)

@@ -5,6 +5,7 @@ gpudoctor.checks.cudnn; this module keeps that one under 500 lines."""
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
@@ -90,7 +91,8 @@ def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
         return f"install a cuDNN built for CUDA {tv} into {i.prefix}"
     key = tv.split(".")[0] if fmt.cuda_key == "major" else ".".join(tv.split(".")[:2])
     name = fmt.pattern.format(cuda=key, build=release.build or release.version)
-    return f"gpudoctor install-cudnn --tarball {name} --prefix {i.prefix}"
+    return (f"gpudoctor install-cudnn --tarball {shlex.quote(name)} --prefix "
+            f"{shlex.quote(i.prefix or '')}")
 
 
 @check("GD309", "cudnn-matches-torch-build", "cuDNN at run time fits PyTorch's build",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
@@ -129,7 +130,8 @@ def check_ld_library_path(env: Environment, tables: Tables) -> Finding:
         problems.append(f"{len(missing)} entr{'y' if len(missing) == 1 else 'ies'} that do "
                         f"not exist: {', '.join(missing)}")
     kept = [e for e in entries if e and e not in missing]
-    fix = f"export LD_LIBRARY_PATH={':'.join(kept)}" if kept else "unset LD_LIBRARY_PATH"
+    fix = (f"export LD_LIBRARY_PATH={shlex.quote(':'.join(kept))}" if kept
+           else "unset LD_LIBRARY_PATH")
     fix += " (and where it is set, in ~/.bashrc or the job script"
     fix += (", append with ${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} so an unset value adds no "
             "empty entry)" if where else ", remove them)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 
 from gpudoctor.checks import facts as F
@@ -101,7 +102,8 @@ def _fix(env: Environment, family: str, keep: str, drop: list[str]) -> str:
     keep_text = f"so that every part comes from {keep}"
     if bad:
         kept = [e for e in entries if e not in bad]
-        line = f"export LD_LIBRARY_PATH={':'.join(kept)}" if kept else "unset LD_LIBRARY_PATH"
+        line = (f"export LD_LIBRARY_PATH={shlex.quote(':'.join(kept))}" if kept
+                else "unset LD_LIBRARY_PATH")
         return (f"drop {', '.join(bad)} from LD_LIBRARY_PATH ({keep_text}): {line}")
     preload = host.getenv("LD_PRELOAD") if host else None
     if preload and any(d in preload for d in drop):

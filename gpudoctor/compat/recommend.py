@@ -9,6 +9,7 @@ every GPU, with that build's tarball name. When nothing fits, `notes` say why.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from gpudoctor.checks import facts as F
@@ -70,7 +71,8 @@ def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
             continue
         build = build_for(rel, tv) or tv
         tarball = cudnn_tarball(tables, rel, build)
-        command = (f"gpudoctor install-cudnn --tarball {tarball[0]} --prefix {tk.root}"
+        command = (f"gpudoctor install-cudnn --tarball {shlex.quote(tarball[0])} --prefix "
+                   f"{shlex.quote(tk.root)}"
                    if tarball else None)
         notes = [] if tarball else [f"the tarball name of cuDNN {rel.version} for CUDA {build} "
                                     "is not in the tables"]

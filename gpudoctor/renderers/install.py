@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -67,7 +68,8 @@ def _install_lines(r: InstallResult) -> list[Line | Text]:
         lines.append(Text("dry run: nothing was written", style="bold"))
         return lines
     lines.append(Text(clean(f"installed; manifest {r.manifest}"), style="bold green"))
-    lines.append((Text(clean(f"  undo: gpudoctor uninstall-cudnn --prefix {p.prefix}")), False))
+    lines.append((Text(clean("  undo: gpudoctor uninstall-cudnn --prefix "
+                             f"{shlex.quote(p.prefix)}")), False))
     if r.ldconfig:
         lines.append(Text(clean(f"  ldconfig: {r.ldconfig}")))
     lines.append(Text("placement checks:", style="bold"))
