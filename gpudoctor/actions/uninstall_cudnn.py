@@ -97,6 +97,7 @@ def uninstall_cudnn(prefix: str | Path = "/usr/local/cuda", *, ops: FileOps | No
                 restored.append(str(dest))
         tx.move(prefix / MANIFEST, trash / "manifest.json")
         if kept:  # what is left stays recorded, so that --force can finish the job
+            pending.unlink(missing_ok=True)  # left by a run that was killed
             write_text(pending, _rest(manifest, kept).dump())
             tx.move(pending, prefix / MANIFEST)
     except (OSError, KeyboardInterrupt) as err:

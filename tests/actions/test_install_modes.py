@@ -164,3 +164,19 @@ def test_the_cli_refuses_a_pie_library_and_writes_nothing(
     error = json.loads(p.stdout)["error"]["message"]
     assert "libcudnn_ops.so.9.1.0' is a program (a position-independent executable" in error
     assert state(toolkit) == before
+
+
+def test_the_manifest_an_uninstall_keeps_is_0644_under_umask_0(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
+
+    assert install_cudnn(make_tarball("9.1.0"), toolkit, gpus=()).ok
+    (toolkit / "lib64/libcudnn_ops.so.9.1.0").write_bytes(b"\x7fELF edited by hand")
+    old = os.umask(0)
+    try:
+        result = uninstall_cudnn(toolkit)
+    finally:
+        os.umask(old)
+    assert result.kept  # the edited file stays, and a manifest listing it
+    manifest = toolkit / ".gpudoctor/cudnn/manifest.json"
+    assert stat.S_IMODE(manifest.stat().st_mode) == 0o644
