@@ -73,7 +73,8 @@ def _reinstall(i: CudnnInstall, version: str | None = None) -> str:
                 f"{shlex.quote(i.prefix)}")
     if i.origin.startswith("pip wheel") and isinstance(i.cuda_build, str):
         spec = f"=={version}" if version else ""
-        return f"pip install --force-reinstall nvidia-cudnn-cu{i.cuda_build}{spec}"
+        return ("pip install --force-reinstall "
+                f"{shlex.quote(f'nvidia-cudnn-cu{i.cuda_build}{spec}')}")
     return f"reinstall {v} in {_where(i)} from one package or tarball"
 
 

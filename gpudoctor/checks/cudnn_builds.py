@@ -136,7 +136,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
         return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {wanted})",
                       evidence)
     major = (F.torch_cuda(env) or "").split(".")[0]
-    fix = f"pip install --force-reinstall nvidia-cudnn-cu{major}=={wanted}"
+    fix = f"pip install --force-reinstall {shlex.quote(f'nvidia-cudnn-cu{major}=={wanted}')}"
     if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
         fix = _unset_fix(env, loaded[1].lib_dir)
     return failed(f"torch {rt.version} was compiled against cuDNN {wanted} but runs "
