@@ -132,7 +132,7 @@ def main() -> None:
 
             shown = io.StringIO()  # then on stderr escaped: argv may hold control characters
             e.show(file=shown)  # type: ignore[attr-defined]
-            say(shown.getvalue().rstrip("\n"))
+            say(*shown.getvalue().rstrip("\n").split("\n"))
             sys.exit(e.exit_code)  # type: ignore[attr-defined]
         if "Abort" in kinds:
             _interrupted(e)
@@ -186,7 +186,7 @@ def _internal_error(e: BaseException) -> NoReturn:
         raise e
     from gpudoctor.cli.output import say
 
-    say(f"gpudoctor {__version__}: internal error: {type(e).__name__}: {e}\n"
+    say(f"gpudoctor {__version__}: internal error: {type(e).__name__}: {e}",
         "This is a gpudoctor bug. Please report it with the output of "
         "`gpudoctor --debug <same command>` and `gpudoctor snapshot`.")
     sys.exit(ExitCode.INTERNAL)

@@ -65,17 +65,10 @@ def github_actions(report: Report) -> None:
     written is a warning: the check's verdict stands)."""
     if os.environ.get("GITHUB_ACTIONS") != "true":
         return
-    import sys
-
+    from gpudoctor.cli.output import announce
     from gpudoctor.renderers.github import step_summary, workflow_commands
 
-    text = workflow_commands(report)
-    if text and sys.stderr is not None:
-        try:
-            sys.stderr.write(text)
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+    announce(workflow_commands(report))
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return

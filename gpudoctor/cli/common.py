@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from gpudoctor.model import Check
 
 
-def fail_usage(message: str) -> typer.Exit:
-    """Print a usage error (its first line is the message; control characters escaped) and
-    return the Exit(2) to raise."""
-    say(f"gpudoctor: error: {message}")
+def fail_usage(message: str, *more: str) -> typer.Exit:
+    """Print a usage error (the message on one line, then `more` lines; control characters
+    and line breaks escaped) and return the Exit(2) to raise."""
+    say(f"gpudoctor: error: {message}", *more)
     return typer.Exit(ExitCode.USAGE)
 
 
@@ -43,9 +43,9 @@ def unknown_selectors(unknown: Sequence[str], checks: Iterable[Check]) -> typer.
     layers = dict.fromkeys(c.layer.value + ("" if c.layer.heading.lower() == c.layer.value
                                             else f' ("{c.layer.heading}")') for c in checks)
     return fail_usage(
-        f"{', '.join(repr(u) for u in unknown)}: no such check (see `gpudoctor checks`)\n"
-        f"  ids: {' '.join(c.id for c in checks)}\n"
-        f"  slugs: {' '.join(c.slug for c in checks)}\n"
+        f"{', '.join(repr(u) for u in unknown)}: no such check (see `gpudoctor checks`)",
+        f"  ids: {' '.join(c.id for c in checks)}",
+        f"  slugs: {' '.join(c.slug for c in checks)}",
         f"  layers: {', '.join(layers)}")
 
 

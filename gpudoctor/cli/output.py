@@ -5,6 +5,12 @@ The report is written whole or the command exits 2 with a one-line reason: a clo
 (`| head -1`) ends the command quietly, also with exit 2: the report was not delivered whole.
 Text a stream cannot encode (`PYTHONIOENCODING=ascii`) falls back to ASCII glyphs
 (`gpudoctor.renderers.encoding`); a file is always UTF-8.
+
+This module is the one writer of the command line: the report (`deliver`, `write_output`),
+every message on stderr (`say`) and gpudoctor's own CI workflow commands (`announce`) go
+through it, and it disarms what CI runners read as commands (`::add-mask::` at a line's start,
+`##[…]` anywhere; `gpudoctor.renderers.runners`) in every format, to stdout, stderr and files
+alike, so that no command can print a string from outside that its runner then obeys.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import typer
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.renderers.encoding import fit
 from gpudoctor.renderers.interface import clean
+from gpudoctor.renderers.runners import disarm
 
 
 class OutputError(Exception):
@@ -33,13 +40,25 @@ class OutputError(Exception):
         self.quiet = quiet
 
 
-def say(message: str) -> None:
-    """One message on stderr, control characters escaped, in what stderr can encode; a closed
-    or full stderr loses it rather than failing the command."""
+def say(*lines: str) -> None:
+    """A message on stderr, one argument a line: each with its control characters and line
+    breaks escaped (a line break in a file name or an exception's text starts no line),
+    runner commands disarmed, in what stderr can encode; a closed or full stderr loses it
+    rather than failing the command."""
+    _to_stderr(disarm("".join(clean(line) + "\n" for line in lines)))
+
+
+def announce(commands: str) -> None:
+    """gpudoctor's own CI workflow commands (`::error title=…::…`, one a line) on stderr: their
+    leading `::command::` stays, the rest of each line is disarmed like any output."""
+    _to_stderr(disarm(commands, own=True))
+
+
+def _to_stderr(text: str) -> None:
     stream = sys.stderr
-    if stream is None:
+    if stream is None or not text:
         return
-    text = fit(clean(message, newlines=True) + "\n", "text", stream.encoding or "utf-8")
+    text = fit(text, "text", getattr(stream, "encoding", None) or "utf-8")
     with contextlib.suppress(OSError, ValueError):
         stream.write(text)
         stream.flush()
@@ -58,10 +77,11 @@ def deliver(text: str, output: str, fmt: str) -> None:
 
 def write_output(text: str, output: str, fmt: str = "text") -> None:
     """Write `text` whole to stdout ('-') or to the file `output`, or raise OutputError."""
+    text = disarm(text, fmt)
     if output == "-":
         _write_stdout(text, fmt)
         return
-    data = fit(text, fmt, "utf-8").encode("utf-8")
+    data = fit(text, fmt, "utf-8").encode("utf-8", errors="backslashreplace")
     try:
         _write_file(data, Path(output))
     except OSError as e:

@@ -1,4 +1,8 @@
-"""`gpudoctor compat` answers and `gpudoctor recommend` recommendations, as text or JSON."""
+"""`gpudoctor compat` answers and `gpudoctor recommend` recommendations, as text or JSON.
+
+The text follows the rule of `gpudoctor.renderers.console`: every line starts with text of
+gpudoctor's own (an install command with `$ `, since it may start with the path of a
+snapshot's interpreter), and every string from a snapshot is shown escaped on one line."""
 
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
         lines.append(f"  installed torch {rec.installed_torch}: {fits}{why}")
     lines += ["", "PyTorch"]
     if rec.torch:
-        lines += [f"  {rec.torch.command}", f"    {_describe(rec.torch)}"]
+        lines += [f"  $ {rec.torch.command}", f"    {_describe(rec.torch)}"]
         if verbose:
             lines.append(f"    source: {rec.torch.source}")
     else:
@@ -72,7 +76,7 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
         lines.append(f"  cuDNN {c.version}{f' ({c.build})' if c.build else ''}, CUDA {c.cuda_build}"
                      f" build: {name}{seen}" + ("" if c.status in ("verified", "copy")
                                                 else f"  [{c.status}]"))
-        lines += [f"  {c.command}"] if c.command else []
+        lines += [f"  $ {c.command}"] if c.command else []
         lines += [f"    source: {c.source}"] if verbose else []
     lines += [f"  note: {note}" for note in rec.cudnn_notes]
     return _text(lines)

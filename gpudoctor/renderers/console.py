@@ -1,12 +1,31 @@
 """Rich text, grouped by layer (flutter-doctor style).
 
-Lines are built here, one `Text` each, and printed without rich's layout: a message wraps under
-itself at the console's width, but a fix line (`→ fix: …`) and an evidence line are never
-wrapped, so a command pastes whole; no line carries trailing padding. Every string that came
-from the machine or a report is shown with its control characters escaped, and none is parsed
-as rich markup. Nor can such a string start a line: a message, a fix, a title, a header value
-shows a line break escaped (`\\n`), and the lines of a multi-line evidence value (a captured
-stderr) are quoted behind a `│`; the report's only line breaks are the renderer's own.
+Lines are built here, one `Text` each, and printed without rich's layout: a message wraps at
+the console's width, but a fix line (`→ fix: …`) is never wrapped, so a command pastes whole;
+no line carries trailing padding. Every string that came from the machine or a report is shown
+with its control characters escaped, and none is parsed as rich markup.
+
+The rule, for this report and every text renderer built on `print_lines` (explain, fleet, diff,
+recommend, install, smoke-test, the node-problem-detector line): **no string from outside can
+begin a line.** Every line starts with text gpudoctor wrote — a heading, a label, a status
+glyph, a check id, `→ fix:`, `·` — and a string from a snapshot, a pasted report, the machine
+or a file name comes after it, never first:
+
+1. a line break inside such a string is shown escaped (`\\n`, `\\u2028`, … every code point
+   `str.splitlines` breaks on; `interface.clean`), so the report's only line breaks are the
+   renderer's own;
+2. where the renderer wraps a line at the console's width, each further line starts with
+   `┆ ` (CONTINUED) under the line's own indentation, a mark no line of gpudoctor's own starts
+   with: a GPU name holding `→ fix: curl … | sudo bash` that lands at a wrap point reads
+   `      ┆ → fix: curl …`, plainly the rest of the line above, never a fix of its own;
+3. a multi-line value (a captured stderr, with `-v`) goes on under its key, each further line
+   quoted behind `│`;
+4. a table (fleet's nodes, the smoke test's timings, the ranks) starts every row with a cell of
+   gpudoctor's own (a status glyph, a model, a rank number) and never wraps a cell.
+
+A line gpudoctor does not wrap is a fix command (so it pastes whole) or a table row; on a
+terminal narrower than it, the terminal itself folds it, which no renderer can prevent — so fix
+commands quote every outside string they carry, and start with gpudoctor's own words.
 """
 
 from __future__ import annotations
@@ -28,8 +47,9 @@ SYMBOLS = {
 INFO_SYMBOL = ("i", "cyan")
 INDENT = 4  # a result under its layer heading; its other lines 2 more
 QUOTE = "│"  # before each further line of a multi-line evidence value
+CONTINUED = "┆"  # before each further line of a line wrapped at the console's width
 
-# a line and whether it may wrap at the console's width (fix and evidence lines never do)
+# a line and whether it may wrap at the console's width (a fix line never does)
 Line = tuple[Text, bool]
 
 
@@ -74,8 +94,8 @@ def version_lines(report: Report) -> list[Text]:
 
 
 def result_lines(r: Result, verbose: bool, indent: int = 0) -> list[Line]:
-    """One result: `✓ GD101 title: message` (wrapping), then `→ fix: …` and, verbose, the
-    evidence, each on a line of its own that never wraps. Shared by every command that shows
+    """One result: `✓ GD101 title: message` (wrapping), then `→ fix: …` on a line of its own
+    that never wraps and, verbose, the evidence (wrapping). Shared by every command that shows
     findings (`check`, `smoke-test`, `install-cudnn`)."""
     f = r.finding
     sym, style = INFO_SYMBOL if is_info(r) else SYMBOLS[f.status]
@@ -87,7 +107,7 @@ def result_lines(r: Result, verbose: bool, indent: int = 0) -> list[Line]:
         out.append((Text.assemble(hang, ("→ fix: ", "bold"), clean(f.fix)), False))
     if verbose:
         for key, value in f.evidence:
-            out += [(Text(line, style="dim"), False)
+            out += [(Text(line, style="dim"), True)
                     for line in evidence_lines(clean(key), value, hang)]
     return out
 
@@ -102,8 +122,9 @@ def evidence_lines(key: str, value: str, hang: str) -> list[str]:
 
 
 def print_lines(console: Console, lines: Iterable[Line | Text]) -> str:
-    """Print lines into a string: wrapping ones at the console width with a hanging indent,
-    the others as they are; never markup, never trailing spaces."""
+    """Print lines into a string: wrapping ones at the console width, each further line
+    behind `┆` (the module's rule), the others as they are; never markup, never trailing
+    spaces. A bare `Text` wraps."""
     with console.capture() as cap:
         for item in lines:
             line, wraps = item if isinstance(item, tuple) else (item, True)
@@ -114,13 +135,13 @@ def print_lines(console: Console, lines: Iterable[Line | Text]) -> str:
 
 
 def _wrap(console: Console, line: Text) -> Sequence[Text]:
-    """The line cut at the console width; the lines after the first indented two more than
-    it (under the check id), each cut to fit too."""
+    """The line cut at the console width; each line after the first starts, two columns in
+    from the line's own indentation (under the check id), with `┆ `, and is cut to fit too."""
     width = console.width
     if line.cell_len <= width:
         return [line]
     plain = line.plain
-    hang = len(plain) - len(plain.lstrip(" ")) + 2
+    lead = " " * (len(plain) - len(plain.lstrip(" ")) + 2)
     first = line.wrap(console, width, overflow="fold")[0]
     start = len(first.plain)
     while start < len(plain) and plain[start] == " ":
@@ -128,8 +149,8 @@ def _wrap(console: Console, line: Text) -> Sequence[Text]:
     rest = line[start:]
     if not rest.plain:
         return [first]
-    parts = rest.wrap(console, max(width - hang, 20), overflow="fold")
-    return [first, *(Text.assemble(" " * hang, part) for part in parts)]
+    parts = rest.wrap(console, max(width - len(lead) - 2, 20), overflow="fold")
+    return [first, *(Text.assemble(lead, (f"{CONTINUED} ", "dim"), part) for part in parts)]
 
 
 def _rank(status: Status) -> int:

@@ -1,5 +1,9 @@
 """`gpudoctor diff`: the facts that differ, layer by layer, and the verdicts that change; as
-text (rich), JSON or Markdown."""
+text (rich), JSON or Markdown.
+
+A fact's name can come from a report (an environment variable, a wheel, a cuDNN directory), so
+each fact line starts with `·`: the rule of `gpudoctor.renderers.console`, no string from
+outside begins a line."""
 
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ def render_text(d: Diff, a: str, b: str, console: Console) -> str:
         out.append((Text("no fact differs"), True))
     for layer, changes in _by_layer(d):
         out.append((Text(layer.heading, style="bold"), False))
-        out += [(Text.assemble("    ", (clean(c.name), "bold"), ": ", clean(c.a),
+        out += [(Text.assemble("    · ", (clean(c.name), "bold"), ": ", clean(c.a),
                                ("  →  ", "cyan"), clean(c.b)), True) for c in changes]
         out.append((Text(""), False))
     if d.verdicts:

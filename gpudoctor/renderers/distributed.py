@@ -35,21 +35,25 @@ def _table(r: DistributedReport) -> Table:
 
 def render_text(outcome: DistributedReport | SmokeFailure, results: tuple[Result, ...],
                 console: Console) -> str:
-    """The ranks' table (whole, never cut), their errors, then the verdicts."""
+    """The ranks' table (whole, never cut), their errors, then the verdicts; the rule of
+    `gpudoctor.renderers.console` holds (host names and errors come from the ranks): every
+    row starts with its rank, the title wraps behind `┆`."""
     head = ""
     if isinstance(outcome, DistributedReport):
         title = (f"{outcome.backend}, {outcome.world_size} rank(s), master {outcome.master}, "
                  f"torch {outcome.torch}; all-reduce of {outcome.elements} float32 elements, "
                  f"bandwidth over {outcome.bandwidth_bytes >> 20} MiB × {outcome.iterations}")
+        table = _table(outcome)
         width = console.width
-        console.width = max(width, 160)
-        try:
+        wide = console.options.update_width(10_000)
+        console.width = max(width, console.measure(table, options=wide).maximum)
+        try:  # the table whole, as wide as it needs: no column dropped, every row its rank's
             with console.capture() as cap:
-                console.print(Text(clean(title), style="bold"), _table(outcome), markup=False,
-                              highlight=False, emoji=False)
+                console.print(table, markup=False, highlight=False, emoji=False)
         finally:
             console.width = width
-        head = "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines()) + "\n"
+        head = (print_lines(console, [Text(clean(title), style="bold")])
+                + "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines()) + "\n")
     lines: list[Line] = [line for r in results for line in result_lines(r, verbose=False)]
     failed = any(r.finding.status is Status.FAIL for r in results)
     took = (f" in {outcome.seconds:.1f} s" if isinstance(outcome, DistributedReport) else "")

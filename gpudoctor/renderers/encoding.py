@@ -10,7 +10,7 @@ from collections.abc import Callable
 # the glyphs gpudoctor prints, and what an ASCII reader sees instead
 ASCII_GLYPHS: dict[str, str] = {
     "✓": "+", "✗": "x", "–": "-", "—": "--", "−": "-", "→": "->", "←": "<-", "…": "...",
-    "≤": "<=", "≥": ">=", "≈": "~", "×": "x", "·": "*", "•": "*", "µ": "u", "│": "|",
+    "≤": "<=", "≥": ">=", "≈": "~", "×": "x", "·": "*", "•": "*", "µ": "u", "│": "|", "┆": ":",
     "‘": "'", "’": "'", "“": '"', "”": '"',
     "✅": "[pass]", "⚠️": "[warn]", "⚠": "[warn]", "❌": "[FAIL]", "➖": "[skip]",
     "ℹ️": "[note]", "ℹ": "[note]",

@@ -1,7 +1,9 @@
 """`gpudoctor explain` as text, JSON or Markdown.
 
 Every string that came from the pasted text (the matched excerpt, the captured values) is shown
-with its control characters escaped, as everywhere else; the fix line never wraps.
+with its control characters escaped, as everywhere else, and after a label of gpudoctor's own
+(`matched`, `decoded:`, `·`): the rule of `gpudoctor.renderers.console` (no string from
+outside begins a line; a wrapped line goes on behind `┆`). The fix line never wraps.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from gpudoctor.model import SCHEMA_VERSION
 from gpudoctor.renderers.console import Line, print_lines
 from gpudoctor.renderers.interface import clean, finding_dict
 from gpudoctor.renderers.json import dumps
-from gpudoctor.renderers.markdown import cell
+from gpudoctor.renderers.markdown import cell, code
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,7 +62,8 @@ def _diagnosis_lines(i: int, d: Diagnosis, verbose: bool) -> list[Line | Text]:
         (f"({sig.id})", "dim"))]
     excerpt = clean(d.match.excerpt)
     lines.append(Text.assemble("   ", ("matched", "dim"), f" (line {d.match.line}): ", excerpt))
-    lines += [Text(clean(f"   {c.raw} → {c.meaning}")) for c in d.match.captures if c.meaning]
+    lines += [Text.assemble("   ", ("decoded: ", "dim"), clean(f"{c.raw} → {c.meaning}"))
+              for c in d.match.captures if c.meaning]
     lines.append(Text.assemble("   ", ("cause: ", "bold"), clean(d.cause)))
     lines.append(Text.assemble("   ", ("why: ", "bold"), clean(d.why)))
     # one line: a fix is written so, and a line break in it came from a report (a path)
@@ -71,7 +74,7 @@ def _diagnosis_lines(i: int, d: Diagnosis, verbose: bool) -> list[Line | Text]:
         for r in d.results:
             lines.append((Text(clean(f"   · {r.check_id} {r.finding.status.value}: "
                                      f"{r.finding.message}"), style="dim"), True))
-            lines += [(Text(clean(f"       {k}: {v}"), style="dim"), False)
+            lines += [(Text(clean(f"       · {k}: {v}"), style="dim"), True)
                       for k, v in r.finding.evidence]
         lines += [(Text(f"   source: {url}", style="dim"), False) for url in sig.sources]
     return lines
@@ -120,15 +123,12 @@ def explain_markdown(expl: Explanation) -> str:
     for i, d in enumerate(expl.diagnoses, 1):
         sig = d.match.signature
         lines += [f"### {i}. {cell(sig.title)} (`{sig.id}`): {_LABEL[d.state.value]}", ""]
-        lines.append(f"- **matched** (line {d.match.line}): `{_code(d.match.excerpt)}`")
-        lines += [f"- `{_code(c.raw)}` → {cell(c.meaning)}" for c in d.match.captures
+        lines.append(f"- **matched** (line {d.match.line}): {code(d.match.excerpt)}")
+        lines += [f"- {code(c.raw)} → {cell(c.meaning)}" for c in d.match.captures
                   if c.meaning]
         lines += [f"- **cause**: {cell(d.cause)}", f"- **why**: {cell(d.why)}",
                   f"- **fix**: {cell(d.fix)}"]
-        lines.append("- **sources**: " + ", ".join(sig.sources))
+        lines.append("- **sources**: " + ", ".join(sig.sources))  # the knowledge base's own
         lines.append("")
     return "\n".join(lines)
 
-
-def _code(text: str) -> str:
-    return cell(text).replace("`", "'")

@@ -1,13 +1,17 @@
 """`gpudoctor fleet`: the majority of each fact, the nodes that deviate or fail, named; as text
 (rich), JSON or Markdown. The full nodes × facts table comes with `-v` in text, always in JSON,
-and folded in Markdown."""
+and folded in Markdown.
+
+Node names, paths and facts come from the reports read; the text follows the rule of
+`gpudoctor.renderers.console` (no string from outside begins a line): each row of the nodes ×
+facts table starts with the node's status glyph (✗ failing, ≠ deviating, ✓), and no cell
+wraps."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from gpudoctor import __version__
@@ -16,7 +20,7 @@ from gpudoctor.model import SCHEMA_VERSION, Status
 from gpudoctor.renderers.console import SYMBOLS, Line, print_lines
 from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
-from gpudoctor.renderers.markdown import cell
+from gpudoctor.renderers.markdown import cell, code
 
 
 def summary(f: Fleet) -> str:
@@ -33,9 +37,7 @@ def render_text(f: Fleet, console: Console, verbose: bool = False) -> str:
     reports; with `verbose` first the nodes × facts table."""
     head = ""
     if verbose and f.nodes:
-        with console.capture() as cap:
-            console.print(_table(f), markup=False, highlight=False, emoji=False)
-        head = "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines()) + "\n"
+        head = print_lines(console, [(line, False) for line in _table(f)]) + "\n"
     total = len(f.nodes)
     width = max(len(s.fact) for s in f.facts) + 2 if f.facts else 0
     out: list[Line] = []
@@ -49,7 +51,7 @@ def render_text(f: Fleet, console: Console, verbose: bool = False) -> str:
     if f.failing:
         out += [(Text(""), False), (Text("Failing nodes", style="bold"), False)]
         out += [(Text.assemble("    ", (sym, style), " ", clean(n.name), ": ",
-                               (" ".join(n.failed), "bold")), True) for n in f.failing]
+                               (clean(" ".join(n.failed)), "bold")), True) for n in f.failing]
     if f.unreadable:
         out += [(Text(""), False), (Text("Unreadable reports", style="bold"), False)]
         out += [(Text.assemble("    ", (sym, style), " ", clean(u.path), ": ", clean(u.reason)),
@@ -58,16 +60,36 @@ def render_text(f: Fleet, console: Console, verbose: bool = False) -> str:
     return head + print_lines(console, out)
 
 
-def _table(f: Fleet) -> Table:
-    table = Table(box=None, padding=(0, 1), header_style="bold")
-    for name in ("node", *FACTS, "failing"):
-        table.add_column(name, no_wrap=True)
+CELL = 40  # columns a cell of the nodes × facts table shows at most ("…" marks a cut)
+
+
+def _table(f: Fleet) -> list[Text]:
+    """The nodes × facts table, one line a node, each starting with its status glyph (✗
+    failing, ≠ deviating, ✓); every column as wide as its widest cell (at most CELL), so no
+    column is ever dropped or wrapped, whatever the console's width."""
     majority = {s.fact: s.majority for s in f.facts}
+    deviating = set(f.deviating)
+    rows = [[Text(""), *(Text(h, style="bold") for h in ("node", *FACTS, "failing"))]]
     for n in f.nodes:
-        cells = [Text(clean(v), style="" if v == majority.get(k) else "yellow")
-                 for k, v in zip(FACTS, n.facts, strict=True)]
-        table.add_row(Text(clean(n.name)), *cells, Text(" ".join(n.failed), style="red"))
-    return table
+        sym, style = (SYMBOLS[Status.FAIL] if n.failed else ("≠", "yellow")
+                      if n.name in deviating else SYMBOLS[Status.PASS])
+        rows.append([Text(sym, style=style), Text(clean(n.name)),
+                     *(Text(clean(v), style="" if v == majority.get(k) else "yellow")
+                       for k, v in zip(FACTS, n.facts, strict=True)),
+                     Text(clean(" ".join(n.failed)), style="red")])
+    for row in rows:
+        for item in row:
+            item.truncate(CELL, overflow="ellipsis")
+    widths = [max(row[i].cell_len for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        line = Text()
+        for item, width in zip(row, widths, strict=True):
+            line.append_text(item)
+            line.append(" " * (width - item.cell_len + 2))
+        line.rstrip()
+        lines.append(line)
+    return lines
 
 
 def to_dict(f: Fleet) -> dict[str, Any]:
@@ -109,7 +131,7 @@ def render_markdown(f: Fleet) -> str:
         lines += [f"| {cell(n.name)} | {cell(' '.join(n.failed))} |" for n in f.failing]
     if f.unreadable:
         lines += ["", "### Unreadable reports", ""]
-        lines += [f"- `{cell(u.path)}`: {cell(u.reason)}" for u in f.unreadable]
+        lines += [f"- {code(u.path)}: {cell(u.reason)}" for u in f.unreadable]
     if f.nodes:
         lines += ["", "<details><summary>every node</summary>", "",
                   "| node | " + " | ".join(FACTS) + " | failing |",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -21,51 +21,55 @@ from gpudoctor.snapshot import to_data
 if TYPE_CHECKING:
     from gpudoctor.actions.smoke import SmokeOptions, SmokeOutcome
 
+CELL = 48  # columns a cell of the timings table shows at most ("…" marks a cut)
 _WORDS = {Status.PASS: "passed", Status.WARN: "warned", Status.FAIL: "failed",
           Status.SKIP: "skipped"}
 
 
 def smoke_text(outcome: SmokeOutcome, results: tuple[Result, ...], console: Console) -> str:
-    """The text report for `console`: the measurements (the table never cut: it gets the width
-    it needs), then the verdicts as `check` prints them (fixes unwrapped), then the summary."""
+    """The text report for `console`: the device line, the timings table (never cut: it gets
+    the width it needs, and every row starts with its model), its legend and the figures
+    (wrapping, by the rule of `gpudoctor.renderers.console`), then the verdicts as `check`
+    prints them (fixes unwrapped), then the summary."""
     head = ""
-    parts = _measurements(outcome)
-    if parts:
+    if isinstance(outcome, SmokeReport):
+        table = _timings(outcome)
         width = console.width
         wide = console.options.update_width(10_000)
-        console.width = max(width, _timings_width(console, outcome, wide))
+        console.width = max(width, console.measure(table, options=wide).maximum)
         try:
             with console.capture() as cap:
-                console.print(Group(*parts), markup=False, highlight=False, emoji=False)
+                console.print(table, markup=False, highlight=False, emoji=False)
         finally:
             console.width = width
-        head = "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines())
+        rows = "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines())
+        head = (print_lines(console, [_header(outcome), Text("")]) + rows
+                + print_lines(console, [_legend(outcome), Text(""), *_figures(outcome),
+                                        Text("")]))
     lines: list[Line] = [line for r in results for line in result_lines(r, verbose=False)]
-    return head + print_lines(console, [*lines, _summary(outcome, results)])
+    return head + print_lines(console, [*lines, Text(""), _summary(outcome, results)])
 
 
-def _timings_width(console: Console, outcome: SmokeOutcome, wide: ConsoleOptions) -> int:
-    """The width the timings table needs to show every cell whole."""
-    return console.measure(_timings(outcome), options=wide).maximum if isinstance(
-        outcome, SmokeReport) else 0
+class _Report:
+    """`smoke_text` as a renderable: its lines, each printed as it is (never re-wrapped)."""
+
+    def __init__(self, outcome: SmokeOutcome, results: tuple[Result, ...]) -> None:
+        self.outcome, self.results = outcome, results
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in smoke_text(self.outcome, self.results, console).splitlines():
+            yield Text.from_ansi(line, no_wrap=True, overflow="ignore")
 
 
 def render_text(outcome: SmokeOutcome, results: tuple[Result, ...]) -> RenderableType:
     """The measurements (a table of timings) and the findings, as one renderable."""
-    lines = [line for r in results for line, _ in result_lines(r, verbose=False)]
-    return Group(*_measurements(outcome), *lines, _summary(outcome, results))
-
-
-def _measurements(outcome: SmokeOutcome) -> list[RenderableType]:
-    if not isinstance(outcome, SmokeReport):
-        return []
-    return [_header(outcome), _timings(outcome), _figures(outcome), Text("")]
+    return _Report(outcome, results)
 
 
 def _summary(outcome: SmokeOutcome, results: tuple[Result, ...]) -> Text:
     counts = {s: sum(1 for r in results if r.finding.status is s) for s in Status}
     took = f" in {outcome.seconds:.1f} s" if isinstance(outcome, SmokeReport) else ""
-    return Text(f"\nsmoke test {'failed' if counts[Status.FAIL] else 'passed'}{took}: "
+    return Text(f"smoke test {'failed' if counts[Status.FAIL] else 'passed'}{took}: "
                 + ", ".join(f"{n} {_WORDS[s]}" for s, n in counts.items() if n), style="bold")
 
 
@@ -80,14 +84,18 @@ def _header(r: SmokeReport) -> Text:
         bits.append(f"TF32 conv {'on' if d.tf32_conv else 'off'}, matmul "
                     f"{'on' if d.tf32_matmul else 'off'} (off while comparing)")
     bits.append(r.dtype)
-    return Text(clean(" · ".join(bits)) + "\n", style="bold")
+    return Text.assemble(("device ", "bold"), (clean(" · ".join(bits)), "bold"))
 
 
 def _timings(r: SmokeReport) -> Table:
-    table = Table(box=None, padding=(0, 1), header_style="bold", caption_justify="left")
+    """One row a model and configuration, each starting with `·` (the names come from the
+    child's report), no cell wider than CELL."""
+    table = Table(box=None, padding=(0, 1), header_style="bold")
+    table.add_column("", no_wrap=True, min_width=1)
     for name in ("model", "run", "input", "median", "spread", "speedup", "rel diff", "loss"):
-        table.add_column(name, no_wrap=True, justify="left" if name in (
-            "model", "run", "input", "loss") else "right")
+        table.add_column(name, no_wrap=True, max_width=CELL, overflow="ellipsis",
+                         justify="left" if name in ("model", "run", "input", "loss")
+                         else "right")
     for m in r.models:
         native = m.config("native")
         for c in m.configs:
@@ -96,22 +104,26 @@ def _timings(r: SmokeReport) -> Table:
                      if native is not None and c is not native else "")
             diff = "" if c.max_rel_diff is None else f"{c.max_rel_diff:.1e}"
             loss = f"{c.losses[0]:.3f} → {c.losses[-1]:.3f}" if c.losses else ""
-            table.add_row(*(Text(clean(cell)) for cell in (
+            table.add_row(Text("·", style="dim"), *(Text(clean(cell)) for cell in (
                 m.model, c.name, "x".join(map(str, m.input)), f"{t.median_ms:.3f} ms",
                 f"{t.spread:.1%}", ratio, diff, loss)))
         if m.error is not None:
-            table.add_row(Text(clean(m.model)), Text("error", style="red"), "", "", "", "", "",
+            table.add_row(Text("·", style="dim"), Text(clean(m.model)),
+                          Text("error", style="red"), "", "", "", "", "",
                           Text(clean(m.error.message[:60])))
-    clock = next((c.timing.clock for m in r.models for c in m.configs), "n/a")
-    table.caption = Text(
-        f"median per training step and spread = (p90 - p10) / median ({clean(clock)}); "
-        f"speedup = native / this; rel diff = max|a-b|/max|b| vs native, "
-        f"≤ {TOLERANCE[r.dtype]:g} ({r.dtype}); cuDNN warns when more than "
-        f"{SLOWER_MARGIN:.0%} slower")
     return table
 
 
-def _figures(r: SmokeReport) -> Text:
+def _legend(r: SmokeReport) -> Text:
+    clock = next((c.timing.clock for m in r.models for c in m.configs), "n/a")
+    return Text(
+        f"median per training step and spread = (p90 - p10) / median ({clean(clock)}); "
+        f"speedup = native / this; rel diff = max|a-b|/max|b| vs native, "
+        f"≤ {TOLERANCE.get(r.dtype, float('nan')):g} ({clean(r.dtype)}); cuDNN warns when "
+        f"more than {SLOWER_MARGIN:.0%} slower")
+
+
+def _figures(r: SmokeReport) -> list[Text]:
     lines = []
     for t in (r.matmul, r.copy):
         where = " (CPU figure)" if t.device == "cpu" else ""
@@ -122,7 +134,7 @@ def _figures(r: SmokeReport) -> Text:
     traces = [c.trace for m in r.models for c in m.configs if c.trace]
     if traces:
         lines.append(f"Chrome traces: {', '.join(traces)}")
-    return Text("\n" + "\n".join(clean(line) for line in lines))
+    return [Text.assemble(("· ", "dim"), clean(line)) for line in lines]
 
 
 def json_head(command: str, options: Any, results: tuple[Result, ...]) -> dict[str, Any]:

@@ -201,6 +201,8 @@ def test_snapshot_strings_cannot_drive_the_terminal(hostile_snapshot: Path, fmt:
         assert data["environment"]["nvml"]["gpus"][0]["name"].startswith(f"NVIDIA H100{OSC_TITLE}")
         assert any(OSC_TITLE in f["message"] for f in data["findings"])
         return
+    if fmt == "markdown":  # what a Markdown reader shows: backslash escapes undone
+        out = re.sub(r"\\([\\`*_\[\]!|~$])", r"\1", out)
     assert "\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil" in out
     assert "/opt/[bold]cuda[/] [/]\\rroot" in out  # markup printed as it is
     if fmt == "junit":
