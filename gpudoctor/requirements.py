@@ -7,7 +7,13 @@ compare what they measure with `holds`. What each kind measures is the checks' b
 (`gpudoctor.checks.requirements`); here is only the grammar and the arithmetic.
 
 Versions are compared at the precision the requirement gives: `driver>=535` is met by
-535.104.05, `cuda==12` by 12.4, `torch<2.5` by 2.4.1+cu121 (the local tag is ignored).
+535.104.05, `cuda==12` by 12.4, `torch<2.5` by 2.4.1+cu121 (the local tag is ignored). A
+measurement that states fewer parts than the requirement (torch's cuDNN integer, 9.26.0, has
+no build number) is compared at the parts it states: `cudnn==9.26.0.51` holds for it.
+
+Every value is ASCII digits and bounded (MAX_GPUS GPUs, version parts of at most
+MAX_PART_DIGITS digits, a compute capability of two 2-digit numbers, memory below 2**63
+bytes); anything else is a `RequirementError` naming the requirement, a usage error (exit 2).
 """
 
 from __future__ import annotations
@@ -38,9 +44,14 @@ UNIT_NAMES = ("TiB", "GiB", "MiB", "TB", "GB", "MB")
 UNITS: dict[str, int] = {u.lower(): (2 ** {"T": 40, "G": 30, "M": 20}[u[0]] if "i" in u
                      else 10 ** {"T": 12, "G": 9, "M": 6}[u[0]]) for u in UNIT_NAMES}
 
+MAX_GPUS = 100_000  # more than any machine or job: a larger count is a typo
+MAX_PART_DIGITS = 9  # a version part (535, 104, 05, 51; a date-like 20240101 too)
+MAX_BYTES = 2**63 - 1  # no GPU has more memory; the facts are 64-bit
 _SYNTAX = re.compile(r"\s*([a-z][a-z-]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*", re.IGNORECASE)
-_VERSION = re.compile(r"\d+(?:\.\d+){0,3}")
-_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)", re.IGNORECASE)
+_VERSION = re.compile(rf"[0-9]{{1,{MAX_PART_DIGITS}}}(?:\.[0-9]{{1,{MAX_PART_DIGITS}}}){{0,3}}")
+_COUNT = re.compile(r"[0-9]{1,6}")
+_CC = re.compile(r"(?:sm_)?[0-9]{1,4}(?:\.[0-9]{1,2})?", re.IGNORECASE)
+_MEMORY = re.compile(r"([0-9]{1,20}(?:\.[0-9]{1,20})?)\s*([a-z]+)", re.IGNORECASE)
 
 
 class RequirementError(ValueError):
@@ -64,18 +75,24 @@ def parse_requirement(text: str) -> Requirement:
     m = _SYNTAX.fullmatch(text)
     if m is None:
         raise RequirementError(
-            f"--require {text!r}: expected KIND OP VALUE, e.g. gpus>=8 (operators: "
+            f"--require {_shown(text)}: expected KIND OP VALUE, e.g. gpus>=8 (operators: "
             f"{' '.join(OPERATORS)}; kinds: {', '.join(KINDS)})")
     kind, op, value = m[1].lower(), m[2], m[3]
     if kind not in KINDS:
-        raise RequirementError(f"--require {text!r}: no requirement kind {kind!r} (kinds: "
-                               f"{', '.join(KINDS)})")
+        raise RequirementError(f"--require {_shown(text)}: no requirement kind "
+                               f"{_shown(kind)} (kinds: {', '.join(KINDS)})")
     req = Requirement(kind, op, value)
     try:
         target(req)
     except RequirementError as e:
-        raise RequirementError(f"--require {text!r}: {e}") from None
+        raise RequirementError(f"--require {_shown(text)}: {e}") from None
     return req
+
+
+def _shown(text: str, most: int = 60) -> str:
+    """`text` quoted for a message, cut to `most` characters (a 5000-digit value is named,
+    not echoed whole)."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + "…"
 
 
 def parse_requirements(texts: Iterable[str]) -> tuple[Requirement, ...]:
@@ -98,36 +115,47 @@ def target(req: Requirement) -> int | tuple[int, ...]:
     if req.op not in OPERATORS or kind not in KINDS:
         raise RequirementError(f"{req}: not a requirement")
     if kind == "gpus":
-        if not value.isdigit():
-            raise RequirementError(f"{value!r} is not a whole number of GPUs")
+        if not _COUNT.fullmatch(value) or int(value) > MAX_GPUS:
+            raise RequirementError(f"{_shown(value)} is not a whole number of GPUs "
+                                   f"(0 to {MAX_GPUS})")
         return int(value)
     if kind == "arch":
-        cc = parse_cc(value) if re.fullmatch(r"(sm_)?\d+(\.\d+)?", value, re.I) else None
-        if cc is None:
-            raise RequirementError(f"{value!r} is not a compute capability (sm_80 or 8.0)")
+        cc = parse_cc(value) if _CC.fullmatch(value) else None
+        if cc is None or max(cc) > 99:
+            raise RequirementError(f"{_shown(value)} is not a compute capability (sm_80 or 8.0)")
         return cc
     if kind == "gpu-memory":
         m = _MEMORY.fullmatch(value)
         if m is None or m[2].lower() not in UNITS:
-            raise RequirementError(f"{value!r} is not an amount of memory with a unit "
+            raise RequirementError(f"{_shown(value)} is not an amount of memory with a unit "
                                    f"({', '.join(UNIT_NAMES)})")
-        return round(float(m[1]) * UNITS[m[2].lower()])
+        size = float(m[1]) * UNITS[m[2].lower()]
+        if not size < MAX_BYTES:
+            raise RequirementError(f"{_shown(value)} is more memory than any GPU has (at most "
+                                   f"{MAX_BYTES >> 60} EiB)")
+        return round(size)
     if not _VERSION.fullmatch(value):
-        raise RequirementError(f"{value!r} is not a version (like 12.1 or 535.104.05)")
+        raise RequirementError(f"{_shown(value)} is not a version (like 12.1 or 535.104.05; "
+                               f"at most 4 parts of at most {MAX_PART_DIGITS} digits)")
     return tuple(int(x) for x in value.split("."))
 
 
 def version_tuple(text: str) -> tuple[int, ...] | None:
-    """"2.4.1+cu121" → (2, 4, 1); "535.104.05" → (535, 104, 5); None when no version leads."""
-    m = re.match(r"\d+(?:\.\d+)*", text.strip())
+    """"2.4.1+cu121" → (2, 4, 1); "535.104.05" → (535, 104, 5); None when no version leads
+    (or a part is longer than MAX_PART_DIGITS: no real version is)."""
+    m = re.match(rf"[0-9]{{1,{MAX_PART_DIGITS}}}(?:\.[0-9]{{1,{MAX_PART_DIGITS}}})*(?![0-9])",
+                 text.strip())
     return tuple(int(x) for x in m[0].split(".")) if m else None
 
 
-def holds(req: Requirement, measured: int | tuple[int, ...]) -> bool:
+def holds(req: Requirement, measured: int | tuple[int, ...], stated: int | None = None) -> bool:
     """Whether a measured value meets the requirement; a version is cut (or padded with
-    zeros) to the precision the requirement gives."""
+    zeros) to the precision the requirement gives. `stated`: the measurement states only its
+    first `stated` parts (torch's cuDNN: 3), so the requirement is cut to those."""
     want = target(req)
     if isinstance(want, tuple) and isinstance(measured, tuple) and req.kind != "arch":
+        if stated is not None and len(want) > stated:
+            want, measured = want[:stated], measured[:stated]
         measured = (measured + (0,) * len(want))[:len(want)]
     return bool(OPERATORS[req.op](measured, want))
 

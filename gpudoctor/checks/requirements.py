@@ -7,6 +7,7 @@ fails with the measured value when one is unmet. The requirements come in the En
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from gpudoctor.model import (
     NvmlFacts,
     Reason,
     Severity,
+    TorchStatic,
     Unavailable,
 )
 from gpudoctor.requirements import (
@@ -47,6 +49,7 @@ class Measured:
 
     items: tuple[tuple[str, int | tuple[int, ...], str], ...]
     summary: str  # "4 GPUs visible (NVIDIA A100 ×4)"
+    partial: bool = False  # each version states only the parts it has (torch's cuDNN: 3)
 
 
 def requirements_of(env: Environment, kind: str | None = None) -> tuple[Requirement, ...]:
@@ -70,7 +73,8 @@ def _judge(env: Environment, kind: str, example: str, fix: str,
     unmet = []
     for r in reqs:
         try:
-            bad = [shown for _, value, shown in measured.items if not holds(r, value)]
+            bad = [shown for _, value, shown in measured.items if not holds(
+                r, value, len(value) if measured.partial and isinstance(value, tuple) else None)]
         except RequirementError as e:  # from a snapshot: the CLI refuses these
             return failed(f"malformed requirement {r}: {e}", f"correct the requirement {r}",
                           evidence)
@@ -185,7 +189,13 @@ def _cudnn(env: Environment) -> Measured | Unavailable:
     rt = F.torch_runtime(env)
     if rt is not None and isinstance(rt.cudnn_version, int):
         v = format_cudnn_version(rt.cudnn_version)
-        return _version_of("cuDNN", v, f"torch loads cuDNN {v}")
+        full = _cudnn_build(env, v)  # 9.26.0 → 9.26.0.51, from the wheel or the library
+        if full:
+            return _version_of("cuDNN", full, f"torch loads cuDNN {full}")
+        measured = _version_of("cuDNN", v, f"torch loads cuDNN {v} (torch states no build "
+                               "number)")
+        return (dataclasses.replace(measured, partial=True) if isinstance(measured, Measured)
+                else measured)
     if isinstance(env.cudnn, CudnnFacts) and env.cudnn.installs:
         i = next((i for i in env.cudnn.installs if i.in_use), env.cudnn.installs[0])
         found = next((x for x in (i.library_version, i.header_version) if isinstance(x, str)),
@@ -198,12 +208,29 @@ def _cudnn(env: Environment) -> Measured | Unavailable:
                        "on disk has a readable version)")
 
 
+def _cudnn_build(env: Environment, version: str) -> str | None:
+    """The four-part version of the cuDNN torch loads (`version`, three parts): the
+    nvidia-cudnn wheel beside torch, else a library on disk, when its first three parts are
+    `version`'s."""
+    t = F.torch_facts(env)
+    wheels = t.static.nvidia_wheels if t and isinstance(t.static, TorchStatic) else ()
+    found = [v for name, v in wheels if name.startswith("nvidia-cudnn")]
+    if isinstance(env.cudnn, CudnnFacts):
+        found += [i.library_version for i in env.cudnn.installs
+                  if isinstance(i.library_version, str)]
+    return next((v for v in found if v.startswith(version + ".")
+                 and version_tuple(v) is not None and len(version_tuple(v) or ()) == 4), None)
+
+
 @check("GD604", "require-cudnn", "cuDNN is the version the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require cudnn…, torch, cuDNN files",
        facts={"requirements", "torch", "cudnn"})
 def check_require_cudnn(env: Environment, tables: Tables) -> Finding:
     """`--require cudnn>=9`: the cuDNN torch loads (`torch.backends.cudnn.version()`), else
-    the version of the cuDNN copy in use on disk (its library, else its header).
+    the version of the cuDNN copy in use on disk (its library, else its header). torch's
+    number has no build part: `cudnn==9.26.0.51` reads it from the nvidia-cudnn wheel beside
+    torch or the library on disk, and without either is judged at the three parts torch
+    states.
 
     Fix: install a torch build that bundles that cuDNN (`gpudoctor recommend`), or that cuDNN
     (`gpudoctor install-cudnn`).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from cikit import GPU_LESS, H100, gpudoctor
@@ -229,3 +230,61 @@ def test_cli_a_gpu_less_machine_here_fails_a_gpu_requirement() -> None:
     found = {f["id"]: f for f in json.loads(p.stdout)["findings"]}
     assert found["GD601"]["status"] == "fail"
     assert found["GD601"]["message"].startswith("requirement gpus>=100000: ")
+
+
+# --------------------------------------------------------------------------- hostile values
+# issue 18, Found 5: a value that is not ASCII digits, or past any real machine, is a usage
+# error naming the requirement (it was an internal error, exit 3)
+
+
+@pytest.mark.parametrize(("req", "named"), [
+    ("gpus>=²", "'gpus>=²'"), ("gpus>=٣", "'gpus>=٣'"), ("cuda>=١٢", "'cuda>=١٢'"),
+    ("gpus>=99999999999999999999", "whole number of GPUs"),
+    ("gpu-memory>=" + "9" * 400 + "GiB", "--require 'gpu-memory>="),
+    ("gpu-memory>=99999999999999999999GiB", "more memory than any GPU has"),
+    ("driver>=" + "9" * 5000, "--require 'driver>=999"),
+    ("arch>=sm_99999999999999999999", "not a compute capability"),
+    ("torch>=2.4.1234567890", "at most 4 parts of at most 9 digits"),
+])
+def test_hostile_values_are_usage_errors(req: str, named: str) -> None:
+    p = gpudoctor("check", "--from-snapshot", str(H100), "--require", req)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith("gpudoctor: error: --require ") and named in p.stderr
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr
+    assert len(p.stderr) < 400  # a 5000-digit value is named, not echoed whole
+
+
+def with_cudnn(env: Environment, wheel: str | None) -> Environment:
+    """`env` whose torch loads cuDNN 9.26.0 (torch's integer 92600), with the nvidia-cudnn
+    wheel `wheel` beside it (None: no wheel)."""
+    from gpudoctor.model import TorchFacts, TorchRuntime, TorchStatic
+
+    t = env.torch
+    assert isinstance(t, TorchFacts) and isinstance(t.runtime, TorchRuntime)
+    assert isinstance(t.static, TorchStatic)
+    wheels = (("nvidia-cudnn-cu12", wheel),) if wheel else ()
+    return dataclasses.replace(env, torch=dataclasses.replace(
+        t, runtime=dataclasses.replace(t.runtime, cudnn_version=92600),
+        static=dataclasses.replace(t.static, nvidia_wheels=wheels)))
+
+
+@pytest.mark.parametrize(("wheel", "req", "status"), [
+    ("9.26.0.51", "cudnn==9.26.0.51", Status.PASS), ("9.26.0.51", "cudnn==9.26.0.50", Status.FAIL),
+    ("9.26.0.51", "cudnn>=9.26.0.52", Status.FAIL), (None, "cudnn==9.26.0.51", Status.PASS),
+    (None, "cudnn==9.26.1.1", Status.FAIL), (None, "cudnn>=9.26", Status.PASS),
+])
+def test_cudnn_build_number(wheel: str | None, req: str, status: Status) -> None:
+    """torch states cuDNN 9.26.0: the build number comes from the wheel; without one the
+    requirement is judged at the three parts torch states."""
+    assert judge(with_cudnn(h100(), wheel), req)["GD604"][0] is status
+
+
+def test_cudnn_exact_build_through_the_cli(tmp_path: Path) -> None:
+    snap = tmp_path / "snap.json"
+    snap.write_text(dumps(with_cudnn(h100(), "9.26.0.51")))
+    p = gpudoctor("check", "--from-snapshot", str(snap), "--require", "cudnn==9.26.0.51")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "cuDNN 9.26.0.51" in p.stdout
+    snap.write_text(dumps(with_cudnn(h100(), None)))
+    p = gpudoctor("check", "--from-snapshot", str(snap), "--require", "cudnn==9.26.0.51")
+    assert p.returncode == 0, p.stdout + p.stderr
