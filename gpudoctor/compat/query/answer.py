@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from gpudoctor.compat import UNVERIFIED, CudnnRelease, Sourced, Tables, TorchRelease, TorchVariant
 from gpudoctor.compat.rows import _build_covers
+from gpudoctor.compat.wheels import pip_line as build_pip_line
 from gpudoctor.versions import minor_key as _minor_key
 from gpudoctor.versions import minor_of
 
@@ -180,15 +181,10 @@ def cudnn_tarball(tables: Tables, release: CudnnRelease, build: str) -> tuple[st
     return fmt.pattern.format(cuda=low, build=release.build), False
 
 
-def pip_line(release: TorchRelease, variant: TorchVariant, *, force: bool = False) -> str:
-    """The pip command for one variant, always naming its index (never relying on which
-    variant PyPI serves by default). `force`: reinstall over an installed torch of the same
-    version, which pip would otherwise keep whatever its variant."""
-    pip = "pip install --force-reinstall" if force else "pip install"
-    if release.install == "index-url":
-        return f"{pip} torch=={release.version} --index-url {variant.index_url}"
-    option = "-f" if release.install == "find-links" else "--extra-index-url"
-    return f"{pip} torch=={release.version}+{variant.tag} {option} {variant.index_url}"
+def pip_line(release: TorchRelease, variant: TorchVariant) -> str:
+    """The pip command for one variant: the one builder's (`gpudoctor.compat.wheels`), which
+    follows each era's naming (1.7.1's PyPI default cu102 is a plain `torch==1.7.1`)."""
+    return build_pip_line(release, variant)
 
 
 def build_for(release: CudnnRelease, cuda: str) -> str | None:

@@ -11,10 +11,10 @@ from gpudoctor.compat.query.answer import (
     fact,
     not_in_tables,
     parse_arg,
-    pip_line,
     same_release,
     tag_text,
 )
+from gpudoctor.compat.wheels import pip_line
 
 
 def query_torch(tables: Tables, text: str) -> Answer:
@@ -38,7 +38,7 @@ def query_torch(tables: Tables, text: str) -> Answer:
         f"{rel.pypi_default or 'not in the tables'}", rel, version=rel.version,
         torchvision=rel.torchvision, python=list(rel.python) if rel.python else None,
         pypi_default=rel.pypi_default, install=rel.install,
-        pypi_command=rel.install_command() if rel.pypi_default else None)
+        pypi_command=pip_line(rel, None) if rel.pypi_default else None)
     rows = []
     for v in variants:
         need = tables.cuda_min_driver(v.cuda)
