@@ -56,7 +56,7 @@ def test_cli_keeps_changed_files_says_so_and_force_finishes(
         toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     original, lib = installed(toolkit, make_tarball)
     edit(toolkit, lib)
-    env = {**gpu_env(), "NO_COLOR": "1"}
+    env = {**gpu_env(), "NO_COLOR": "1", "COLUMNS": "400"}  # no line wrapped (behind ┆)
     code, out, err = run(env, "uninstall-cudnn", "--prefix", str(toolkit))
     assert code == 1, out + err
     header = toolkit / "include/cudnn_version.h"
