@@ -78,8 +78,8 @@ def test_cuda_for_driver_with_unverified_rows(tables: Tables) -> None:
 
 
 def test_newest(tables: Tables) -> None:
-    assert tables.newest_cuda().version == "13.4.2"  # 13.4 Update 1
-    assert tables.newest_cuda(include_unverified=True).version == "13.4.2"
+    assert tables.newest_cuda().version == "13.5.0"  # 13.5 GA
+    assert tables.newest_cuda(include_unverified=True).version == "13.5.0"
     assert tables.newest_cudnn().version == "9.28.1"  # status "exists": a PyPI version
     assert tables.newest_torch().version == "2.15.0"
     assert tables.newest_torch(include_unverified=True).version == "2.15.0"
@@ -228,7 +228,9 @@ def test_gpu_arch_cuda_range(tables: Tables) -> None:
     unknown = tables.gpu_arch("8.8")
     assert unknown is not None
     assert unknown.status == "unverified"
-    assert tables.gpu_arch("2.1") is None
+    fermi = tables.gpu_arch("2.1")  # on NVIDIA's legacy page; older than cuda.toml
+    assert fermi is not None and (fermi.family, fermi.last_cuda) == ("Fermi", "8.0")
+    assert tables.gpu_arch("1.4") is None
     assert tables.gpu_arch("nonsense") is None
 
 

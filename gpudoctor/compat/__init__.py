@@ -20,14 +20,17 @@ This package is the compat layer: `Tables` and `load_tables` here; the row types
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from gpudoctor.compat.gpu_names import GpuMatch, match_gpu
+from gpudoctor.compat.load import known_until as _known_until
 from gpudoctor.compat.load import load_rows
 from gpudoctor.compat.rows import (
     _V,
@@ -45,14 +48,13 @@ from gpudoctor.compat.rows import (
     DriverMinimum,
     FactStatus,
     GpuArch,
+    GpuProduct,
     KnownBadCudnn,
     Sourced,
     TarballFormat,
     TorchRelease,
     TorchVariant,
-    _contains,
     _newest,
-    _product_norm,
     _within,
 )
 from gpudoctor.versions import minor_key as _minor_key
@@ -78,12 +80,15 @@ __all__ = [
     "DriverMinimum",
     "FactStatus",
     "GpuArch",
+    "GpuMatch",
+    "GpuProduct",
     "KnownBadCudnn",
     "Sourced",
     "Tables",
     "TarballFormat",
     "TorchRelease",
     "TorchVariant",
+    "known_until",
     "load_tables",
     "tables_dir",
 ]
@@ -106,6 +111,8 @@ class Tables:
     torch_releases: tuple[TorchRelease, ...]
     gpu_archs: tuple[GpuArch, ...]
     cudnn_support: tuple[CudnnSupport, ...]
+    gpu_products: tuple[GpuProduct, ...] = ()  # gpu.toml [[product]]: NVIDIA's CUDA GPUs pages
+    known_until: datetime.date | None = None  # cuda.toml: checked against the sources until
 
     def cuda_min_driver(self, cuda: str) -> DriverMinimum | None:
         """The driver CUDA "X.Y" (or "X.Y.Z") needs; None if that minor is not in the tables.
@@ -208,51 +215,29 @@ class Tables:
         norm = normalize_cc(cc)
         return next((a for a in self.gpu_archs if a.cc == norm), None)
 
-    def find_gpu(self, name: str) -> GpuArch | None:
-        """The arch of a product name ("NVIDIA GeForce RTX 3090", "NVIDIA H100 80GB HBM3").
+    def match_gpu(self, name: str) -> GpuMatch | None:
+        """The [[product]] row a GPU name (as NVML, nvidia-smi or torch print it) names, and the
+        rule that placed it (`gpudoctor.compat.gpu_names`); None: no rule places it."""
+        return match_gpu(name, self.gpu_products)
 
-        Case-insensitive, at word boundaries, ignoring NVIDIA/GeForce/Tesla/Quadro: the longest
-        product named inside `name` wins, else a product whose name contains `name`.
-        """
-        given, best = _product_norm(name), None
-        for arch in self.gpu_archs:
-            for product in map(_product_norm, arch.products):
-                if product and _contains(given, product):
-                    score = (len(product), 1)
-                elif re.search(r"\d", given) and _contains(product, given):
-                    score = (len(given), 0)
-                else:
-                    continue
-                if best is None or score > best[0]:
-                    best = (score, arch)
-        return best[1] if best else None
+    def find_gpu(self, name: str) -> GpuArch | None:
+        """The arch of a product name a user typed ("RTX 3090", "NVIDIA H100 80GB HBM3")."""
+        found = self.match_gpu(name)
+        return self.gpu_arch(found.cc) if found else None
 
     def gpu_of_product(self, name: str) -> GpuArch | None:
         """The arch of a GPU as a driver names it ("NVIDIA GeForce RTX 4090 Laptop GPU",
-        "Tesla V100-SXM2..."), strictly: a product of the table must be named inside `name`,
-        the longest such product wins, and a tie between two compute capabilities, or a row
-        whose status is unverified, gives None. Unlike `find_gpu`, a short name is never
-        widened to a longer product ("RTX 6000" is not "RTX 6000 Ada")."""
-        cut = name.rstrip().endswith(("...", "…"))  # nvidia-smi's table truncates long names
-        given = _product_norm(name.rstrip().rstrip(".…"))
-        found: dict[str, tuple[str, GpuArch]] = {}
-        for arch in self.gpu_archs:
-            for product in map(_product_norm, arch.products):
-                if product and _contains(given, product) and (
-                        arch.cc not in found or len(product) > len(found[arch.cc][0])):
-                    found[arch.cc] = (product, arch)
-        if not found:
+        "Tesla V100-SXM2-16GB"), for a report that gives only the name. The row returned is
+        the arch row as this name earns it: `source` the product row's page, `status` the
+        product row's (or "derived" when a variant or series rule placed it), and `note` how
+        it matched. None: no rule places the name, or its arch row is unverified."""
+        found = self.match_gpu(name)
+        arch = self.gpu_arch(found.cc) if found else None
+        if found is None or arch is None or arch.status == UNVERIFIED:
             return None
-        best = max(len(p) for p, _ in found.values())
-        top = [(p, a) for p, a in found.values() if len(p) == best]
-        if len(top) != 1 or top[0][1].status == UNVERIFIED:
-            return None
-        product, arch = top[0]
-        if cut and given.endswith(product) and any(  # "RTX 6000..." may be "RTX 6000 Ada"
-                other.startswith(product + " ") for a in self.gpu_archs if a.cc != arch.cc
-                for other in map(_product_norm, a.products)):
-            return None
-        return arch
+        status = found.product.status if found.rule == "name" else "derived"
+        return replace(arch, source=found.product.source, status=status,
+                       note=f"{name!r} matched {found.describe()}")
 
     def cudnn_release(self, version: str) -> CudnnRelease | None:
         """A release by version: "7.6.5", "7.6.5.32", "9.1" (the build part is ignored)."""
@@ -336,6 +321,13 @@ def tables_dir() -> Traversable:
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[2] / "compat_tables"
+
+
+@functools.lru_cache(maxsize=1)
+def known_until() -> datetime.date:
+    """The date up to which the shipped tables were checked against their sources (cuda.toml
+    `known_until`); a release after it may be missing from them. Reads one file, cached."""
+    return _known_until(tables_dir())
 
 
 @functools.lru_cache(maxsize=1)

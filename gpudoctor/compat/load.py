@@ -8,9 +8,11 @@ which caches the shipped tables and builds `Tables` from `load_rows`; this modul
 
 from __future__ import annotations
 
+import datetime
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.compat.rows import (
@@ -24,6 +26,7 @@ from gpudoctor.compat.rows import (
     CudnnSupport,
     DriverBranch,
     GpuArch,
+    GpuProduct,
     KnownBadCudnn,
     Sourced,
     TarballFormat,
@@ -47,7 +50,8 @@ if TYPE_CHECKING:
 
 _COMMON = {"source": "s", "status": "s", "note": "s?"}
 _CHOICES = {"status": STATUSES, "kind": ("ga", "update", "rc"), "cuda_key": ("minor", "major"),
-            "install": ("find-links", "extra-index-url", "index-url")}
+            "install": ("find-links", "extra-index-url", "index-url"),
+            "segment": ("data center", "workstation/consumer", "jetson")}
 _BUILD = r"\d+(\.\d+(-\d+\.\d+)?)?"
 _PATTERNS = {"c": r"\d+\.\d+", "t": r"cu\d\d+", "B": _BUILD, "k": _BUILD}
 _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
@@ -59,7 +63,8 @@ _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
         "driver_branch": (DriverBranch, {"branch": "i", "cuda": "v", "min_driver": "v?"}),
     },
     "cudnn.toml": {
-        "release": (CudnnRelease, {"version": "v", "build": "v?", "cuda_builds": "B",
+        "release": (CudnnRelease, {"version": "v", "build": "v?", "wheel_build": "v?",
+                                   "cuda_builds": "B",
                                    "tarballs": "S?", "min_driver": "M?",
                                    "compute_capabilities": "C?"}),
         "layout": (CudnnLayout, {"major": "i", "headers": "S", "libraries": "S",
@@ -69,8 +74,8 @@ _SPECS: dict[str, dict[str, tuple[type[Sourced], dict[str, str]]]] = {
         "known_bad": (KnownBadCudnn, {"version": "v", "reason": "s"}),
     },
     "gpu.toml": {
-        "arch": (GpuArch, {"cc": "c", "family": "s", "products": "S", "first_cuda": "v?",
-                           "last_cuda": "v?"}),
+        "arch": (GpuArch, {"cc": "c", "family": "s", "first_cuda": "v?", "last_cuda": "v?"}),
+        "product": (GpuProduct, {"cc": "c", "segment": "s", "names": "S"}),
         "cudnn_support": (CudnnSupport, {"first": "v", "last": "v?", "cuda": "k?",
                                          "min_cc": "c", "max_cc": "c"}),
     },
@@ -87,9 +92,13 @@ FIELDS = {
     "driver_branches": "cuda.driver_branch", "cudnn_releases": "cudnn.release",
     "cudnn_layouts": "cudnn.layout", "tarball_formats": "cudnn.tarball_format",
     "known_bad": "cudnn.known_bad", "torch_releases": "torch.release", "gpu_archs": "gpu.arch",
-    "cudnn_support": "gpu.cudnn_support",
+    "cudnn_support": "gpu.cudnn_support", "gpu_products": "gpu.product",
 }
-_VARIANT = {"tag": "t", "cudnn": "v?", "arch_list": "S?", "experimental": "b?"}
+# Top-level scalars (not arrays of tables) a file may hold: `known_until` in cuda.toml, the
+# date up to which the tables were checked against their sources (README: the monthly step).
+_SCALARS = {"cuda.toml": ("known_until",)}
+_VARIANT = {"tag": "t", "cudnn": "v?", "arch_list": "S?", "experimental": "b?", "source": "s?",
+            "status": "s?"}
 _Err = Callable[[str], CompatTableError]
 
 
@@ -158,7 +167,8 @@ def _torch_rows(fields: dict[str, Any], indexes: tuple[TorchIndex, ...], err: _E
         digits = v["tag"][2:]
         variants.append(TorchVariant(v["tag"], f"{int(digits[:-1])}.{digits[-1]}",
                                      template.format(tag=v["tag"]), v.get("cudnn"),
-                                     v.get("arch_list"), v.get("experimental", False)))
+                                     v.get("arch_list"), v.get("experimental", False),
+                                     v.get("source"), v.get("status")))
     tags = [v.tag for v in variants]
     if len(set(tags)) != len(tags) or fields.get("pypi_default") not in (*tags, None):
         raise err("duplicate variant tags, or pypi_default is not one of the variants")
@@ -171,19 +181,72 @@ def _torch_rows(fields: dict[str, Any], indexes: tuple[TorchIndex, ...], err: _E
                          **fields) for version in versions]
 
 
-def load_rows(directory: Traversable) -> dict[str, tuple[Any, ...]]:
-    """Read and validate the four table files in `directory`: the rows of each `Tables` field,
-    sorted oldest first, keyed by the field's name."""
-    tables: dict[str, tuple[Any, ...]] = {}
-    for file, specs in _SPECS.items():
+def _date(value: object, where: str) -> datetime.date:
+    """A TOML date (known_until = 2026-11-26) or its "YYYY-MM-DD" string."""
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value
+    if isinstance(value, str):
         try:
-            data = tomllib.loads((directory / file).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CompatTableError(f"{file}: cannot read it in {directory}: {exc}") from exc
-        except tomllib.TOMLDecodeError as exc:
-            raise CompatTableError(f"{file}: not valid TOML: {exc}") from exc
-        if unknown := sorted(set(data) - set(specs)):
+            return datetime.date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise CompatTableError(f"{where}: 'known_until' must be a date (2026-11-26), got {value!r}")
+
+
+def _read(directory: Traversable, file: str) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = tomllib.loads((directory / file).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CompatTableError(f"{file}: cannot read it in {directory}: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise CompatTableError(f"{file}: not valid TOML: {exc}") from exc
+    return data
+
+
+def known_until(directory: Traversable) -> datetime.date:
+    """The date up to which the tables in `directory` were checked against their sources
+    (`known_until` in cuda.toml). Reads that one file only, so `--version` stays cheap."""
+    data = _read(directory, "cuda.toml")
+    if "known_until" not in data:
+        raise CompatTableError("cuda.toml: missing 'known_until' (the date the tables were "
+                               "last checked against their sources)")
+    return _date(data["known_until"], "cuda.toml")
+
+
+def _identity(row: Any, table: str) -> str:
+    """What, beside its key, makes a row unique: a [[cudnn_support]] row's CUDA build, a
+    [[product]] row's segment and page."""
+    if isinstance(row, CudnnSupport):
+        return row.cuda or ""
+    if isinstance(row, GpuProduct):
+        return f"{row.segment}, {row.source}"
+    return ""
+
+
+def _with_products(archs: tuple[GpuArch, ...], products: tuple[GpuProduct, ...]
+                   ) -> tuple[GpuArch, ...]:
+    """Each [[arch]] row with the names of its compute capability's [[product]] rows (the one
+    place product names are written), in file order; a product of an unknown cc is refused."""
+    known = {a.cc for a in archs}
+    for row in products:
+        if row.cc not in known:
+            raise CompatTableError(f"gpu.toml: [[product]] ({row.names[0]}): compute capability "
+                                   f"{row.cc} has no [[arch]] row")
+    return tuple(replace(a, products=tuple(n for p in products if p.cc == a.cc for n in p.names))
+                 for a in archs)
+
+
+def load_rows(directory: Traversable) -> dict[str, Any]:
+    """Read and validate the table files in `directory`: the rows of each `Tables` field,
+    sorted oldest first, keyed by the field's name, and `known_until`."""
+    tables: dict[str, tuple[Any, ...]] = {}
+    scalars: dict[str, Any] = {}
+    for file, specs in _SPECS.items():
+        data = _read(directory, file)
+        allowed = _SCALARS.get(file, ())
+        if unknown := sorted(set(data) - set(specs) - set(allowed)):
             raise CompatTableError(f"{file}: unknown table(s): {', '.join(unknown)}")
+        scalars.update({k: data[k] for k in allowed if k in data})
         for table, (cls, spec) in specs.items():
             rows = data.get(table, [])
             if not isinstance(rows, list):
@@ -192,19 +255,28 @@ def load_rows(directory: Traversable) -> dict[str, tuple[Any, ...]]:
             for index, row in enumerate(rows):
                 err = _error(file, table, index, row)
                 fields = _fields(row, {**spec, **_COMMON}, err)
+                if cls is GpuArch:
+                    fields["products"] = ()  # filled from [[product]] below
                 built += (_torch_rows(fields, tables.get("torch.index", ()), err)
                           if cls is TorchRelease else [cls(**fields)])
             key = next(k for k in ("version", "cc", "major", "branch", "first", "install")
                        if k in spec or cls is TorchRelease)  # the row's identity
             ids = [getattr(row, key) for row in built]
             sort_keys = [_V(k) if isinstance(k, str) and key != "install" else k for k in ids]
-            builds = [getattr(row, "cuda", None) or "" if cls is CudnnSupport else ""
-                      for row in built]  # [[cudnn_support]]: one row per release range and build
-            idents = list(zip(sort_keys, builds, strict=True))
+            extra = [_identity(row, table) for row in built]
+            idents = list(zip(sort_keys, extra, strict=True))
             for i, sort_key in enumerate(sort_keys):
                 if idents[i] in idents[:i]:
-                    build = f" (CUDA {builds[i]})" if builds[i] else ""
-                    raise CompatTableError(f"{file}: [[{table}]] has {key} {sort_key}{build} twice")
-            order = sorted(range(len(built)), key=lambda i: (sort_keys[i], builds[i]))
+                    more = f" ({extra[i]})" if extra[i] and cls is GpuProduct else (
+                        f" (CUDA {extra[i]})" if extra[i] else "")
+                    raise CompatTableError(f"{file}: [[{table}]] has {key} {sort_key}{more} twice")
+            order = sorted(range(len(built)), key=lambda i: (
+                (sort_keys[i],) if cls is GpuProduct else (sort_keys[i], extra[i])))
             tables[f"{file[:-5]}.{table}"] = tuple(built[i] for i in order)
-    return {field: tables[key] for field, key in FIELDS.items()}
+    tables["gpu.arch"] = _with_products(tables["gpu.arch"], tables["gpu.product"])
+    if "known_until" not in scalars:
+        raise CompatTableError("cuda.toml: missing 'known_until' (the date the tables were last "
+                               "checked against their sources)")
+    out: dict[str, Any] = {field: tables[key] for field, key in FIELDS.items()}
+    out["known_until"] = _date(scalars["known_until"], "cuda.toml")
+    return out

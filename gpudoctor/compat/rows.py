@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -104,6 +103,9 @@ class TorchVariant:
     cudnn: str | None
     arch_list: tuple[str, ...] | None  # TORCH_CUDA_ARCH_LIST, e.g. ("7.5", ..., "12.0+PTX")
     experimental: bool = False
+    source: str | None = None  # None: the release row's; set where a variant has its own
+    status: str | None = None  # None: the release row's (e.g. "secondary" for a variant only
+    #                            on download.pytorch.org, read in the next-best source)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,6 +156,17 @@ class GpuArch(Sourced):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GpuProduct(Sourced):
+    """Products of one compute capability as a page lists them (`gpu.toml` `[[product]]`): a
+    row of NVIDIA's CUDA GPUs pages (its `source` is the page), or a product those pages do not
+    list, with the evidence that gives its compute capability."""
+
+    cc: str
+    segment: str  # "data center" | "workstation/consumer" | "jetson"
+    names: tuple[str, ...]  # exactly as the page prints them ("GeForce RTX 3050 Ti")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CudnnSupport(Sourced):
     """cuDNN releases `first`..`last` support GPUs of compute capability `min_cc`..`max_cc`
     (inclusive, as NVIDIA's support matrix lists them), in their CUDA builds `cuda`."""
@@ -191,7 +204,8 @@ class CudnnRelease(Sourced):
     """One cuDNN release: CUDA builds, tarball names, stated minimum drivers, GPUs."""
 
     version: str  # "7.6.5"
-    build: str | None = None  # "7.6.5.32"
+    build: str | None = None  # "7.6.5.32": NVIDIA's own number, the one its tarballs carry
+    wheel_build: str | None = None  # the nvidia-cudnn-cuNN wheels' number where it differs
     cuda_builds: tuple[str, ...]  # "10.1", "11.0-11.8", or "12" (the whole major)
     tarballs: tuple[str, ...] = ()
     min_driver: tuple[tuple[str, str], ...] = ()  # (CUDA build key, Linux driver)
@@ -273,14 +287,6 @@ def _build_covers(build: str, key: tuple[int, int]) -> bool:
 def _newest(rows: tuple[_R, ...], version: Callable[[_R], str], include_unverified: bool) -> _R:
     usable = [r for r in rows if include_unverified or r.status != UNVERIFIED]
     return max(usable or rows, key=lambda r: _V(version(r)))
-
-
-def _product_norm(text: str) -> str:
-    return " ".join(re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", text.lower()).split())
-
-
-def _contains(haystack: str, needle: str) -> bool:
-    return re.search(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", haystack) is not None
 
 
 def _within(key: tuple[int, ...], first: str, last: str | None) -> bool:

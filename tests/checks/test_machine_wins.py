@@ -3,7 +3,7 @@ the installed nvidia-cudnn wheel before the PyTorch table; a torch, toolkit or d
 the tables is judged by its CUDA major's family rule, and the message says so.
 
 Hand-built machines (envbuilder) with versions past the bundled tables, e.g. torch
-2.16.0+cu135 on driver 590; and the real torch installed here.
+2.16.0+cu139 on driver 590; and the real torch installed here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import envbuilder as B
 
 TABLES = load_tables()
 NEWEST = TABLES.newest_cuda(include_unverified=True).version
-FUTURE = "2.16.0+cu135"  # a torch, and a CUDA 13.5, past the bundled tables
+FUTURE = "2.16.0+cu139"  # a torch, and a CUDA 13.9, past the bundled tables
 ARCH = (*B.ARCH_CU130, "sm_103")
 
 
@@ -41,23 +41,23 @@ def with_wheels(t: TorchFacts, *wheels: tuple[str, str]) -> TorchFacts:
 
 def future_machine(driver: str, driver_cuda: int, cudnn: int = 93000,
                    wheels: tuple[tuple[str, str], ...] = (("nvidia-cudnn-cu13", "9.30.0.10"),),
-                   torch: str = FUTURE, cuda: str = "13.5") -> Environment:
+                   torch: str = FUTURE, cuda: str = "13.9") -> Environment:
     t = with_wheels(B.torch(torch, cuda, ("H100",), ARCH, cudnn), *wheels)
     return B.env(nvml=B.nvml(driver, driver_cuda, B.gpu("H100")), torch=t)
 
 
 def test_the_scenario_is_past_the_tables() -> None:
     assert TABLES.torch_release("2.16.0") is None
-    assert TABLES.cuda_min_driver("13.5") is None
-    assert TABLES.cuda_not_held("13.5") == f"newer than the bundled tables (newest known: {NEWEST})"
-    fam = TABLES.cuda_family("13.5")
+    assert TABLES.cuda_min_driver("13.9") is None
+    assert TABLES.cuda_not_held("13.9") == f"newer than the bundled tables (newest known: {NEWEST})"
+    fam = TABLES.cuda_family("13.9")
     assert fam is not None and fam.min_driver_linux == "580.65.06"
 
 
 def test_gd103_judges_a_newer_cuda_by_the_family_rule() -> None:
     f = finding(future_machine("590.44.01", 13010), "GD103")
     assert f.status is Status.WARN, f
-    assert (f"CUDA 13.5 is newer than the bundled tables (newest known: {NEWEST}): judged by "
+    assert (f"CUDA 13.9 is newer than the bundled tables (newest known: {NEWEST}): judged by "
             "the CUDA 13 family rule (≥ 580.65.06") in f.message, f.message
     assert "minor-version compatibility" in f.message
     assert ("minimum (family rule)", "580.65.06") in f.evidence
@@ -71,8 +71,8 @@ def test_gd103_fails_a_driver_below_the_family_floor() -> None:
 
 
 def test_gd103_passes_when_the_driver_reports_the_cuda() -> None:
-    """The driver's own reading (NVML: CUDA 13.5) wins: no table is needed."""
-    f = finding(future_machine("600.10.01", 13050), "GD103")
+    """The driver's own reading (NVML: CUDA 13.9) wins: no table is needed."""
+    f = finding(future_machine("600.10.01", 13090), "GD103")
     assert f.status is Status.PASS, f
 
 
@@ -84,7 +84,7 @@ def test_a_major_without_a_family_rule_is_named_not_guessed() -> None:
 
 
 def test_gd104_names_the_family_rule_for_a_newer_toolkit() -> None:
-    e = dataclasses.replace(future_machine("590.44.01", 13010), cuda=B.toolkit("13.5"))
+    e = dataclasses.replace(future_machine("590.44.01", 13010), cuda=B.toolkit("13.9"))
     f = finding(e, "GD104")
     assert f.status is Status.WARN, f
     assert "newer than the bundled tables" in f.message
@@ -130,7 +130,7 @@ def test_advice_judges_a_torch_past_the_tables_by_the_family_rule(
     assert advice.installed_fits is fits, advice.installed_why
     if not fits:
         assert advice.installed_why == (
-            f"the driver does not run its CUDA 13.5 (CUDA 13.5 is newer than the bundled tables "
+            f"the driver does not run its CUDA 13.9 (CUDA 13.9 is newer than the bundled tables "
             f"(newest known: {NEWEST}): judged by the CUDA 13 family rule, ≥ 580.65.06)")
 
 

@@ -97,7 +97,8 @@ def test_cuda_13_4_labels() -> None:
     data = as_json("cuda", "13.4.1")
     releases = {r["version"]: (r["label"], r["kind"]) for r in rows(data, "releases")}
     assert releases == {"13.4.0": ("13.4 Developer Preview", "rc"), "13.4.1": ("13.4 GA", "ga"),
-                        "13.4.2": ("13.4 Update 1", "update")}
+                        "13.4.2": ("13.4 Update 1", "update"),
+                        "13.4.3": ("13.4 Update 2", "update")}
     assert "13.4.1  13.4 GA" in run("cuda", "13.4.1").stdout
     update3 = rows(as_json("cuda", "13.0.3"), "min_driver")[0]
     assert (update3["cuda"], update3["linux"]) == ("13.0.3", "580.126.20")
@@ -231,7 +232,7 @@ def test_gpu_ampere(name: str) -> None:
     data = as_json("gpu", name)
     arch = rows(data, "arch")[0]
     assert (arch["cc"], arch["family"]) == ("8.6", "Ampere")
-    assert "RTX 3090" in arch["products"]
+    assert "GeForce RTX 3090" in arch["products"]
     assert rows(data, "toolkits")[0]["first_cuda"] == "11.1"
     torch = {v: r for r in rows(data, "torch") for v in r["versions"]}
     assert "cu126" in torch["2.14.1"]["includes"] and "cu130" in torch["2.14.1"]["includes"]
@@ -277,8 +278,8 @@ def test_gpu_pascal_and_kepler() -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (("cuda", "99.1"), "CUDA 99.1 is not in the tables (newest known: 13.4.2)"),
-        (("cuda", "10.3"), "CUDA 10.3 is not in the tables (newest known: 13.4.2; nearest "
+        (("cuda", "99.1"), "CUDA 99.1 is not in the tables (newest known: 13.5.0)"),
+        (("cuda", "10.3"), "CUDA 10.3 is not in the tables (newest known: 13.5.0; nearest "
                            "known: 10.2, 11.0)"),
         (("cudnn", "7.9.9"), "cuDNN 7.9.9 is not in the tables (newest known: 9.28.1; nearest "
                              "known: 7.6.5, 8.0.0)"),

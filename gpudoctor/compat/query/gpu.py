@@ -6,7 +6,7 @@ import re
 
 from packaging.version import Version
 
-from gpudoctor.compat import CudnnSupport, Tables
+from gpudoctor.compat import CudnnSupport, GpuMatch, Tables
 from gpudoctor.compat.query.answer import (
     Answer,
     NotInTables,
@@ -32,16 +32,22 @@ def query_gpu(tables: Tables, text: str) -> Answer:
     cc = re.sub(r"^(sm|compute)_?", "sm_", lowered)  # sm86, SM_86, compute_86 -> sm_86
     if as_cc and normalize_cc(cc) is None:
         raise QueryError(f"{given!r} is not a compute capability (e.g. sm_86 or 8.6)")
-    arch = tables.gpu_arch(cc) if as_cc else tables.find_gpu(given)
+    match = None if as_cc else tables.match_gpu(given)
+    arch = tables.gpu_arch(cc) if as_cc else tables.gpu_arch(match.cc) if match else None
     if arch is None:
         last = tables.gpu_archs[-1]
-        raise NotInTables(f"GPU {given!r} is not in the tables (newest known: "
-                          f"{sm_of(last.cc)}, {last.family})")
+        newest = f"newest known: {sm_of(last.cc)}, {last.family}"
+        if as_cc:
+            raise NotInTables(f"compute capability {given!r} is not in the tables ({newest})")
+        raise NotInTables(
+            f"GPU {given!r} is not in the tables: no product of NVIDIA's CUDA GPUs pages matches "
+            f"it by name, variant or series ({newest}); on that machine `nvidia-smi "
+            "--query-gpu=name,compute_cap --format=csv` prints its compute capability")
     sm = sm_of(arch.cc)
     span = f"CUDA {arch.first_cuda or '(older than the tables)'} - {arch.last_cuda or 'current'}"
-    head = fact(f"{sm} (compute capability {arch.cc}), {arch.family}: "
-                f"{', '.join(arch.products) or 'no product in the tables'}", arch, cc=arch.cc,
-                sm=sm, family=arch.family, products=list(arch.products))
+    head = fact(f"{sm} (compute capability {arch.cc}), {arch.family}: {_products(arch.products)}",
+                arch, cc=arch.cc, sm=sm, family=arch.family, products=list(arch.products))
+    named = () if match is None else (Section("product", "product", (_product_row(match),)),)
     toolkit = fact(f"toolkits that compile for it: {span}", arch, first_cuda=arch.first_cuda,
                    last_cuda=arch.last_cuda)
     cudnn = tuple(
@@ -51,11 +57,30 @@ def query_gpu(tables: Tables, text: str) -> Answer:
              cuda=s.cuda, min_cc=s.min_cc, max_cc=s.max_cc, supported=s.supports(arch.cc))
         for s in _cudnn_rows(tables))
     return Answer("gpu", text, f"GPU {sm} ({arch.family})", (
+        *named,
         Section("arch", "architecture", (head,)),
         Section("toolkits", "CUDA toolkits", (toolkit,)),
         Section("cudnn", "cuDNN", cudnn, "releases without a row here are not in the tables"),
         *_torch_for_gpu(tables, arch.cc),
     ))
+
+
+def _products(names: tuple[str, ...], shown: int = 8) -> str:
+    """The first `shown` product names, and how many more (JSON lists them all)."""
+    if not names:
+        return "no product in the tables"
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def _product_row(match: GpuMatch) -> Row:
+    """How the name was placed: the product row it matched, by which rule, on which page."""
+    row = match.product
+    how = "" if match.rule == "name" else f" by the {match.rule} rule"
+    status = row.status if match.rule == "name" else "derived"
+    return Row(f"{match.given}: {match.name} ({row.segment}, compute capability {row.cc}){how}",
+               (("given", match.given), ("product", match.name), ("rule", match.rule),
+                ("segment", row.segment), ("cc", row.cc)), status, row.source, row.note)
 
 
 def _releases(row: CudnnSupport) -> str:

@@ -1,0 +1,273 @@
+"""NVIDIA's CUDA GPUs catalogue in gpu.toml, and GPU names as drivers print them matched to it.
+
+The names below are real: each was printed by NVML, nvidia-smi or torch in a public report
+(the link), and the compute capability is the one NVIDIA or the report itself (torch's "with
+CUDA capability sm_XY") gives for that GPU. A name is placed by rule (gpudoctor/compat/
+gpu_names.py), never by a row per variant; a name no rule places stays unknown.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks.facts import gpu_cc
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat.query import NotInTables, query_gpu
+from gpudoctor.model import GpuFacts, Reason, Unavailable
+from gpudoctor.reports import read_reports
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+CURRENT = "https://developer.nvidia.com/cuda-gpus"
+LEGACY = "https://developer.nvidia.com/cuda-legacy-gpus"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+def reported_gpu(name: str) -> GpuFacts:
+    """A GPU as a pasted report (collect_env, nvidia-smi's table) gives it: a name only."""
+    def lacks(what: str) -> Unavailable:
+        return Unavailable(Reason.NOT_REPORTED, f"{what} is not in the report")
+
+    return GpuFacts(index=0, name=name, uuid=lacks("the UUID"),
+                    compute_capability=lacks("the compute capability"),
+                    memory_total=lacks("the memory"), memory_free=lacks("free memory"),
+                    pci_bus_id=lacks("the bus id"), persistence_mode=lacks("persistence"),
+                    mig_mode=lacks("MIG mode"))
+
+
+def page_names(tables: Tables, page: str) -> list[str]:
+    return [name for row in tables.gpu_products if row.source == page for name in row.names]
+
+
+def test_the_whole_catalogue_of_both_pages(tables: Tables) -> None:
+    """Every product both pages print, as printed (repeats included), counted against the
+    pages: 84 on the current page (12.1 down to 7.5), 370 on the legacy one (7.2 down to 1.0;
+    360 distinct, the page repeats ten)."""
+    current, legacy = page_names(tables, CURRENT), page_names(tables, LEGACY)
+    assert (len(current), len(set(current))) == (84, 84)
+    assert (len(legacy), len(set(legacy))) == (370, 360)
+    ccs = {row.cc for row in tables.gpu_products if row.source == CURRENT}
+    assert ccs == {"12.1", "12.0", "11.0", "10.3", "10.0", "9.0", "8.9", "8.7", "8.6", "8.0", "7.5"}
+    ccs = {row.cc for row in tables.gpu_products if row.source == LEGACY}
+    assert ccs == {"7.2", "7.0", "6.2", "6.1", "6.0", "5.3", "5.2", "5.0", "3.7", "3.5", "3.2",
+                   "3.0", "2.1", "2.0", "1.3", "1.2", "1.1", "1.0"}
+    for name in ("GeForce RTX 3050", "GeForce GTX 1650 Ti", "Quadro P5200", "Quadro M2200",
+                 "Quadro GP100", "Jetson T5000", "NVIDIA RTX PRO 4500 Blackwell Server Edition"):
+        assert name in current + legacy, name
+
+
+def test_every_product_row_cites_its_page_and_has_an_arch(tables: Tables) -> None:
+    archs = {a.cc: a for a in tables.gpu_archs}
+    for row in tables.gpu_products:
+        assert row.cc in archs and archs[row.cc].family, row
+        assert row.segment in ("data center", "workstation/consumer", "jetson"), row
+        if row.source not in (CURRENT, LEGACY):  # not on the pages: says so, and why
+            says = row.note is not None and "Not on NVIDIA's CUDA GPUs pages" in row.note
+            assert says or row.status == "derived", row
+        if row.status == "copy":
+            assert row.note and "verbatim" in row.note, row
+    assert archs["7.5"].products[:2] == ("NVIDIA T4", "QUADRO RTX 8000")  # the page's order
+
+
+def test_every_page_name_finds_itself(tables: Tables) -> None:
+    """A name as the page prints it is matched to its own row, except where the page itself
+    lists one name under two compute capabilities (GeForce G210M: 1.1 and 1.2)."""
+    by_name: dict[str, set[str]] = {}
+    for row in tables.gpu_products:
+        for name in row.names:
+            by_name.setdefault(name, set()).add(row.cc)
+    twice = {n for n, ccs in by_name.items() if len(ccs) > 1}
+    assert twice == {"GeForce G210M"}
+    for name, ccs in by_name.items():
+        found = tables.match_gpu(name)
+        if name in twice:
+            assert found is None, name
+            continue
+        assert found is not None and found.cc in ccs, (name, found)
+
+
+# (name as printed, compute capability, where it was printed)
+REAL_NAMES = [
+    ("NVIDIA GeForce RTX 3090", "8.6", "https://github.com/pytorch/pytorch/issues/146569"),
+    ("NVIDIA RTX A6000", "8.6", "https://github.com/pytorch/pytorch/issues/174166"),
+    ("NVIDIA H100", "9.0", "https://github.com/ogx-ai/ogx/issues/1798"),
+    ("NVIDIA A100 80GB PCIe", "8.0", "https://github.com/meta-llama/llama-cookbook/issues/218"),
+    ("NVIDIA A100-SXM4-40GB", "8.0", "https://github.com/pytorch/pytorch/issues/134366"),
+    ("Tesla T4", "7.5", "https://github.com/pytorch/pytorch/issues/46973"),
+    ("NVIDIA H100 80GB HBM3", "9.0", "https://github.com/Skovorp/feral/issues/18"),
+    ("NVIDIA H100 PCIe", "9.0", "https://github.com/pytorch/pytorch/issues/110153"),
+    ("NVIDIA GeForce RTX 4090", "8.9", "https://github.com/vllm-project/vllm/issues/13497"),
+    ("NVIDIA GeForce RTX 5060 Ti", "12.0", "https://github.com/NVIDIA/cuEquivariance/issues/243"),
+    ("NVIDIA GeForce RTX 5090 D", "12.0", "https://github.com/pytorch/pytorch/issues/150733"),
+    ("TITAN Xp", "6.1", "https://github.com/pytorch/pytorch/issues/30071"),
+    ("NVIDIA GeForce RTX 2080 Ti", "7.5", "https://github.com/vllm-project/vllm/issues/18467"),
+    ("NVIDIA GeForce GTX 1050 Ti", "6.1", "https://github.com/pytorch/pytorch/issues/51858"),
+    ("NVIDIA GeForce RTX 3060 Laptop GPU", "8.6", "https://github.com/pytorch/pytorch/issues/51858"),
+    ("NVIDIA GeForce RTX 4080 Laptop GPU", "8.9",
+     "https://github.com/pytorch/pytorch/issues/122924"),
+    ("NVIDIA GeForce RTX 4070 Laptop GPU", "8.9", "https://github.com/vllm-project/vllm/pull/9293"),
+    ("GeForce 210", "1.2", "https://github.com/pytorch/pytorch/issues/31876"),
+    ("GeForce RTX 2080 Ti", "7.5", "https://github.com/pytorch/pytorch/issues/44303"),
+    ("Tesla P100-PCIE-16GB", "6.0", "https://github.com/pytorch/pytorch/issues/37320"),
+    ("NVIDIA GeForce RTX 5090", "12.0", "https://github.com/vllm-project/vllm/issues/21028"),
+    ("TITAN RTX", "7.5", "https://github.com/pytorch/pytorch/issues/40682"),
+    ("NVIDIA GeForce RTX 3060 ...", "8.6", "https://github.com/microsoft/WSL/issues/11589"),
+    ("NVIDIA GeForce GTX 680", "3.0", "https://github.com/thamada/gls/blob/"
+     "ca3f863e14859e8e2de421f072d40ee5eaa68782/gls/GTX680_smi.py"),
+    ("NVIDIA A40", "8.6", "https://github.com/thamada/gls/blob/"
+     "b09ef139265ffc7e3c78006346981de8e4d70499/gls/A40x10_smi.py"),
+    ("NVIDIA A100-SXM4-80GB", "8.0", "https://github.com/thamada/gls/blob/"
+     "b09ef139265ffc7e3c78006346981de8e4d70499/gls/A100SXMx4_smi.py"),
+    ("NVIDIA A10", "8.6", "https://github.com/leptonai/gpud/blob/"
+     "5098ae174a618f0893c79cd774d1d3b4788e5360/components/accelerator/nvidia/query/testdata/"
+     "nvidia-smi-query.535.129.03.out.0.valid.a10"),
+    ("NVIDIA A10G", "8.6", "https://github.com/influxdata/telegraf/blob/"
+     "cd535165d06debedae7b5caed1816f3a6275a6da/plugins/inputs/nvidia_smi/testdata/a10g.xml"),
+    ("Tesla K80", "3.7", "https://github.com/microsoft/pai/blob/"
+     "663b06db1375b40780bb12644b737876c11f1f32/src/job-exporter/test/data/"
+     "nvidia_smi_out_of_order.xml"),
+    ("Tesla V100-SXM3-32GB", "7.0", "https://github.com/microsoft/pai/blob/"
+     "2c54c753f98b74525c1c729be43f138050e05a38/src/job-exporter/test/data/"
+     "nvidia_smi_retired_pages.xml"),
+    # torch's own warning names the GPU and its compute capability
+    ("A100-SXM4-40GB", "8.0", "https://github.com/pytorch/pytorch/issues/45028"),
+    ("GeForce RTX 3080", "8.6", "https://github.com/pytorch/pytorch/issues/45028"),
+    ("NVIDIA A100-SXM4-80GB", "8.0", "https://github.com/andreimargeloiu/WPFS/issues/3"),
+    ("RTX A6000", "8.6", "https://github.com/nerfstudio-project/nerfacc/issues/80"),
+    ("NVIDIA RTX A4000", "8.6", "https://github.com/facebookresearch/omni3d/issues/14"),
+    ("NVIDIA GeForce RTX 5070 Ti", "12.0", "https://github.com/neosun100/cosyvoice-docker/issues/6"),
+    ("NVIDIA B200", "10.0", "https://github.com/vllm-project/vllm/issues/20173"),
+    ("NVIDIA H800", "9.0", "https://github.com/liguodongiot/llm-action/blob/main/docs/llm-base/"
+     "h800-env-install.md"),
+    ("NVIDIA L20", "8.9", "https://github.com/drinkingcoder/FlowFormer-Official/issues/49"),
+]
+
+
+@pytest.mark.parametrize(("name", "cc", "where"), REAL_NAMES)
+def test_real_names_from_public_reports(tables: Tables, name: str, cc: str, where: str) -> None:
+    found = tables.match_gpu(name)
+    assert found is not None, (name, where)
+    assert found.cc == cc, (name, found.describe(), where)
+
+
+def test_every_gpu_name_in_the_report_fixtures_is_placed_or_known_unknown(tables: Tables) -> None:
+    """The report readers' GPU names from every real report under tests/fixtures: each is in
+    REAL_NAMES, or one no rule can place (a name nvidia-smi cut short, a GPU outside both
+    pages)."""
+    unknown = {"NVIDIA GeForce ...", "Tesla V100S-PCI...", "(name not in the report)"}
+    listed = {name for name, _, _ in REAL_NAMES}
+    seen: set[str] = set()
+    for folder in ("reports", "gpu_states"):
+        index = tomllib.loads((FIXTURES / folder / "index.toml").read_text(encoding="utf-8"))
+        for entry in index.get("report", []) + index.get("state", []):
+            path = FIXTURES / folder / entry["file"]
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                env = read_reports([(path.name, text)])
+            except ValueError:
+                continue
+            if not isinstance(env.nvml, Unavailable):
+                seen |= {g.name for g in env.nvml.gpus if not isinstance(g, Unavailable)}
+    assert seen >= {"NVIDIA H100 80GB HBM3", "Tesla V100-SXM3-32GB"}
+    assert seen - listed == unknown
+    for name in unknown:
+        assert tables.match_gpu(name) is None, name
+
+
+@pytest.mark.parametrize(
+    ("name", "cc", "rule", "matched"),
+    [
+        # Laptop, Max-Q, memory and form-factor suffixes, MIG: the name rule on the core
+        ("NVIDIA GeForce RTX 3050 Laptop GPU", "8.6", "name", "GeForce RTX 3050"),
+        ("NVIDIA GeForce RTX 3050 Ti Laptop GPU", "8.6", "name", "GeForce RTX 3050 Ti"),
+        ("NVIDIA GeForce GTX 1650 Ti with Max-Q Design", "7.5", "name", "GeForce GTX 1650 Ti"),
+        ("Tesla V100-SXM2-16GB", "7.0", "name", "NVIDIA V100"),
+        ("NVIDIA A100-SXM4-40GB MIG 3g.20gb", "8.0", "name", "NVIDIA A100"),
+        ("NVIDIA H100 NVL", "9.0", "name", "NVIDIA H100"),
+        ("NVIDIA GH200 480GB", "9.0", "name", "NVIDIA GH200"),
+        ("NVIDIA RTX A2000 8GB Laptop GPU", "8.6", "name", "NVIDIA RTX A2000"),
+        ("Quadro RTX 5000 with Max-Q Design", "7.5", "name", "QUADRO RTX 5000"),
+        ("NVIDIA RTX 6000 Ada Generation", "8.9", "name", "NVIDIA RTX 6000 Ada"),
+        ("Quadro RTX 6000", "7.5", "name", "QUADRO RTX 6000"),
+        ("GeForce GTX TITAN X", "5.2", "name", "GeForce GTX TITAN X"),
+        ("TITAN X (Pascal)", "6.1", "name", "NVIDIA TITAN X"),
+        ("Tesla K40m", "3.5", "name", "Tesla K40"),  # a Tesla board's form-factor letter
+        ("NVIDIA Thor", "11.0", "name", "NVIDIA Thor"),
+        ("NVIDIA A800-SXM4-80GB", "8.0", "name", "NVIDIA A800"),
+        # the page lists only a variant of it
+        ("NVIDIA GeForce GTX 1650", "7.5", "variant", "GeForce GTX 1650 Ti"),
+        ("Orin (nvgpu)", "8.7", "variant", "Jetson Orin NX"),
+        ("NVIDIA GB10", "12.1", "variant", "NVIDIA GB10 (DGX Spark)"),
+        # a model number of a line whose listed products share one compute capability
+        ("NVIDIA GeForce GTX 1660 SUPER", "7.5", "series", "GeForce GTX 1650 Ti"),
+        ("NVIDIA RTX A4500", "8.6", "series", "NVIDIA RTX A5000"),
+        ("NVIDIA RTX 5880 Ada Generation", "8.9", "series", "NVIDIA RTX 6000 Ada"),
+    ],
+)
+def test_rules(tables: Tables, name: str, cc: str, rule: str, matched: str) -> None:
+    found = tables.match_gpu(name)
+    assert found is not None, name
+    assert (found.cc, found.rule, found.name) == (cc, rule, matched)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "NVIDIA GeForce RTX 2050",  # below the listed RTX 2060-2080: an Ampere part, not Turing
+        "Tesla M10",  # below the listed Tesla M40/M60: Maxwell 5.0, not 5.2
+        "NVIDIA RTX A400",  # a three-digit RTX A: no listed product of that shape
+        "GeForce GT 640",  # the page lists GDDR5 (3.5) and GDDR3 (2.1) boards
+        "GeForce G210M",  # the page lists it under 1.1 and 1.2
+        "NVIDIA RTX 6000 A...",  # cut short: may be the RTX 6000 Ada
+        "NVIDIA RTX 6000...",
+        "MIG 3g.20gb Device 0",  # a MIG device line without its GPU's name
+        "NVIDIA GeForce MX450",
+        "Graphics Device",
+        "",
+        "NVIDIA",
+    ],
+)
+def test_names_no_rule_places(tables: Tables, name: str) -> None:
+    assert tables.match_gpu(name) is None, tables.match_gpu(name)
+
+
+def test_a_live_machine_falls_back_to_nvmls_compute_capability(tables: Tables) -> None:
+    """A name no rule places, on a live machine: NVML's own compute capability is used."""
+    unknown = replace(reported_gpu("NVIDIA GeForce MX450"), compute_capability="7.5")
+    assert gpu_cc(unknown, tables) == ("7.5", "NVML")
+
+
+def test_a_pasted_report_says_which_fact_is_missing(tables: Tables) -> None:
+    found = gpu_cc(reported_gpu("NVIDIA GeForce MX450"), tables)
+    assert isinstance(found, Unavailable)
+    assert found.message.startswith("the compute capability of NVIDIA GeForce MX450 is not in "
+                                    "the report")
+    placed = gpu_cc(reported_gpu("NVIDIA GeForce GTX 1660 SUPER"), tables)
+    assert not isinstance(placed, Unavailable)
+    assert placed[0] == "7.5" and "derived" in placed[1], placed
+    exact = gpu_cc(reported_gpu("NVIDIA GeForce RTX 3050 Laptop GPU"), tables)
+    assert not isinstance(exact, Unavailable) and exact[0] == "8.6", exact
+
+
+def test_compat_gpu_names_the_product_its_rule_and_page(tables: Tables) -> None:
+    answer = query_gpu(tables, "NVIDIA GeForce GTX 1660 SUPER")
+    rows = [row for section in answer.sections for row in section.rows]
+    product = next(r for r in rows if dict(r.values).get("product"))
+    values = dict(product.values)
+    assert values["product"] == "GeForce GTX 1650 Ti"
+    assert values["rule"] == "series" and product.source == CURRENT
+    assert "GeForce GTX 1660 SUPER" in product.text and "series" in product.text
+    with pytest.raises(NotInTables, match="nvidia-smi --query-gpu=name,compute_cap"):
+        query_gpu(tables, "NVIDIA GeForce MX450")
