@@ -55,7 +55,7 @@ def fleet(
                          "for *.json files)")
     def node(f: str) -> Node | Unreadable:
         try:
-            return read_node(f, read_input(f, SNAPSHOT_LIMIT))
+            return read_node(f, read_input(f, SNAPSHOT_LIMIT, regular_only=True))
         except InputError as e:
             return Unreadable(f, str(e).removeprefix(f"{f}: "))
         except NodeError as e:

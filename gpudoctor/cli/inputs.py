@@ -5,15 +5,25 @@ larger than that refused before a byte is read (a 2 GB sparse file), a stream (`
 FIFO, stdin) cut at `limit + 1` bytes and refused, and anything that is not UTF-8 text refused.
 Each refusal is an `InputError` whose message is one line naming the input; the CLI prints it
 and exits 2.
+
+Nothing here can hang. A path is opened non-blocking (a FIFO with no writer would block
+`open` forever), then looked at: a regular file is read; with `regular_only` (the files
+`fleet` finds in a directory, or is given) anything else is refused as what it is ("a FIFO
+(pipe)"); otherwise a stream the user named (`explain <(…)`, `--from-report /dev/fd/3`) is
+read with a deadline of STREAM_SECONDS as well as the byte bound. Stdin ('-') is read to its
+end: it is what the user piped in or is typing.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import stat
 import sys
+import time
 
 SNAPSHOT_LIMIT = 16 << 20  # 16 MiB: a real snapshot is ~10 KiB, a pasted issue body ~100 KiB
+STREAM_SECONDS = 60.0  # a named stream (a FIFO, `<(gh issue view …)`) must end within this
 
 
 class InputError(ValueError):
@@ -27,14 +37,16 @@ def mib(n: int) -> str:
     return f"{n / (1 << 20):.3g} MiB"
 
 
-def read_input(path_or_dash: str, limit: int) -> str:
+def read_input(path_or_dash: str, limit: int, regular_only: bool = False) -> str:
     """The text of a file, or of stdin for '-', at most `limit` bytes, UTF-8 (a BOM is dropped).
 
     Raises `InputError` for a missing, unreadable or oversized input, a directory, a closed
-    stdin, or bytes that are not UTF-8. Never reads more than `limit + 1` bytes.
+    stdin, bytes that are not UTF-8, a stream that does not end within STREAM_SECONDS, or
+    with `regular_only` anything but a regular file. Never reads more than `limit + 1` bytes.
     """
     name = "stdin" if path_or_dash == "-" else path_or_dash
-    data = _read_stdin(limit) if path_or_dash == "-" else _read_path(path_or_dash, limit)
+    data = _read_stdin(limit) if path_or_dash == "-" else _read_path(path_or_dash, limit,
+                                                                     regular_only)
     if len(data) > limit:
         raise InputError(f"{name}: larger than {mib(limit)}, the most gpudoctor reads "
                          "(is it the right file?)")
@@ -60,9 +72,9 @@ def _read_stdin(limit: int) -> bytes:
     return data
 
 
-def _read_path(path: str, limit: int) -> bytes:
+def _read_path(path: str, limit: int, regular_only: bool) -> bytes:
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below; fstat needs the open file
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -71,15 +83,52 @@ def _read_path(path: str, limit: int) -> bytes:
         raise InputError(f"{path}: permission denied") from None
     except OSError as e:
         raise InputError(f"{path}: cannot open: {e.strerror or e}") from None
-    with f:
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{path}: is a directory, not a file")
+        if stat.S_ISREG(st.st_mode):
+            if st.st_size > limit:
+                raise InputError(f"{path}: {mib(st.st_size)}, larger than {mib(limit)}, the "
+                                 "most gpudoctor reads (is it the right file?)")
+            os.set_blocking(fd, True)
+            return _read_fd(fd, path, limit, None)
+        if regular_only:
+            raise InputError(f"{path}: {kind(st.st_mode)}, not a regular file")
+        return _read_fd(fd, path, limit, time.monotonic() + STREAM_SECONDS)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int, path: str, limit: int, deadline: float | None) -> bytes:
+    """Up to `limit + 1` bytes, to the end; a stream (`deadline`) is waited on with select,
+    and one that has not ended by the deadline is refused."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise InputError(f"{path}: no end of input within {STREAM_SECONDS:g} s (a "
+                                 "stream whose writer never finishes?)")
         try:
-            st = os.fstat(f.fileno())
-            if stat.S_ISDIR(st.st_mode):
-                raise InputError(f"{path}: is a directory, not a file")
-            if stat.S_ISREG(st.st_mode) and st.st_size > limit:
-                raise InputError(f"{path}: {mib(st.st_size)}, larger than {mib(limit)}, the most "
-                                 "gpudoctor reads (is it the right file?)")
-            data: bytes = f.read(limit + 1)
-        except OSError as e:
-            raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
-    return data
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        except BlockingIOError:  # select said readable, a racing reader took it
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def kind(mode: int) -> str:
+    """'a FIFO (pipe)', 'a character device', … for a file that is not regular."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO (pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"

@@ -19,6 +19,7 @@ import contextlib
 import errno
 import os
 import select
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -175,10 +176,25 @@ def stdout_to_devnull() -> None:
 
 def _write_file(data: bytes, target: Path) -> None:
     """A report file is written whole or not at all: a temporary file beside it, then a rename,
-    so a full disk never leaves half a JSON file (a device or FIFO is written through)."""
-    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write through
-        with open(target, "wb") as f:
-            f.write(data)
+    so a full disk never leaves half a JSON file.
+
+    `-o FILE` where FILE is a symbolic link is refused (OSError ELOOP, exit 2 naming where it
+    points) rather than replaced by a file or written through: a link planted where a report
+    goes (`sudo gpudoctor … -o /tmp/r.json`, /tmp/r.json → /etc/…) must not be followed, and
+    silently replacing a link the user made is no better; they name the real file instead.
+    A link to what is not a regular file (`-o /dev/stdout`, a device, a FIFO) is written
+    through, as that thing itself is: opened without following a swap to a regular file
+    (checked after opening, before a byte is written), and a FIFO with no reader is an error
+    at once (non-blocking open), never a hang."""
+    try:
+        link = os.readlink(target)
+    except OSError:
+        link = None
+    if link is not None and (not target.exists() or target.is_file()):
+        raise OSError(errno.ELOOP, f"a symbolic link (to {link}); write to the file it names "
+                      "instead")
+    if target.exists() and not target.is_file():
+        _write_through(data, target)
         return
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
     try:
@@ -190,6 +206,25 @@ def _write_file(data: bytes, target: Path) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _write_through(data: bytes, target: Path) -> None:
+    """Write into a device or FIFO (`/dev/null`, `/dev/stdout`); never into a regular file that
+    took its place, and never wait for a FIFO's reader."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO that no process reads") from None
+        raise
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EEXIST, "replaced by a regular file while being opened")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb", closefd=False) as f:
+            f.write(data)
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:

@@ -102,3 +102,100 @@ def test_check_host_does_not_wait_for_a_hanging_torch(tmp_path: Path) -> None:
     torch = data["environment"]["torch"]
     assert (torch["unavailable"], torch["message"]) == (
         "skipped", "not gathered: no selected check reads it")
+
+
+# ------------------------------------------------------------------------------ readers
+# issue 18, Found 5: `fleet DIR` hung for ever on a FIFO named *.json (open blocks until a
+# writer comes); `-o FILE` replaced a symbolic link with a file
+
+
+def test_fleet_skips_a_fifo_named_json(tmp_path: Path) -> None:
+    import os
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    good = reports / "node1.json"
+    assert _run([PY, "-m", "gpudoctor", "check", "--from-snapshot",
+                 str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json"), "--format",
+                 "json", "-o", str(good)], {}).returncode == 0
+    os.mkfifo(reports / "stuck.json")  # no writer, ever
+    for args in ([str(reports)], [str(reports / "stuck.json"), str(good)]):
+        result = _run([PY, "-m", "gpudoctor", "fleet", *args, "--format", "json"], {})
+        assert result.returncode == 1, result.stderr  # an unreadable report is a problem
+        view = json.loads(result.stdout)
+        assert view["summary"]["nodes"] == 1
+        assert view["unreadable"] == [{"path": str(reports / "stuck.json"),
+                                       "reason": "a FIFO (pipe), not a regular file"}]
+
+
+def test_a_named_stream_that_never_ends_is_refused(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`explain FIFO` / `--from-report FIFO` still read a stream the user names (`<(…)`), but
+    within a deadline: a writer that opens the FIFO and never writes or closes is refused."""
+    import os
+    import threading
+
+    from gpudoctor.cli import inputs
+
+    fifo = tmp_path / "slow"
+    os.mkfifo(fifo)
+    held: list[int] = []
+    done = threading.Event()
+
+    def writer() -> None:  # opens, writes a little, then holds the FIFO open
+        fd = os.open(fifo, os.O_WRONLY)
+        os.write(fd, b"partial")
+        held.append(fd)
+        done.wait(30)
+        os.close(fd)
+
+    threading.Thread(target=writer, daemon=True).start()
+    monkeypatch.setattr(inputs, "STREAM_SECONDS", 1.0)
+    try:
+        with pytest.raises(inputs.InputError, match="no end of input within 1 s"):
+            inputs.read_input(str(fifo), 1 << 20)
+    finally:
+        done.set()
+    with pytest.raises(inputs.InputError, match="a FIFO \\(pipe\\), not a regular file"):
+        inputs.read_input(str(fifo), 1 << 20, regular_only=True)
+
+
+@pytest.mark.parametrize("to", ["file", "dangling"])
+def test_output_to_a_symlink_is_refused(tmp_path: Path, to: str) -> None:
+    """`-o LINK`: refused with exit 2 naming where the link points; the link and its target
+    are left as they were. A link to a device (`-o /dev/stdout`) is written through."""
+    target = tmp_path / "target.json"
+    if to == "file":
+        target.write_text("precious")
+    link = tmp_path / "report.json"
+    link.symlink_to(target)
+    snap = str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")
+    result = _run([PY, "-m", "gpudoctor", "check", "--from-snapshot", snap, "-o", str(link)],
+                  {})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        f"gpudoctor: error: cannot write {link}: a symbolic link (to {target}); write to the "
+        "file it names instead")
+    assert link.is_symlink() and os_readlink(link) == str(target)
+    assert (target.read_text() == "precious") if to == "file" else not target.exists()
+    result = _run([PY, "-m", "gpudoctor", "check", "--from-snapshot", snap, "--format", "json",
+                   "-o", "/dev/stdout"], {})
+    assert result.returncode == 0 and json.loads(result.stdout)["schema_version"]
+
+
+def os_readlink(path: Path) -> str:
+    import os
+
+    return os.readlink(path)
+
+
+def test_output_to_a_fifo_without_reader_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    snap = str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")
+    result = _run([PY, "-m", "gpudoctor", "check", "--from-snapshot", snap, "-o", str(fifo)],
+                  {})
+    assert result.returncode == 2, result.stderr
+    assert "a FIFO that no process reads" in result.stderr
