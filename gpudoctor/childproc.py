@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
+from gpudoctor.childargv import by_stdin, feed_now
+
 DEFAULT_LIMIT = 4 * 2**20  # bytes kept of each stream
 _CHUNK = 65536
 _POLL = 0.1  # seconds between checks that the child itself is still there
@@ -166,9 +168,10 @@ class Child:
         self.argv = tuple(argv)
         self.limit = limit
         self.on_line = on_line
-        self._input = stdin.encode() if stdin is not None else b""
+        run, stdin = by_stdin(argv, stdin)  # `-c SOURCE` on stdin, not in `ps` (childargv)
+        self._input = stdin.encode("utf-8", "surrogateescape") if stdin is not None else b""
         self._proc = subprocess.Popen(
-            list(argv),
+            run,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -181,6 +184,8 @@ class Child:
         self.pid = self._proc.pid
         self.started = time.monotonic()
         self._reaped = False
+        if self._proc.stdin is not None:  # now: a child started early runs before `finish`
+            self._input = feed_now(self._proc.stdin, self._input)
 
     @property
     def elapsed(self) -> float:
@@ -254,7 +259,7 @@ class Child:
         sel = selectors.DefaultSelector()
         sel.register(self._stdout, selectors.EVENT_READ, out)
         sel.register(self._stderr, selectors.EVENT_READ, err)
-        if feed and self._proc.stdin is not None:
+        if feed and self._proc.stdin is not None and not self._proc.stdin.closed:
             if self._input:
                 sel.register(self._proc.stdin, selectors.EVENT_WRITE)
             else:

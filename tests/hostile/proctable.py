@@ -90,12 +90,24 @@ def env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("GPUDOCTOR_", "FAKE_"))}
 
 
+# the start of a fake interpreter: its program, from stdin when it is run as `python - …` (the
+# child runner passes a `-c` program so, out of `ps`), else from its arguments
+READ_PROGRAM = ('#!/bin/sh\nprog=""\nfor a in "$@"; do\n'
+                '  if [ "$a" = "-" ]; then prog=$(cat); break; fi\ndone\n')
+
+
+def run_program(python: str) -> str:
+    """The end of a fake interpreter: run the real one on the program it was given."""
+    return (f'if [ -n "$prog" ]; then printf \'%s\\n\' "$prog" | exec "{python}" "$@"; fi\n'
+            f'exec "{python}" "$@"\n')
+
+
 def hanging_python(directory: Path) -> Path:
     """An interpreter whose `import torch` hangs, as on a wedged driver: a shell wrapper that
     runs the real interpreter for everything else (`--python` is validated by running it), but
     sleeps, in a grandchild of gpudoctor's child, when its program imports torch."""
     script = directory / "python"
-    script.write_text('#!/bin/sh\ncase "$*" in\n  *"import torch"*) sleep 600 ;;\nesac\n'
-                      f'exec "{PY}" "$@"\n')
+    script.write_text(READ_PROGRAM + 'case "$prog $*" in\n  *"import torch"*) sleep 600 ;;\n'
+                      'esac\n' + run_program(PY))
     script.chmod(0o755)
     return script

@@ -92,9 +92,12 @@ def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
 
     log = tmp_path / "torch-children.log"
     script = tmp_path / "python"
-    script.write_text('#!/bin/sh\ncase "$*" in\n'
-                      f'  *"Child-process half of the PyTorch probe"*) echo started >> "{log}" ;;\n'
-                      f'esac\nexec "{sys.executable}" "$@"\n')
+    script.write_text(  # the program comes on stdin (`python -`, gpudoctor.childargv)
+        '#!/bin/sh\nprog=""\nfor a in "$@"; do\n  if [ "$a" = "-" ]; then prog=$(cat); break; fi\n'
+        'done\ncase "$prog $*" in\n'
+        f'  *"Child-process half of the PyTorch probe"*) echo started >> "{log}" ;;\n'
+        f'esac\nif [ -n "$prog" ]; then printf \'%s\\n\' "$prog" | exec "{sys.executable}" "$@"; '
+        f'fi\nexec "{sys.executable}" "$@"\n')
     script.chmod(0o755)
     return script, log
 
