@@ -81,6 +81,11 @@ class ConfigRun:
     conv_kernels: tuple[str, ...] = ()  # every kernel of those ops
     trace: str | None = None  # the Chrome trace written (--profile)
     profile_error: str | None = None
+    # TF32 while the steps were timed: cuDNN's convolutions (conv) and cuBLAS, which runs the
+    # native path's im2col GEMMs and every linear layer (matmul); like for like when equal.
+    # None: not recorded (an older gpudoctor timed under torch's defaults: conv on, matmul off)
+    timing_tf32_conv: bool | None = None
+    timing_tf32_matmul: bool | None = None
 
     @property
     def training_ok(self) -> bool:
@@ -158,7 +163,9 @@ class RankResult:
     expected_sum: int | None = None  # of the all-reduced tensor's elements
     sum: int | None = None
     mismatches: int | None = None  # elements not equal to the expected value
-    algbw_gbs: float | None = None  # bytes / time per all-reduce, GB/s
+    # bytes / time per all-reduce, GB/s; None with one rank: an all-reduce over one rank
+    # moves nothing, so a figure would measure a local copy, not communication
+    algbw_gbs: float | None = None
     busbw_gbs: float | None = None  # algbw × 2(n-1)/n, nccl-tests' bus bandwidth
     error: str | None = None
 

@@ -10,14 +10,18 @@ makes of it; the protocol is the smoke child's: `GPUDOCTOR:` JSON lines, `error`
 
 Phases, each marked in the rendezvous store (`gpudoctor/phase/<phase>/<rank>`) as the rank
 reaches it, so that rank 0 can name a rank that hangs and say where:
-1. device: open the device (cuda:LOCAL_RANK, or the CPU) and check a small integer-valued
-   matmul against the CPU's, exactly;
-2. rendezvous (torch's env:// handler: the elastic agent's store under torchrun) and
-   init_process_group (NCCL on GPUs, gloo on the CPU), both with the deadline as timeout;
+1. device: open the device (cuda:LOCAL_RANK, or cuda:0 where the rank sees one GPU only, as
+   under Slurm's per-task GPU binding; or the CPU) and check a small integer-valued matmul
+   against the CPU's, exactly;
+2. rendezvous (torch's env:// handler: the elastic agent's store under torchrun), with the
+   deadline as timeout, and init_process_group (NCCL on GPUs, gloo on the CPU), whose timeout
+   (the collectives' too) is twice the deadline: NCCL's watchdog aborts the process when a
+   collective outlives it, and that must come after ours, which reports the hang;
 3. allreduce: rank r contributes (r + 1) x (i mod 7 + 1) for element i; the sum over ranks
    is n(n + 1)/2 x (i mod 7 + 1), an integer float32 holds exactly, checked on every element;
 4. bandwidth: `iterations` timed all-reduces of `bandwidth_bytes`, after two untimed ones:
-   algbw = bytes / time, busbw = algbw x 2(n - 1)/n (the nccl-tests convention);
+   algbw = bytes / time, busbw = algbw x 2(n - 1)/n (the nccl-tests convention); with one
+   rank an all-reduce moves nothing, so neither is measured (None);
 5. each rank puts its result in the store; rank 0 waits for all of them until the deadline
    (counted from the end of the rendezvous) and names every rank without one: a rank behind
    the furthest one hung in the phase it last entered, the ranks level with the furthest
@@ -89,6 +93,23 @@ class Rank:
 
 
 
+def device_index(local, count):
+    """The CUDA device of the rank with LOCAL_RANK `local` that sees `count` devices:
+    cuda:LOCAL_RANK, or cuda:0 when it sees exactly one (a launcher that gives each rank its
+    own GPU through CUDA_VISIBLE_DEVICES); RuntimeError otherwise."""
+    if local < count:
+        return local
+    if count == 1:
+        return 0
+    raise RuntimeError(f"LOCAL_RANK {local} but torch sees {count} CUDA device(s)")
+
+
+def collective_timeout(deadline):
+    """init_process_group's timeout: past the watchdogs (1.5 x deadline at most), so that a
+    hang is reported as one instead of NCCL aborting the process (a crash, with no report)."""
+    return 2.0 * deadline
+
+
 def open_device(torch, r):
     if r.cfg["device"] == "cpu":
         device = torch.device("cpu")
@@ -96,12 +117,10 @@ def open_device(torch, r):
     else:
         if not torch.cuda.is_available():
             raise RuntimeError("torch.cuda.is_available() is False on this rank")
-        if r.local >= torch.cuda.device_count():
-            count = torch.cuda.device_count()
-            raise RuntimeError(f"LOCAL_RANK {r.local} but torch sees {count} CUDA device(s)")
-        torch.cuda.set_device(r.local)
-        device = torch.device("cuda", r.local)
-        r.me["label"] = torch.cuda.get_device_name(r.local)
+        index = device_index(r.local, torch.cuda.device_count())
+        torch.cuda.set_device(index)
+        device = torch.device("cuda", index)
+        r.me["label"] = torch.cuda.get_device_name(index)
     r.me["device"] = str(device)
     a = (torch.arange(64 * 64) % 5).float().reshape(64, 64)
     b = (torch.arange(64 * 64) % 3).float().reshape(64, 64)
@@ -128,6 +147,9 @@ def allreduce_check(torch, dist, r, device):
 
 
 def bandwidth(torch, dist, r, device):
+    if r.world == 1:  # nothing crosses between ranks: no bandwidth to measure
+        r.me["algbw_gbs"] = r.me["busbw_gbs"] = None
+        return
     count = int(r.cfg["bandwidth_bytes"]) // 4
     t = torch.ones(count, dtype=torch.float32, device=device)
     for _ in range(2):
@@ -141,7 +163,7 @@ def bandwidth(torch, dist, r, device):
     seconds = (time.perf_counter() - start) / iters
     algbw = count * 4 / seconds / 1e9
     r.me["algbw_gbs"] = algbw
-    r.me["busbw_gbs"] = algbw * 2 * (r.world - 1) / r.world if r.world > 1 else algbw
+    r.me["busbw_gbs"] = algbw * 2 * (r.world - 1) / r.world
 
 
 def reached(r, rank):
@@ -262,7 +284,7 @@ def collectives(torch, dist, r, device, store):
     r.mark("init")
     dist.init_process_group(r.cfg["backend"], store=dist.PrefixStore("pg/", store),
                             rank=r.rank, world_size=r.world,
-                            timeout=timedelta(seconds=r.deadline))
+                            timeout=timedelta(seconds=collective_timeout(r.deadline)))
     if os.environ.get(HANG_RANK) == str(r.rank):
         time.sleep(float(os.environ.get(HANG_SECONDS, "3600")))
     r.mark("allreduce")

@@ -1,22 +1,23 @@
 """Child-process half of `gpudoctor smoke-test`. Runs under the interpreter being diagnosed.
 
-It is executed as source (`python -c SOURCE CONFIG_JSON`), not imported: it must not need
-gpudoctor and must run on old interpreters (3.8+), so it uses the standard library and torch
-only, and no new syntax. `gpudoctor.actions.smoke` documents what the parent makes of it.
+Executed as source (`python -c SOURCE CONFIG_JSON`), not imported: standard library and torch
+only, Python 3.8 syntax. `gpudoctor.actions.smoke` documents what the parent makes of it.
 
 Protocol: JSON lines on stdout, each prefixed with `GPUDOCTOR:` and shaped
 `{"kind": K, "data": D}`. K is `progress` (many; D = done, total, label), `device` (once the
 device is open), then either `error` (D = code, message, detail; codes: import,
 cuda-unavailable, no-such-device, internal) or `result` (everything measured).
 
-Measurements, per model and per configuration (on CUDA: `native` = cuDNN disabled, `cudnn`,
-`cudnn-benchmark`; on the CPU: `cpu`), all from the same initial weights and the same batch:
-- VERIFY_STEPS training steps (forward, cross-entropy, backward, SGD) with TF32 off, keeping
-  the losses, whether every gradient is finite and non-zero, and the first step's logits,
-  loss and gradients, compared with the native run's as max|a-b| / max|b| per tensor (the
-  largest over tensors is reported);
-- `warmup` untimed then `steps` timed steps under the user's own TF32 settings, timed with
-  CUDA events (CPU: time.perf_counter); median, p10, p90 and spread = (p90 - p10) / median;
+Measurements, per model and configuration (CUDA: `native` = cuDNN disabled, `cudnn`,
+`cudnn-benchmark`; CPU: `cpu`), from the same initial weights and batch, all with TF32 off
+(torch's defaults give cuDNN TF32 and cuBLAS, the native path's GEMMs, FP32: not like for like):
+- VERIFY_STEPS training steps (forward, cross-entropy, backward, SGD): the losses, whether
+  every gradient is finite and non-zero, and the first step's logits, loss and gradients vs
+  the native run's, max|a-b| / max|b| per tensor (the largest reported); float16 scales the
+  loss by LOSS_SCALE (as GradScaler would: the first convolutions' gradients lie below
+  float16's normal range otherwise) and unscales the gradients before the optimizer step;
+- `warmup` untimed then `steps` timed steps (CUDA events; CPU: time.perf_counter): median,
+  p10, p90, spread = (p90 - p10) / median, and the TF32 state they ran under;
 - one profiled step: the convolution ops (aten::cudnn_convolution vs aten::_slow_conv2d_*)
   and the kernels they launched; `profile_dir` gets its Chrome trace.
 """
@@ -33,6 +34,7 @@ import traceback
 PREFIX = "GPUDOCTOR:"
 DOT = " \u00b7 "  # progress labels "lenet \u00b7 cudnn \u00b7 timing 3/20"; the source stays ASCII
 VERIFY_STEPS = 5
+LOSS_SCALE = {"float16": 1024.0}  # 2**10: exact to undo; bfloat16 has float32's range
 LR = 0.02
 MOMENTUM = 0.9
 SEED = 0
@@ -77,35 +79,54 @@ def is_oom(torch, e):
 
 
 def tf32_state(torch):
-    """Whether convolutions (cuDNN) and matmuls (cuBLAS) may use TF32, as {"conv", "matmul"}.
+    """Whether convolutions (cuDNN) and matmuls (cuBLAS) may use TF32, as {"conv", "matmul"}:
+    torch's `fp32_precision` settings where it has them (>= 2.9; its legacy `allow_tf32` flags
+    refuse to answer once conv and matmul were set apart), the legacy flags otherwise; None
+    where torch tells neither."""
+    new = fp32_precisions(torch)
+    if new is not None:
+        return {"conv": new[0] == "tf32", "matmul": new[1] == "tf32"}
+    return {"conv": read(torch.backends.cudnn, "allow_tf32"),
+            "matmul": read(torch.backends.cuda.matmul, "allow_tf32")}
 
-    Only the legacy `allow_tf32` flags are used, to read and to set: torch >= 2.9 refuses to
-    answer them once conv and RNN were set apart through the new `fp32_precision` settings,
-    and its legacy setters keep the two consistent. None where torch refuses anyway."""
-    return {"conv": flag(torch.backends.cudnn), "matmul": flag(torch.backends.cuda.matmul)}
 
-
-def flag(backend):
+def fp32_precisions(torch):
+    """(conv, matmul) as torch resolves `fp32_precision`: the operation's, else its backend's
+    ("cuda": `cudnn.fp32_precision`), else the generic one; "none" all the way is IEEE. None
+    on a torch without the settings."""
+    b = torch.backends
     try:
-        return bool(backend.allow_tf32)
-    except Exception:  # noqa: BLE001 - torch's mixed-API RuntimeError, or no such flag (old torch)
+        ops = (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision)
+        parents = (b.cudnn.fp32_precision, b.fp32_precision)
+    except Exception:  # noqa: BLE001 - an older torch: no such attribute, or its error
+        return None
+    return tuple(next((p for p in (op, *parents) if p != "none"), "ieee") for op in ops)
+
+
+def read(obj, attr):
+    try:
+        return bool(getattr(obj, attr)) if attr == "allow_tf32" else getattr(obj, attr)
+    except Exception:  # noqa: BLE001 - torch's mixed-API RuntimeError, or no such flag
         return None
 
 
 @contextlib.contextmanager
 def tf32_off(torch):
-    """TF32 off for convolutions and matmuls; the previous flags back afterwards (where torch
-    told them)."""
-    state = tf32_state(torch)
-    targets = (("conv", torch.backends.cudnn), ("matmul", torch.backends.cuda.matmul))
-    for _, obj in targets:
-        obj.allow_tf32 = False
+    """TF32 off (IEEE FP32) for convolutions and matmuls, the previous settings back after:
+    through `fp32_precision` where torch has it (the legacy flags are on their way out)."""
+    b = torch.backends
+    new = fp32_precisions(torch) is not None
+    targets = (b.cudnn.conv, b.cuda.matmul) if new else (b.cudnn, b.cuda.matmul)
+    attr, off = ("fp32_precision", "ieee") if new else ("allow_tf32", False)
+    saved = [read(t, attr) for t in targets]
+    for t in targets:
+        setattr(t, attr, off)
     try:
         yield
     finally:
-        for key, obj in targets:
-            if state[key] is not None:
-                obj.allow_tf32 = state[key]
+        for t, value in zip(targets, saved):  # noqa: B905 - strict= needs Python 3.10
+            if value is not None:
+                setattr(t, attr, value)
 
 
 def arch_supported(major, minor, arch_list):
@@ -195,9 +216,8 @@ class Trainer:
         gen = torch.Generator().manual_seed(SEED)
         self.x = torch.randn(self.batch, 3, size, size, generator=gen).to(device)
         self.y = torch.randint(0, 10, (self.batch,), generator=gen).to(device)
-        dtype = cfg["dtype"]
-        self.amp = None if dtype == "float32" else getattr(torch, dtype)
-        self.cfg = cfg
+        self.amp = None if cfg["dtype"] == "float32" else getattr(torch, cfg["dtype"])
+        self.scale, self.cfg = LOSS_SCALE.get(cfg["dtype"], 1.0), cfg
 
     def reset(self):
         self.model.load_state_dict(self.initial)
@@ -211,30 +231,32 @@ class Trainer:
         with ctx:
             out = self.model(self.x)
             loss = torch.nn.functional.cross_entropy(out.float(), self.y)
-        loss.backward()
+        (loss * self.scale if self.scale != 1.0 else loss).backward()
+        for p in self.model.parameters() if self.scale != 1.0 else ():
+            if p.grad is not None:
+                p.grad.div_(self.scale)
         opt.step()
         return out, loss
 
     def verify(self, label):
-        """VERIFY_STEPS steps with TF32 off; the first step's tensors for the comparison."""
-        torch = self.torch
+        """VERIFY_STEPS steps; the first step's tensors for the comparison."""
         opt = self.reset()
         losses, first, bad_grads, zero_grads = [], None, [], []
-        with tf32_off(torch) if self.cuda else contextlib.nullcontext():
-            for i in range(VERIFY_STEPS):
-                out, loss = self.step(opt)
-                if i == 0:
-                    grads = [(n, p.grad) for n, p in self.model.named_parameters()]
-                    bad_grads = [n for n, g in grads if g is None or not bool(g.isfinite().all())]
-                    zero_grads = [n for n, g in grads if g is not None and not bool(g.any())]
-                    first = [out.detach().float().cpu(), loss.detach().float().cpu()]
-                    first += [g.detach().float().cpu() for _, g in grads if g is not None]
-                losses.append(float(loss.item()))
-                self.progress.tick(f"{self.kind}{DOT}{label}{DOT}check {i + 1}/{VERIFY_STEPS}")
+        for i in range(VERIFY_STEPS):
+            out, loss = self.step(opt)
+            if i == 0:
+                grads = [(n, p.grad) for n, p in self.model.named_parameters()]
+                bad_grads = [n for n, g in grads if g is None or not bool(g.isfinite().all())]
+                zero_grads = [n for n, g in grads if g is not None and not bool(g.any())]
+                first = [out.detach().float().cpu(), loss.detach().float().cpu()]
+                first += [g.detach().float().cpu() for _, g in grads if g is not None]
+            losses.append(float(loss.item()))
+            self.progress.tick(f"{self.kind}{DOT}{label}{DOT}check {i + 1}/{VERIFY_STEPS}")
         return {"losses": losses, "nonfinite_grads": bad_grads, "zero_grads": zero_grads}, first
 
     def time_steps(self, label):
         torch, cfg = self.torch, self.cfg
+        self.tf32 = tf32_state(torch)  # what the timed steps run under
         opt = self.reset()
         for i in range(cfg["warmup"]):
             self.step(opt)
@@ -261,7 +283,6 @@ class Trainer:
         return summarize(marks, "cuda-events" if self.cuda else "perf_counter"), finite
 
     def profile(self, label):
-        torch = self.torch
         from torch.profiler import ProfilerActivity, profile
 
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if self.cuda else [])
@@ -269,7 +290,7 @@ class Trainer:
         with profile(activities=activities) as prof:
             self.step(opt)
             if self.cuda:
-                torch.cuda.synchronize()
+                self.torch.cuda.synchronize()
         ops, kernels = set(), set()
         for e in prof.events():
             if e.name.startswith("aten::") and "conv" in e.name:
@@ -324,26 +345,34 @@ def run_model(torch, cfg, kind, device, facts, progress):
     reference = None
     saved = (torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark)
     try:
-        for label, enabled, benchmark in configs(device, facts):
-            if enabled is not None:
-                torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark = enabled, benchmark
-            run = {"name": label, "cudnn_enabled": enabled, "benchmark": benchmark}
-            checks, first = t.verify(label)
-            run.update(checks)
-            compare = reference is not None
-            run["max_rel_diff"] = max_rel_diff(first, reference) if compare else None
-            reference = reference or first
-            run["timing"], run["timed_losses_finite"] = t.time_steps(label)
-            try:
-                run.update(t.profile(label))
-            except Exception as e:  # noqa: BLE001 - profiling is evidence, never the verdict
-                run["profile_error"] = error_text(e)
-            result["configs"].append(run)
+        with tf32_off(torch):
+            for label, enabled, benchmark in configs(device, facts):
+                first = run_config(torch, t, result, label, enabled, benchmark, reference)
+                reference = reference or first
     except Exception as e:  # noqa: BLE001 - OOM, CUDA errors: the finding, with the text
         result["error"] = failure(torch, e, f"{kind} training")
     finally:
         torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark = saved
     return result
+
+
+def run_config(torch, t, result, label, enabled, benchmark, reference):
+    """One configuration: verify, compare with `reference` (the native run's first-step
+    tensors; None for the native run itself), time, profile. Returns its first-step tensors."""
+    if enabled is not None:
+        torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark = enabled, benchmark
+    run = {"name": label, "cudnn_enabled": enabled, "benchmark": benchmark}
+    checks, first = t.verify(label)
+    run.update(checks)
+    run["max_rel_diff"] = max_rel_diff(first, reference) if reference is not None else None
+    run["timing"], run["timed_losses_finite"] = t.time_steps(label)
+    run["timing_tf32_conv"], run["timing_tf32_matmul"] = t.tf32["conv"], t.tf32["matmul"]
+    try:
+        run.update(t.profile(label))
+    except Exception as e:  # noqa: BLE001 - profiling is evidence, never the verdict
+        run["profile_error"] = error_text(e)
+    result["configs"].append(run)
+    return first
 
 
 def failure(torch, e, stage):

@@ -252,6 +252,48 @@ def test_tf32_off_restores_flags(child: dict[str, Any]) -> None:
     assert child["tf32_state"](torch) == before
 
 
+def test_tf32_through_fp32_precision(child: dict[str, Any]) -> None:
+    """torch >= 2.9: TF32 is switched through `fp32_precision` (the legacy `allow_tf32` flags
+    are retiring), and read through it where the legacy flags refuse (conv and RNN set apart,
+    a mix torch's own getters reject)."""
+    import torch
+
+    b = torch.backends
+    if not hasattr(b.cudnn, "conv"):
+        pytest.skip("this torch has no fp32_precision settings")
+    with child["tf32_off"](torch):
+        assert (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision) == ("ieee", "ieee")
+    assert (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision) == ("tf32", "none")
+    b.cudnn.conv.fp32_precision = "ieee"  # conv apart from rnn: cudnn.allow_tf32 refuses
+    try:
+        with pytest.raises(RuntimeError):
+            _ = b.cudnn.allow_tf32
+        assert child["tf32_state"](torch) == {"conv": False, "matmul": False}
+    finally:
+        b.cudnn.conv.fp32_precision = "tf32"
+
+
+def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
+    """float16 backpropagates loss x LOSS_SCALE, as GradScaler does (the first convolutions'
+    gradients lie below float16's normal range otherwise), and unscales the gradients before
+    the optimizer step; float32 and bfloat16 are left alone."""
+    import torch
+
+    seen: dict[str, tuple[float, Any]] = {}
+    for dtype in ("float32", "float16"):
+        cfg = {"batch_size": 8, "dtype": dtype, "warmup": 0, "steps": 1, "profile_dir": None}
+        t = child["Trainer"](torch, cfg, "lenet", torch.device("cpu"), child["Progress"](1))
+        logits: list[float] = []
+        t.model[-1].register_full_backward_hook(
+            lambda m, gi, go, out=logits: out.append(float(go[0].abs().max())))
+        t.step(t.reset())
+        seen[dtype] = (logits[0], t.model[0].weight.grad.clone())
+    assert child["LOSS_SCALE"] == {"float16": 1024.0}
+    assert seen["float16"][0] / seen["float32"][0] == pytest.approx(1024.0, rel=0.01)
+    g32, g16 = seen["float32"][1], seen["float16"][1]
+    assert float((g16 - g32).abs().max() / g32.abs().max()) < 0.1  # unscaled
+
+
 def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The three CUDA configurations (native, cudnn, cudnn-benchmark) through the real child
@@ -269,6 +311,11 @@ def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
     assert not torch.backends.cudnn.benchmark
     assert out.getvalue().count("GPUDOCTOR:") == 3 * 8
     assert [c["name"] for c in model["configs"]] == ["native", "cudnn", "cudnn-benchmark"]
+    # every path timed in IEEE FP32: TF32 off for cuDNN's convolutions and for the GEMMs alike
+    # (under torch's defaults the timing gave cuDNN TF32 and the native GEMMs FP32)
+    assert {(c["timing_tf32_conv"], c["timing_tf32_matmul"]) for c in model["configs"]} == {
+        (False, False)}
+    assert child["tf32_state"](torch) == {"conv": True, "matmul": False}  # defaults back
     assert model["configs"][0]["max_rel_diff"] is None
     assert all(c["max_rel_diff"] <= 1e-5 for c in model["configs"][1:])
     device = {"name": "cuda:0", "label": "NVIDIA Test GPU", "torch": "2.13.0+cu128",

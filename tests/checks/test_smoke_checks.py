@@ -23,7 +23,7 @@ from smoke_kit import (
 
 from gpudoctor.actions.smoke import smoke_report
 from gpudoctor.checks import REGISTRY, run_checks, select
-from gpudoctor.checks.smoke import TOLERANCE
+from gpudoctor.checks.smoke import TOLERANCE, UNIT_ROUNDOFF, tolerance
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     SMOKE_NOT_RUN,
@@ -198,7 +198,72 @@ def test_cudnn_vs_native_tolerance(diff: float, dtype: str, status: Status) -> N
     f = finding(report(run("native"), run("cudnn", diff=diff), dtype=dtype),
                 "smoke-cudnn-matches-native")
     assert f.status is status
-    assert str(TOLERANCE[dtype]) in f.message or f"{TOLERANCE[dtype]:g}" in f.message
+    assert f"{tolerance(dtype, 128):.3g}" in f.message  # the LeNet report's batch
+    assert "batch 128" in f.message
+
+
+@pytest.mark.parametrize(("dtype", "batch", "diff"), [
+    ("bfloat16", 1024, 0.0610), ("float16", 2048, 0.0141)])
+def test_tolerance_grows_with_the_batch(dtype: str, batch: int, diff: float) -> None:
+    """A healthy GPU's difference at a large batch (the CPU emulation's figures,
+    tests/checks/test_smoke_tolerance.py) passes; the constant bound of before failed it."""
+    assert diff > TOLERANCE[dtype]
+    r = report(run("native"), run("cudnn", diff=diff), dtype=dtype)
+    r = dataclasses.replace(r, models=(dataclasses.replace(r.models[0], batch_size=batch),))
+    f = finding(r, "smoke-cudnn-matches-native")
+    assert f.status is Status.PASS, f
+    assert f"batch {batch}" in f.message
+    assert ("lenet tolerance", f"{tolerance(dtype, batch):.3g} = {TOLERANCE[dtype]:g} + "
+            f"3·u·√{batch} (u = {UNIT_ROUNDOFF[dtype]:.3g}, {dtype}, TF32 off)") in f.evidence
+    wrong = report(run("native"), run("cudnn", diff=1.3), dtype=dtype)  # a wrong kernel: O(1)
+    wrong = dataclasses.replace(wrong, models=(dataclasses.replace(wrong.models[0],
+                                                                   batch_size=batch),))
+    assert finding(wrong, "smoke-cudnn-matches-native").status is Status.FAIL
+
+
+def test_tolerance_too_wide_to_judge_skips() -> None:
+    r = report(run("native"), run("cudnn", diff=0.3), dtype="bfloat16")
+    r = dataclasses.replace(r, models=(dataclasses.replace(r.models[0], batch_size=4096),))
+    f = finding(r, "smoke-cudnn-matches-native")
+    assert f.status is Status.SKIP
+    assert "cannot tell a wrong kernel from rounding" in f.message
+
+
+def test_bfloat16_before_sm80_has_no_cudnn_convolution() -> None:
+    """PyTorch hands cuDNN no bfloat16 convolution before compute capability 8.0 (a T4, a
+    V100): the cuDNN configurations ran the native kernels, as designed. GD452 warned before."""
+    native = {"conv_ops": ("aten::_slow_conv2d_forward",), "cudnn_kernels": ()}
+    t4 = report(run("native", 3.0), run("cudnn", 3.1, **native),
+                run("cudnn-benchmark", 3.2, **native), dtype="bfloat16", capability="7.5",
+                arch="sm_75", arch_list=("sm_75", "sm_80"))
+    got = statuses(t4)
+    assert got["smoke-cudnn-used"] is Status.SKIP
+    assert got["smoke-cudnn-faster"] is Status.SKIP
+    assert got["smoke-cudnn-matches-native"] is Status.SKIP
+    assert "no bfloat16 convolution before sm_80 (sm_75)" in finding(t4, "smoke-cudnn-used").message
+    # float16 on the same GPU, or bfloat16 on sm_80: judged as before
+    fp16 = dataclasses.replace(t4, dtype="float16")
+    assert statuses(fp16)["smoke-cudnn-used"] is Status.WARN
+    a100 = dataclasses.replace(t4, device=dataclasses.replace(t4.device, capability="8.0"))
+    assert statuses(a100)["smoke-cudnn-used"] is Status.WARN
+
+
+def test_speedup_timed_at_two_precisions_is_not_judged() -> None:
+    """torch's defaults give cuDNN TF32 and the native path's GEMMs FP32: a speed-up measured so
+    is TF32's. A report timed like that (an older smoke test) is skipped; like for like it is
+    judged."""
+    tf32 = {"timing_tf32_conv": True, "timing_tf32_matmul": False}
+    unlike = report(run("native", 3.0, **tf32), run("cudnn", 1.0, **tf32),
+                    run("cudnn-benchmark", 0.8, **tf32))
+    f = finding(unlike, "smoke-cudnn-faster")
+    assert f.status is Status.SKIP
+    assert "TF32 on for cuDNN's convolutions and off for the native path's GEMMs" in f.message
+    fp32 = {"timing_tf32_conv": False, "timing_tf32_matmul": False}
+    like = report(run("native", 3.0, **fp32), run("cudnn", 1.0, **fp32),
+                  run("cudnn-benchmark", 0.8, **fp32))
+    f = finding(like, "smoke-cudnn-faster")
+    assert f.status is Status.PASS
+    assert ("lenet precision while timed", "TF32 conv off, matmul off (both paths)") in f.evidence
 
 
 def test_cudnn_unavailable_on_cuda_fails() -> None:

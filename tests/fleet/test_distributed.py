@@ -3,6 +3,7 @@ over gloo on the CPU (the torch installed in the venv), and a run in which rank 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -11,7 +12,9 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -95,7 +98,7 @@ def test_a_rank_that_hangs_is_named(tmp_path: Path) -> None:
     assert p.returncode == 1, p.stderr[-3000:]
     text = (tmp_path / "report.txt").read_text()
     assert "✗ GD456" in text and "GD450" not in text  # only the distributed verdict
-    finding = " ".join(text.split("GD456", 1)[1].split("→ fix")[0].split())
+    finding = " ".join(text.split("GD456", 1)[1].split("→ fix")[0].replace("┆", " ").split())
     assert "rank 1 (" in finding
     assert "hung: stuck in the init phase: the other ranks reached allreduce" in finding
     assert "rank 0 (" not in finding  # it only waited for rank 1
@@ -171,3 +174,88 @@ def test_ranks_whose_device_fails_are_named(tmp_path: Path) -> None:
     assert "rank 1 of 2: error" in p.stderr and "carries the exit status" in p.stderr
     assert "rank      : 0 (local_rank: 0)" in p.stderr and "<NO_OTHER_FAILURES>" in p.stderr
     assert not tagged(tag)
+
+
+# ------------------------------------------------------------ one rank, device, NCCL timeout
+
+
+@pytest.mark.slow
+def test_one_rank_claims_no_communication(tmp_path: Path) -> None:
+    """One rank: the all-reduce moves nothing, so no bandwidth is measured and GD456 says
+    communication was not exercised (a note), where it used to report the local copy's speed
+    as bus bandwidth and pass."""
+    tag = uuid.uuid4().hex
+    argv = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "1",
+            "--master-addr", "127.0.0.1", "--master-port", str(free_port()),
+            "-m", "gpudoctor", "smoke-test", "--distributed", "--device", "cpu",
+            "--format", "json", "-o", "report.json"]
+    env = {**os.environ, "GD_TEST_TAG": tag, "OMP_NUM_THREADS": "1"}
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env,
+                       cwd=tmp_path, check=False)
+    assert p.returncode == 0, p.stderr[-3000:]
+    data = json.loads((tmp_path / "report.json").read_text())
+    (r,) = data["distributed"]["ranks"]
+    assert r["state"] == "ok" and r["sum"] == r["expected_sum"]
+    assert r["algbw_gbs"] is None and r["busbw_gbs"] is None
+    gd456 = next(f for f in data["findings"] if f["id"] == "GD456")
+    assert gd456["status"] == "warn" and gd456["severity"] == "info"
+    assert "communication was not exercised" in gd456["message"]
+    assert not tagged(tag)
+
+
+def test_gd456_one_rank_is_a_note() -> None:
+    status, message = judge(report(rank(0, algbw_gbs=None, busbw_gbs=None)))
+    assert status is Status.WARN
+    assert "nothing crossed between GPUs" in message
+
+
+@pytest.fixture(scope="module")
+def rank_child() -> dict[str, Any]:
+    from gpudoctor.actions.distributed import CHILD_SOURCE
+
+    ns: dict[str, Any] = {"__name__": "gpudoctor_distributed_child"}
+    exec(compile(CHILD_SOURCE, "_distributed_child.py", "exec"), ns)
+    return ns
+
+
+@pytest.mark.parametrize(("local", "count", "index"), [
+    (0, 8, 0), (5, 8, 5), (3, 1, 0), (0, 1, 0),  # one GPU per rank (Slurm's per-task binding)
+])
+def test_device_of_a_rank(rank_child: dict[str, Any], local: int, count: int,
+                          index: int) -> None:
+    assert rank_child["device_index"](local, count) == index
+
+
+def test_device_of_a_rank_that_has_none(rank_child: dict[str, Any]) -> None:
+    with pytest.raises(RuntimeError, match="LOCAL_RANK 3 but torch sees 2 CUDA device"):
+        rank_child["device_index"](3, 2)
+
+
+def test_nccl_timeout_comes_after_the_watchdogs(rank_child: dict[str, Any]) -> None:
+    """init_process_group's timeout is NCCL's watchdog timeout: when it equalled the deadline,
+    NCCL aborted the hung rank (SIGABRT: "crashed") as gpudoctor's own watchdog was about to
+    report the hang. The process group gets twice the deadline; the watchdogs fire at 1x
+    (rank 0) and 1.5x."""
+    import datetime
+
+    seen: dict[str, Any] = {}
+
+    class Stop(Exception):
+        pass
+
+    class Dist:
+        @staticmethod
+        def PrefixStore(prefix: str, store: object) -> object:
+            return store
+
+        @staticmethod
+        def init_process_group(backend: str, **kw: Any) -> None:
+            seen.update(kw)
+            raise Stop
+
+    r = rank_child["Rank"]({"deadline": 30.0, "backend": "nccl", "elements": 1,
+                            "bandwidth_bytes": 4, "iterations": 1, "device": "cuda"})
+    with pytest.raises(Stop), redirect_stdout(io.StringIO()):
+        rank_child["collectives"](None, Dist, r, None, object())
+    assert seen["timeout"] == datetime.timedelta(seconds=60)
+    assert seen["timeout"].total_seconds() > 1.5 * r.deadline
