@@ -284,6 +284,9 @@ class TorchFacts:
     static: TorchStatic | Unavailable
     runtime: TorchRuntime | Unavailable
     seconds: float | Unavailable  # how long the child took (a report does not say)
+    # that interpreter's version ("3.10.12"), torch or not: the install line must have wheels
+    # for it (a report's "Python version" line; older snapshots did not record it)
+    python_version: str | Unavailable = NOT_RECORDED
 
 
 # --------------------------------------------------------------------------- cuDNN

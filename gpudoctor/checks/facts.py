@@ -118,6 +118,21 @@ def torch_missing(env: Environment) -> Unavailable | None:
     return None
 
 
+def python_version(env: Environment) -> tuple[str, str] | None:
+    """The version ("3.10.12") of the interpreter diagnosed, and where it was read: what its
+    probe (or a report's "Python version" line) recorded, else gpudoctor's own interpreter's
+    when that is the one probed; None when nothing tells (an older snapshot, a report
+    without it)."""
+    t = env.torch
+    if isinstance(t, TorchFacts) and isinstance(t.python_version, str):
+        return t.python_version, t.python if isinstance(t.python, str) else "the report"
+    host = env.host
+    if isinstance(t, TorchFacts) and isinstance(host, HostFacts) and t.python == \
+            host.python_executable and version(host.python_version):
+        return host.python_version, host.python_executable
+    return None
+
+
 def torch_facts(env: Environment) -> TorchFacts | None:
     """TorchFacts, None when torch was not found or not probed (`torch_missing`)."""
     return env.torch if isinstance(env.torch, TorchFacts) and torch_missing(env) is None \

@@ -255,6 +255,8 @@ def runtime_facts(location):
 
 def main():
     static = static_facts()
+    # the interpreter's own version, torch or not: the install line needs wheels for it
+    static["python_version"] = "%d.%d.%d" % tuple(sys.version_info[:3])
     emit("static", static)
     if static.get("missing"):
         return

@@ -52,14 +52,16 @@ _WHO = "import sys; sys.stdout.write('GPUDOCTOR-PYTHON %d.%d\\n' % sys.version_i
 WHO_TIMEOUT = 10.0
 
 
-def resolve_python(value: str, environ: Mapping[str, str]) -> str:
+def resolve_python(value: str, environ: Mapping[str, str],
+                   timeout: float = WHO_TIMEOUT) -> str:
     """`--python VALUE` as a shell runs it: a bare name (`python3`) from the PATH of
     `environ`, a path made absolute (symlinks kept: a venv's python is one). It is run once,
-    briefly (`-E -s -S`), and must answer as Python ≥ 3.8.
+    briefly (`-E -s -S`), and must answer as Python ≥ 3.8 within `timeout` seconds (the CLI
+    passes its --timeout).
 
     Raises `NotAnInterpreter` for a name not on PATH, a missing file, a directory, a file that
     cannot be run, a program that is not Python (`/bin/ls`), a Python older than 3.8, or one
-    that does not answer within WHO_TIMEOUT seconds.
+    that does not answer within `timeout` seconds.
     """
     if "/" not in value:
         found = shutil.which(value, path=environ.get("PATH", os.defpath))
@@ -74,10 +76,10 @@ def resolve_python(value: str, environ: Mapping[str, str]) -> str:
     if os.path.isdir(path):
         raise NotAnInterpreter(f"--python {shown}: a directory, not a Python interpreter")
     try:
-        result = childproc.run([path, "-E", "-s", "-S", "-c", _WHO], WHO_TIMEOUT, dict(environ),
+        result = childproc.run([path, "-E", "-s", "-S", "-c", _WHO], timeout, dict(environ),
                                limit=4096)
     except childproc.ChildTimeout:
-        raise NotAnInterpreter(f"--python {shown}: did not answer within {WHO_TIMEOUT:g} s"
+        raise NotAnInterpreter(f"--python {shown}: did not answer within {timeout:g} s"
                                ) from None
     except OSError as e:
         raise NotAnInterpreter(f"--python {shown}: cannot be run ({e.strerror or e})") from None
@@ -114,7 +116,8 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
         # the interpreter stays named, so that the install line can run pip through it
         missing = Unavailable(Reason.NOT_INSTALLED, f"PyTorch is not installed for {deps.python}",
                               detail=static_data.get("error"))
-        return TorchFacts(python=deps.python, static=missing, runtime=missing, seconds=seconds)
+        return TorchFacts(python=deps.python, static=missing, runtime=missing, seconds=seconds,
+                          python_version=_python_version(static_data))
     if timed_out:
         runtime: TorchRuntime | Unavailable = Unavailable(
             Reason.TIMEOUT,
@@ -130,7 +133,16 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
         static=_static(static_data, result),
         runtime=runtime,
         seconds=seconds,
+        python_version=_python_version(static_data),
     )
+
+
+def _python_version(data: dict[str, Any] | None) -> str | Unavailable:
+    """The interpreter's "X.Y.Z" as the child printed it, or why it is not known."""
+    value = data.get("python_version") if isinstance(data, dict) else None
+    if isinstance(value, str) and re.fullmatch(r"\d+\.\d+\.\d+", value):
+        return value
+    return Unavailable(Reason.ERROR, "the interpreter did not report its version")
 
 
 def _stages(stdout: str) -> dict[str, Any]:
