@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.compat.rules import Ruling, arch_in_build
 from gpudoctor.model import (
     CudaFacts,
     Environment,
@@ -212,6 +213,7 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
                        else "NVML lists no GPU")
     tk = _mm_key(tv)
     known: list[tuple[GpuFacts, GpuArch]] = []
+    by_rule: list[tuple[GpuFacts, Ruling]] = []  # no row: the arch rule (compat.rules) decided
     evidence = [("toolkit", f"CUDA {tv} at {root}")]
     for g, source in resolved:
         if isinstance(g.compute_capability, Unavailable):
@@ -221,11 +223,20 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
         if source != "NVML":
             evidence.append((f"GPU {g.index} compute capability", source))
         if arch is None or arch.status == "unverified":
-            evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)}: no verified row"))
+            ruling = arch_in_build(tables, tv, g.compute_capability)
+            evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)}: no verified row; "
+                             f"{ruling.cited}"))
+            if ruling.verdict == "cannot":  # only a retired architecture is certain
+                by_rule.append((g, ruling))
             continue
         known.append((g, arch))
         span = f"CUDA {arch.first_cuda or '(older)'} to {arch.last_cuda or 'current'}"
         evidence.append((f"GPU {g.index}", f"{g.name}, {_sm(g)} ({arch.family}): toolkits {span}"))
+    for g, ruling in by_rule:
+        if ruling.verdict == "cannot":
+            return failed(f"CUDA {tv} cannot compile for the {g.name} ({_sm(g)}), judged by the "
+                          f"arch rule: {ruling.cited}", f"build CUDA code for it with an older "
+                          f"toolkit ({TOOLKIT_ARCHIVE_URL})", tuple(evidence))
     if not known:
         sms = ", ".join(sorted({_sm(g) for g in gpus}))
         return skipped(f"the GPU table has no verified row for {sms}", tuple(evidence))

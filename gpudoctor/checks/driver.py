@@ -9,6 +9,8 @@ from packaging.version import Version
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.requirements import requirements_of
+from gpudoctor.compat.rows import UNVERIFIED
+from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import (
     Environment,
     Finding,
@@ -226,7 +228,7 @@ def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
 
 @check("GD103", "driver-supports-torch-cuda", "driver is new enough for PyTorch's CUDA",
        Layer.DRIVER, Severity.ERROR, "NVML/libcuda, torch.version.cuda, compat tables",
-       facts={"torch", "nvml", "libcuda", "cuda"})
+       facts={"torch", "nvml", "libcuda", "cuda", "host"})
 def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's CUDA runtime needs a driver at least as new as NVIDIA's table says. For CUDA
     ≥ 11 an older driver of the same major family still runs it by minor-version compatibility,
@@ -257,8 +259,8 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         return skipped("no NVIDIA driver version to compare (see GD101)")
     minimum = tables.cuda_min_driver(tc)
     evidence: tuple[tuple[str, str], ...] = (("driver", drv), ("torch CUDA", tc))
-    if minimum is None:
-        return _by_family(tables, tc, drv, evidence)
+    if minimum is None or minimum.full is None or minimum.status == UNVERIFIED:
+        return _by_family(tables, tc, drv, evidence)  # no exact row: the family rule decides
     dv = F.version(drv)
     full, family = F.version(minimum.full), F.version(minimum.family)
     evidence += (("minimum (full)", minimum.full or "?"),
@@ -276,9 +278,11 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
             evidence,
         )
     need = minimum.family or minimum.full
+    # the full-feature driver: one at the family floor would still warn (minor-version compat)
+    target = minimum.full if full else need
     return failed(
         f"driver {drv} is too old for PyTorch's CUDA {tc}, which needs ≥ {need}",
-        f"upgrade the NVIDIA driver to ≥ {need} ({DRIVER_URL}){alt}",
+        f"upgrade the NVIDIA driver to ≥ {target} ({DRIVER_URL}){alt}",
         evidence,
     )
 
@@ -292,18 +296,23 @@ def driver_too_old_for_torch(env: Environment, tables: Tables) -> Finding | None
 
 def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str], ...]
                ) -> Finding:
-    """GD103 for a torch CUDA the tables do not hold (newer than their newest release): the
+    """GD103 for a torch CUDA whose driver the tables do not hold (a release newer than their
+    newest, or one whose row states no Linux driver): the
     minor-version-compatibility floor of its major (`[[family]]`) judges it, and says so."""
-    held = f"CUDA {tc} is {tables.cuda_not_held(tc)}"
+    held = (f"CUDA {tc} is {tables.cuda_not_held(tc)}" if tables.cuda_min_driver(tc) is None
+            else f"the tables hold no verified Linux driver for CUDA {tc}")
     fam, dv = tables.cuda_family(tc), F.version(drv)
     major = tc.split(".")[0]
     if fam is None or dv is None:
         why = f"no CUDA {major} family rule is recorded" if fam is None else \
             f"driver version {drv!r} does not parse"
         return skipped(f"{held}, and {why}: update gpudoctor to judge it", evidence)
-    rule = f"judged by the CUDA {major} family rule (≥ {fam.min_driver_linux}, {fam.status})"
-    evidence += (("minimum (family rule)", fam.min_driver_linux), ("tables", held))
-    if dv >= Version(fam.min_driver_linux):
+    ruling = driver_for_cuda(tables, drv, tc)
+    rule = (f"judged by the CUDA {major} family rule (≥ {fam.min_driver_linux}, {fam.status}; "
+            f"{ruling.rule.name}, {ruling.rule.source})")
+    evidence += (("minimum (family rule)", fam.min_driver_linux), ("tables", held),
+                 ("rule", f"{ruling.rule.text} ({ruling.rule.source})"))
+    if ruling.verdict == "mvc":
         return warned(
             f"driver {drv} runs PyTorch's CUDA {tc} at least by minor-version compatibility: "
             f"{held}: {rule}; whether it runs it in full is not known",
@@ -327,10 +336,11 @@ def _by_driver_cuda(tables: Tables, tc: str, dcuda: tuple[str, str], same_family
             f"upgrade the driver to ≥ {minimum.full if minimum else 'one for CUDA ' + tc} "
             f"({DRIVER_URL})", evidence)
     need = (minimum.family or minimum.full) if minimum else None
+    target = (minimum.full or minimum.family) if minimum else None  # a floor would still warn
     return failed(
         f"the driver runs CUDA ≤ {dcuda[0]} ({dcuda[1]}): too old for PyTorch's CUDA {tc}"
         + (f", which needs a driver ≥ {need}" if need else ""),
-        f"upgrade the NVIDIA driver{' to ≥ ' + need if need else ''} ({DRIVER_URL}), or "
+        f"upgrade the NVIDIA driver{' to ≥ ' + target if target else ''} ({DRIVER_URL}), or "
         f"install a torch wheel for CUDA ≤ {dcuda[0]}", evidence)
 
 

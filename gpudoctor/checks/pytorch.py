@@ -9,6 +9,7 @@ from gpudoctor.checks import facts as F
 from gpudoctor.checks import torch_copies
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.driver import driver_too_old_for_torch
+from gpudoctor.compat.rules import arch_in_build
 from gpudoctor.model import (
     Environment,
     Finding,
@@ -19,7 +20,7 @@ from gpudoctor.model import (
     TorchFacts,
     Unavailable,
 )
-from gpudoctor.versions import coverage, format_cudnn_version, parse_cc, sm_name
+from gpudoctor.versions import coverage, format_cudnn_version, parse_cc, sm_name, sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -233,7 +234,7 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         return skipped("needs a CUDA build of torch that imports")
     arch = F.torch_arch_list(env, tables)
     if isinstance(arch, Unavailable):
-        return skipped(arch.message)
+        return _by_arch_rule(env, tables, rt.cuda, arch)
     arch_list, arch_source = arch
     if not arch_list:
         return skipped(_no_arch_list(rt.cuda_available))
@@ -266,6 +267,30 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     return passed(f"{F.torch_name(env)}'s build runs on {names}", tuple(ev))
 
 
+def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
+                  missing: Unavailable) -> Finding:
+    """GD404 without torch's arch list (a report, a wheel the tables lack): the arch rule
+    (`compat.rules.arch_in_build`) decides where the build's CUDA cannot hold code for a GPU;
+    anything else stays unknown, and the skip says what the rule could tell."""
+    gpus = [g for g in F.seen_gpus(env, tables) if isinstance(g.cc, str)]
+    if not isinstance(cuda, str) or not gpus:
+        return skipped(missing.message)
+    rulings = [(g, arch_in_build(tables, cuda, g.cc)) for g in gpus if isinstance(g.cc, str)]
+    ev = (("arch list", missing.message), ("torch CUDA", cuda),
+          *((f"GPU {g.index}", f"{g.name}, {sm_of(str(g.cc))} ({g.source}): {r.cited}")
+            for g, r in rulings))
+    cannot = [(g, r) for g, r in rulings if r.verdict == "cannot"]
+    if cannot:
+        names = ", ".join(dict.fromkeys(f"{g.name} ({sm_of(str(g.cc))})" for g, _ in cannot))
+        return failed(f"{F.torch_name(env)} has no kernels for {names}, judged by the arch rule "
+                      f"(its arch list is not known): {cannot[0][1].cited}",
+                      f"install a torch build that includes it: {_install_fix(env, tables)}",
+                      ev)
+    said = "; ".join(dict.fromkeys(r.why for _, r in rulings))
+    return skipped(f"{missing.message} (by the arch rule: {said}; whether this build has that "
+                   "code only its arch list tells)", ev)
+
+
 def _no_arch_list(cuda_available: bool | Unavailable) -> str:
     """Why GD404 skips on an empty torch.cuda.get_arch_list(), by what torch said of CUDA."""
     if cuda_available is True:
@@ -279,7 +304,7 @@ def _no_arch_list(cuda_available: bool | Unavailable) -> str:
 
 
 @check("GD405", "torch-cudnn-works", "cuDNN runs a convolution in torch", Layer.PYTORCH,
-       Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "cuda"})
+       Severity.ERROR, "torch child process", facts={"torch", "nvml", "libcuda", "cuda", "host"})
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """With CUDA available, the probe runs one small convolution so cuDNN's lazily loaded
     sub-libraries load too; a failure here is what a training script would hit first.

@@ -1,0 +1,64 @@
+"""GD103's verdicts from the driver rules (`compat.rules.driver_for_cuda`), and fixes that,
+followed, leave the check green: a driver asked for is the full-feature one, never a floor at
+which minor-version compatibility would still warn."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import envbuilder as B
+
+from gpudoctor.checks import run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, Finding, LibcudaFacts, Status
+
+TABLES = load_tables()
+MVC = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+
+
+def gd103(env: Environment) -> Finding:
+    return {r.check_id: r.finding for r in run_checks(env, TABLES).results}["GD103"]
+
+
+def machine(driver: str, cuda: int, torch: str, torch_cuda: str) -> Environment:
+    return B.env(nvml=B.nvml(driver, cuda, B.gpu("RTX3090")),
+                 libcuda=LibcudaFacts("libcuda.so.1", cuda, driver),
+                 torch=B.torch(torch, torch_cuda, ("RTX3090",), B.ARCH_CU126, 90100))
+
+
+def asked_driver(fix: str) -> str:
+    m = re.search(r"upgrade the (?:NVIDIA )?driver to ≥ (\S+)", fix)
+    assert m, fix
+    return m[1]
+
+
+def test_a_failing_driver_is_asked_for_the_full_feature_driver() -> None:
+    """torch 2.5.1+cu121 on driver 470: too old even for the 12.x floor (525.60.13). The fix
+    asks for CUDA 12.1's own driver, 530.30.02: at the floor GD103 would still warn. Before,
+    it asked for 525.60.13."""
+    env = machine("470.82.01", 11040, "2.5.1+cu121", "12.1")
+    f = gd103(env)
+    assert f.status is Status.FAIL and "needs ≥ 525.60.13" in f.message, f
+    want = TABLES.cuda_min_driver("12.1")
+    assert want is not None and asked_driver(f.fix or "") == want.full
+    # followed: the driver it asks for, with the CUDA that driver reports
+    upgraded = dataclasses.replace(
+        env, nvml=dataclasses.replace(env.nvml, driver_version=want.full,  # type: ignore[arg-type]
+                                      cuda_driver_version=12010),
+        libcuda=LibcudaFacts("libcuda.so.1", 12010, want.full))
+    assert gd103(upgraded).status is Status.PASS
+
+
+def test_minor_version_compatibility_warns_and_names_the_full_driver() -> None:
+    f = gd103(machine("550.54.14", 12040, "2.14.1+cu126", "12.6"))
+    assert f.status is Status.WARN and "minor-version compatibility" in f.message, f
+    want = TABLES.cuda_min_driver("12.6")
+    assert want is not None and asked_driver(f.fix or "") == want.full
+
+
+def test_a_cuda_past_the_tables_cites_the_family_rule_and_its_source() -> None:
+    f = gd103(machine("590.44.01", 13010, "2.99.0+cu139", "13.9"))
+    assert f.status is Status.WARN, f
+    assert "judged by the CUDA 13 family rule" in f.message
+    assert "minor-version-compatibility" in f.message and MVC in f.message
