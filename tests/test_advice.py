@@ -22,6 +22,7 @@ from gpudoctor.model import (
     Environment,
     LibcudaFacts,
     Reason,
+    Status,
     TorchDevice,
     TorchFacts,
     TorchRuntime,
@@ -36,8 +37,10 @@ from gpudoctor.versions import arch_list_supports
 TESTS = Path(__file__).resolve().parent
 ENVS = TESTS / "fixtures" / "envs"
 REPORTS = TESTS / "fixtures" / "reports"
-if str(TESTS / "checks") not in sys.path:
-    sys.path.insert(0, str(TESTS / "checks"))
+for _path in (TESTS / "checks", TESTS):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+import advice_kit as K  # noqa: E402
 import envbuilder as B  # noqa: E402
 
 INDEX = "https://download.pytorch.org/whl/"
@@ -240,6 +243,8 @@ def test_old_releases_follow_their_documented_lines(tables: Tables) -> None:
                "libcuda": LibcudaFacts("libcuda.so.1", 10020, "440.33.01")}
     env = B.env(**machine, torch=B.torch("1.7.1+cu101", "10.1", (), ("sm_60", "sm_75")))
     env = with_static(env, companions=(("torchvision", "0.8.2+cu101"), ("torchaudio", "0.7.2")))
+    env = dataclasses.replace(env, torch=dataclasses.replace(  # 1.7.1 has wheels for 3.6-3.9
+        env.torch, python_version="3.8.10"))  # type: ignore[type-var]
     a = torch_advice(env, old)
     assert a.command == ("/usr/bin/python3 -m pip install --force-reinstall torch==1.7.1 "
                          "torchvision==0.8.2 torchaudio==0.7.2")
@@ -334,3 +339,84 @@ def test_the_fixtures_exercise_the_agreement(tables: Tables) -> None:
     rec = recommend(pascal, tables)
     assert rec.torch is not None and rec.torch.variant == "cu126"
     assert dict(install_fixes(pascal, tables))["GD404"].endswith(rec.torch.command)
+
+
+# --------------------------------------------------------------------------- the pick's rules
+
+
+def follow_wheel(env: Environment, tables: Tables) -> dict[str, Status]:
+    """The verdicts after installing the advised wheel (tests/advice_kit.py)."""
+    a = torch_advice(env, tables)
+    assert a.pick is not None
+    after = K.with_wheel(env, tables, a.pick)
+    return {r.check_id: r.finding.status for r in run_checks(after, tables).results}
+
+
+def test_a_healthy_h100_on_driver_580_keeps_a_wheel_it_runs_in_full(tables: Tables) -> None:
+    """Driver 580.65.06 runs CUDA 13.0 in full and 13.2 only by minor-version compatibility:
+    the pick is a cu130 wheel, not 2.15.0's cu132, after which GD103 would warn and a
+    `--strict` job exit 1 (what `recommend` once said)."""
+    env = loads((ENVS / "h100-healthy.json").read_text())
+    a = torch_advice(env, tables)
+    assert a.pick is not None and a.pick.variant == "cu130" and a.pick.runs == "full"
+    assert follow_wheel(env, tables)["GD103"] is Status.PASS
+
+
+def test_driver_550_gets_a_line_gd103_does_not_warn_about(tables: Tables) -> None:
+    """Driver 550.54.14 runs CUDA ≤ 12.4 in full, 12.6 by minor-version compatibility only."""
+    env = B.env(nvml=B.nvml("550.54.14", 12040, gpu("NVIDIA GeForce RTX 3090", "8.6")),
+                libcuda=LibcudaFacts("libcuda.so.1", 12040, "550.54.14"),
+                torch=B.torch("2.13.0+cpu", None))
+    a = torch_advice(env, tables)
+    assert a.pick is not None and a.pick.runs == "full", a.why
+    assert Version(a.pick.cuda) <= Version("12.4")
+    after = follow_wheel(env, tables)
+    assert after["GD103"] is Status.PASS and after["GD402"] is Status.PASS
+    # and the newer wheel it passed over is named, with the driver that runs it in full
+    assert any("runs here only by minor-version compatibility" in w for w in a.why)
+
+
+def test_python_3_10_is_never_offered_a_release_without_its_wheels(tables: Tables) -> None:
+    """torch 2.15.0 has wheels for Python 3.11 and newer: Ubuntu 22.04's python3 (3.10) gets
+    the newest release that has a 3.10 wheel, even on a driver that runs 2.15.0 in full."""
+    env = B.env(nvml=B.nvml("595.45.04", 13020, gpu("NVIDIA H100 80GB HBM3", "9.0")),
+                torch=dataclasses.replace(B.torch("2.13.0+cu130", "13.0", ("H100",),
+                                                  B.ARCH_CU130, 92000),
+                                          python_version="3.10.12"))
+    a = torch_advice(env, tables)
+    assert a.pick is not None
+    rel = tables.torch_release(a.pick.version)
+    assert rel is not None and rel.python is not None and "3.10" in rel.python
+    newest = tables.newest_torch()
+    if newest.python is not None and "3.10" not in newest.python:
+        assert a.pick.version != newest.version
+        assert any(f"torch {newest.version} has wheels for Python" in w for w in a.why)
+
+
+def test_a_real_report_gets_a_wheel_for_its_python(tables: Tables) -> None:
+    """https://github.com/vllm-project/vllm (the corpus file's source): Python 3.10.12 on
+    Ubuntu 22.04, an RTX 4090, driver 535: a release with cp310 wheels, run in full."""
+    name = "collect_env-rtx4090-cu121-driver535-compat.txt"
+    from gpudoctor.reports import read_reports
+
+    env = read_reports([(name, (REPORTS / name).read_text(encoding="utf-8"))])
+    a = torch_advice(env, tables)
+    assert a.pick is not None and a.pick.runs == "full"
+    rel = tables.torch_release(a.pick.version)
+    assert rel is not None and rel.python is not None and "3.10" in rel.python
+    assert arch_list_supports(a.pick.arch_list or (), "8.9") or not a.pick.arch_confirmed
+
+
+def test_a_shadowing_torch_folder_is_the_fix_not_a_reinstall(tables: Tables) -> None:
+    """torch imports from ./torch, a CPU-only source checkout, while pip installed a CUDA
+    build beneath it: no install can help until the folder is out of the way (GD402 once
+    offered a reinstall)."""
+    t = B.torch("2.5.1+cpu", None)
+    assert isinstance(t.static, TorchStatic)
+    static = dataclasses.replace(
+        t.static, location="/src/pytorch/torch", cwd="/src/pytorch",
+        distributions=(("2.5.1+cu124", "/venv/lib/python3.11/site-packages/torch"),))
+    env = B.env(torch=dataclasses.replace(t, static=static))
+    fix = {r.check_id: r.finding for r in run_checks(env, tables).results}["GD402"].fix or ""
+    assert fix.startswith("cd to another directory"), fix
+    assert "reinstalling torch cannot help" in fix

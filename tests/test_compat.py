@@ -133,12 +133,15 @@ def test_torch_published_rows(tables: Tables) -> None:
     assert {v.cudnn for v in r251.variants} == {"9.1.0.70"}
     r213 = tables.torch_release("2.13.0")
     assert r213 is not None
-    assert [v.tag for v in r213.variants] == ["cu126", "cu130", "cu132"]
+    assert [v.tag for v in r213.variants] == ["cu126", "cu129", "cu130", "cu132"]
+    cu129 = r213.variant("cu129")  # only on download.pytorch.org: its own (next-best) source
+    assert cu129 is not None and cu129.status == "secondary" and cu129.source
+    assert r213.python == ("3.10", "3.11", "3.12", "3.13", "3.14")  # PyPI has no cp315 wheel
     cu130 = r213.variant("cu130")
     assert cu130 is not None
     assert cu130.cudnn == "9.20.0.48"
     assert cu130.arch_list == ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")  # the wheel: no PTX
-    assert r213.variants[2].experimental
+    assert r213.variants[3].experimental  # cu132
     r28 = tables.torch_release("2.8.0")
     assert r28 is not None
     assert r28.pypi_default == "cu128"
@@ -154,7 +157,9 @@ def test_torch_published_rows(tables: Tables) -> None:
     r115 = tables.torch_release("2.15.0")
     assert r115 is not None
     assert (r115.status, r115.pypi_default) == ("verified", "cu132")
-    assert [(v.tag, v.cudnn) for v in r115.variants] == [("cu132", "9.26.0.51")]
+    assert [(v.tag, v.cudnn) for v in r115.variants] == [("cu130", None), ("cu132", "9.26.0.51")]
+    assert r115.torchvision == "0.29.2" and r115.torchaudio is None
+    assert tables.torch_release("2.14.1").torchvision == "0.29.1"  # type: ignore[union-attr]
     r110 = tables.torch_release("1.10.1")
     assert r110 is not None and r110.variant("cu113") is not None
 
@@ -195,7 +200,7 @@ def test_torch_variants_for_driver_edges(tables: Tables) -> None:
     assert r2141 == ["cu132", "cu130", "cu126"]
     assert [v.tag for v in tables.torch_variants_for_driver("575.57.08", "2.14.1")] == ["cu126"]
     newest = [v.tag for v in tables.torch_variants_for_driver("580.65.06")]
-    assert newest == ["cu132"]  # torch 2.15.0: its only wheel in the tables, by MVC
+    assert newest == ["cu132", "cu130"]  # torch 2.15.0, by MVC
     assert tables.torch_variants_for_driver("575.57.08") == ()
     old = tables.torch_variants_for_driver("418.39", "1.4.0")
     assert [v.tag for v in old] == ["cu101", "cu92"]  # before CUDA 11: the GA driver

@@ -206,7 +206,8 @@ def test_torch_fixed_rows() -> None:
     v28 = {r["variant"]: r for r in rows(as_json("torch", "2.8.0"), "variants")}
     assert "7.0" in v28["cu128"]["arch_list"]  # sm_70 is in the cu128 wheel
     v215 = rows(as_json("torch", "2.15.0"), "variants")
-    assert [(r["variant"], r["cudnn"]) for r in v215] == [("cu132", "9.26.0.51")]
+    assert [(r["variant"], r["cudnn"]) for r in v215] == [("cu130", None), ("cu132", "9.26.0.51")]
+    assert v215[0]["status"] == "secondary"  # announced (RFC), not read in the wheel
 
 
 def test_torch_local_tag_selects_the_variant() -> None:

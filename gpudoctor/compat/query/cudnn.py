@@ -22,17 +22,18 @@ def query_cudnn(tables: Tables, text: str) -> Answer:
     version = parse_arg(r"\d+\.\d+(\.\d+){0,2}", text, "cuDNN version (X.Y.Z or X.Y.Z.B)")
     by_build = version.count(".") == 3  # a 4-part build number: only that exact build answers
     rel = next((r for r in tables.cudnn_releases
-                if (r.build and same_release(r.build, version) if by_build
-                    else same_release(r.version, version))), None)
+                if (any(b and same_release(b, version) for b in (r.build, r.wheel_build))
+                    if by_build else same_release(r.version, version))), None)
     if rel is None:
         newest = tables.newest_cudnn(include_unverified=True).version
         known = [(r.build or r.version) if by_build else r.version
                  for r in tables.cudnn_releases]
         raise not_in_tables("cuDNN", version, known, newest)
     bad = tables.known_bad_cudnn(rel.version)
-    head = fact(f"cuDNN {rel.version}" + (f" (build {rel.build})" if rel.build else "")
+    wheel = f"; PyPI wheels {rel.wheel_build}" if rel.wheel_build else ""
+    head = fact(f"cuDNN {rel.version}" + (f" (build {rel.build}{wheel})" if rel.build else "")
                 + (f"; KNOWN BAD: {bad}" if bad else ""), rel, version=rel.version,
-                build=rel.build, known_bad=bad)
+                build=rel.build, wheel_build=rel.wheel_build, known_bad=bad)
     builds = []
     for build in rel.cuda_builds:
         tarball = cudnn_tarball(tables, rel, build)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpudoctor.compat import Tables
 from gpudoctor.compat.query.answer import (
     Answer,
@@ -33,10 +35,12 @@ def query_torch(tables: Tables, text: str) -> Answer:
             raise NotInTables(f"torch {rel.version} has no {tag} variant in the tables (its "
                               f"variants: {', '.join(v.tag for v in rel.variants) or 'none'})")
     head = fact(
-        f"torch {rel.version}: torchvision {rel.torchvision or 'not in the tables'}; Python "
+        f"torch {rel.version}: torchvision {rel.torchvision or 'not in the tables'}; torchaudio "
+        f"{rel.torchaudio or 'none paired in the tables'}; Python "
         f"{', '.join(rel.python) if rel.python else 'not in the tables'}; PyPI default "
         f"{rel.pypi_default or 'not in the tables'}", rel, version=rel.version,
-        torchvision=rel.torchvision, python=list(rel.python) if rel.python else None,
+        torchvision=rel.torchvision, torchaudio=rel.torchaudio,
+        python=list(rel.python) if rel.python else None,
         pypi_default=rel.pypi_default, install=rel.install,
         pypi_command=pip_line(rel, None) if rel.pypi_default else None)
     rows = []
@@ -45,13 +49,16 @@ def query_torch(tables: Tables, text: str) -> Answer:
         full, mvc = (need.full, need.family) if need else (None, None)
         drv = f"driver ≥ {full or '?'}" + (f" (≥ {mvc} by minor-version compatibility)"
                                            if mvc else "")
-        rows.append(fact(
+        row = fact(
             f"{tag_text(v, rel.pypi_default)} (CUDA {v.cuda}): "
             f"cuDNN {v.cudnn or 'not in the tables'}; "
             f"{arch_text(v.arch_list)}; {drv}; {pip_line(rel, v)}", rel,
             variant=v.tag, cuda=v.cuda, index_url=v.index_url, cudnn=v.cudnn,
             arch_list=list(v.arch_list) if v.arch_list else None, experimental=v.experimental,
-            min_driver=full, min_driver_mvc=mvc, pip=pip_line(rel, v)))
+            min_driver=full, min_driver_mvc=mvc, pip=pip_line(rel, v))
+        if v.source or v.status:  # read in its own source (the next-best one): marked so
+            row = replace(row, source=v.source or row.source, status=v.status or row.status)
+        rows.append(row)
     return Answer("torch", text, f"PyTorch {rel.version}", (
         Section("release", "release", (head,)),
         Section("variants", "CUDA wheel variants", tuple(rows),
