@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Diff `compat_tables/` against the primary artifacts on the package registry (maintainers).
 
-    python tools/refresh_compat.py [--write] [--only torch|cudnn|cuda ...] [--torch V ...]
-                                   [--since V] [--wheels] [--arch-lists] [--tables DIR]
-                                   [--index URL]
+    python tools/refresh_compat.py [--write] [--stamp] [--only torch|cudnn|cuda ...]
+                                   [--torch V ...] [--since V] [--wheels] [--arch-lists]
+                                   [--tables DIR] [--index URL]
 
 Reads, from the registry's JSON index (PEP 691) and wheel metadata (PEP 658):
 - each torch release's Linux x86_64 wheel metadata: the `Requires-Dist` pins of
@@ -12,10 +12,14 @@ Reads, from the registry's JSON index (PEP 691) and wheel metadata (PEP 658):
   others live on download.pytorch.org, which this tool does not read;
 - with `--wheels`, the wheel itself (`torch/version.py`); with `--arch-lists`, also its
   `torch.cuda.get_arch_list()` from a throwaway venv (see tools/refresh_wheels.py for the cost);
+- each torch release's CPython minors (its Linux x86_64 wheels) against `python`;
 - the releases of `nvidia-cudnn-cu11/12/13`, `cuda-toolkit` and the CUDA runtime wheels.
 
-Prints each row missing from the tables or disagreeing with an artifact. Nothing is written
-without `--write`, which changes only the fields an artifact proves (tools/refresh_write.py).
+Prints each row missing from the tables or disagreeing with an artifact, then every row the
+registry cannot confirm (tools/refresh_confirm.py) and the tables' `known_until` date. Nothing is
+written without `--write`, which changes only the fields an artifact proves
+(tools/refresh_write.py), or `--stamp`, which sets `known_until` to today after a run over every
+table found no difference.
 Exit status: 0 no differences, 1 differences found, 2 usage error, a registry that could not be
 read (one line naming the URL) or a `--write` that could not be applied (nothing written).
 """
@@ -23,6 +27,7 @@ read (one line naming the URL) or a `--write` that could not be applied (nothing
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import sys
 import tempfile
@@ -37,7 +42,8 @@ if __package__ in (None, ""):  # run as a script: make the repository's `tools` 
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.compat import CompatTableError, Tables, load_tables
-from tools.refresh_diff import Difference, compare_cuda, compare_cudnn, compare_torch
+from tools.refresh_confirm import compare_python, freshness, stamp, unconfirmed
+from tools.refresh_diff import Difference, compare_cuda, compare_cudnn, compare_torch, short
 from tools.refresh_registry import (
     DEFAULT_INDEX,
     CudaPins,
@@ -74,6 +80,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                                      "primary artifacts on the package registry")
     parser.add_argument("--write", action="store_true",
                         help="update the fields the artifacts prove (keeps comments and layout)")
+    parser.add_argument("--stamp", action="store_true",
+                        help="set known_until in cuda.toml to today when no table differs "
+                             "(a run over every table, without --only/--torch/--since)")
     parser.add_argument("--only", action="append", choices=("torch", "cudnn", "cuda"),
                         help="compare only these tables (repeatable; default all)")
     parser.add_argument("--torch", action="append", type=_version, metavar="VERSION",
@@ -95,12 +104,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.arch_lists and not args.wheels:
         parser.error("--arch-lists needs --wheels")
+    if args.stamp and (args.only or args.torch or args.since):
+        parser.error("--stamp needs a run over every table (no --only, --torch or --since)")
     return args
 
 
 def _torch(args: argparse.Namespace, registry: Registry, tables: Tables,
-           out: list[str]) -> list[Difference]:
+           out: list[str], seen: dict[str, list[str]]) -> list[Difference]:
     project = registry.project("torch")
+    seen["torch"] = [str(v) for v in project.releases()]
     oldest = Version(tables.torch_releases[0].version) if tables.torch_releases else Version("0")
     since = args.since or oldest
     versions = [v for v in project.releases()
@@ -134,7 +146,8 @@ def _torch(args: argparse.Namespace, registry: Registry, tables: Tables,
     out.extend(f"  not compared, {reason}: {', '.join(vs)}" for reason, vs in by_reason.items())
     if args.verbose:
         out.extend(f"  read {_facts(f)}" for f in read)
-    return compare_torch(tables, read)
+    pythons, _ = compare_python(tables, project) if not args.torch else ([], [])
+    return compare_torch(tables, read) + pythons
 
 
 def _facts(facts: TorchFacts) -> str:
@@ -147,7 +160,8 @@ def _facts(facts: TorchFacts) -> str:
             f"({'; '.join([*parts, facts.source])})")
 
 
-def _cudnn(registry: Registry, tables: Tables, out: list[str]) -> list[Difference]:
+def _cudnn(registry: Registry, tables: Tables, out: list[str],
+           seen: dict[str, list[str]]) -> list[Difference]:
     builds: list[CudnnBuild] = []
     page: dict[str, str] = {}
     yanked: list[str] = []
@@ -159,16 +173,19 @@ def _cudnn(registry: Registry, tables: Tables, out: list[str]) -> list[Differenc
         for build in mine:
             page[build.pin] = (f"https://pypi.org/project/{build.package}/{build.build}/"
                                if registry.index == DEFAULT_INDEX else project.url)
-    releases = len({b.release for b in builds})
+    seen["cudnn"] = sorted({b.release for b in builds}, key=Version)
+    releases = len(seen["cudnn"])
     out.append(f"cudnn: {releases} releases ({len(builds)} builds) of {', '.join(CUDNN)}")
     if yanked:
         out.append(f"  yanked (every file withdrawn, left out): {', '.join(yanked)}")
     return compare_cudnn(tables, builds, page)
 
 
-def _cuda(registry: Registry, tables: Tables, out: list[str]) -> list[Difference]:
+def _cuda(registry: Registry, tables: Tables, out: list[str],
+          seen: dict[str, list[str]]) -> list[Difference]:
     toolkit = registry.project(TOOLKIT)
     versions = toolkit.releases(rc=True)
+    seen["cuda"] = [short(v) for v in versions]
     runtimes, urls = [], {}
     for name in RUNTIMES:
         project = registry.project(name)
@@ -229,25 +246,48 @@ def _report(diffs: list[Difference], write: bool) -> list[str]:
     return lines
 
 
+def _stamp(tables_dir: Path, diffs: list[Difference], today: datetime.date,
+           out: list[str]) -> None:
+    if diffs:
+        out.append(f"Not stamped: {len(diffs)} differences (known_until stays as it is)")
+        return
+    path = tables_dir / "cuda.toml"
+    new = stamp(path.read_text(encoding="utf-8"), today)
+    _loads(tables_dir, {"cuda.toml": new})
+    part = path.with_name(".cuda.toml.refresh")
+    part.write_text(new, encoding="utf-8")
+    os.replace(part, path)
+    out.append(f"Stamped known_until = {today.isoformat()} in cuda.toml")
+
+
 def main(argv: Sequence[str] | None = None, *, fetch: Fetch = urllib_fetch,
-         out: TextIO | None = None, err: TextIO | None = None) -> int:
+         out: TextIO | None = None, err: TextIO | None = None,
+         today: datetime.date | None = None) -> int:
     """Run the diff; the return value is the exit status."""
     out, err = out or sys.stdout, err or sys.stderr
     args = parse_args(argv)
     registry = Registry(fetch, args.index)
     only = set(args.only or ("torch", "cudnn", "cuda"))
+    today = today or datetime.date.today()
     try:
         tables = load_tables(args.tables)
         lines = [f"Registry: {registry.index} (PEP 691 JSON index, PEP 658 wheel metadata)",
-                 f"Tables: {args.tables}"]
-        diffs = _torch(args, registry, tables, lines) if "torch" in only else []
-        diffs += _cudnn(registry, tables, lines) if "cudnn" in only else []
-        diffs += _cuda(registry, tables, lines) if "cuda" in only else []
+                 f"Tables: {args.tables}", freshness(tables, today)]
+        seen: dict[str, list[str]] = {}
+        diffs = _torch(args, registry, tables, lines, seen) if "torch" in only else []
+        diffs += _cudnn(registry, tables, lines, seen) if "cudnn" in only else []
+        diffs += _cuda(registry, tables, lines, seen) if "cuda" in only else []
         lines += _report(diffs, args.write)
+        lines += ["", *unconfirmed(tables, torch_versions=seen.get("torch", ()),
+                                   cudnn_versions=seen.get("cudnn", ()),
+                                   toolkit_versions=seen.get("cuda", ()), only=only)]
         if args.write and diffs:
             _write(args.tables, diffs, lines)
-    except (FetchError, CompatTableError, EditError, OSError) as exc:
-        print(f"{PROG}: {exc}" + (" (nothing written)" if args.write else ""), file=err)
+        if args.stamp:
+            _stamp(args.tables, diffs, today, lines)
+    except (FetchError, CompatTableError, EditError, OSError, ValueError) as exc:
+        print(f"{PROG}: {exc}" + (" (nothing written)" if args.write or args.stamp else ""),
+              file=err)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)

@@ -191,10 +191,12 @@ def compare_cudnn(tables: Tables, builds: Sequence[CudnnBuild],
                                   f"{pins}", source, True, edit,
                                   "" if edit else "PyPI has several builds of it"))
             continue
-        if row.build not in numbers:
+        wheel = row.wheel_build or row.build  # NVIDIA's tarballs may carry another number
+        if wheel not in numbers:
             edit = _cudnn_edit(first, "set", "build", numbers[0], source,
-                               f"Build {numbers[0]}") if len(numbers) == 1 else None
-            out.append(Difference(f"cudnn {release}", f"build tables {row.build or '(none)'}, "
+                               f"Build {numbers[0]}") if len(numbers) == 1 and \
+                row.wheel_build is None else None
+            out.append(Difference(f"cudnn {release}", f"build tables {wheel or '(none)'}, "
                                   f"PyPI {' and '.join(numbers)} ({pins})", source,
                                   row.build is None, edit,
                                   "" if edit else "PyPI has several builds of it"))
