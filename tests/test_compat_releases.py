@@ -8,6 +8,7 @@ import datetime
 import pytest
 
 from gpudoctor.compat import Tables, known_until, load_tables
+from gpudoctor.compat.freshness import beyond_tables, note
 from gpudoctor.compat.query import query_cudnn, query_torch
 from gpudoctor.compat.query.answer import cudnn_tarball
 
@@ -87,3 +88,19 @@ def test_cudnn_build_numbers_nvidias_tarballs_carry(tables: Tables) -> None:
 def test_known_until_is_one_date_in_the_tables(tables: Tables) -> None:
     """cuda.toml's known_until, read by the loader and by the one-file accessor alike."""
     assert tables.known_until == known_until() == datetime.date(2026, 11, 26)
+
+
+def test_what_a_machine_runs_past_the_tables(tables: Tables) -> None:
+    """The versions newer than every release of their kind, and the report's note on them."""
+    past = beyond_tables(tables, torch="2.16.0+cu139", cuda="13.9", cudnn="9.30.0.1",
+                         driver="625.10.01")
+    assert [(b.what, b.newest) for b in past] == [
+        ("torch", "2.15.0"), ("CUDA", "13.5.0"), ("cuDNN", "9.28.1"), ("driver", "R620")]
+    text = note(tables, past)
+    assert text is not None and text.startswith(
+        "released after the compat tables (known until 2026-11-26): torch 2.16.0+cu139 "
+        "(newest in the tables: 2.15.0); CUDA 13.9")
+    held = beyond_tables(tables, torch="2.15.0", cuda="13.5", cudnn="9.28.1.4",
+                         driver="620.10.02")
+    assert held == () and note(tables, held) is None
+    assert beyond_tables(tables, torch="garbage", cuda="13", cudnn="", driver="r999") == ()
