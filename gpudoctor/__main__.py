@@ -12,10 +12,32 @@ The entry point lives here rather than in `gpudoctor.cli` for two reasons:
   exit status 128 + the signal (130, 143), never a traceback.
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations` here: it imports the __future__ module, and a Ctrl-C
+# during that import (before the handler below is in) printed a traceback
 import os
 import sys
+
+# Signals caught before the child runner's handlers are in: noted here, acted on in `main`.
+# Installed as this module is executed as the program (`python -m gpudoctor`, or the console
+# script importing it), before anything else of gpudoctor runs: the console script's own
+# `re.sub` on argv[0] comes after this import and before `main`, and a Ctrl-C there printed a
+# traceback. Imported as a library (a test), it installs nothing.
+_CAUGHT: list[int] = []
+
+
+def _early(signum: int, frame: object) -> None:
+    _CAUGHT.append(signum)
+
+
+def _install_early() -> None:
+    import _signal  # type: ignore[import-not-found]  # the C module: `signal` imports enum
+
+    for signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(signum, _early)
+
+
+if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "gpudoctor":
+    _install_early()
 
 # `check` options that take a value: what follows them is not a selector
 _VALUED = frozenset(("--format", "-f", "--output", "-o", "--only", "--skip", "--from-snapshot",
@@ -102,17 +124,9 @@ def _interrupted(exc: KeyboardInterrupt, caught: list[int]) -> None:
 
 def main() -> None:
     """Run the command line."""
-    # the C module: `signal` imports enum, ~10 ms in which a Ctrl-C would get Python's traceback
-    import _signal  # type: ignore[import-not-found]
-
-    caught: list[int] = []
-
-    def early(signum: int, frame: object) -> None:  # no child yet: noted, acted on below
-        caught.append(signum)
-
+    caught = _CAUGHT
     try:
-        for signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
-            _signal.signal(signum, early)  # until the runner's handlers are in
+        _install_early()  # until the runner's handlers are in (again: `main` may be called)
         _run(caught)
     except KeyboardInterrupt as e:  # where the CLI's own handling does not reach (imports)
         _interrupted(e, caught)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import BinaryIO
+from typing import IO
 
 # Python's options that come before `-c`; those of them that take a value
 _PY_FLAGS = frozenset(("-b", "-bb", "-B", "-d", "-E", "-i", "-I", "-O", "-OO", "-P", "-q",
@@ -42,7 +42,7 @@ def by_stdin(argv: Sequence[str], stdin: str | None) -> tuple[list[str], str | N
     return argv, None
 
 
-def feed_now(stdin: BinaryIO, data: bytes) -> bytes:
+def feed_now(stdin: IO[bytes], data: bytes) -> bytes:
     """Write what the pipe takes of `data` without waiting (a program fits a pipe's buffer),
     closing it when all went; return the rest, for the runner to feed while it waits."""
     try:

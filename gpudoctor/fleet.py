@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -183,15 +184,41 @@ def read_node(path: str, text: str) -> Node:
     findings = data.get("findings")
     if findings is None:
         failed, warned, judged = _judge(text)
-    elif isinstance(findings, list) and all(isinstance(f, dict) for f in findings):
-        failed = tuple(str(f.get("id")) for f in findings if f.get("status") == "fail")
-        warned = tuple(str(f.get("id")) for f in findings if f.get("status") == "warn")
-        judged = bool(findings)
     else:
-        raise NodeError("'findings' is not a list of findings")
+        failed, warned = _verdicts(findings)
+        judged = bool(findings)
     hostname = _get(env, "host", "hostname")
     name = hostname if isinstance(hostname, str) and hostname else Path(path).stem
     return Node(name, path, key_facts(env), failed, warned, judged)
+
+
+_STATUSES = ("pass", "warn", "fail", "skip")
+_CHECK_ID = re.compile(r"GD[0-9]{3}")
+
+
+def _verdicts(findings: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The failing and warning check ids of a report's findings, validated: a list of objects,
+    each with a check id (`GD` and three digits: a node on a newer gpudoctor may run a check
+    this one lacks) at most once, and a status gpudoctor writes. A hand-edited finding
+    (`"id": "GD101\\n→ fix: …"`, `"status": "ok"`, a check twice) makes the report unusable,
+    named with the reason; it is never shown or counted."""
+    if not isinstance(findings, list):
+        raise NodeError("'findings' is not a list of findings")
+    seen: set[str] = set()
+    for n, f in enumerate(findings):
+        if not isinstance(f, dict):
+            raise NodeError(f"finding {n} is not an object")
+        check_id, status = f.get("id"), f.get("status")
+        if not isinstance(check_id, str) or not _CHECK_ID.fullmatch(check_id):
+            raise NodeError(f"finding {n}: {str(check_id)[:40]!r} is not a gpudoctor check id")
+        if check_id in seen:
+            raise NodeError(f"finding {n}: {check_id} appears twice")
+        if status not in _STATUSES:
+            raise NodeError(f"finding {n} ({check_id}): status {str(status)[:20]!r} is not one of "
+                            f"{', '.join(_STATUSES)}")
+        seen.add(check_id)
+    return (tuple(f["id"] for f in findings if f["status"] == "fail"),
+            tuple(f["id"] for f in findings if f["status"] == "warn"))
 
 
 def _judge(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:

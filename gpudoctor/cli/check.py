@@ -45,6 +45,7 @@ examples:
 
 
 def check(
+    ctx: typer.Context,
     selectors: Annotated[
         list[str] | None,
         typer.Argument(help="check ids, slugs or layers to run (default: all)", show_default=False),
@@ -80,6 +81,9 @@ def check(
     debug: DebugOption = False,
 ) -> None:
     fmt = resolve_format(fmt, OutputFormat)
+    if from_report:  # what only a probe of this machine uses: a usage error, not ignored
+        common.refuse_with(ctx, "--from-report / --from-snapshot", (
+            "smoke", "python", "cuda_home", "timeout", "no_torch"))
     required = ci.requirements(require)
     checks = common.selected(ci.with_required([*(selectors or ()), *common.split(only, "--only")],
                                               required), common.split(skip, "--skip"))

@@ -26,6 +26,20 @@ def fail_usage(message: str, *more: str) -> typer.Exit:
     return typer.Exit(ExitCode.USAGE)
 
 
+def refuse_with(ctx: typer.Context, given: str, names: Iterable[str]) -> None:
+    """A usage error (exit 2) when any option of `names` (parameter names) was given on the
+    command line together with `given` (`--from-report`): an option that only probing this
+    machine uses would be ignored silently. Set by an environment variable (a CI job's
+    GPUDOCTOR_TIMEOUT) it is not an error: it applies where it can."""
+    options = {p.name: p for p in ctx.command.params}
+    for name in names:
+        source = ctx.get_parameter_source(name)  # typer's own click: compared by name
+        if source is not None and source.name == "COMMANDLINE":
+            flag = max(getattr(options.get(name), "opts", None) or [f"--{name}"], key=len)
+            raise fail_usage(f"{flag} cannot be used with {given}: it applies only when this "
+                             f"machine is probed, which {given} does not do (drop one of them)")
+
+
 def split(values: Iterable[str] | None, option: str = "a selector") -> list[str]:
     """--only a,b --only c → [a, b, c]. An empty value ('', ',', 'a,') is a usage error (exit
     2), as an empty positional selector is: it names no check, and must not mean all of them."""
@@ -106,7 +120,7 @@ def environment(
         from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
 
         try:
-            python = resolve_python(python, os.environ)
+            python = resolve_python(python, os.environ, timeout)
         except NotAnInterpreter as e:
             raise fail_usage(str(e)) from None
     if cuda_home is not None:  # a toolkit, else exit 2 (one with only version.json: GD201)
@@ -140,9 +154,12 @@ def load_reports(paths: Sequence[str]) -> Environment:
         except InputError as e:
             raise fail_usage(f"cannot read {e}") from None
 
+    from gpudoctor.cli.inputs import credible_driver_cuda
+    from gpudoctor.compat import load_tables
+
     items = [read(path) for path in paths]
     try:
-        return read_reports(items)
+        return credible_driver_cuda(read_reports(items), load_tables())
     except ReportError as e:
         raise fail_usage(str(e)) from None
 
@@ -150,11 +167,12 @@ def load_reports(paths: Sequence[str]) -> Environment:
 def load_snapshot(path: str) -> Environment:
     """A snapshot or JSON report read from a file ('-': stdin), bounded and validated; any
     problem is a one-line usage error (exit 2) naming the file, or the field."""
-    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, read_input
+    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, credible_driver_cuda, read_input
+    from gpudoctor.compat import load_tables
     from gpudoctor.snapshot import SnapshotError, loads
 
     try:
-        return loads(read_input(path, SNAPSHOT_LIMIT))
+        return credible_driver_cuda(loads(read_input(path, SNAPSHOT_LIMIT)), load_tables())
     except InputError as e:
         raise fail_usage(f"cannot read {e}") from None
     except SnapshotError as e:

@@ -46,6 +46,7 @@ examples:
 
 
 def explain(
+    ctx: typer.Context,
     text: Annotated[
         list[str] | None,
         typer.Argument(help="the error text, a file holding it, or '-' for stdin",
@@ -75,6 +76,9 @@ def explain(
     from gpudoctor.renderers import explain as render
 
     fmt = resolve_format(fmt, CatalogFormat)
+    if from_report or no_probe:  # nothing of this machine is probed: these would be ignored
+        common.refuse_with(ctx, "--from-report" if from_report else "--no-probe",
+                           ("python", "cuda_home", "timeout"))
     body, name = _read(text or [])
     report = None
     if from_report:

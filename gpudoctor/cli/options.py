@@ -116,8 +116,9 @@ PythonOption = Annotated[
 ]
 TimeoutOption = Annotated[
     float,
-    typer.Option("--timeout", help="seconds to wait for `import torch` before calling it hung "
-                 f"(above 0, at most {MAX_SECONDS:.0f})", envvar="GPUDOCTOR_TIMEOUT",
+    typer.Option("--timeout", help="seconds to wait for `import torch` (and for --python to "
+                 f"answer) before calling it hung (above 0, at most {MAX_SECONDS:.0f})",
+                 envvar="GPUDOCTOR_TIMEOUT",
                  callback=seconds),
 ]
 DebugOption = Annotated[

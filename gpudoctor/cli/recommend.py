@@ -34,6 +34,7 @@ examples:
 
 
 def recommend(
+    ctx: typer.Context,
     fmt: TextOrJsonOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show sources")] = False,
     from_snapshot: Annotated[
@@ -52,6 +53,9 @@ def recommend(
     from gpudoctor.renderers.compat import recommendation_json, recommendation_text
 
     fmt = resolve_format(fmt, TextOrJson)
+    if from_snapshot is not None:
+        common.refuse_with(ctx, "--from-snapshot", ("python", "cuda_home", "timeout",
+                                                    "no_torch"))
     env = common.environment(from_snapshot, cuda_home, python, timeout, no_torch)
     rec = pick(env, load_tables())
     deliver(recommendation_json(rec) if fmt is TextOrJson.JSON

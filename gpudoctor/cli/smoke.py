@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -114,6 +115,8 @@ def smoke_test(
         raise fail_usage(f"--device: {e}") from None
     if distributed:
         _distributed(device, timeout, _interpreter(python), fmt, output)
+    if profile is not None:
+        _writable(profile)
     options = SmokeOptions(
         device=device, model=model.value, batch_size=batch_size, steps=steps, warmup=warmup,
         dtype=dtype.value, profile_dir=str(profile) if profile else None, timeout=timeout,
@@ -168,6 +171,21 @@ def _host_beside(wanted: bool) -> Callable[[Report], Report]:
         return dataclasses.replace(report, environment=env)
 
     return with_host
+
+
+def _writable(directory: Path) -> None:
+    """`--profile DIR` is created if need be and must take a file, else a usage error (exit 2)
+    before the test runs: traces that cannot be written must not end in exit 0."""
+    import tempfile
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".gpudoctor-", dir=directory)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise fail_usage(f"--profile {directory}: cannot write the traces there: "
+                         f"{e.strerror or e}") from None
 
 
 def _interpreter(python: str | None) -> str | None:

@@ -8,6 +8,7 @@ from typing import Any, NoReturn, Protocol
 
 from gpudoctor.model import (
     Environment,
+    NvmlFacts,
     Reason,
     Report,
     Result,
@@ -138,6 +139,9 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         drv = F.driver_version(env) or "version unknown"
         cuda = F.reported_driver_cuda(env)
         driver = f"{drv}, supports CUDA ≤ {cuda[0]}" if cuda else drv
+        stated = env.nvml.cuda_driver_version if isinstance(env.nvml, NvmlFacts) else None
+        if isinstance(stated, Unavailable) and stated.reason is Reason.ERROR:
+            driver += f" ({stated.message})"  # a CUDA version no such driver reports
     missing = F.torch_missing(env)
     if missing is None and isinstance(env.torch, TorchFacts):
         tv, tc = F.torch_version(env), F.torch_cuda(env)

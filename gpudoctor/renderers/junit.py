@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from gpudoctor.model import Report, Result, Status
 from gpudoctor.renderers.interface import clean, docs_url, is_info
+
+# what XML 1.0 cannot hold at all, even as a reference: the surrogates (a lone one comes from a
+# JSON snapshot's "\ud800"), U+FFFE and U+FFFF (C0 controls are `clean`'s)
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str, newlines: bool = False) -> str:
+    """`text` as XML 1.0 can carry it: control characters escaped (`clean`), and the code
+    points no XML document may hold shown as `\\uXXXX`."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", clean(text, newlines=newlines))
 
 
 class JunitRenderer:
     """FAIL → <failure>, SKIP → <skipped>, WARN → system-out (a pass with a note). With
     `strict` (`check --strict`, where a warning fails the job) a warning is a <failure
     type="warning"> too, so the suite's counts agree with the exit code; a note (the WARN of an
-    INFO check) never fails. Control characters, which XML 1.0 cannot carry at all, are shown
-    escaped (`\\x1b`)."""
+    INFO check) never fails. Control characters, lone surrogates, U+FFFE and U+FFFF, which
+    XML 1.0 cannot carry at all, are shown escaped (`\\x1b`, `\\ud800`): the document is
+    always well-formed."""
 
     def __init__(self, strict: bool = False) -> None:
         self.strict = strict
@@ -35,10 +47,10 @@ class JunitRenderer:
             props = ET.SubElement(case, "properties")
             ET.SubElement(props, "property", name="docs_url", value=docs_url(r.check_id))
             f = r.finding
-            message = clean(f.message)
-            body = clean(f.message, newlines=True) + (
-                f"\nfix: {clean(f.fix, newlines=True)}" if f.fix else "") + "".join(
-                f"\n{clean(k)}: {clean(v, newlines=True)}" for k, v in f.evidence)
+            message = xml_text(f.message)
+            body = xml_text(f.message, True) + (
+                f"\nfix: {xml_text(f.fix, True)}" if f.fix else "") + "".join(
+                f"\n{xml_text(k)}: {xml_text(v, True)}" for k, v in f.evidence)
             if f.status is Status.FAIL:
                 ET.SubElement(case, "failure", message=message).text = body
             elif self._fails(r):

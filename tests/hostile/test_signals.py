@@ -160,3 +160,54 @@ def test_install_interrupted_after_commit_says_installed(
     assert "Traceback" not in err
     assert (toolkit / "include" / "cudnn_version.h").is_file()
     assert sorted(p.name for p in (toolkit / "lib64").glob("libcudnn.so*"))
+
+
+# issue 18, Found 7: a Ctrl-C in the first milliseconds printed a traceback
+
+
+def _frames(err: str) -> list[str]:
+    import re
+
+    return re.findall(r'File "([^"]+)", line \d+', err)
+
+
+@pytest.mark.parametrize("delay", [0.005, 0.01, 0.02, 0.03, 0.04])
+def test_ctrl_c_milliseconds_after_exec(delay: float) -> None:
+    """SIGINT 5-40 ms after the process starts (not after gpudoctor's handler is in): gpudoctor
+    exits 130 with one line, or the signal came before any gpudoctor code ran and ended the
+    interpreter's own start-up. gpudoctor never shows a traceback of its own: one that Python
+    prints while still starting (importing `site`, runpy, `__future__`) has no frame of
+    gpudoctor's in it (`__main__.py` installs its handler as its first statement)."""
+    for _ in range(3):
+        proc = subprocess.Popen([PY, "-m", "gpudoctor", "check", "--from-snapshot",
+                                 str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")],
+                                cwd=REPO, env=env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=PROMPT * 6)
+        ours = [f for f in _frames(err) if "/gpudoctor/" in f or f.endswith("/gpudoctor")]
+        assert ours == [], err
+        if proc.returncode == 130:
+            assert err.splitlines()[-1] == "gpudoctor: interrupted" and "Traceback" not in err
+        else:  # the interpreter had not reached gpudoctor: Python's own start-up ended
+            assert proc.returncode in (-signal.SIGINT, 1, 120), (proc.returncode, err)
+            assert out == ""
+
+
+def test_ctrl_c_between_the_console_script_import_and_main(tmp_path: Path) -> None:
+    """pip's console script imports `gpudoctor.__main__`, then runs `re.sub` on argv[0], then
+    `main()`: a signal in between (here sent at that exact point) is gpudoctor's to handle."""
+    script = tmp_path / "gpudoctor"
+    script.write_text(f"#!{PY}\nimport os, re, signal, sys\nfrom gpudoctor.__main__ import main\n"
+                      "os.kill(os.getpid(), signal.SIGINT)\n"
+                      "sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+                      "sys.exit(main())\n")
+    script.chmod(0o755)
+    p = subprocess.run([str(script), "check", "--from-snapshot",
+                        str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")],
+                       cwd=REPO, env={**env(), "PYTHONPATH": str(REPO)}, capture_output=True,
+                       text=True, timeout=60, check=False)
+    assert p.returncode == 130, p.stderr
+    assert p.stderr == "gpudoctor: interrupted\n"
+    assert p.stdout == ""
