@@ -33,8 +33,13 @@ examples:
 def _version(value: bool) -> None:
     if value:
         from gpudoctor.cli.output import deliver
+        from gpudoctor.compat import CompatTableError, known_until
 
-        deliver(f"gpudoctor {__version__}\n", "-", "text")
+        try:
+            tables = f"compat tables known until {known_until().isoformat()}"
+        except CompatTableError as exc:  # a broken install: say so, never a traceback
+            tables = f"compat tables unreadable: {exc}"
+        deliver(f"gpudoctor {__version__} ({tables})\n", "-", "text")
         raise typer.Exit(ExitCode.OK)
 
 

@@ -23,6 +23,16 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False).translate(_RAW) + "\n"
 
 
+def _known_until() -> str | None:
+    """The date the compat tables were last checked against their sources (None: unreadable)."""
+    from gpudoctor.compat import CompatTableError, known_until
+
+    try:
+        return known_until().isoformat()
+    except CompatTableError:
+        return None
+
+
 class JsonRenderer:
     """`check --format json`; `check --from-snapshot report.json` reads it back."""
 
@@ -32,6 +42,7 @@ class JsonRenderer:
             "schema_version": SCHEMA_VERSION,
             "gpudoctor_version": __version__,
             "summary": {s.value: report.count(s) for s in Status},
+            "compat_tables_known_until": _known_until(),
             "unknown_selectors": list(report.unknown_selectors),
             "notes": list(report.notes),
             "findings": [finding_dict(r) for r in report.results],

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpudoctor.cli import app
+from gpudoctor.compat import known_until
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "envs"
@@ -36,6 +37,8 @@ def test_help_and_version() -> None:
     assert p.returncode == 0 and "examples:" in p.stdout and "check" in p.stdout
     p = gpudoctor("--version")
     assert p.returncode == 0 and p.stdout.startswith("gpudoctor 0.")
+    until = known_until().isoformat()  # the tables' date: `refresh_compat.py --stamp` moves it
+    assert p.stdout.rstrip().endswith(f"(compat tables known until {until})")
 
 
 def test_check_json_on_this_machine(torch_cuda: str | None) -> None:

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from gpudoctor.checks import run_checks
-from gpudoctor.compat import load_tables
+from gpudoctor.compat import known_until, load_tables
 from gpudoctor.model import Report, Status
 from gpudoctor.renderers import to_renderer
 from gpudoctor.renderers.interface import OutputFormat
@@ -61,7 +61,9 @@ def test_json_schema() -> None:
     r = report("lost-gpu")
     data = json.loads(to_renderer(OutputFormat.JSON, console()).render(r))
     assert data["schema_version"] == 1
-    assert list(data)[:3] == ["schema_version", "gpudoctor_version", "summary"]
+    assert list(data)[:4] == ["schema_version", "gpudoctor_version", "summary",
+                              "compat_tables_known_until"]
+    assert data["compat_tables_known_until"] == known_until().isoformat()
     assert data["summary"]["fail"] == r.count(Status.FAIL) >= 1
     gd102 = next(f for f in data["findings"] if f["id"] == "GD102")
     assert gd102["status"] == "fail" and gd102["fix"]
