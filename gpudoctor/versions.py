@@ -201,7 +201,8 @@ def encode_cuda_version(text: str) -> int | None:
     """"12.4" → 12040: `decode_cuda_version` reversed, for the CUDA version NVML and
     nvidia-smi print; None for text that is not a CUDA version."""
     major, _, minor = text.strip().partition(".")
-    if not (major.isdigit() and (minor or "0").isdigit()):
+    if not (major.isascii() and major.isdigit() and len(major) < 6
+            and (minor or "0").isascii() and (minor or "0").isdigit()):
         return None
     return int(major) * 1000 + int((minor or "0")[:2].ljust(1, "0")) * 10
 
@@ -221,7 +222,7 @@ def parse_version(text: str) -> Version | None:
     does not parse."""
     try:
         return Version(text.strip())
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a part past int()'s 4300 digits
         return None
 
 

@@ -42,8 +42,8 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     uuids = {g.uuid for g in gpus if isinstance(g.uuid, str)}
     bad = []
     for item in (x.strip() for x in value.split(",")):
-        if item.isdigit():
-            if int(item) >= len(env.nvml.gpus):
+        if item.isascii() and item.isdigit():  # "²" is a digit to isdigit, not to int()
+            if len(item) > 9 or int(item) >= len(env.nvml.gpus):
                 bad.append(item)
         elif item.startswith(("GPU-", "MIG-")):
             if not any(u.startswith(item) for u in uuids) and item.startswith("GPU-"):

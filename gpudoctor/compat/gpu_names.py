@@ -30,6 +30,7 @@ Ada"). Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -93,6 +94,7 @@ class _Entry:
         return self.product.cc
 
 
+@functools.lru_cache(maxsize=4)  # once per table: ~30 ms each, and a report names many GPUs
 def _entries(products: tuple[GpuProduct, ...]) -> list[_Entry]:
     return [_Entry(normalize(name), name, row) for row in products if row.status != UNVERIFIED
             for name in row.names if normalize(name)]
@@ -151,6 +153,7 @@ def _tesla_board(raw: str, name: str) -> str:
     return re.sub(r"\b([a-z]\d+)[a-z]+\b", r"\1", name)
 
 
+@functools.lru_cache(maxsize=1024)  # the same names are asked for by many checks
 def match_gpu(given: str, products: tuple[GpuProduct, ...]) -> GpuMatch | None:
     """The product `given` names, by the rules of the module docstring; None if none places it."""
     text = given.strip()
