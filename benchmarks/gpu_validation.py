@@ -23,9 +23,9 @@ Each step ends "ok", "FAIL", "needs a GPU" (only --dry-run: the step ran and sto
 is required), "not shown" (one GPU cannot show NCCL communication between GPUs), or "not run"
 (the budget was spent). Writes benchmarks/results/gpu_validation-<gpu>.json and a snapshot of
 the machine to tests/fixtures/envs/<gpu>.json, named after the GPU ("h100-80gb-hbm3-x1");
---dry-run writes under a temporary directory unless told where. Exit 0: no step failed; 1: a
-step failed, or no NVIDIA GPU ("no NVIDIA GPU: nothing to validate"; 0 with --allow-no-gpu);
-2: run inside a validation run, or a usage error.
+--dry-run writes under a temporary directory unless told where. Exit 0: every step ran and
+none failed; 1: a step failed or was not run, or there is no NVIDIA GPU ("no NVIDIA GPU:
+nothing to validate"; 0 with --allow-no-gpu); 2: run inside a validation run, or a usage error.
 """
 
 from __future__ import annotations
@@ -125,9 +125,11 @@ def spread(values: Iterable[float]) -> float | None:
 
 
 def step_env(tag: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Every step's environment: ours, the checkout first on PYTHONPATH, the run's tag."""
+    """Every step's environment: ours, the checkout first on PYTHONPATH (the entries already
+    there made absolute: `PYTHONPATH=.:.gpu-deps`), the run's tag."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    given = [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *given])
     env["PYTHONUNBUFFERED"] = "1"
     env[TAG] = tag
     env.update(extra or {})

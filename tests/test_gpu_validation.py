@@ -327,3 +327,13 @@ def test_full_validation_on_a_real_gpu(tmp_path: Path) -> None:
         data["profiler"]["conv_ops"]), "no cuDNN seen by the profiler"
     assert all(v["spread"] is None or not v["gated"] or v["spread"] <= gv.MAX_SPREAD
                for v in data["spread"].values())
+
+
+def test_step_env_makes_pythonpath_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`PYTHONPATH=.:.gpu-deps` (the README's way to bring gpudoctor's own dependencies to a
+    GPU machine) must hold in children started from any directory."""
+    monkeypatch.setenv("PYTHONPATH", f".{os.pathsep}.gpu-deps")
+    env = gv.step_env("t")
+    assert env["PYTHONPATH"].split(os.pathsep) == [
+        str(ROOT), os.path.abspath("."), os.path.abspath(".gpu-deps")]
+    assert env[gv.TAG] == "t"

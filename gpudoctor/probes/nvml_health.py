@@ -283,7 +283,9 @@ def process_struct_mismatch(pynvml: Any, driver_version: str) -> str | None:
 def own_pids(proc: Path | None = None, known: Collection[int] = ()) -> Callable[[int], bool]:
     """Whether a pid is gpudoctor's own: this process, a child it started (`childproc.live()`
     now or in `known`, taken before the query: a child that just exited), or a descendant of
-    this process (its parent chain in /proc reaches this pid)."""
+    this process (its parent chain in /proc reaches this pid). In a container NVML gives the
+    host's pids and /proc the container's: a host pid that happens to equal one of ours is
+    taken for ours (and one of ours, under its host pid, is listed)."""
     me, ours = os.getpid(), set(known) | set(childproc.live())
 
     def is_own(pid: int) -> bool:
