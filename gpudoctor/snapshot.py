@@ -163,9 +163,11 @@ def loads(text: str) -> Environment:
 # "x.y" (a usage error for the CLI, never a crash inside a check). Rules are per field, for the
 # fields checks compute with; every int must also fit in 64 bits.
 
-_VERSION = re.compile(r"\d+(\.\d+){0,3}", re.ASCII)  # 580.65.06, 12.4, 8.9.7
+# 580.65.06, 12.4, 8.9.7: parts of at most 9 digits (a longer one is no real version, and
+# past 4300 digits int() itself refuses it)
+_VERSION = re.compile(r"\d{1,9}(\.\d{1,9}){0,3}", re.ASCII)
 _CAPABILITY = re.compile(r"\d{1,2}\.\d{1,2}", re.ASCII)  # 8.6, 12.0
-_PACKAGE_VERSION = re.compile(r"\d[0-9A-Za-z.+!_-]*", re.ASCII)  # 2.5.1+cu124
+_PACKAGE_VERSION = re.compile(r"\d[0-9A-Za-z.+!_-]{0,127}", re.ASCII)  # 2.5.1+cu124
 _NO_METADATA = "unknown (no package metadata)"  # the torch child on a torch without any
 
 

@@ -33,7 +33,7 @@ def version(text: str | None) -> Version | None:
         return None
     try:
         return Version(text.split("+")[0])
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a part past int()'s 4300 digits
         return None
 
 
@@ -44,7 +44,7 @@ def same_release(a: str, b: str) -> bool:
     `+cu124`, or `2.4.0` against `2.5.1`, are two."""
     try:
         va, vb = Version(a), Version(b)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):
         return a == b
     if va.public != vb.public:
         return False

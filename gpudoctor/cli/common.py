@@ -159,9 +159,24 @@ def load_reports(paths: Sequence[str]) -> Environment:
 
     items = [read(path) for path in paths]
     try:
-        return credible_driver_cuda(read_reports(items), load_tables())
+        env = read_reports(items)
     except ReportError as e:
         raise fail_usage(str(e)) from None
+    return credible_driver_cuda(_possible(env, items), load_tables())
+
+
+def _possible(env: Environment, items: Sequence[tuple[str, str]]) -> Environment:
+    """`env` read from pasted reports, held to the rules a snapshot is (`gpudoctor.snapshot`:
+    a version of 5000 digits, a negative memory size): what a report states that no machine
+    has is a usage error naming the field, as for a snapshot, never a crash in a check."""
+    from gpudoctor.snapshot import SnapshotError, from_data, to_data
+
+    try:
+        from_data(Environment, to_data(env))
+    except SnapshotError as e:
+        names = ", ".join(name for name, _ in items)
+        raise fail_usage(f"{names} states what no machine has: {e}") from None
+    return env
 
 
 def load_snapshot(path: str) -> Environment:

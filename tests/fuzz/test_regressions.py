@@ -1,0 +1,125 @@
+"""One regression test per crash the reader fuzzing found (`tools/fuzz_readers.py`), each the
+shrunk input through the real CLI: before the fix each was exit 3 with a traceback (or, for the
+GPU names, seconds per report); now a result, or exit 2 naming the field."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from cli_kit import REPO_ROOT, gpudoctor
+
+ENVS = REPO_ROOT / "tests" / "fixtures" / "envs"
+
+
+def snapshot(tmp_path: Path, edit: dict[tuple[str | int, ...], object],
+             base: str = "h100-healthy") -> Path:
+    data = json.loads((ENVS / f"{base}.json").read_text())
+    for path, value in edit.items():
+        target = data["environment"]
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    out = tmp_path / "snap.json"
+    out.write_text(json.dumps(data))
+    return out
+
+
+def no_crash(p: object) -> None:
+    err = getattr(p, "stderr", "")
+    assert getattr(p, "returncode", None) in (0, 1, 2), err
+    assert "Traceback" not in err and "internal error" not in err, err
+
+
+def test_visible_devices_with_a_non_ascii_digit(tmp_path: Path) -> None:
+    """GD501 read CUDA_VISIBLE_DEVICES="²" with `isdigit()` then `int()`: ValueError."""
+    for value in ("²", "٣", "9" * 5000, "0,²"):
+        snap = snapshot(tmp_path, {("host", "env"): [["CUDA_VISIBLE_DEVICES", value]]})
+        p = gpudoctor("check", "--from-snapshot", str(snap), "--format", "json")
+        no_crash(p)
+        gd501 = next(f for f in json.loads(p.stdout)["findings"] if f["id"] == "GD501")
+        assert gd501["status"] == "fail"  # not a GPU here
+
+
+def test_a_version_of_5000_digits(tmp_path: Path) -> None:
+    """A torch version past int()'s 4300-digit limit made packaging raise ValueError, not
+    InvalidVersion (GD309 and the advice parse it)."""
+    huge = "2." + "9" * 5000
+    snap = snapshot(tmp_path, {("torch", "runtime", "version"): huge,
+                               ("torch", "static", "version"): huge})
+    for fmt in ("text", "json", "junit"):
+        no_crash(gpudoctor("check", "--from-snapshot", str(snap), "--format", fmt))
+    no_crash(gpudoctor("recommend", "--from-snapshot", str(snap)))
+
+
+def test_nvidia_smi_cuda_version_with_a_superscript(tmp_path: Path) -> None:
+    smi = (REPO_ROOT / "tests" / "fixtures" / "reports" /
+           "nvidia_smi-k8s-v100s-450-device-plugin.txt").read_text()
+    for odd in ("1².0", "9" * 5000 + ".0", "11.٠"):
+        report = tmp_path / "smi.txt"
+        report.write_text(smi.replace("CUDA Version: 11.0 ", f"CUDA Version: {odd} "))
+        no_crash(gpudoctor("check", "--from-report", str(report)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "", "→ fix: x"])
+def test_smoke_fact_with_an_unknown_dtype(tmp_path: Path, dtype: str) -> None:
+    """The smoke checks and the smoke-test renderer looked the dtype up in their tolerance
+    tables: KeyError. The snapshot reader now refuses it, naming the field."""
+    from smoke_kit import env_with, report
+    from smoke_kit import run as config
+
+    from gpudoctor.snapshot import dumps
+
+    outcome = report(config("native"), config("cudnn"))
+    text = dumps(env_with(outcome)).replace('"dtype": "float32"', json.dumps({"dtype": dtype})
+                                            [1:-1])
+    snap = tmp_path / "smoke.json"
+    snap.write_text(text)
+    p = gpudoctor("check", "--from-snapshot", str(snap))
+    no_crash(p)
+    assert p.returncode == 2 and "$.smoke.dtype" in p.stderr
+
+
+def test_junit_with_a_lone_surrogate_in_an_unavailable_message(tmp_path: Path) -> None:
+    """NVML's Unavailable message "\\ud800" (from the JSON escape) went into the JUnit XML as
+    `&#55296;`, which no XML parser accepts."""
+    snap = snapshot(tmp_path, {("nvml",): {"unavailable": "version-mismatch",
+                                           "message": "\ud800", "detail": None}})
+    p = gpudoctor("check", "--from-snapshot", str(snap), "--format", "junit")
+    no_crash(p)
+    ET.fromstring(p.stdout.encode())
+
+
+def test_a_report_naming_many_gpus_is_read_promptly(tmp_path: Path) -> None:
+    """Matching a GPU name re-normalised all ~900 product names on every call: 40 GPUs in a
+    pasted nvidia-smi took seconds per command (a thousand, minutes)."""
+    data = json.loads((ENVS / "h100-healthy.json").read_text())
+    gpu = data["environment"]["nvml"]["gpus"][0]
+    data["environment"]["nvml"]["gpus"] = [
+        {**gpu, "index": i, "name": f"NVIDIA GeForce RTX {3000 + i}",
+         "uuid": f"GPU-00000000-1111-2222-3333-{i:012d}"} for i in range(200)]
+    snap = tmp_path / "many.json"
+    snap.write_text(json.dumps(data))
+    start = time.monotonic()
+    no_crash(gpudoctor("check", "--from-snapshot", str(snap)))
+    assert time.monotonic() - start < 20
+
+
+def test_a_pasted_report_with_a_5000_digit_version(tmp_path: Path) -> None:
+    """The same through a pasted collect_env: a report is held to a snapshot's rules, so the
+    version is refused, named, instead of reaching `packaging` in a check (exit 3)."""
+    src = next((REPO_ROOT / "tests" / "fixtures" / "reports").glob("collect_env-h100-*"))
+    text = src.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("PyTorch version:"))
+    report = tmp_path / "collect_env.txt"
+    report.write_text(text.replace(line, "PyTorch version: 2." + "9" * 5000))
+    p = gpudoctor("check", "--from-report", str(report))
+    no_crash(p)
+    assert p.returncode == 2 and "states what no machine has" in p.stderr, p.stderr
+    no_crash(gpudoctor("diff", str(ENVS / "h100-healthy.json"), str(report)))
