@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 from typer.testing import CliRunner
 
 from gpudoctor.cli import app
@@ -52,6 +53,12 @@ def k80_machine(**kw: object) -> Environment:
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
+def newest_stable(tables: Tables, tag: str) -> str:
+    """The newest release with a non-experimental `tag` wheel."""
+    return [r for r in tables.torch_releases
+            if (v := r.variant(tag)) is not None and not v.experimental][-1].version
+
+
 def newest_with(tables: Tables, tag: str) -> str:
     """The newest release the tables give a `tag` wheel (2.15.0 has only its cu132 one)."""
     return [r for r in tables.torch_releases if r.variant(tag)][-1].version
@@ -77,11 +84,12 @@ def test_pascal_gets_the_cu126_wheel(tables: Tables) -> None:
 
 def test_h100_keeps_cu130(tables: Tables) -> None:
     rec = recommend(snapshot("h100-healthy"), tables)
-    newest = tables.newest_torch()
-    assert rec.torch is not None and rec.torch.version == newest.version
-    # full support beats cu132 MVC where the release has a cu130 wheel; 2.15.0's only wheel in
-    # the tables is cu132, which the 580 driver runs by minor-version compatibility
-    assert rec.torch.variant == ("cu130" if newest.variant("cu130") else "cu132")
+    # driver 580.65.06 runs CUDA 13.0 in full and 13.2 only by minor-version compatibility,
+    # which GD103 warns about: the newest release with a cu130 wheel, not 2.15.0's cu132
+    assert rec.torch is not None and rec.torch.runs == "full"
+    assert (rec.torch.version, rec.torch.variant) == (newest_stable(tables, "cu130"), "cu130")
+    assert any("cu132 runs here only by minor-version compatibility" in n
+               or "only by minor-version compatibility (cu132" in n for n in rec.notes)
     assert rec.installed_fits is True and rec.torch_installed_release is None
     assert rec.cudnn is not None
     # the newest release verified beyond its mere existence on PyPI with a CUDA 13 build
@@ -93,9 +101,15 @@ def test_h100_keeps_cu130(tables: Tables) -> None:
                                  "--prefix /usr/local/cuda")
 
 
-def test_old_driver_gets_a_12x_wheel_by_minor_version_compat(tables: Tables) -> None:
+def test_old_driver_gets_a_wheel_it_runs_in_full(tables: Tables) -> None:
+    """Driver 535.104.05 runs 12.x wheels by minor-version compatibility (GD103 warns) and
+    CUDA ≤ 12.2 in full: the newest release with a full-feature wheel, and the newer one it
+    passed over named with the driver that would run it in full."""
     rec = recommend(snapshot("old-driver-new-torch"), tables)
-    assert rec.torch is not None and rec.torch.variant == "cu126" and rec.torch.runs == "mvc"
+    assert rec.torch is not None and rec.torch.runs == "full" and rec.torch.arch_confirmed
+    assert Version(rec.torch.cuda) <= Version("12.2")
+    assert any(f"{newest_stable(tables, 'cu126')} cu126 runs here only by minor-version" in n
+               for n in rec.notes)
     assert rec.installed_fits is False and "CUDA 13.0" in (rec.installed_why or "")
     assert rec.cudnn is not None and rec.cudnn.cuda_build == "12"
 
@@ -130,7 +144,6 @@ def test_kepler_gets_the_last_release_whose_arch_list_has_it(tables: Tables) -> 
     assert rec.torch.arch_list is not None and arch_list_supports(rec.torch.arch_list, "3.7")
     assert rec.torch.runs == "mvc"
     assert any("too old for torch" in n for n in rec.notes)
-    assert any("arch lists are not in the tables" in n for n in rec.notes)
     assert rec.cudnn is not None and rec.cudnn.version.startswith("8.")  # cuDNN 9 dropped Kepler
 
 
@@ -138,8 +151,8 @@ def test_no_gpu_seen_skips_the_arch_check(tables: Tables) -> None:
     env = B.env(nvml=B.nvml("580.65.06", 13000),
                 torch=B.torch("2.13.0+cu130", "13.0", (), B.ARCH_CU130, 92000))
     rec = recommend(env, tables)
-    assert rec.torch is not None and rec.torch.version == tables.newest_torch().version
-    assert rec.torch.variant == ("cu130" if tables.newest_torch().variant("cu130") else "cu132")
+    assert rec.torch is not None and rec.torch.runs == "full"
+    assert (rec.torch.version, rec.torch.variant) == (newest_stable(tables, "cu130"), "cu130")
     assert any("arch lists were not checked" in n for n in rec.notes)
 
 

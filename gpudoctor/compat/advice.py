@@ -1,51 +1,38 @@
 """The one source of PyTorch install advice: which wheel fits this machine, and the exact line.
 
 `torch_advice(env, tables)` is pure. Every torch install line gpudoctor prints (GD103, GD401,
-GD402, GD404, GD405, `recommend`) is its `command`, so they cannot disagree; the smoke checks,
-which must read the same in `smoke-test` (where nothing else is probed), point at `recommend`.
-No CUDA line is made for a ROCm torch on a machine where nothing NVIDIA is seen, nor from an
+GD402, GD404, GD405, `recommend`, `explain`) is its `command`, written by the one pip-line
+builder (`gpudoctor.compat.wheels.pip_line`), so they cannot disagree; the smoke checks, which
+must read the same in `smoke-test` (where nothing else is probed), point at `recommend`. No
+CUDA line is made for a ROCm torch on a machine where nothing NVIDIA is seen, nor from an
 Environment whose driver and torch were not probed (`unjudged`).
 
-**The pick** is the newest release of the tables (not unverified) with a non-experimental CUDA
-variant that
-- the driver runs (`compat.query.driver_runs`): variants it runs with their full feature set
-  before those it runs only by minor-version compatibility (CUDA >= 11, same major), then the
-  highest CUDA; with no driver version (WSL) what the driver reports bounds it. With no driver
-  at all nothing tells, and the pick follows the toolkit's CUDA: its major, not newer where a
-  wheel is (torch.utils.cpp_extension refuses a toolkit of another major than torch's CUDA and
-  warns of a minor mismatch), or else the release's PyPI default;
-- whose arch list covers every visible GPU, by `compat.arch_list_supports` (the one arch rule):
-  the driver's GPUs (NVML's compute capability, or for a report the product name's, through
-  `checks.facts`), else torch's devices;
-- pairs with the torchvision / torchaudio installed beside torch (compat_tables/torch.toml),
-  when some release does.
-A variant whose arch list the tables lack is taken only when no confirmed one fits, and says so.
+**The pick** (`gpudoctor.compat.pick`) is the newest release of the tables (not unverified)
+whose non-experimental CUDA variant installs and runs here, preferring, in this order:
+1. a release with wheels for the diagnosed interpreter's Python (`TorchFacts.python_version`,
+   a report's "Python version"); one without them is never taken;
+2. a variant whose arch list covers every visible GPU, by `gpudoctor.versions` (same-major
+   cubins, forward PTX): the driver's GPUs (NVML's compute capability, or for a report the
+   product name's, through `checks.facts`), else torch's devices. A variant whose arch list
+   the tables lack is judged by the arch rule (`compat.rules.arch_in_build`): never taken when
+   its CUDA cannot hold code for a GPU, else only after every confirmed one, and it says so;
+3. a variant the driver runs with its full feature set (`compat.rules.driver_for_cuda`), over
+   one it runs only by minor-version compatibility, which GD103 warns about: an older release
+   that runs in full beats a newer one that does not. With no driver version (WSL) what the
+   driver reports bounds it; with no driver at all the pick follows the toolkit's CUDA (its
+   major, not newer where a wheel is: torch.utils.cpp_extension refuses another major), or
+   else the release's PyPI default;
+4. a release that pairs the torchvision / torchaudio installed beside torch, when one does;
+then the newest release, and its highest CUDA.
 The installed torch is judged with its own arch list (`torch.cuda.get_arch_list()`) where the
 probe read it: the machine's own artifact wins over the table.
 
-**The line** runs pip through the interpreter diagnosed, `/path/to/python -m pip ...`
-(`TorchFacts.python`, which the probe records also when torch is not installed there); for a
-pasted report, or a snapshot of an older gpudoctor without torch, the interpreter is unknown:
-`python -m pip ...`, with a sentence saying to run it with that environment's own python. It
-is never a no-op. pip keeps an installed distribution that satisfies the requirement
-("Requirement already satisfied"), and a public pin `torch==2.5.1` is satisfied by every local
-build `2.5.1+cu121`: a specifier without a local label ignores the
-candidates' local labels (https://packaging.python.org/en/latest/specifications/
-version-specifiers/#version-matching). Hence:
-- torch not installed: the release's documented line (PyTorch's previous-versions page,
-  https://pytorch.org/get-started/previous-versions/): `torch==2.5.1 --index-url .../cu124`;
-- torch installed: exact local pins, `torch==2.5.1+cu124 torchvision==0.20.1+cu124 --index-url
-  .../cu124`, which another installed build does not satisfy, so pip replaces it. The index's
-  files carry the local label (`torch-2.5.1+cu124-cp311-...whl`), and the page prints this form
-  (2.0.1: `pip install torch==2.0.1+cu118 torchvision==0.15.2+cu118 ... --index-url
-  https://download.pytorch.org/whl/cu118`). The PyPI default of a find-links or extra-index-url
-  release has no label (the page: `pip install torch==1.7.1 torchvision==0.8.2`);
-- `--force-reinstall` when the installed torch satisfies the torch pin anyway (the same build,
-  or that unlabelled default) or is broken (its import failed or crashed; cuDNN is missing or
-  fails a convolution). A forced reinstall also replaces torch's dependencies, the nvidia-*
-  wheels that hold cuDNN, which `pip uninstall torch && pip install ...` would keep as they are.
-torchvision / torchaudio installed beside torch are pinned to the release's pairing; one the
-release has no pairing for is named in `why`.
+**The line** runs pip through the interpreter diagnosed (`TorchFacts.python`); for a pasted
+report the interpreter is unknown: `python -m pip ...`, with a sentence saying to run it with
+that environment's own python. See `gpudoctor.compat.wheels` for the naming of each era's
+wheels and why the line is never a no-op. A torch that imports from a folder shadowing the
+installed one (a `./torch` source checkout, a copy on PYTHONPATH) is not mended by any
+install: the fix then says what to do about the shadow first.
 """
 
 from __future__ import annotations
@@ -53,44 +40,16 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
-
 from gpudoctor.checks import facts as F
-from gpudoctor.compat import (
-    UNVERIFIED,
-    Tables,
-    TorchRelease,
-    TorchVariant,
-)
-from gpudoctor.compat.query import driver_runs, torch_series
+from gpudoctor.checks import torch_copies
+from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease
+from gpudoctor.compat.pick import GpuSeen, Line, TorchPick, best_fit, pick_torch, runs
+from gpudoctor.compat.rules import arch_in_build, driver_for_cuda
 from gpudoctor.model import Environment, Reason, TorchFacts, TorchStatic, Unavailable
 from gpudoctor.versions import arch_list_supports, minor_of, normalize_cc, sm_of
 
-
-@dataclass(frozen=True, slots=True)
-class GpuSeen:
-    """A GPU the advice is for."""
-
-    name: str
-    compute_capability: str  # "8.6"
-
-
-@dataclass(frozen=True, slots=True)
-class TorchPick:
-    """One PyTorch wheel variant to install, and the line that installs it."""
-
-    version: str  # "2.14.1"
-    variant: str  # "cu126"
-    cuda: str
-    index_url: str
-    command: str  # the exact pip line
-    arch_list: tuple[str, ...] | None  # None: not in the tables
-    arch_confirmed: bool  # the arch list is known and includes every GPU (and one was seen)
-    runs: str  # "full", "mvc" (only by minor-version compatibility), "no-driver"
-    min_driver: str | None  # the full-feature driver of the variant's CUDA
-    status: str
-    source: str
+__all__ = ["UNJUDGED", "UNKNOWN_PYTHON", "GpuSeen", "TorchAdvice", "TorchPick",
+           "compute_capabilities", "install_fix", "torch_advice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +65,7 @@ class TorchAdvice:
     installed_why: str | None  # why it does not fit, or why that cannot be told
     same_release: TorchPick | None  # the installed release in a variant that fits, if not it
     unjudged: bool = False  # no pick is made, and `why` says why (nothing probed, ROCm)
+    blocked: str | None = None  # what must be done first: no install can help until then
 
     @property
     def command(self) -> str | None:
@@ -114,28 +74,24 @@ class TorchAdvice:
 
     @property
     def fix(self) -> str:
-        """The line as a check's fix: with the interpreter sentence, or why none fits."""
+        """The line as a check's fix: with the interpreter sentence, or why none fits; what
+        must be done first where an install cannot help."""
         if self.pick is None:
-            return self.why[-1] if self.unjudged else (
+            line = self.why[-1] if self.unjudged else (
                 f"no PyTorch wheel in the tables fits this machine: "
                 f"{self.why[-1] if self.why else 'see `gpudoctor recommend`'}")
-        return self.pick.command + ("" if self.python else f" ({UNKNOWN_PYTHON})")
+        else:
+            line = self.pick.command + ("" if self.python else f" ({UNKNOWN_PYTHON})")
+        if self.blocked:
+            return (f"{self.blocked}; reinstalling torch cannot help while that copy shadows "
+                    f"the installed one; if the installed torch still fails after that: {line}")
+        return line
 
 
 UNJUDGED = ("`gpudoctor recommend` prints the install line for this machine (this run did not "
             "probe its driver or torch)")
 UNKNOWN_PYTHON = ("`python` stands for the environment's own interpreter, which gpudoctor "
                   "could not name: run the line with it")
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """What the install line depends on besides the pick."""
-
-    python: str | None
-    installed: str | None  # pip's view: the distribution's metadata version
-    broken: str | None  # how the installed torch is broken, when reinstalling it mends that
-    companions: tuple[tuple[str, str], ...]
 
 
 def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
@@ -158,10 +114,10 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
         why.append("no GPU's compute capability is known: the arch lists were not checked")
     if F.driver_version(env) is None and F.driver_cuda(env, tables) is None:
         why.insert(0, _no_driver_note(env))
-    pick, notes = _pick_torch(env, tables, ccs, line)
+    pick, notes = pick_torch(env, tables, ccs, line)
     same = None
     if rel is not None and pick is not None and rel.version != pick.version and fits is not True:
-        same = _fit(env, tables, rel, ccs, line)[0]
+        same = best_fit(env, tables, rel, ccs, line)
         if same and installed and installed.endswith("+" + same.variant):
             same = None
     if pick is not None:
@@ -172,8 +128,13 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
                          "among them) too")
         elif installed and _same_build(installed, rel, pick):
             notes.append(f"torch {installed} is already installed: the line only reinstalls it")
+    t = F.torch_facts(env)
+    shadow = torch_copies.shadow(t) if t is not None else None
+    if shadow is not None:
+        notes.insert(0, f"{shadow.message}: an install changes the installed torch, not that "
+                     "copy")
     return TorchAdvice(pick, (*why, *notes), gpus, line.python, installed, fits, installed_why,
-                       same)
+                       same, blocked=shadow.fix if shadow else None)
 
 
 def install_fix(env: Environment, tables: Tables) -> str:
@@ -211,7 +172,7 @@ def _gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuSeen, ...], list[s
     return tuple(GpuSeen(d.name, d.capability) for d in devices), why
 
 
-def _line(env: Environment) -> _Line:
+def _line(env: Environment) -> Line:
     t = env.torch  # a pasted report names no interpreter: python is Unavailable(NOT_REPORTED)
     python = None
     if isinstance(t, TorchFacts) and isinstance(t.python, str) and t.python.startswith("/"):
@@ -221,7 +182,8 @@ def _line(env: Environment) -> _Line:
     # pip compares the distribution's metadata version, not torch.__version__: PyPI's default
     # wheel is "2.5.1" to pip while torch calls itself 2.5.1+cu124
     installed = static.version if isinstance(static, TorchStatic) else F.torch_version(env)
-    return _Line(python, installed, _broken(env), companions)
+    told = F.python_version(env)
+    return Line(python, installed, _broken(env), companions, told[0] if told else None)
 
 
 def _broken(env: Environment) -> str | None:
@@ -253,16 +215,6 @@ def _no_driver_note(env: Environment) -> str:
             "needs: `gpudoctor compat torch VERSION`")
 
 
-def _runs(env: Environment, tables: Tables, variant: TorchVariant) -> str | None:
-    drv = F.driver_version(env)
-    if drv and F.version(drv):
-        return driver_runs(tables, drv, variant.cuda)
-    told = F.driver_cuda(env, tables)  # no driver version (WSL): only what it reports
-    if told:
-        return "full" if Version(variant.cuda) <= Version(told[0]) else None
-    return "no-driver"
-
-
 def _installed(env: Environment, tables: Tables, ccs: list[str]
                ) -> tuple[str | None, TorchRelease | None, bool | None, str | None]:
     """The installed torch, its release row, whether it fits (None: unknown), and why not."""
@@ -272,197 +224,41 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
     base, _, tag = version.partition("+")
     rel = tables.torch_release(base)
     rt = F.torch_runtime(env)
-    if F.torch_cuda(env) is None:
+    tc = F.torch_cuda(env)
+    if tc is None:
         return version, rel, False, ("a ROCm (AMD) build" if rt is not None and rt.hip
                                      else "a CPU-only build")
     variant = rel.variant(tag or rel.pypi_default or "") if rel else None
     own = rt.arch_list if rt is not None and isinstance(rt.arch_list, tuple) else ()
-    if variant is None and not own:
-        return version, rel, None, "its variant is not in the tables"
     if F.driver_version(env) is None and F.driver_cuda(env, tables) is None:
         return version, rel, None, "no working NVIDIA driver found"
-    if variant is not None and _runs(env, tables, variant) is None:
+    if variant is not None and runs(env, tables, variant.cuda) is None:
         return version, rel, False, f"the driver does not run its CUDA {variant.cuda}"
-    tc, drv = F.torch_cuda(env), F.driver_version(env)
-    if variant is None and tc and drv and F.version(drv) and F.version(tc) \
+    drv = F.driver_version(env)
+    if variant is None and drv and F.version(drv) and F.version(tc) \
             and tables.cuda_min_driver(tc) is None:  # a torch newer than the tables
         held, fam = f"CUDA {tc} is {tables.cuda_not_held(tc)}", tables.cuda_family(tc)
         if fam is None or fam.status == UNVERIFIED:
             return version, rel, None, (f"{held}, and no CUDA {tc.split('.')[0]} family "
                                         "rule is known")
-        if driver_runs(tables, drv, tc) is None:
+        if driver_for_cuda(tables, drv, tc).verdict == "no":
             return version, rel, False, (
                 f"the driver does not run its CUDA {tc} ({held}: judged by the CUDA "
                 f"{fam.major} family rule, ≥ {fam.min_driver_linux})")
     if not ccs:
         return version, rel, None, "no GPU's compute capability is known"
     arch = own or (variant.arch_list if variant else None)
-    if not arch:
-        return version, rel, None, "its arch list is not in the tables"
+    if not arch:  # no list: the arch rule tells where the build's CUDA cannot hold the code
+        cannot = [r for c in ccs if (r := arch_in_build(tables, tc, c)).verdict == "cannot"]
+        if cannot:
+            return version, rel, False, cannot[0].cited
+        return version, rel, None, ("its variant is not in the tables" if variant is None
+                                    else "its arch list is not in the tables")
     missing = [sm_of(c) for c in ccs if not arch_list_supports(arch, c)]
     if missing:
         return version, rel, False, (f"its arch list ({' '.join(arch)}) does not include "
                                      f"{', '.join(missing)}")
     return version, rel, True, None
-
-
-# --------------------------------------------------------------------------- the pick
-
-
-def _candidates(env: Environment, tables: Tables, rel: TorchRelease
-                ) -> list[tuple[TorchVariant, str]]:
-    """The variants to try, best first, with how the driver runs each."""
-    stable = [v for v in rel.variants if not v.experimental]
-    runnable = [(v, how) for v in stable if (how := _runs(env, tables, v))]
-    if not runnable or runnable[0][1] != "no-driver":
-        return sorted(runnable, key=lambda vh: (vh[1] == "full", Version(vh[0].cuda)),
-                      reverse=True)
-    tv = F.version(F.toolkit_version(env))
-    if tv is None:
-        stable = [v for v in stable if v.tag == rel.pypi_default] or stable
-        return [(v, "no-driver") for v in sorted(stable, key=lambda v: Version(v.cuda),
-                                                 reverse=True)]
-    # torch.utils.cpp_extension refuses a toolkit of another CUDA major than torch's and only
-    # warns of a minor mismatch: the same major, not newer than the toolkit first
-    same = [v for v in stable if Version(v.cuda).major == tv.major]
-    older = sorted((v for v in same if Version(v.cuda) <= tv), key=lambda v: Version(v.cuda),
-                   reverse=True)
-    newer = sorted((v for v in same if Version(v.cuda) > tv), key=lambda v: Version(v.cuda))
-    return [(v, "no-driver") for v in older + newer]
-
-
-def _fit(env: Environment, tables: Tables, rel: TorchRelease, ccs: list[str], line: _Line
-         ) -> tuple[TorchPick | None, TorchPick | None]:
-    """(the pick whose arch list includes every GPU, the first with an unknown arch list)."""
-    unknown = None
-    for v, how in _candidates(env, tables, rel):
-        ok = v.arch_list is not None and all(arch_list_supports(v.arch_list, c) for c in ccs)
-        need = tables.cuda_min_driver(v.cuda)
-        pick = TorchPick(rel.version, v.tag, v.cuda, v.index_url, _command(rel, v, line),
-                         v.arch_list, ok and bool(ccs), how, need.full if need else None,
-                         rel.status, rel.source)
-        if ok or not ccs:
-            return pick, None
-        if v.arch_list is None:
-            unknown = unknown or pick
-    return None, unknown
-
-
-def _releases(tables: Tables, companions: tuple[tuple[str, str], ...]) -> list[TorchRelease]:
-    """One release per series, newest first: its newest patch, or the newest that pairs the
-    installed companions."""
-    out = []
-    for series in torch_series(tables):
-        newest = series[-1]
-        if newest.status != UNVERIFIED and newest.variants:
-            out.append(next((r for r in reversed(series) if _pairs(r, companions)), newest))
-    return out
-
-
-def _pairs(rel: TorchRelease, companions: tuple[tuple[str, str], ...]) -> bool:
-    return all(_paired(rel, name) for name, _ in companions)
-
-
-def _paired(rel: TorchRelease, name: str) -> str | None:
-    return rel.torchvision if name == "torchvision" else \
-        rel.torchaudio if name == "torchaudio" else None
-
-
-def _pick_torch(env: Environment, tables: Tables, ccs: list[str], line: _Line
-                ) -> tuple[TorchPick | None, list[str]]:
-    releases = _releases(tables, line.companions)
-    paired = [r for r in releases if _pairs(r, line.companions)]
-    if line.companions and paired:
-        pick, notes = _pick_from(env, tables, ccs, line, paired)
-        newest = _releases(tables, ())[0]
-        if pick is not None and not _pairs(newest, line.companions):
-            names = " and ".join(n for n, _ in line.companions)
-            notes.append(f"the tables pair no {names} with the newest torch, {newest.version}: "
-                         f"the pick keeps to releases that have one, as {names} is installed "
-                         "beside torch")
-        if pick is not None:
-            return pick, notes
-    return _pick_from(env, tables, ccs, line, releases)
-
-
-def _pick_from(env: Environment, tables: Tables, ccs: list[str], line: _Line,
-               releases: list[TorchRelease]) -> tuple[TorchPick | None, list[str]]:
-    notes: list[str] = []
-    fallback: TorchPick | None = None
-    skipped: list[str] = []
-    for rel in releases:
-        pick, unknown = _fit(env, tables, rel, ccs, line)
-        if pick:
-            if fallback:
-                notes.append(f"newer releases may also include {', '.join(map(sm_of, ccs))}, but "
-                             f"their arch lists are not in the tables (torch "
-                             f"{', '.join(skipped)}); the newest of them: {fallback.command}")
-            if rel is not releases[0]:
-                notes.insert(0, _why_not_newest(env, tables, releases[0], ccs))
-            return pick, notes
-        if unknown:
-            fallback = fallback or unknown
-            skipped.append(rel.version)
-    if fallback:
-        notes.append(f"the arch list of torch {fallback.version} {fallback.variant} is not in the "
-                     f"tables: it may not include {', '.join(map(sm_of, ccs))}")
-        return fallback, notes
-    notes.append(_why_not_newest(env, tables, releases[0], ccs) if releases else
-                 "no PyTorch release in the tables")
-    return None, notes
-
-
-def _why_not_newest(env: Environment, tables: Tables, rel: TorchRelease, ccs: list[str]) -> str:
-    runs = [v for v, _ in _candidates(env, tables, rel)]
-    tv = F.toolkit_version(env)
-    if not runs and _runs(env, tables, rel.variants[0]) == "no-driver":
-        return (f"torch {rel.version} has no wheel for CUDA {tv or '?'} (its variants: "
-                f"{', '.join(v.tag for v in rel.variants)})")
-    if not runs:
-        needs = [tables.cuda_min_driver(v.cuda) for v in rel.variants]
-        floors = [f for n in needs if n and (f := n.family or n.full)]
-        low = min(floors, key=Version) if floors else "?"
-        return (f"driver {F.driver_version(env) or '(version unknown)'} is too old for torch "
-                f"{rel.version}: its wheels need driver ≥ {low}")
-    gpus = ", ".join(map(sm_of, ccs))
-    lists = "; ".join(f"{v.tag}: {' '.join(v.arch_list or ('not in the tables',))}"
-                      for v in runs)
-    return f"torch {rel.version}'s wheels for this driver do not include {gpus} ({lists})"
-
-
-# --------------------------------------------------------------------------- the line
-
-
-def _command(rel: TorchRelease, v: TorchVariant, line: _Line) -> str:
-    """The exact pip line for one variant; see the module for why it is never a no-op."""
-    python = shlex.quote(line.python) if line.python else "python"
-    labelled = rel.install == "index-url" or v.tag != rel.pypi_default  # files carry +cuXYZ
-    exact = line.installed is not None and labelled
-    pins = [("torch", rel.version)] + [(name, paired) for name, _ in line.companions
-                                       if (paired := _paired(rel, name))]
-
-    def pin(name: str, version: str) -> str:
-        # older releases' lines pin torch and torchvision by label, torchaudio without one
-        tag = exact if rel.install == "index-url" else labelled and name != "torchaudio"
-        return f"{name}=={version}+{v.tag}" if tag else f"{name}=={version}"
-
-    option = ("" if not labelled else f" --index-url {v.index_url}" if rel.install == "index-url"
-              else f" -f {v.index_url}" if rel.install == "find-links"
-              else f" --extra-index-url {v.index_url}")
-    force = line.installed is not None and (line.broken is not None or _satisfies(
-        line.installed, rel.version, v.tag if exact else None))
-    return (f"{python} -m pip install{' --force-reinstall' if force else ''} "
-            f"{' '.join(pin(n, ver) for n, ver in pins)}{option}")
-
-
-def _satisfies(installed: str, version: str, tag: str | None) -> bool:
-    """Whether pip would keep `installed` for the pin `version` (+`tag`): PEP 440 matching.
-    An installed version that does not parse never satisfies a pin (pip replaces it)."""
-    try:
-        return SpecifierSet(f"=={version}" + (f"+{tag}" if tag else "")).contains(
-            installed, prereleases=True)
-    except InvalidSpecifier:
-        return False
 
 
 def _same_build(installed: str, rel: TorchRelease | None, pick: TorchPick) -> bool:
@@ -472,10 +268,11 @@ def _same_build(installed: str, rel: TorchRelease | None, pick: TorchPick) -> bo
     return base == pick.version and (tag or default) == pick.variant
 
 
-def _companion_notes(line: _Line, rel: TorchRelease | None) -> list[str]:
+def _companion_notes(line: Line, rel: TorchRelease | None) -> list[str]:
     notes = []
     for name, have in line.companions:
-        if rel is not None and _paired(rel, name) is None:
+        if rel is not None and (rel.torchvision if name == "torchvision" else
+                                rel.torchaudio if name == "torchaudio" else None) is None:
             python = shlex.quote(line.python) if line.python else "python"
             notes.append(f"{name} {have} is installed beside torch, and the tables pair no "
                          f"{name} with torch {rel.version}: after installing, `{python} -m pip "

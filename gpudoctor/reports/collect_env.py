@@ -199,7 +199,14 @@ def _torch(fields: dict[str, str], packages: list[str], text: str
         static=not_reported("torch's package metadata is not in the report", listed),
         runtime=_runtime(fields, version, text),
         seconds=not_reported("no probe ran: the facts are collect_env's"),
+        python_version=_python_version(fields.get("Python version", "")),
     )
+
+
+def _python_version(value: str) -> str | Unavailable:
+    """collect_env's "3.10.12 (main, ...) [GCC 11.4.0] (64-bit runtime)" -> "3.10.12"."""
+    m = re.match(r"\s*(\d+\.\d+(?:\.\d+)?)\b", value)
+    return m[1] if m else not_reported("the interpreter's Python version is not in the report")
 
 
 def _host_detail(fields: dict[str, str]) -> str:
