@@ -22,7 +22,9 @@ _SOURCE: list[str] = []
 
 
 def child_source() -> str:
-    """The child's program text (`_torch_child.py`), run as `python -c`."""
+    """The child's program text (`_torch_child.py`), given as `python -c SOURCE`: the child
+    runner passes it on the child's stdin (`python -`), out of the process table
+    (`gpudoctor.childargv`)."""
     if not _SOURCE:
         with open(CHILD_SOURCE_PATH, encoding="utf-8") as f:
             _SOURCE.append(f.read())
