@@ -1,0 +1,232 @@
+"""The enumerations `gpudoctor explain` decodes, loaded and sorted into cause classes.
+
+Data files beside this module, each citing its source and its count (a test checks both):
+`codes/*.toml` (every code of the CUDA runtime and driver APIs, cuDNN, cuBLAS, cuSOLVER,
+cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC, from NVIDIA's headers) with `codes/meanings.toml` (what
+the codes of headers without doc comments mean, from NVIDIA's API references); `xids.toml`
+(NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml` (the kernel module's error
+messages); `nccl_warnings.toml` (NCCL's WARN messages); `container_toolkit.toml` and
+`libnvidia_container.toml` (the container stack's errors). `classes.toml` sorts every entry
+into a cause class of `gpudoctor.explain.classes`, by hand. `load_catalog()` validates all of
+it and raises `KnowledgeBaseError` naming the entry.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from gpudoctor.explain.classes import CAUSE_CLASSES
+from gpudoctor.explain.kb import KnowledgeBaseError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+# enumeration file stem → (the library as people name it, its message function's context)
+CODE_FILES = {
+    "cuda_runtime": "CUDA runtime", "cuda_driver": "CUDA driver", "cudnn9": "cuDNN",
+    "cudnn8": "cuDNN", "cublas": "cuBLAS", "cusolver": "cuSOLVER", "cusparse": "cuSPARSE",
+    "cufft": "cuFFT", "curand": "cuRAND", "nccl": "NCCL", "nvrtc": "NVRTC",
+}
+# where the doc comments of the headers that carry them are published
+DOC_SOURCES = {
+    "cuda_runtime": "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+    "cuda_driver": "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html",
+    "cudnn9": "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html",
+    "curand": "https://docs.nvidia.com/cuda/curand/group__HOST.html",
+}
+MESSAGE_FILES = ("nvrm", "nccl_warnings", "container_toolkit")
+_SPEC = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]|%[vwqsdT]")
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """One error code of one library."""
+
+    library: str  # "CUDA runtime"
+    stem: str  # "cuda_runtime"
+    name: str
+    number: int
+    message: str  # as the library prints it ("" when it prints none)
+    meaning: str  # NVIDIA's description
+    cause_class: str
+    weak: bool  # a follow-on of another error, or says little alone
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message template of a program (`%s`-style fields), with the literal that finds it."""
+
+    kind: str  # "nvrm" | "nccl_warnings" | "container_toolkit" | "libnvidia_container"
+    template: str
+    fragment: str  # its longest fixed text, lower-case, whitespace collapsed
+    where: str  # the source file it comes from
+    cause_class: str
+    weak: bool
+
+
+@dataclass(frozen=True, slots=True)
+class XidEntry:
+    """One Xid (or SXid) of NVIDIA's catalog."""
+
+    number: int
+    mnemonic: str
+    description: str
+    immediate: str  # the catalog's action, as a sentence
+    investigate: str
+    cause_class: str
+    weak: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Every enumeration, indexed the ways the text names its entries."""
+
+    codes: dict[str, Code]  # by name (cuDNN 9's entry where cuDNN 8 has the same name)
+    runtime_by_number: dict[int, Code]
+    driver_by_number: dict[int, Code]
+    by_message: dict[str, Code]  # lower-cased printed message → runtime (else driver) code
+    xids: dict[int, XidEntry]
+    sxids: dict[int, XidEntry]
+    messages: dict[str, tuple[Message, ...]]  # by kind
+    container_stages: dict[str, str]  # nvidia-container-cli stage → what failed
+    counts: dict[str, tuple[int, int]]  # file → (count stated, entries read)
+
+
+def _read(name: str) -> dict[str, Any]:
+    text = files("gpudoctor.explain").joinpath(name).read_text(encoding="utf-8")
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise KnowledgeBaseError(f"{name}: not TOML: {e}") from None
+    return data
+
+
+def _sorter(table: dict[str, Any], where: str, keys: set[Any]) -> tuple[
+        dict[Any, str], set[Any], str]:
+    """(entry → class, weak entries, default class) of one classes.toml table."""
+    default = table.get("default")
+    if default not in CAUSE_CLASSES:
+        raise KnowledgeBaseError(f"classes.toml [{where}]: default {default!r} is no class")
+    explicit: dict[Any, str] = {}
+    for key, value in table.items():
+        if key in ("default", "weak"):
+            continue
+        if key not in CAUSE_CLASSES:
+            raise KnowledgeBaseError(f"classes.toml [{where}]: {key!r} is no cause class")
+        for entry in value:
+            if entry not in keys:
+                raise KnowledgeBaseError(f"classes.toml [{where}]: {entry!r} is not in the "
+                                         "enumeration")
+            if entry in explicit:
+                raise KnowledgeBaseError(f"classes.toml [{where}]: {entry!r} listed twice")
+            explicit[entry] = key
+    weak = set(table.get("weak", []))
+    if weak - keys:
+        raise KnowledgeBaseError(f"classes.toml [{where}]: weak {sorted(weak - keys)} not in "
+                                 "the enumeration")
+    return explicit, weak, default
+
+
+def fragment(template: str) -> str:
+    """The longest fixed text of a message template, lower-case, as it must appear."""
+    parts = [" ".join(p.split()).strip(" .,:;'\"()[]") for p in _SPEC.split(template)]
+    return max(parts, key=len).lower() if parts else ""
+
+
+def _codes(sorting: dict[str, Any], meanings: dict[str, Any]) -> tuple[
+        dict[str, Code], dict[str, tuple[int, int]], list[Code]]:
+    by_name: dict[str, Code] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    every: list[Code] = []
+    for stem, library in CODE_FILES.items():
+        data = _read(f"codes/{stem}.toml")
+        rows = data.get("code", [])
+        counts[f"codes/{stem}.toml"] = (int(data.get("count", -1)), len(rows))
+        explicit, weak, default = _sorter(sorting.get(stem, {}), f"codes.{stem}",
+                                          {r["name"] for r in rows})
+        docs = meanings.get(stem, {})
+        for r in rows:
+            meaning = r.get("doc") or docs.get(r["name"], "")
+            if not meaning:
+                raise KnowledgeBaseError(f"{stem}: {r['name']} has no meaning (doc or "
+                                         "codes/meanings.toml)")
+            code = Code(library, stem, r["name"], int(r["number"]), r.get("message", ""),
+                        meaning, explicit.get(r["name"], default), r["name"] in weak,
+                        docs.get("source") or DOC_SOURCES[stem])
+            every.append(code)
+            if stem != "cudnn8" or code.name not in by_name:
+                by_name[code.name] = code
+    return by_name, counts, every
+
+
+def _xids(sorting: dict[str, Any]) -> tuple[dict[int, XidEntry], dict[int, XidEntry],
+                                            dict[str, tuple[int, int]]]:
+    data = _read("xids.toml")
+    buckets = data["bucket"]
+    rows = data["xid"]
+    explicit, weak, default = _sorter(sorting["xids"], "xids", {r[0] for r in rows})
+    xids = {}
+    for n, mnemonic, desc, now, later in rows:
+        none = "no action given: see the Xid's entry in NVIDIA's catalog"
+        xids[n] = XidEntry(n, mnemonic, desc, buckets.get(now, now) or none,
+                           buckets.get(later, later) or none,
+                           explicit.get(n, default), n in weak, data["source"])
+    sdata = _read("sxids.toml")
+    srows = sdata["sxid"]
+    sexp, sweak, sdef = _sorter(sorting["sxids"], "sxids", {r[1] for r in srows})
+    sxids = {n: XidEntry(n, name, name.removeprefix("NVSWITCH_ERR_HW_").replace("_", " ")
+                         .lower(), "reset the GPUs and NVSwitches of the node (or reboot) "
+                         "and restart the Fabric Manager", "contact NVIDIA or the system "
+                         "vendor if it recurs", sexp.get(n, sdef), n in sweak, sdata["source"])
+             for name, n in srows}
+    counts = {"xids.toml": (int(data["count"]), len(rows)),
+              "sxids.toml": (int(sdata["count"]), len(srows))}
+    return xids, sxids, counts
+
+
+def _messages(sorting: dict[str, Any]) -> tuple[dict[str, tuple[Message, ...]], dict[str, str],
+                                                dict[str, tuple[int, int]]]:
+    out: dict[str, tuple[Message, ...]] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    for kind in MESSAGE_FILES:
+        data = _read(f"{kind}.toml")
+        rows = next(v for k, v in data.items() if isinstance(v, list))
+        counts[f"{kind}.toml"] = (int(data["count"]), len(rows))
+        explicit, weak, default = _sorter(sorting[kind], kind, {r[0] for r in rows})
+        out[kind] = tuple(Message(kind, t, fragment(t), f, explicit.get(t, default), t in weak)
+                          for t, f in rows)
+    lnc = _read("libnvidia_container.toml")
+    counts["libnvidia_container.toml"] = (int(lnc["count"]), len(lnc["stage"]))
+    explicit, weak, default = _sorter(sorting["libnvidia_container"], "libnvidia_container",
+                                      {r[0] for r in lnc["detail"]})
+    out["libnvidia_container"] = tuple(
+        Message("libnvidia_container", t, fragment(t), src, explicit.get(t, default), t in weak)
+        for t, src in lnc["detail"])
+    return out, dict(lnc["stage"]), counts
+
+
+@cache
+def load_catalog() -> Catalog:
+    """Every shipped enumeration, validated and sorted (cached)."""
+    sorting = _read("classes.toml")
+    meanings = _read("codes/meanings.toml")
+    codes, counts, every = _codes(sorting["codes"], meanings)
+    xids, sxids, xcounts = _xids(sorting)
+    messages, stages, mcounts = _messages(sorting)
+    runtime = {c.number: c for c in every if c.stem == "cuda_runtime"}
+    driver = {c.number: c for c in every if c.stem == "cuda_driver"}
+    by_message: dict[str, Code] = {}
+    for c in (*runtime.values(), *driver.values()):
+        if c.message and c.number:
+            by_message.setdefault(c.message.lower().rstrip("."), c)
+    return Catalog(codes, runtime, driver, by_message, xids, sxids, messages, stages,
+                   {**counts, **xcounts, **mcounts})
