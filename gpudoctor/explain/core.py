@@ -1,13 +1,20 @@
 """From a pasted error to its cause: match the knowledge base, then confirm on a machine.
 
-`explain(text, ...)` finds every known signature in the text, then runs the checks each one
-names (`confirm`) against one environment: a report given with `--from-report`, else the
-environment facts found in the same text (a `collect_env` or `nvidia-smi` block, read by
-`gpudoctor.reports`), else this machine (the CLI's `probe`, which gathers only the facts those
-checks read), else none (`--no-probe`). A signature whose check fails or warns is *confirmed*;
-whose checks pass is *not confirmed* (the cause is likely elsewhere); whose checks could not
-judge is *unchecked*. Diagnoses are ranked: confirmed first, then by the signature's priority
-(a specific cause before the symptoms it produces), then by how much of the text they explain.
+`explain(text, ...)` finds every known signature in the text and every entity its grammar
+decodes (`match`, `derive`), then runs the checks each one names (`confirm`) against one
+environment: a report given with `--from-report`, else the environment facts found in the same
+text (a `collect_env` or `nvidia-smi` block, read by `gpudoctor.reports`), else this machine
+(the CLI's `probe`, which gathers only the facts those checks read), else none (`--no-probe`).
+A diagnosis whose check fails or warns is *confirmed*; whose checks pass is *not confirmed*
+(the cause is likely elsewhere); whose checks could not judge (they skipped, or only noted
+something) is *unchecked*: a note or a skip is never evidence against a cause. Diagnoses are
+ranked: confirmed first, then by the signature's priority (a specific cause before the symptoms
+it produces), then by how much of the text they explain.
+
+A fix that installs PyTorch (`{torch_install}`) comes from the compat layer's one advice
+function (`gpudoctor.compat.advice`); where the text itself states the driver's CUDA ("driver
+too old (found version 11040)"), the advice is for that driver, so the line it prints is a
+build the driver can run.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from gpudoctor.explain.focus import WHOLE
 from gpudoctor.explain.kb import KnowledgeBase, load
 from gpudoctor.explain.match import Match, find_matches
 from gpudoctor.model import Environment, Result, Severity, Status
@@ -26,6 +34,7 @@ if TYPE_CHECKING:
     from gpudoctor.compat import Tables
     from gpudoctor.model import Check
 
+REPORT_SCOPE = 256 << 10  # of a large text, this much of its head and end is read for a report
 NO_INSTALL_LINE = ("`gpudoctor recommend` prints the install line that fits the machine "
                    "(nothing was probed here)")
 
@@ -91,8 +100,8 @@ def explain(text: str, tables: Tables, *, kb: KnowledgeBase | None = None,
         from gpudoctor.checks import run_checks
 
         results = {r.check_id: r for r in run_checks(env, tables, checks).results}
-    install = _install_line(env, tables, matches)
-    diagnoses = [_diagnose(m, results, env is not None, where, install) for m in matches]
+    diagnoses = [_diagnose(m, results, env is not None, where, _install_line(env, tables, m))
+                  for m in matches]
     order = {m.signature.id: i for i, m in enumerate(matches)}
     diagnoses.sort(key=lambda d: (_RANK[d.state], -d.match.signature.priority,
                                   -d.match.specificity, order[d.match.signature.id]))
@@ -115,7 +124,11 @@ def _environment(text: str, text_name: str, report: tuple[Environment, str] | No
     from gpudoctor.reports.issue_body import find_blocks
 
     # a report block (collect_env, nvidia-smi, a snapshot) states the machine the error came
-    # from; the error lines alone do not, and the machine to check is then this one
+    # from; the error lines alone do not, and the machine to check is then this one. A large
+    # log is searched for one at its head and its end (where an issue body or a script that
+    # prints the environment puts it), not through its whole length
+    if len(text) > WHOLE:
+        text = text[:REPORT_SCOPE] + "\n" + text[-REPORT_SCOPE:]
     if find_blocks(text):
         try:
             env = read_reports([(text_name, text)])
@@ -131,14 +144,39 @@ def _environment(text: str, text_name: str, report: tuple[Environment, str] | No
     return probe(fields), "this machine"
 
 
-def _install_line(env: Environment | None, tables: Tables, matches: Iterable[Match]) -> str:
-    if not any("torch_install" in _fields(m) for m in matches):
+def _install_line(env: Environment | None, tables: Tables, m: Match) -> str:
+    if "torch_install" not in _fields(m):
         return ""
-    if env is None:
-        return NO_INSTALL_LINE
     from gpudoctor.compat.advice import install_fix
 
-    return install_fix(env, tables)
+    stated = next((c for c in m.captures if c.kind == "cuda-int" and c.raw.isdigit()), None)
+    if stated is not None:  # the text states what the driver runs: advise for that driver
+        return install_fix(_with_driver_cuda(env, int(stated.raw)), tables)
+    return NO_INSTALL_LINE if env is None else install_fix(env, tables)
+
+
+def _with_driver_cuda(env: Environment | None, cuda: int) -> Environment:
+    """`env` (or an environment of nothing else) whose driver runs CUDA `cuda` (11040): what an
+    error text states of the driver it ran on, and nothing more."""
+    from dataclasses import replace
+    from datetime import datetime, timezone
+
+    from gpudoctor import __version__
+    from gpudoctor.model import LibcudaFacts, NvmlFacts, Unavailable
+    from gpudoctor.reports.interface import not_reported
+
+    said = "the driver's version is not in the error text (only the CUDA it runs)"
+    libcuda = LibcudaFacts("(stated by the error text)", cuda, not_reported(said))
+    if env is None:
+        gone = not_reported("not in the error text")
+        return Environment(__version__, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                           gone, gone, libcuda, gone, gone, gone, sources=("the error text",))
+    nvml = env.nvml
+    if isinstance(nvml, NvmlFacts):
+        nvml = replace(nvml, driver_version=not_reported(said), cuda_driver_version=cuda)
+    elif not isinstance(nvml, Unavailable):
+        nvml = not_reported(said)
+    return replace(env, nvml=nvml, libcuda=libcuda)
 
 
 def _fields(m: Match) -> set[str]:
@@ -162,7 +200,9 @@ def _diagnose(m: Match, results: dict[str, Result], have_env: bool, where: str,
     own = tuple(results[cid] for cid in sig.confirm if cid in results)
     # a FAIL confirms, else a warning; a note (a WARN of an INFO check) does not
     failing = [r for r in own if r.finding.status is Status.FAIL] or [
-        r for r in own if r.finding.status is Status.WARN and r.severity is not Severity.INFO]
+        r for r in own if r.finding.status is Status.WARN
+        and (r.finding.severity or r.severity) is not Severity.INFO]
+    passed = [r for r in own if r.finding.status is Status.PASS]
     if not sig.confirm:
         state = State.MATCHED
         why = "no check can confirm this kind of error on a machine: the text alone says it"
@@ -173,13 +213,15 @@ def _diagnose(m: Match, results: dict[str, Result], have_env: bool, where: str,
         return Diagnosis(m, state, cause, why, r.finding.fix or general, general, own)
     elif not have_env:
         state, why = State.UNCHECKED, f"not checked ({where})"
-    elif any(r.finding.status is not Status.SKIP for r in own):
-        state = State.NOT_CONFIRMED  # every check that could judge passed (or only noted)
-        passed = ", ".join(r.check_id for r in own if r.finding.status is not Status.SKIP)
-        why = (f"{passed} pass on {where}: this cause does not show there "
-               "(was the error raised on another machine or in another environment?)")
-    else:
+    elif passed:
+        state = State.NOT_CONFIRMED  # a check that judged it passed: evidence against
+        names = ", ".join(r.check_id for r in passed)
+        why = (f"{names} pass{'es' if len(passed) == 1 else ''} on {where}: this cause does not "
+               "show there (was the error raised on another machine or in another "
+               "environment?)")
+    else:  # every check skipped or only noted something: no evidence either way
         state = State.UNCHECKED
-        skipped = "; ".join(f"{r.check_id}: {r.finding.message}" for r in own) or where
+        skipped = "; ".join(f"{r.check_id} {r.finding.status.value}: {r.finding.message}"
+                            for r in own) or where
         why = f"{where} could not confirm it ({skipped})"
     return Diagnosis(m, state, cause, why, general, general, own)

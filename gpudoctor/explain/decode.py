@@ -2,7 +2,8 @@
 90100 is 9.1.0, sm_120 is compute capability 12.0 (Blackwell), an Xid is its catalog meaning.
 
 The encodings are the ones gpudoctor already decodes (`gpudoctor.versions`), the families
-come from the compat tables (`compat_tables/gpu.toml`), the Xid meanings from `xids.toml`.
+come from the compat tables (`compat_tables/gpu.toml`), the Xid meanings from NVIDIA's Xid
+catalog (`xids.toml`, through `gpudoctor.explain.catalog`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from gpudoctor.versions import decode_cuda_version, format_cudnn_version, normal
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
-    from gpudoctor.explain.kb import KnowledgeBase
 
 XID_CATALOG = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
 
@@ -31,7 +31,7 @@ class Decoded:
     action: str = ""  # what the documents say to do about it (an Xid's catalog action)
 
 
-def decode(name: str, kind: str, raw: str, tables: Tables, kb: KnowledgeBase) -> Decoded:
+def decode(name: str, kind: str, raw: str, tables: Tables) -> Decoded:
     """The meaning of one capture; a value that does not decode keeps an empty meaning."""
     raw = raw.strip()
     meaning, action = "", ""
@@ -42,12 +42,33 @@ def decode(name: str, kind: str, raw: str, tables: Tables, kb: KnowledgeBase) ->
     elif kind in ("arch", "cc"):
         meaning = _arch(raw, tables)
     elif kind == "xid" and raw.isdigit():
-        entry = kb.xid(int(raw))
-        meaning = (f"Xid {int(raw)}: {entry.meaning}" if entry else
-                   f"Xid {int(raw)}: not in gpudoctor's table; look it up in NVIDIA's Xid "
-                   f"catalog ({XID_CATALOG})")
-        action = entry.action if entry else f"look it up in NVIDIA's Xid catalog ({XID_CATALOG})"
+        from gpudoctor.explain.catalog import load_catalog
+
+        entry = load_catalog().xids.get(int(raw))
+        meaning = (f"Xid {int(raw)} ({entry.mnemonic}): {entry.description}" if entry else
+                   f"Xid {int(raw)}: newer than NVIDIA's Xid catalog gpudoctor holds; look it "
+                   f"up there ({XID_CATALOG})")
+        action = entry.immediate if entry else f"see NVIDIA's Xid catalog ({XID_CATALOG})"
+    elif kind == "size":
+        size = parse_size(raw)
+        meaning = f"{size / 2**30:.2f} GiB" if size is not None and size >= 2**30 else ""
     return Decoded(name, kind, raw, meaning, action)
+
+
+_SIZE = re.compile(r"([\d.]+)\s*([KMGT]?i?B|bytes?)", re.I)
+_UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_size(text: str) -> float | None:
+    """"2.50 MiB" → 2621440.0 bytes; None for text that is not a size."""
+    m = _SIZE.fullmatch(text.strip())
+    if m is None:
+        return None
+    try:
+        return float(m[1]) * _UNITS[m[2].lower()]
+    except (ValueError, KeyError):
+        return None
 
 
 def _cudnn(raw: str) -> str:
@@ -56,6 +77,8 @@ def _cudnn(raw: str) -> str:
         return f"cuDNN {'.'.join(str(int(p)) for p in parts)}"
     if raw.isdigit():
         return f"cuDNN {format_cudnn_version(int(raw))}"
+    if re.fullmatch(r"\d+(?:\.\d+){1,2}", raw):
+        return f"cuDNN {raw}"
     return ""
 
 

@@ -1,15 +1,18 @@
-"""The knowledge base of `gpudoctor explain`: error signatures and the Xid catalog, as data.
+"""The knowledge base of `gpudoctor explain`: the signatures of known error wordings, as data.
 
-`signatures.toml` and `xids.toml` ship inside the package. Each `[[signature]]` has an `id`
-(kebab-case), a `title`, a `family`, `patterns` (regular expressions, matched case-insensitively,
+`signatures.toml` ships inside the package. Each `[[signature]]` has an `id` (kebab-case), a
+`title`, a `family`, a `cause_class` (the cause it points to, in the vocabulary of
+`gpudoctor.explain.classes`), `patterns` (regular expressions, matched case-insensitively,
 each anchored on a distinctive literal of at least `MIN_NEEDLE` characters), `captures` (named
-groups → how to decode them: `CAPTURE_KINDS`), an optional `priority` (-1 a symptom that a more
-specific signature explains better, 1 a cause that outranks the symptoms found with it; default
+groups → how to decode them: `CAPTURE_KINDS`), an optional `priority` (-2 a follow-on that
+says little alone, -1 a symptom that a more specific signature explains better, 1 a cause
+that outranks the symptoms found with it, 2 the program's own bug stated outright; default
 0), `cause` and `fix` (text: `{name}` is a capture as written, `{name_decoded}` its meaning,
 `{name_action}` what the documents say to do about it, `{torch_install}` the install line for
 the machine checked), `confirm` (check ids that confirm the cause on a machine) and `sources`
-(the public threads it comes from). `load()` validates all of it and raises `KnowledgeBaseError`
-naming the entry; a schema test loads the shipped files.
+(the public threads it comes from). `load()` validates all of it and raises
+`KnowledgeBaseError` naming the entry; a schema test loads the shipped file. The enumerations
+the text's codes and numbers decode through are the catalog's (`gpudoctor.explain.catalog`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from typing import Any
+
+from gpudoctor.explain.classes import CAUSE_CLASSES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,6 +39,7 @@ CAPTURE_KINDS = frozenset({
     "arch",  # sm_120 / compute_86 / sm_90a → compute capability and family
     "cc",  # 6.1 → the family of compute capability 6.1
     "xid",  # 79 → its meaning in NVIDIA's Xid catalog
+    "size",  # "2.50 MiB", "20.00 GiB": a memory size
     "text",  # shown as written (a library name, a symbol, a size)
 })
 MACHINE_FIELDS = frozenset({"torch_install"})  # placeholders filled from the machine's facts
@@ -43,8 +49,11 @@ _CHECK_ID = re.compile(r"GD\d{3}")
 _URL = re.compile(r"https://[^\s]+")
 
 
+PRIORITIES = (-2, -1, 0, 1, 2)
+
+
 class KnowledgeBaseError(ValueError):
-    """A malformed signature or Xid entry; the message names it."""
+    """A malformed signature or enumeration entry; the message names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +70,8 @@ class Signature:
     fix: str
     confirm: tuple[str, ...]
     sources: tuple[str, ...]
-    priority: int = 0  # -1 a symptom, 1 a specific cause: ranks before match length
+    priority: int = 0  # see the module: ranks before match length
+    cause_class: str = "other-environment"  # gpudoctor.explain.classes
 
     def kind(self, name: str) -> str:
         """The decoding kind of a capture."""
@@ -69,50 +79,30 @@ class Signature:
 
 
 @dataclass(frozen=True, slots=True)
-class Xid:
-    """One Xid of NVIDIA's catalog."""
-
-    number: int
-    meaning: str
-    action: str
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
 class KnowledgeBase:
-    """Every signature, and the Xid catalog."""
+    """Every signature."""
 
     signatures: tuple[Signature, ...]
-    xids: tuple[Xid, ...]
-
-    def xid(self, number: int) -> Xid | None:
-        """The catalog entry of an Xid, None when the catalog does not hold it."""
-        return next((x for x in self.xids if x.number == number), None)
 
 
 @cache
 def load() -> KnowledgeBase:
     """The shipped knowledge base (validated once, cached)."""
     root = files("gpudoctor.explain")
-    return parse(root.joinpath("signatures.toml").read_text(encoding="utf-8"),
-                 root.joinpath("xids.toml").read_text(encoding="utf-8"))
+    return parse(root.joinpath("signatures.toml").read_text(encoding="utf-8"))
 
 
-def parse(signatures_toml: str, xids_toml: str) -> KnowledgeBase:
-    """Validate and compile the two files' text; raises KnowledgeBaseError."""
+def parse(signatures_toml: str) -> KnowledgeBase:
+    """Validate and compile the file's text; raises KnowledgeBaseError."""
     try:
-        sigs, xids = tomllib.loads(signatures_toml), tomllib.loads(xids_toml)
+        sigs = tomllib.loads(signatures_toml)
     except tomllib.TOMLDecodeError as e:
         raise KnowledgeBaseError(f"not TOML: {e}") from None
     signatures = tuple(_signature(i, raw) for i, raw in enumerate(sigs.get("signature", [])))
     ids = [s.id for s in signatures]
     if dupes := sorted({i for i in ids if ids.count(i) > 1}):
         raise KnowledgeBaseError(f"duplicate signature ids: {', '.join(dupes)}")
-    catalog = tuple(_xid(i, raw) for i, raw in enumerate(xids.get("xid", [])))
-    numbers = [x.number for x in catalog]
-    if len(set(numbers)) != len(numbers):
-        raise KnowledgeBaseError("duplicate Xid numbers")
-    return KnowledgeBase(signatures, catalog)
+    return KnowledgeBase(signatures)
 
 
 def _require(raw: dict[str, Any], key: str, where: str, kind: type) -> Any:
@@ -125,7 +115,7 @@ def _require(raw: dict[str, Any], key: str, where: str, kind: type) -> Any:
 def _signature(index: int, raw: dict[str, Any]) -> Signature:
     where = f"signature #{index + 1} ({raw.get('id', '?')})"
     known = {"id", "title", "family", "patterns", "captures", "cause", "fix", "confirm",
-             "sources", "priority"}
+             "sources", "priority", "cause_class"}
     if extra := sorted(set(raw) - known):
         raise KnowledgeBaseError(f"{where}: unknown keys {extra}")
     sid = _require(raw, "id", where, str)
@@ -164,8 +154,11 @@ def _signature(index: int, raw: dict[str, Any]) -> Signature:
             isinstance(c, str) and _CHECK_ID.fullmatch(c) for c in confirm):
         raise KnowledgeBaseError(f"{where}: confirm must list check ids (GD101)")
     priority = raw.get("priority", 0)
-    if priority not in (-1, 0, 1) or isinstance(priority, bool):
-        raise KnowledgeBaseError(f"{where}: priority must be -1, 0 or 1")
+    if priority not in PRIORITIES or isinstance(priority, bool):
+        raise KnowledgeBaseError(f"{where}: priority must be one of {PRIORITIES}")
+    cause_class = raw.get("cause_class")
+    if cause_class not in CAUSE_CLASSES:
+        raise KnowledgeBaseError(f"{where}: cause_class must be one of {sorted(CAUSE_CLASSES)}")
     sources = _require(raw, "sources", where, list)
     if not all(isinstance(u, str) and _URL.fullmatch(u) for u in sources):
         raise KnowledgeBaseError(f"{where}: sources must be https URLs")
@@ -173,19 +166,8 @@ def _signature(index: int, raw: dict[str, Any]) -> Signature:
         id=sid, title=_require(raw, "title", where, str),
         family=_require(raw, "family", where, str), patterns=tuple(patterns),
         needles=tuple(needles), captures=tuple(captures.items()), cause=cause, fix=fix,
-        confirm=tuple(confirm), sources=tuple(sources), priority=priority)
-
-
-def _xid(index: int, raw: dict[str, Any]) -> Xid:
-    where = f"xid #{index + 1}"
-    number = raw.get("number")
-    if not isinstance(number, int) or isinstance(number, bool) or not 0 < number < 1000:
-        raise KnowledgeBaseError(f"{where}: number must be an integer 1-999")
-    source = _require(raw, "source", where, str)
-    if not _URL.fullmatch(source):
-        raise KnowledgeBaseError(f"{where}: source must be an https URL")
-    return Xid(number, _require(raw, "meaning", where, str), _require(raw, "action", where, str),
-               source)
+        confirm=tuple(confirm), sources=tuple(sources), priority=priority,
+        cause_class=cause_class)
 
 
 def placeholders(text: str) -> tuple[str, ...]:

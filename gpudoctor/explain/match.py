@@ -1,11 +1,15 @@
-"""Finding known error signatures in a text of up to 16 MiB, in linear time.
+"""Finding what a text of up to 16 MiB says, in bounded time.
 
-Each pattern has a literal it cannot match without (its needle, `kb.needle_of`). The text is
-lower-cased once; a needle is found with `str.find` (no regex); the pattern then runs only on a
-bounded window around each hit, at most `MAX_WINDOWS` windows per pattern, and needles the
-window already covers (with every match around them) are skipped. The regex work per pattern is
-bounded whatever the text holds, and the patterns are written without nested quantifiers (a
-test feeds them a large adversarial input).
+Two kinds of knowledge run over the text that `focus` keeps of it: the signatures of
+`signatures.toml` (known wordings), and the grammar of `derive` (error codes, loader
+failures, Xids, kernel and NCCL messages, out-of-memory numbers: entities decoded through the
+enumerations). Each signature pattern has a literal it cannot match without (its needle,
+`kb.needle_of`): the text is lower-cased once, a needle is found with `str.find` (no regex),
+and the pattern then runs only on a bounded window around each hit, at most `MAX_WINDOWS`
+windows per pattern; needles the window already covers (with every match around them) are
+skipped. The patterns are written without nested quantifiers (a test feeds them a large
+adversarial input). A derived diagnosis that only restates a text a signature explains (their
+spans overlap) is dropped: the signature's wording is the more specific.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.explain.decode import Decoded, decode
+from gpudoctor.explain.focus import Focused, focus
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -34,6 +39,8 @@ class Match:
     excerpt: str  # the matched text (at most EXCERPT characters)
     line: int  # 1-based line of the match in the input
     captures: tuple[Decoded, ...]
+    start: int = 0  # offsets of the match in the text searched
+    end: int = 0
 
     @property
     def specificity(self) -> int:
@@ -42,16 +49,27 @@ class Match:
 
 
 def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, ...]:
-    """Every signature that matches `text`, each with its first match, in knowledge-base order."""
-    lowered = text.lower()
-    aligned = len(lowered) == len(text)  # lower() can change lengths outside ASCII
+    """Every signature that matches `text` (each with its first match, in knowledge-base
+    order), then every derived diagnosis no signature match covers."""
+    from gpudoctor.explain.derive import derive
+
+    lowered_input = text.lower()
+    focused = focus(text, lowered_input)
+    body = focused.text
+    lowered = body.lower() if body is not text else lowered_input
+    aligned = len(lowered) == len(body)  # lower() can change lengths outside ASCII
     found = []
     for sig in kb.signatures:
         for pattern, needle in zip(sig.patterns, sig.needles, strict=True):
-            m = _search(pattern, needle, text, lowered) if aligned else pattern.search(text)
+            m = _search(pattern, needle, body, lowered) if aligned else pattern.search(body)
             if m is not None:
-                found.append(_match(sig, m, text, tables, kb))
+                found.append(_match(sig, m, focused, tables))
                 break
+    spans = [(m.start, m.end) for m in found]
+    for d in derive(body, lowered if aligned else body.lower(), tables):
+        if any(d.start < hi and lo < d.end for lo, hi in spans):
+            continue
+        found.append(_placed(d, focused))
     return tuple(found)
 
 
@@ -72,11 +90,18 @@ def _search(pattern: re.Pattern[str], needle: str, text: str,
     return None
 
 
-def _match(sig: Signature, m: re.Match[str], text: str, tables: Tables,
-           kb: KnowledgeBase) -> Match:
-    captures = tuple(decode(name, sig.kind(name), value, tables, kb)
+def excerpt_of(matched: str) -> str:
+    """The matched text as kept for the report."""
+    return matched if len(matched) <= EXCERPT else matched[:EXCERPT - 1] + "…"
+
+
+def _match(sig: Signature, m: re.Match[str], focused: Focused, tables: Tables) -> Match:
+    captures = tuple(decode(name, sig.kind(name), value, tables)
                      for name, value in m.groupdict().items() if value is not None)
-    excerpt = m.group(0)
-    if len(excerpt) > EXCERPT:
-        excerpt = excerpt[:EXCERPT - 1] + "…"
-    return Match(sig, excerpt, text.count("\n", 0, m.start()) + 1, captures)
+    _, line = focused.origin(m.start())
+    return Match(sig, excerpt_of(m.group(0)), line, captures, m.start(), m.end())
+
+
+def _placed(d: Match, focused: Focused) -> Match:
+    _, line = focused.origin(d.start)
+    return Match(d.signature, d.excerpt, line, d.captures, d.start, d.end)

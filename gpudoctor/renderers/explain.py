@@ -86,6 +86,7 @@ def _diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
         "id": sig.id,
         "title": sig.title,
         "family": sig.family,
+        "cause_class": sig.cause_class,
         "state": d.state.value,
         "line": d.match.line,
         "matched": d.match.excerpt,

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
+from packaging.version import Version
 
 from gpudoctor.compat import load_tables
 from gpudoctor.explain import State, explain
-from gpudoctor.model import Environment
+from gpudoctor.explain.core import _diagnose
+from gpudoctor.model import CheckId, Environment, Finding, Layer, Result, Severity, Status
 from gpudoctor.reports import read_reports
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +99,60 @@ def test_driver_too_old_against_two_real_reports() -> None:
     fine = explain(text, TABLES, report=report(
         REPORTS / "collect_env-rtx4090-cu121-driver535-compat.txt"), probe=None).diagnoses[0]
     assert fine.state is State.NOT_CONFIRMED and "GD103" in fine.why
+
+
+def _result(cid: str, status: Status, severity: Severity = Severity.ERROR,
+            own: Severity | None = None) -> Result:
+    return Result(CheckId(cid), "slug", "title", Layer.DRIVER, severity,
+                  Finding(status, f"{cid} says so", severity=own))
+
+
+def _no_driver_match():  # type: ignore[no-untyped-def]
+    (m,) = explain("RuntimeError: Found no NVIDIA driver on your system.", TABLES,
+                   probe=None).diagnoses
+    return m.match
+
+
+@pytest.mark.parametrize("results", [
+    [_result("GD101", Status.SKIP), _result("GD502", Status.SKIP)],
+    [_result("GD101", Status.WARN, own=Severity.INFO), _result("GD502", Status.SKIP)],
+    [_result("GD101", Status.WARN, severity=Severity.INFO)],
+])
+def test_a_note_or_a_skip_is_never_evidence_against_a_cause(results: list[Result]) -> None:
+    d = _diagnose(_no_driver_match(), {r.check_id: r for r in results}, True, "this machine", "")
+    assert d.state is State.UNCHECKED
+    assert "does not show" not in d.why and "pass" not in d.why
+
+
+def test_only_a_pass_is_evidence_against_and_a_fail_confirms() -> None:
+    m = _no_driver_match()
+    passed = _diagnose(m, {"GD101": _result("GD101", Status.PASS),
+                           "GD502": _result("GD502", Status.WARN, own=Severity.INFO)},
+                       True, "this machine", "")
+    assert passed.state is State.NOT_CONFIRMED and passed.why.startswith("GD101 passes")
+    failed = _diagnose(m, {"GD101": _result("GD101", Status.FAIL)}, True, "this machine", "")
+    assert failed.state is State.CONFIRMED
+
+
+def _cuda_of_pick(fix: str) -> str:
+    """The CUDA of the torch build an install line names (`torch==1.12.1+cu113`, or a plain
+    pin: that release's PyPI default)."""
+    m = re.search(r"torch==([\d.]+)(?:\+(cu\d+))?", fix)
+    assert m, fix
+    rel = TABLES.torch_release(m[1])
+    assert rel is not None
+    variant = rel.variant(m[2] or rel.pypi_default or "")
+    assert variant is not None, fix
+    return variant.cuda
+
+
+@pytest.mark.parametrize("env_report", [None, "collect_env-rtx4090-cu121-driver535-compat.txt"])
+def test_driver_too_old_fix_names_a_build_the_stated_driver_runs(env_report: str | None) -> None:
+    """"found version 11040": the driver runs CUDA 11.4, so the line must name a build of CUDA
+    11.4 or older, whatever the machine checked has (an RTX 4090 with driver 535 here)."""
+    text = "RuntimeError: The NVIDIA driver on your system is too old (found version 11040)."
+    rep = report(REPORTS / env_report) if env_report else None
+    d = explain(text, TABLES, report=rep, probe=None).diagnoses[0]
+    assert d.match.signature.id == "driver-too-old-for-torch"
+    assert Version(_cuda_of_pick(d.general_fix)) <= Version("11.4")
+    assert "11.4" in d.general_fix

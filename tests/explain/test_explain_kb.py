@@ -7,8 +7,10 @@ import re
 import pytest
 
 from gpudoctor.checks import REGISTRY
+from gpudoctor.explain.classes import CAUSE_CLASSES
 from gpudoctor.explain.kb import (
     MIN_NEEDLE,
+    PRIORITIES,
     KnowledgeBaseError,
     load,
     needle_of,
@@ -18,7 +20,7 @@ from gpudoctor.explain.kb import (
 
 KB = load()
 FAMILIES = {"arch", "driver", "torch-build", "toolkit", "cudnn", "cublas", "library",
-            "container", "memory", "nccl", "hardware", "runtime", "wsl"}
+            "container", "memory", "nccl", "hardware", "runtime", "wsl", "program"}
 
 
 def test_at_least_sixty_signatures_across_the_families() -> None:
@@ -26,7 +28,7 @@ def test_at_least_sixty_signatures_across_the_families() -> None:
     assert {s.family for s in KB.signatures} <= FAMILIES
     # the families the issue names are all covered
     assert {"arch", "driver", "cudnn", "cublas", "library", "container", "memory", "nccl",
-            "hardware", "wsl", "toolkit"} <= {s.family for s in KB.signatures}
+            "hardware", "wsl", "toolkit", "program"} <= {s.family for s in KB.signatures}
 
 
 @pytest.mark.parametrize("sig", KB.signatures, ids=lambda s: s.id)
@@ -35,7 +37,9 @@ def test_signature_is_well_formed(sig) -> None:  # type: ignore[no-untyped-def]
     assert sig.title and sig.cause.endswith((".", ")")) and sig.fix
     known = {c.id for c in REGISTRY}
     assert set(sig.confirm) <= known, f"{sig.id}: confirm names no such check"
-    assert sig.sources and all(u.startswith("https://github.com/") for u in sig.sources)
+    assert sig.sources and all(u.startswith("https://") for u in sig.sources)
+    assert sig.cause_class in CAUSE_CLASSES
+    assert sig.priority in PRIORITIES
     for pattern, needle in zip(sig.patterns, sig.needles, strict=True):
         assert pattern.flags & re.IGNORECASE
         assert len(needle) >= MIN_NEEDLE
@@ -50,11 +54,12 @@ def test_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
 
 
-def test_xid_catalog_entries_cite_nvidia() -> None:
-    assert {x.number for x in KB.xids} >= {48, 79}
-    for x in KB.xids:
-        assert x.source.startswith("https://docs.nvidia.com/")
-        assert x.meaning and x.action
+def test_the_programs_own_bugs_outrank_the_cuda_errors_they_cause() -> None:
+    """A stated program bug (priority 2) ranks above every environment cause's signature."""
+    program = [s for s in KB.signatures if s.cause_class == "not-environment"]
+    assert {"tensors-on-different-devices", "shapes-do-not-match",
+            "index-out-of-range-assert"} <= {s.id for s in program}
+    assert max(s.priority for s in KB.signatures if s.cause_class != "not-environment") < 2
 
 
 @pytest.mark.parametrize(("pattern", "needle"), [
@@ -74,6 +79,7 @@ BASE = """[[signature]]
 id = "x"
 title = "t"
 family = "driver"
+cause_class = "driver-too-old"
 patterns = ['some distinct text (?P<v>\\d+)']
 captures = { v = "cuda-int" }
 cause = "c {v_decoded}."
@@ -92,19 +98,17 @@ sources = ["https://github.com/a/b/issues/1"]
     (("c {v_decoded}.", "c {w}."), "not every pattern captures"),
     (("v = \"cuda-int\"", "v = \"roman\""), "captures map"),
     (("title = \"t\"", "title = \"t\"\ncolour = 1"), "unknown keys"),
+    (("cause_class = \"driver-too-old\"", "cause_class = \"gremlins\""), "cause_class"),
+    (("cause_class = \"driver-too-old\"\n", ""), "cause_class"),
 ])
 def test_malformed_entries_are_refused_naming_them(change: tuple[str, str], message: str) -> None:
-    assert parse(BASE, "") .signatures[0].id == "x"
+    assert parse(BASE).signatures[0].id == "x"
     with pytest.raises(KnowledgeBaseError, match=message):
-        parse(BASE.replace(*change), "")
+        parse(BASE.replace(*change))
 
 
-def test_duplicate_ids_and_xids_are_refused() -> None:
+def test_duplicate_ids_are_refused() -> None:
     with pytest.raises(KnowledgeBaseError, match="duplicate signature"):
-        parse(BASE + "\n" + BASE, "")
-    xid = '[[xid]]\nnumber = 79\nmeaning = "m"\naction = "a"\nsource = "https://docs.nvidia.com/x"\n'
-    assert parse("", xid).xid(79) is not None
-    with pytest.raises(KnowledgeBaseError, match="duplicate Xid"):
-        parse("", xid + xid)
+        parse(BASE + "\n" + BASE)
     with pytest.raises(KnowledgeBaseError, match="not TOML"):
-        parse("[[signature", "")
+        parse("[[signature")

@@ -1,0 +1,170 @@
+"""The dynamic loader's failures, read as a grammar: which library was not found, or which
+symbol a library that was found lacks, and what that means.
+
+- *Not found* (`libX.so.N: cannot open shared object file`, TensorFlow's `Could not load
+  dynamic library`, CTranslate2's `Library X is not found or cannot be loaded`, Windows'
+  `Could not locate X.dll`, `WinError 126`, `LoadLibrary failed with error 126`): the library
+  is not on the loader path. Its family says what that means: the driver's own libcuda /
+  libnvidia-ml missing is no driver; any other is a library not found, named with the release
+  its file name carries and the package that ships it.
+- *Found but lacking a symbol* (`undefined symbol: S, version V`, `symbol S version V not
+  defined in file F with link time reference`, `version 'GLIBCXX_3.4.30' not found`): two
+  versions are mixed. A compiled Python extension (`_C.so`, `flash_attn_2_cuda.cpython-*.so`)
+  missing a PyTorch symbol was built for another torch: an extension ABI mismatch; an NVIDIA
+  library missing another's symbol has found an older or newer copy of it than its own release.
+  Both sides are named where the text shows them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.explain.decode import Decoded
+from gpudoctor.explain.derive import derived, found, hits, kebab, slug
+from gpudoctor.explain.libraries import Library, decode_file, symbol_owner, version_tag
+from gpudoctor.explain.match import Match
+
+_F = r"[\w.+-]+"
+_NOT_FOUND = (
+    re.compile(rf"(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?)\s*:\s*cannot open shared object file"),
+    re.compile(rf"Could not load dynamic library '(?P<lib>{_F})'"),
+    re.compile(rf"Library (?P<lib>{_F}) is not found or cannot be loaded"),
+    re.compile(r'could not load library "(?P<lib>[^"\n]{1,200})"', re.I),
+    re.compile(r"Could not locate (?P<lib>[\w.-]+\.dll)", re.I),
+    re.compile(r"Could not find module '(?P<lib>[^'\n]{1,300}?\.dll)'", re.I),
+    re.compile(r'Error loading "(?P<lib>[^"\n]{1,300}?\.dll)" or one of its dependencies', re.I),
+    re.compile(r'LoadLibrary failed with error 126(?: "[^"\n]{0,200}")? when trying to load '
+               r'"?(?P<lib>[^"\n]{1,300}?\.dll)', re.I),
+    re.compile(r"(?P<lib>[\w.-]+\.dll) (?:was )?not found", re.I),
+)
+_DLL_LOAD = re.compile(r"DLL load failed(?: while importing (?P<module>\w+))?")
+_UNDEFINED = re.compile(
+    r"(?:(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]*)\s*:\s*)?undefined symbol:\s*"
+    r"(?P<sym>[\w@.$]{2,400})(?:\s*,\s*version\s+(?P<ver>[\w.+-]{1,100}))?")
+_NOT_DEFINED = re.compile(  # markdown's ** around names is read through
+    r"(?:relocation error:\s*(?P<file>[^\s:]{1,300}):\s*)?symbol\s+(?P<sym>[\w@.$]{2,400}),?"
+    r"\s+version\s+\**(?P<ver>[\w.+-]{1,100})\**\s+not defined in file\s+\**"
+    r"(?P<lib>[\w.+-]{1,100})")
+_VERSION_NOT_FOUND = re.compile(
+    r"version [`'](?P<ver>[\w.+-]{1,100})' not found \(required by (?P<file>[^)\n]{1,300})\)")
+_UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<sym>[\w@.$]{2,200})'")
+_TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
+
+
+def loader_matches(text: str, lowered: str) -> list[Match]:
+    """Every loader failure in the text, one diagnosis per library or symbol."""
+    if not any(t in lowered for t in (".so", ".dll", "symbol", "library", "required by")):
+        return []
+    out: dict[str, Match] = {}
+    for pattern in _NOT_FOUND:
+        for m in hits(pattern, text):
+            lib = decode_file(m["lib"])
+            out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
+    for m in hits(_DLL_LOAD, text):
+        out.setdefault(f"dll-{m['module']}", _dll_load(m, text))
+    for pattern in (_UNDEFINED, _NOT_DEFINED, _VERSION_NOT_FOUND, _UNDEFINED_REF):
+        for m in hits(pattern, text):
+            d = _mixed(m)
+            if d is not None:
+                out.setdefault(d.signature.id, d)
+    return list(out.values())
+
+
+def _lib_capture(name: str, lib: Library) -> Decoded:
+    fam = lib.family.name if lib.family else "a library gpudoctor does not know"
+    return Decoded(name, "lib", lib.file, f"{fam}{', ' + lib.version if lib.version else ''}")
+
+
+def _missing(lib: Library, m: re.Match[str]) -> Match:
+    fam = lib.family
+    cls = fam.missing if fam else "library-not-found"
+    what = f"{fam.name}{' (' + lib.version + ')' if lib.version else ''}" if fam else lib.file
+    windows = lib.file.lower().endswith(".dll")
+    if cls == "no-driver":
+        cause = (f"The loader cannot find {lib.file}, which the NVIDIA driver installs: no "
+                 "driver is installed where this runs, its kernel module is not loaded, or (in "
+                 "a container) the GPU was not passed in.")
+        fix = ("install the NVIDIA driver (on WSL, the Windows driver provides it in "
+               "/usr/lib/wsl/lib); in a container run with --gpus all and the NVIDIA "
+               "Container Toolkit")
+    else:
+        dep = (" (or a DLL it needs: Windows error 126 is also what a missing dependency of an "
+               "existing DLL gives)" if windows and ("126" in m.group(0)
+                                                     or "dependencies" in m.group(0)) else "")
+        cause = (f"The program needs {lib.file}{dep}: {what}. It is not on the loader path: "
+                 "not installed, or installed for another CUDA/cuDNN major than the one this "
+                 "build of the program was made for.")
+        where = "PATH" if windows else "LD_LIBRARY_PATH"
+        fix = (f"install {lib.install or 'the library'} and put its directory on {where}, or "
+               "install the build of the program made for the CUDA/cuDNN you have")
+    sig = derived(f"library-missing-{slug(lib.file.split('.')[0], 4)}",
+                  f"{lib.file} cannot be loaded", "library", cls, cause, fix,
+                  fam.sources if fam else ("https://man7.org/linux/man-pages/man8/ld.so.8.html",))
+    return found(sig, m, (_lib_capture("lib", lib),))
+
+
+def _dll_load(m: re.Match[str], text: str) -> Match:
+    module = m["module"] or ""
+    context = text[max(0, m.start() - 600):m.end()]
+    if module and not (module == "_C" and _TORCH_C.search(context)):
+        cause = (f"Windows could not load the compiled module {module}: it was built for another "
+                 "version of the framework (or its CUDA) than the one installed, or a DLL it "
+                 "links is missing.")
+        sig = derived(f"extension-dll-load-{kebab(module)}", f"{module} does not load",
+                      "library", "extension-abi-mismatch", cause,
+                      "reinstall the package that ships it, built for the installed torch and "
+                      "CUDA (a matching wheel, or a build from source in this environment)",
+                      ("https://docs.python.org/3/library/ctypes.html#loading-shared-libraries",))
+    else:
+        sig = derived("dll-load-failed", "a DLL does not load", "library", "library-not-found",
+                      "Windows could not load a DLL the module needs (a CUDA or cuDNN DLL, or "
+                      "the Visual C++ runtime): it is missing or not on PATH.",
+                      "install the CUDA/cuDNN the build needs and the Visual C++ "
+                      "Redistributable, or reinstall the framework's CUDA build",
+                      ("https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist",))
+    return found(sig, m)
+
+
+def _mixed(m: re.Match[str]) -> Match | None:
+    """A library found but lacking a symbol: whose symbol, which file needs it, the verdict."""
+    groups = m.groupdict()
+    sym, ver = groups.get("sym") or "", groups.get("ver") or ""
+    needer = decode_file(groups["file"]) if groups.get("file") else None
+    owner = symbol_owner(sym) if sym else None
+    tag = version_tag(ver) if ver else None
+    provider = decode_file(groups["lib"]) if groups.get("lib") else tag
+    owner_fam = owner or (provider.family if provider else None)
+    caps = [Decoded("symbol", "text", sym or ver, owner_fam.name if owner_fam else "")]
+    if needer is not None:
+        caps.append(_lib_capture("needs", needer))
+    torch_owned = owner_fam is not None and owner_fam.name.startswith("PyTorch")
+    if needer is not None and needer.extension and (torch_owned or owner_fam is None):
+        pkg = needer.package or needer.extension
+        cause = (f"The compiled extension {needer.file} ({pkg}) needs {sym}, which the "
+                 "installed PyTorch does not export: the extension was built for another torch "
+                 "release (or CUDA variant) than the one installed.")
+        sig = derived(f"extension-abi-{slug(pkg, 4)}", f"{pkg}'s compiled module "
+                      "does not fit the installed torch", "library", "extension-abi-mismatch",
+                      cause, f"reinstall {pkg} built for the installed torch: a wheel made for "
+                      "this exact torch and CUDA, or pip install --no-build-isolation from "
+                      "source in this environment", ("https://pytorch.org/docs/stable/cpp_extension.html",))
+        return found(sig, m, tuple(caps))
+    if owner_fam is None and needer is None:
+        return None
+    cls = owner_fam.conflict if owner_fam else "library-version-conflict"
+    if torch_owned and needer is None:
+        cls = "extension-abi-mismatch"
+    who = owner_fam.name if owner_fam else "the library that should export it"
+    rel = f" ({tag.version or tag.file})" if tag else ""
+    needs = f"{needer.file} needs" if needer else "the program needs"
+    cause = (f"{needs} {sym or ver}{rel} from {who}, and the copy the loader found lacks it: "
+             "two versions are mixed (one on LD_LIBRARY_PATH or in another environment shadows "
+             "the one the program was built with).")
+    fix = (f"load one consistent {who}: remove the other copy's directory from LD_LIBRARY_PATH "
+           "(a toolkit's lib64, a conda env's lib, a system copy), or install the version "
+           f"{needer.file if needer else 'the program'} was built against")
+    sig = derived(f"library-mixed-{slug(owner_fam.name if owner_fam else sym, 3)}",
+                  f"{who}: two versions mixed", "library", cls, cause, fix,
+                  owner_fam.sources if owner_fam else
+                  ("https://man7.org/linux/man-pages/man8/ld.so.8.html",), priority=1)
+    return found(sig, m, tuple(caps))

@@ -1,0 +1,109 @@
+"""PyTorch's out-of-memory message, read by its numbers: what was asked, what the GPU has, what
+this process holds, and how much of that is reserved but unallocated.
+
+The cause follows the numbers, and the fix follows the cause:
+- the one allocation is larger than the whole GPU: the model or batch cannot fit;
+- *fragmentation* only when the memory PyTorch reserved but did not allocate could hold the
+  request (at least the request, and at least `FRAGMENT_MIN`): the caching allocator has the
+  space but not in one piece, and `expandable_segments` is the fix;
+- *other processes* when what the GPU lacks is held outside this process (total − free −
+  this process ≥ `OTHERS_MIN` and a tenth of the GPU);
+- the request is not above the free memory: the free memory is not in one piece (or was
+  taken meanwhile);
+- otherwise *capacity*: this process itself fills the GPU.
+Without the numbers it is named as out of memory, no more.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.explain.decode import Decoded, parse_size
+from gpudoctor.explain.derive import derived, found, hits
+from gpudoctor.explain.match import Match
+
+FRAGMENT_MIN = 64 * 2**20
+OTHERS_MIN = 2**30
+_S = r"[\d.]+ ?[KMGT]?i?B"
+_NEW = re.compile(
+    rf"Tried to allocate (?P<req>{_S})\.? GPU (?P<gpu>\d+) has a total capac\w{{1,3}} of "
+    rf"(?P<total>{_S}) of which (?P<free>{_S}) is free\.[^\n]{{0,1500}}?this process has "
+    rf"(?P<proc>{_S}) memory in use\. Of the allocated memory (?P<alloc>{_S}) is allocated by "
+    rf"PyTorch, and (?P<unalloc>{_S}) is reserved by PyTorch but unallocated")
+_OLD = re.compile(
+    rf"Tried to allocate (?P<req>{_S}) \(GPU (?P<gpu>\d+); (?P<total>{_S}) total capacity; "
+    rf"(?P<alloc>{_S}) already allocated; (?P<free>{_S}) free;(?: (?:{_S}) allowed;)? "
+    rf"(?P<reserved>{_S}) (?:reserved in total by PyTorch|cached)")
+_BARE = re.compile(r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError", re.I)
+_SOURCE = ("https://pytorch.org/docs/stable/notes/cuda.html#memory-management",)
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.2f} MiB"
+
+
+def oom_matches(text: str, lowered: str) -> list[Match]:
+    """The out-of-memory diagnosis of the text (at most one: the first message)."""
+    if "out of memory" not in lowered and "outofmemory" not in lowered:
+        return []
+    for pattern in (_NEW, _OLD):
+        for m in hits(pattern, text):
+            return [_judge(m)]
+    for m in hits(_BARE, text):
+        sig = derived("cuda-out-of-memory", "CUDA out of memory", "memory", "out-of-memory",
+                      "The GPU had no free memory for an allocation (what this process holds, "
+                      "what other processes hold, and fragmentation are not in the text).",
+                      "reduce the batch size or sequence length, use mixed precision or "
+                      "gradient checkpointing, and free other processes' memory (nvidia-smi)",
+                      _SOURCE, confirm=())
+        return [found(sig, m)]
+    return []
+
+
+def _judge(m: re.Match[str]) -> Match:
+    sizes = {k: parse_size(v) for k, v in m.groupdict().items() if v and k != "gpu"}
+    n = {k: v for k, v in sizes.items() if v is not None}
+    req, total, free = n.get("req", 0.0), n.get("total", 0.0), n.get("free", 0.0)
+    alloc = n.get("alloc", 0.0)
+    holds = n.get("proc") or n.get("reserved") or alloc
+    unalloc = n["unalloc"] if "unalloc" in n else max(0.0, holds - alloc)
+    others = max(0.0, total - free - holds)
+    gpu = m["gpu"]
+    caps = tuple(Decoded(k, "size", v, _gib(n[k]) if k in n else "")
+                 for k, v in m.groupdict().items() if v and k != "gpu")
+    facts = (f"it asked for {_gib(req)} on GPU {gpu} ({_gib(total)} in total, {_gib(free)} "
+             f"free); this process holds {_gib(holds)}, {_gib(unalloc)} of it reserved by "
+             "PyTorch but unallocated")
+    if total and req > total:
+        sid, title = "cuda-oom-gpu-capacity", "out of memory: larger than the GPU"
+        cause = (f"One allocation is larger than the whole GPU: {facts}. The model or batch "
+                 "cannot fit on this GPU as it is.")
+        fix = ("reduce the batch size or sequence length, use a smaller model or lower "
+               "precision, or shard it over several GPUs")
+    elif unalloc >= max(req, FRAGMENT_MIN):
+        sid, title = "cuda-oom-fragmentation", "out of memory: reserved memory fragmented"
+        cause = (f"Fragmentation: {facts}. The reserved but unallocated memory would hold the "
+                 "request, but not in one piece.")
+        fix = ("set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting the "
+               "program (max_split_size_mb on releases before 2.1)")
+    elif free and req <= free:
+        sid, title = "cuda-oom-not-contiguous", "out of memory although enough is free"
+        cause = (f"The free memory looks enough: {facts}. The driver could not give "
+                 f"{_gib(req)} in one piece, or another process took memory in between.")
+        fix = ("allocate in smaller pieces (a smaller batch or sequence length), keep other "
+               "processes off the GPU while it runs (nvidia-smi), and retry")
+    elif others >= max(OTHERS_MIN, total / 10):
+        sid, title = "cuda-oom-other-processes", "out of memory: other processes hold the GPU"
+        cause = (f"Other processes hold {_gib(others)} of GPU {gpu}: {facts}. Without them the "
+                 "request would fit.")
+        fix = ("list the GPU's processes (nvidia-smi) and stop the ones not needed, or run on a "
+               "free GPU (CUDA_VISIBLE_DEVICES)")
+    else:
+        sid, title = "cuda-oom-gpu-capacity", "out of memory: this process fills the GPU"
+        cause = (f"This process needs more memory than the GPU has: {facts}. Neither other "
+                 "processes nor fragmentation account for the shortfall.")
+        fix = ("reduce the batch size or sequence length, use mixed precision (bf16/fp16), "
+               "gradient checkpointing or a smaller model, or spread it over more GPUs")
+    confirm = ("GD113",) if sid == "cuda-oom-other-processes" else ()  # the GPU's processes
+    return found(derived(sid, title, "memory", "out-of-memory", cause, fix, _SOURCE,
+                         priority=1, confirm=confirm), m, caps)
