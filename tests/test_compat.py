@@ -134,9 +134,6 @@ def test_torch_published_rows(tables: Tables) -> None:
     r213 = tables.torch_release("2.13.0")
     assert r213 is not None
     assert [v.tag for v in r213.variants] == ["cu126", "cu129", "cu130", "cu132"]
-    cu129 = r213.variant("cu129")  # only on download.pytorch.org: its own (next-best) source
-    assert cu129 is not None and cu129.status == "secondary" and cu129.source
-    assert r213.python == ("3.10", "3.11", "3.12", "3.13", "3.14")  # PyPI has no cp315 wheel
     cu130 = r213.variant("cu130")
     assert cu130 is not None
     assert cu130.cudnn == "9.20.0.48"
@@ -158,8 +155,6 @@ def test_torch_published_rows(tables: Tables) -> None:
     assert r115 is not None
     assert (r115.status, r115.pypi_default) == ("verified", "cu132")
     assert [(v.tag, v.cudnn) for v in r115.variants] == [("cu130", None), ("cu132", "9.26.0.51")]
-    assert r115.torchvision == "0.29.2" and r115.torchaudio is None
-    assert tables.torch_release("2.14.1").torchvision == "0.29.1"  # type: ignore[union-attr]
     r110 = tables.torch_release("1.10.1")
     assert r110 is not None and r110.variant("cu113") is not None
 
