@@ -156,6 +156,10 @@ class NvmlFacts:
     nvml_version: str | Unavailable
     binding: str  # "nvidia-ml-py 13.580.82"
     gpus: tuple[GpuFacts | Unavailable, ...]
+    # the version nvidia-smi prints as its own ("NVIDIA-SMI 450.66"), from a pasted table: the
+    # release of the user-space tools; it differs from driver_version when they come from
+    # another release than the kernel module, and on WSL (beside the Windows driver's version)
+    smi_version: str | Unavailable = NOT_RECORDED
 
 
 @dataclass(frozen=True, slots=True)

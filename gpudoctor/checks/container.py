@@ -169,9 +169,17 @@ def check_mig_visible(env: Environment, tables: Tables) -> Finding:
     """
     if not isinstance(env.nvml, NvmlFacts):
         return skipped(F.reason_of(env.nvml))
-    if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
     mig = [g.index for g in F.gpus(env) if g.mig_mode is True]
+    if not isinstance(env.host, HostFacts):
+        if mig and not F.is_reported(env.host):  # a pasted report shows MIG, not the variables
+            return noted(f"MIG mode is on for GPU {', '.join(map(str, mig))}: CUDA runs on its "
+                         "MIG devices, not on the whole GPU; which one a job gets is set by "
+                         "CUDA_VISIBLE_DEVICES, which the report does not show",
+                         "export CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them), "
+                         f"or turn MIG off: sudo nvidia-smi -i {mig[0]} -mig 0",
+                         (("MIG on", ", ".join(f"GPU {i}" for i in mig)),
+                          ("CUDA_VISIBLE_DEVICES", F.reason_of(env.host))))
+        return skipped(F.reason_of(env.host))
     if not mig:
         return passed("no GPU has MIG mode on")
     value = env.host.getenv("CUDA_VISIBLE_DEVICES")

@@ -45,6 +45,15 @@ def _none(env: Environment, full: bool = False) -> Finding:
     return skipped("no cuDNN found" + ("" if full else " (see GD301)"))
 
 
+def _names_only(env: Environment) -> Finding | None:
+    """SKIP where every copy is known by its files' names only (a pasted collect_env lists
+    them): their modes, links and sub-libraries are not in the report."""
+    if _installs(env) and not any(i.libraries or i.headers for i in _installs(env)):
+        return skipped("the report names cuDNN's files only (collect_env's list): their modes, "
+                       "links and sub-libraries are not in it")
+    return None
+
+
 def _where(i: CudnnInstall) -> str:
     return i.prefix or i.lib_dir or i.include_dir or i.origin
 
@@ -182,6 +191,8 @@ def check_readable(env: Environment, tables: Tables) -> Finding:
     """
     if not _installs(env):
         return _none(env)
+    if (names := _names_only(env)) is not None:
+        return names
     unreadable: list[CudnnLibrary] = []
     private: list[CudnnLibrary] = []
     dangerous: list[CudnnLibrary] = []
@@ -235,6 +246,8 @@ def check_symlinks(env: Environment, tables: Tables) -> Finding:
     """
     if not _installs(env):
         return _none(env)
+    if (names := _names_only(env)) is not None:
+        return names
     copies: list[str] = []
     broken: list[str] = []
     cmds: dict[str, list[str]] = {}  # lib dir → ln commands run in it
@@ -296,6 +309,8 @@ def check_sublibraries(env: Environment, tables: Tables) -> Finding:
     """
     if not _installs(env):
         return _none(env)
+    if (names := _names_only(env)) is not None:
+        return names
     problems: list[tuple[CudnnInstall, str]] = []
     machine = cudnn_files.host_machine(env)
     for i in _installs(env):

@@ -54,12 +54,18 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     drv = F.driver_version(env)
     if isinstance(env.nvml, NvmlFacts):
         cuda = F.driver_cuda(env, tables)
-        return passed(
-            f"driver {drv or '(version not in the report)'}"
-            + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""),
-            (("driver", drv or F.reason_of(env.nvml.driver_version)),
-             ("nvml binding", env.nvml.binding)),
-        )
+        said = (f"driver {drv or '(version not in the report)'}"
+                + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""))
+        ev = (("driver", drv or F.reason_of(env.nvml.driver_version)),
+              ("nvml binding", env.nvml.binding))
+        apart = _tools_apart(env.nvml)
+        if apart:
+            return warned(f"{said}; {apart}", "use the nvidia-smi of the loaded driver: "
+                          "reinstall the driver's user-space package of the same version (or, "
+                          "if the kernel module is the old one, reboot); in a container, ship "
+                          "no driver tools in the image (the NVIDIA Container Toolkit mounts the "
+                          "host's)", (*ev, ("nvidia-smi", str(env.nvml.smi_version))))
+        return passed(said, ev)
     nvml = env.nvml
     assert isinstance(nvml, Unavailable)
     if nvml.reason is Reason.TIMEOUT:  # a wedged driver, not a missing one (libcuda's
@@ -100,7 +106,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                "(NVIDIA Container Toolkit)")
     if not signs and not F.is_reported(env.host):
         # a pasted nvidia-smi that failed: whether the machine has a GPU is not in the report
-        return failed(f"nvidia-smi fails in the report: {nvml.message}",
+        return failed(f"the report shows no working NVIDIA driver: {nvml.message}",
                       install if nvml.reason is Reason.NOT_INSTALLED else
                       "run `nvidia-smi -q` and `sudo dmesg | grep -i -e nvidia -e xid`; in a "
                       "container, restart it (or the NVIDIA Container Toolkit's daemon)",
@@ -124,6 +130,24 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
             + need[0] + ")", install, evidence)
     return failed(f"no NVIDIA driver, but {signs[0]}; " + " and ".join(need), install,
                   evidence)
+
+
+def _tools_apart(nvml: NvmlFacts) -> str | None:
+    """nvidia-smi from another release than the loaded driver (a pasted table's "NVIDIA-SMI
+    450.66  Driver Version: 418.67"): the user-space tools and the kernel module were installed
+    apart. WSL pairs the Linux tools with the Windows driver's number (NVIDIA-SMI 555.52.01,
+    Driver Version 555.99: two parts, the same or the next branch, not older): that is how WSL
+    is built, not a fault."""
+    smi, drv = nvml.smi_version, nvml.driver_version
+    if not isinstance(smi, str) or not isinstance(drv, str) or smi == drv:
+        return None
+    s, d = F.version(smi), F.version(drv)
+    if s is None or d is None or (len(d.release) == 2 and 0 <= d.major - s.major <= 1
+                                  and d >= s):
+        return None
+    return (f"but nvidia-smi is {smi}: the user-space tools come from another driver release "
+            "than the kernel module (a container image that ships its own nvidia-smi, or a "
+            "driver upgraded in part)")
 
 
 def _driver_parts(env: Environment) -> tuple[str | None, tuple[str, ...]]:

@@ -20,8 +20,15 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from gpudoctor import __version__
-from gpudoctor.model import Environment, Reason, Unavailable
-from gpudoctor.reports import collect_env, nvidia_smi, nvidia_smi_q, snapshot, torch_messages
+from gpudoctor.model import Environment, Reason, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.reports import (
+    collect_env,
+    env_tools,
+    nvidia_smi,
+    nvidia_smi_q,
+    snapshot,
+    torch_messages,
+)
 from gpudoctor.reports.interface import Partial, ReportError, not_reported
 from gpudoctor.reports.issue_body import Block, find_blocks
 
@@ -42,6 +49,10 @@ def _parse(block: Block) -> Partial | None:
         return partial if partial.nvml is not None else None
     if block.kind == "nvidia-smi (error)":
         return nvidia_smi.parse_error(block.text)
+    if block.kind == "tool env":
+        return env_tools.parse(block.text)
+    if block.kind == "nvcc":
+        return env_tools.parse_nvcc(block.text)
     if block.kind == "nvidia-smi -q (fragment)":
         return Partial(kind="nvidia-smi -q (a section without driver or GPU)", rank=5)
     return None
@@ -92,6 +103,22 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
     )
 
 
+def _with_init_error(part: Partial, messages: Partial) -> Partial:
+    """A collect_env block whose torch finds no CUDA and gives no reason, with the reason
+    torch printed elsewhere in the paste (its warning above the block, where the
+    "Collecting environment information..." line that starts the block is missing)."""
+    rt = part.torch.runtime if isinstance(part.torch, TorchFacts) else None
+    said = messages.torch.runtime if isinstance(messages.torch, TorchFacts) else None
+    if (not isinstance(rt, TorchRuntime) or rt.cuda_available is not False
+            or not isinstance(said, TorchRuntime) or not isinstance(said.cuda_init_error, str)
+            or not (isinstance(rt.cuda_init_error, Unavailable)
+                    and rt.cuda_init_error.reason is Reason.NOT_REPORTED)):
+        return part
+    assert isinstance(part.torch, TorchFacts)
+    return replace(part, torch=replace(part.torch, runtime=replace(
+        rt, cuda_init_error=said.cuda_init_error)))
+
+
 def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
     """One Environment from every (name, text) given; see the module.
 
@@ -115,8 +142,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                 recognised = True
         partial = torch_messages.parse(text)  # anywhere in the text
         if partial is not None and any(p.torch is not None for n, p in found if n == name):
+            found = [(n, _with_init_error(p, partial)) if n == name else (n, p)
+                     for n, p in found]
             partial = replace(partial, torch=None)  # collect_env read the warning in its block
-        if partial is not None and (partial.torch or partial.libcuda):
+        if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
             found.append((name, partial))
             recognised = True
         if not recognised:

@@ -33,14 +33,18 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import (
+    CudaFacts,
+    CudnnFacts,
     GpuFacts,
     NvmlFacts,
     Reason,
+    ToolkitFacts,
     TorchFacts,
     TorchRuntime,
     Unavailable,
+    VersionReading,
 )
-from gpudoctor.reports import torch_messages
+from gpudoctor.reports import cudnn_list, torch_messages
 from gpudoctor.reports.interface import Partial, not_reported
 
 # the script's first line, or its first field: "PyTorch version: 2.5.1" (also vLLM's copy,
@@ -48,9 +52,14 @@ from gpudoctor.reports.interface import Partial, not_reported
 START = re.compile(r"^\s*(?:Collecting environment information\.*\s*$|"
                    r"PyTorch version\s*:?\s*(?:\d|N/A))")
 VERSION_LINE = re.compile(r"^\s*PyTorch version\s*:?\s*(\d\S*|N/A)", re.MULTILINE)
+# a collect_env output whose top was cut off (a continuation chunk) still has these lines,
+# which no other output prints: the interpreter line and torch's CUDA answer
+START_CUT = re.compile(r"^\s*(?:Python version:\s*\d[^\n]*\(\d\d-bit runtime\)|"
+                       r"Is CUDA available:\s*(?:True|False|Yes|No)\s*$)")
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9 ._()/-]*")
 LONGEST = 1000  # longer lines (lscpu's flags) hold no field; the line regexes stay linear
 _GPU = re.compile(r"^\s*GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?\s*$")
+_MIG = re.compile(r"^\s+MIG\s+\d+g\.\d+gb\s+Device\s+\d+:")
 _MISSING = ("could not collect", "no cuda", "n/a", "none", "")
 
 
@@ -89,29 +98,48 @@ def _pip_torch(packages: list[str]) -> str | None:
 
 
 def _gpus(text: str) -> tuple[GpuFacts, ...]:
+    """The GPUs of `nvidia-smi -L` as collect_env lists them; a GPU in MIG mode is followed by
+    its MIG devices ("  MIG 3g.20gb Device 0:"). In a paste cut off inside the list, its last
+    line may end mid-name ("GPU 2: NVID"): it is left out when GPUs before it are listed."""
     why = "is not in the report: collect_env lists the GPUs' names only"
+    lines = [re.sub(r"^\s*GPU models and configuration\s*:", "", line)
+             for line in text.replace("：", ":").splitlines() if len(line) < LONGEST]
+    found: list[tuple[int, str, bool]] = []
+    for line in lines:
+        if (m := _GPU.match(line)) is not None:
+            found.append((int(m[1]), m[2].strip(), False))
+        elif found and _MIG.match(line):
+            found[-1] = (*found[-1][:2], True)
+    listed = [line for line in lines if line.strip()]
+    if len(found) > 1 and listed and _GPU.match(listed[-1]):
+        found.pop()  # the paste ends on this line: it may be cut off
     return tuple(
         GpuFacts(
-            index=int(m[1]), name=m[2].strip(),
+            index=index, name=name,
             uuid=not_reported(f"the GPU's UUID {why}"),
             compute_capability=not_reported(f"the compute capability {why}"),
             memory_total=not_reported(f"the GPU's memory {why}"),
             memory_free=not_reported(f"the GPU's free memory {why}"),
             pci_bus_id=not_reported(f"the GPU's bus id {why}"),
             persistence_mode=not_reported(f"persistence mode {why}"),
-            mig_mode=not_reported(f"MIG mode {why}"),
+            mig_mode=True if mig else not_reported(
+                f"MIG mode {why} (a GPU in MIG mode lists its MIG devices under it)"),
         )
-        for line in text.replace("：", ":").splitlines() if len(line) < LONGEST
-        if (m := _GPU.match(re.sub(r"^\s*GPU models and configuration\s*:", "", line))))
+        for index, name, mig in found)
 
 
 def _nvml(fields: dict[str, str], text: str, rocm: bool) -> NvmlFacts | Unavailable:
     driver: str | Unavailable | None = _known(fields.get("Nvidia driver version"))
     said = f"Nvidia driver version: {fields.get('Nvidia driver version', '(line missing)')}"
-    if "Nvidia driver version" not in fields and not rocm and _gpus(text):
-        # cut off after the GPU list (`nvidia-smi -L`: the driver answered) but before its line
-        driver = not_reported("the driver's version is not in the report (the collect_env "
-                              "output is cut off before 'Nvidia driver version')")
+    if driver is None and not rocm and _gpus(text):
+        # `nvidia-smi -L` listed the GPUs, so the driver answered: the paste is cut off before
+        # its version, or collect_env could not read it from nvidia-smi's banner
+        driver = not_reported("the driver's version is not in the report (" + (
+            "the collect_env output is cut off before 'Nvidia driver version')"
+            if "Nvidia driver version" not in fields else
+            f"collect_env's '{said}', though nvidia-smi listed the GPUs)"))
+    if driver is None and (gone := _no_driver(fields, text)) is not None:
+        return gone
     if driver is None:
         return not_reported("the NVIDIA driver is not in the report: collect_env could not run "
                             "nvidia-smi (no driver, a driver that does not answer, or no "
@@ -128,6 +156,47 @@ def _nvml(fields: dict[str, str], text: str, rocm: bool) -> NvmlFacts | Unavaila
         binding="nvidia-smi, as collect_env reported it",
         gpus=gpus,
     )
+
+
+def _no_driver(fields: dict[str, str], text: str) -> Unavailable | None:
+    """No working driver, as the report states it: torch is a CUDA build whose CUDA is not
+    available, and collect_env could not run nvidia-smi (driver and GPUs "Could not collect" or
+    "No CUDA") — unless torch names another cause (a driver too old for it: one is there)."""
+    built = _known(fields.get("CUDA used to build PyTorch"))
+    if (built is None or not built[:1].isdigit() or _hip(fields) is not None
+            or _flag(fields.get("Is CUDA available")) is not False
+            or "Nvidia driver version" not in fields or _gpus(text)):
+        return None
+    why = torch_messages.init_error(text)
+    if why is not None and not why.startswith(torch_messages.NO_DRIVER):
+        return None
+    said = (f"Nvidia driver version: {fields['Nvidia driver version'] or '(empty)'}; GPU models "
+            f"and configuration: {fields.get('GPU models and configuration') or '(none)'}")
+    return Unavailable(
+        Reason.NOT_INSTALLED, f"no working NVIDIA driver (or no NVIDIA GPU): collect_env could "
+        f"not run nvidia-smi (driver and GPUs 'Could not collect'), and torch, a CUDA {built} "
+        "build, finds no CUDA device" + (f" (torch: '{why}')" if why else ""), said)
+
+
+def _hip(fields: dict[str, str]) -> str | None:
+    """torch.version.hip for a ROCm build; a value cut off mid-way ("N/" of "N/A") is none."""
+    value = _known(fields.get("ROCM used to build PyTorch"))
+    return value if value is not None and value[:1].isdigit() else None
+
+
+def _toolkit(fields: dict[str, str]) -> CudaFacts | Unavailable:
+    """The toolkit on PATH: collect_env's "CUDA runtime version" is `nvcc --version`'s."""
+    said = fields.get("CUDA runtime version", "(line missing)")
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", said.strip())
+    if m is None:
+        return not_reported("the CUDA toolkit is not in the report",
+                            f"collect_env: CUDA runtime version (nvcc on PATH): {said}")
+    return CudaFacts(toolkits=(ToolkitFacts(
+        root="(location not in the report)",
+        found_by="nvcc on PATH (collect_env's 'CUDA runtime version')",
+        version=f"{m[1]}.{m[2]}",
+        readings=(VersionReading("nvcc", "nvcc --version, as collect_env ran it", said.strip()),),
+        nvcc=None, pip_assembled=False, in_use=True),))
 
 
 def _arch_list(text: str) -> tuple[str, ...] | Unavailable:
@@ -160,7 +229,7 @@ def _runtime(fields: dict[str, str], version: str, text: str) -> TorchRuntime | 
         return not_reported("torch's CUDA (or ROCm) build is not in the report (the collect_env "
                             "output is cut off before it)")
     cuda = _known(built)
-    hip = _known(fields.get("ROCM used to build PyTorch"))
+    hip = _hip(fields)
     return TorchRuntime(
         version=version,
         cuda=cuda if hip is None else None,
@@ -185,6 +254,8 @@ def _torch(fields: dict[str, str], packages: list[str], text: str
     version = fields.get("PyTorch version", "")
     pip = _pip_torch(packages)
     listed = "; ".join(packages) or "no [pip]/[conda] lines"
+    if "PyTorch version" not in fields:  # the paste starts below it (its top is cut off)
+        return _torch_cut(fields, text)
     if _known(version) is None:
         if pip or any(re.match(r"\[conda\] (pytorch|torch) ", p) for p in packages):
             return Unavailable(
@@ -198,6 +269,34 @@ def _torch(fields: dict[str, str], packages: list[str], text: str
                             f"Python version: {fields.get('Python version', '?')}"),
         static=not_reported("torch's package metadata is not in the report", listed),
         runtime=_runtime(fields, version, text),
+        seconds=not_reported("no probe ran: the facts are collect_env's"),
+        python_version=_python_version(fields.get("Python version", "")),
+    )
+
+
+def _torch_cut(fields: dict[str, str], text: str) -> TorchFacts | Unavailable:
+    """torch as a collect_env whose top is cut off states it: "Is CUDA available: True" beside
+    NVIDIA GPUs is a CUDA build of a version not in the report; anything less says nothing."""
+    cut = "is not in the report (the collect_env output starts below 'PyTorch version')"
+    if _flag(fields.get("Is CUDA available")) is not True or _hip(fields) or not _gpus(text):
+        return not_reported(f"torch {cut}")
+    return TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=TorchRuntime(
+            version=not_reported(f"torch's version {cut}"),
+            cuda=not_reported(f"torch's CUDA version {cut}; CUDA is available with NVIDIA GPUs, "
+                              "so it is a CUDA build"),
+            hip=None,
+            cudnn_version=not_reported(f"torch's cuDNN {cut}"),
+            cuda_available=True, cuda_init_error=None,
+            device_count=not_reported("torch's device count is not in the report"),
+            arch_list=_arch_list(text),
+            devices=not_reported("torch's devices are not in the report"),
+            cudnn_conv=not_reported("no convolution was run: the report is collect_env's text"),
+            mapped_libraries=not_reported("the libraries torch loaded are not in the report"),
+            file=not_reported("where torch was imported from is not in the report"),
+            warned_gpus=torch_messages.warned_gpus(text)),
         seconds=not_reported("no probe ran: the facts are collect_env's"),
         python_version=_python_version(fields.get("Python version", "")),
     )
@@ -221,10 +320,13 @@ def _host_detail(fields: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def _cudnn_detail(text: str, fields: dict[str, str]) -> str:
-    value = fields.get("cuDNN version", "(line missing)")
-    files = re.findall(r"^\s*(/\S*libcudnn\S*)\s*$", text, re.MULTILINE)
-    return "; ".join(files) if files else value
+def _cudnn(text: str, fields: dict[str, str]) -> CudnnFacts | Unavailable:
+    """The cuDNN copies the "cuDNN version" section lists (`gpudoctor.reports.cudnn_list`)."""
+    found = cudnn_list.copies(text)
+    if isinstance(found, CudnnFacts):
+        return found
+    return not_reported("cuDNN's files, headers and versions are not in the report",
+                        f"collect_env found: {fields.get('cuDNN version', '(line missing)')}")
 
 
 def parse(text: str) -> Partial:
@@ -232,8 +334,7 @@ def parse(text: str) -> Partial:
     fields = _fields(text)
     packages = _packages(text)
     complete = "Versions of relevant libraries" in text or bool(packages)
-    rocm = _known(fields.get("ROCM used to build PyTorch")) is not None
-    nvcc = fields.get("CUDA runtime version", "(line missing)")
+    rocm = _hip(fields) is not None
     return Partial(
         kind="collect_env",
         rank=2,
@@ -242,8 +343,6 @@ def parse(text: str) -> Partial:
         torch=_torch(fields, packages, text),
         host=not_reported("the process environment, device nodes and /dev/shm are not in the "
                           "report", _host_detail(fields)),
-        cuda=not_reported("the CUDA toolkit's location is not in the report",
-                          f"collect_env: CUDA runtime version (nvcc on PATH): {nvcc}"),
-        cudnn=not_reported("cuDNN's files, headers and versions are not in the report",
-                           f"collect_env found: {_cudnn_detail(text, fields)}"),
+        cuda=_toolkit(fields),
+        cudnn=_cudnn(text, fields),
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudoctor.reports import collect_env, nvidia_smi, nvidia_smi_q
+from gpudoctor.reports import collect_env, env_tools, nvidia_smi, nvidia_smi_q
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
@@ -30,6 +30,10 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),
+    ("collect_env (cut)", collect_env.START_CUT),  # a collect_env whose top is cut off
+    ("tool env", env_tools.START),  # detectron2's, mmcv's, SGLang's, Lightning's … reports
+    ("tool env (cut)", env_tools.START_CUT),
+    ("nvcc", env_tools.NVCC_START),
 )
 
 
@@ -47,19 +51,21 @@ def _regions(lines: list[str]) -> list[tuple[int, list[str]]]:
     regions: list[tuple[int, list[str]]] = []
     current: list[str] = []
     start, fence = 1, ""
+    xml = False  # inside <nvidia_smi_log>: its <summary> (fabric health, R590) is no HTML tag
     for number, line in enumerate(lines, 1):
         m = _FENCE.match(line)
+        xml = (xml or "<nvidia_smi_log" in line) and "</nvidia_smi_log>" not in line
         if fence:
             if m and m[1][0] == fence[0] and len(m[1]) >= len(fence) and not line.strip(
                     ).lstrip(m[1][0]):
                 regions.append((start, current))
-                current, start, fence = [], number + 1, ""
+                current, start, fence, xml = [], number + 1, "", False
             else:
                 current.append(line)
         elif m:
             regions.append((start, current))
-            current, start, fence = [], number + 1, m[1]
-        elif _BREAK.match(line):
+            current, start, fence, xml = [], number + 1, m[1], False
+        elif _BREAK.match(line) and not xml:
             regions.append((start, current))
             current, start = [], number + 1
         else:
@@ -91,9 +97,18 @@ def find_blocks(text: str) -> list[Block]:
             kind = _marker(line)
             if kind is None or (current and current[0] == kind and kind == "nvidia-smi (error)"):
                 continue
+            if kind in ("collect_env (cut)", "tool env (cut)"):
+                if current and current[0] in ("collect_env", "tool env"):
+                    continue  # a line of the block it is in
+                kind = kind.removesuffix(" (cut)")
+            if kind == "tool env" and current and current[0] == "tool env":
+                continue  # Lightning's "* CUDA:" inside its report, sys.platform inside one
             if kind == "nvidia-smi -q (fragment)" and current and current[0].startswith(
                     "nvidia-smi -q"):
                 continue  # a section inside a whole -q, or the next one of a fragment
+            if kind == "nvidia-smi (error)" and current and current[0] == "nvidia-smi" and (
+                    nvidia_smi.LOST.search(line)):
+                continue  # a GPU's error printed with the table belongs to it
             if current and current[0] == kind == "collect_env" and not versioned:
                 # "Collecting environment information...", warnings, then "PyTorch version:"
                 versioned = bool(collect_env.VERSION_LINE.match(line))

@@ -22,22 +22,30 @@ probe gives for the same error (gpudoctor/probes/nvml.py):
 - "Failed to initialize NVML: Insufficient Permissions" / "No permission" → PERMISSION_DENIED
 - "NVIDIA-SMI couldn't find libnvidia-ml.so library", "nvidia-smi: command not found"
   → NOT_INSTALLED
-- "Failed to initialize NVML: Unknown Error", "No devices were found" → ERROR
+- "Failed to initialize NVML: Unknown Error" → ERROR
+- "No devices were found" (NVML started: the driver is loaded, but no GPU came up) and
+  "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost" (that GPU does
+  not answer) are the driver's facts with a failed GPU in them
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
+from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
 from gpudoctor.reports.interface import Partial, not_reported
 from gpudoctor.versions import encode_cuda_version
 
-BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\w.]+)"
-                    r"(?:\s+CUDA Version:\s*([\d.]+|N/A))?")
+# R610 (and some R580 builds) print "KMD Version" (the kernel-mode driver) and "CUDA UMD
+# Version" (the highest CUDA the user-mode driver runs) where earlier ones print "Driver
+# Version" and "CUDA Version"; WSL drivers may print "CUDA Version: ERR!"
+BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+(?:Driver|KMD) Version:\s*([\w.]+)"
+                    r"(?:\s+CUDA(?: UMD)? Version:\s*([\d.]+|N/A|ERR!))?")
 _BUS = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
 _ROW = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|N/A|WDDM|TCC|MCDM)\s*$")
 
+NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$", re.MULTILINE)
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     (re.compile(r"NVIDIA-SMI has failed because it couldn.?t communicate with the NVIDIA "
@@ -56,17 +64,26 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      "(or, in a container, GPU support was not requested)"),
     (re.compile(r"Failed to initialize NVML: (.+)"), Reason.ERROR,
      "nvidia-smi could not initialise NVML"),
-    (re.compile(r"^[ \t]*No devices were found[ \t]*$", re.MULTILINE), Reason.ERROR,
+    (NO_DEVICES, Reason.ERROR,
      "nvidia-smi found no GPU ('No devices were found'): the driver is loaded but sees none"),
 )
-ERROR_START = re.compile("|".join(f"(?:{p.pattern})" for p, _, _ in ERRORS), re.MULTILINE)
-_LOST = re.compile(r"Unable to determine the device handle for GPU ?([0-9A-Fa-f:.]+): (.+)")
+# one GPU that does not answer: nvidia-smi prints this instead of (or after) the table;
+# "detect" on Windows, "determine" on Linux
+LOST = re.compile(r"Unable to (?:determine|detect) the device handle for GPU ?"
+                  r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*([^\n]+)")
+ERROR_START = re.compile("|".join([*(f"(?:{p.pattern})" for p, _, _ in ERRORS), LOST.pattern]),
+                         re.MULTILINE)
+_INFOROM = re.compile(r"infoROM is corrupted at gpu ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
+                      r"[0-9A-Fa-f]{2}\.[0-9A-Fa-f])", re.IGNORECASE)
 
 
 def parse_error(text: str) -> Partial | None:
     """An nvidia-smi error message as the driver facts it stands for; None if there is none."""
     for pattern, reason, message in ERRORS:
         m = pattern.search(text)
+        if m and pattern is NO_DEVICES:
+            return _loaded(text, (Unavailable(reason, message + ": no GPU came up (the kernel log "
+                                              "says why: sudo dmesg | grep -e NVRM -e Xid)"),))
         if m:
             lines = [line.strip() for line in text.splitlines() if line.strip()]
             detail = " | ".join(lines[:4])  # e.g. "NVML library version: 535.129"
@@ -74,15 +91,49 @@ def parse_error(text: str) -> Partial | None:
                 message = f"{message}: {m[1].strip()}"
             return Partial(kind="nvidia-smi (error)", rank=3,
                            nvml=Unavailable(reason, message, detail))
-    return None
+    lost = _lost(text)
+    return _loaded(text, lost) if lost else None
+
+
+def _loaded(text: str, failed: tuple[Unavailable, ...]) -> Partial:
+    """NVML started (the driver is loaded), but these GPUs do not answer."""
+    return Partial(kind="nvidia-smi (error)", rank=3, nvml=NvmlFacts(
+        driver_version=not_reported("the driver's version is not in the report (nvidia-smi "
+                                    "printed only a GPU's error)"),
+        cuda_driver_version=not_reported("the highest CUDA the driver runs is not in the "
+                                         "report (nvidia-smi printed only a GPU's error)"),
+        nvml_version=not_reported("the NVML version is not in the report"),
+        binding="nvidia-smi (its error for a GPU)",
+        gpus=failed,
+    ))
+
+
+def _bus(bus: str) -> str:
+    """A PCI bus id with its domain as 8 hex digits, as the table prints it ("0008:00:00.0"
+    in a warning is "00000008:00:00.0" in the table)."""
+    domain, _, rest = bus.partition(":")
+    return f"{domain.upper():0>8}:{rest.upper()}"
+
+
+def _lost(text: str) -> tuple[Unavailable, ...]:
+    """The GPUs nvidia-smi could not reach ("Unable to determine the device handle for GPU
+    0000:02:00.0: GPU is lost"), once each (a log repeats the line per query)."""
+    found: dict[str, Unavailable] = {}
+    for m in LOST.finditer(text[:200_000]):
+        why = m[2].strip()[:300]
+        found.setdefault(_bus(m[1]), Unavailable(
+            Reason.ERROR, f"GPU {m[1]}: nvidia-smi cannot reach it ({why})"
+            + ("" if "reboot" in why.lower() else ": it may be lost, or need a reset"),
+            f"nvidia-smi: {m[0].strip()[:400]}"))
+    return tuple(found.values())
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip()[:300] for c in line.strip().strip("|").split("|")]  # no cell is longer
 
 
-def _gpu(first: list[str], second: list[str] | None, third: list[str] | None
-         ) -> GpuFacts | Unavailable:
+def _gpu(first: list[str], second: list[str] | None, third: list[str] | None,
+         processes: tuple[GpuProcess, ...] | Unavailable) -> GpuFacts | Unavailable:
     row = _ROW.match(first[0])
     assert row is not None
     index, name, mode = int(row[1]), row[2].strip(), row[3]
@@ -121,27 +172,108 @@ def _gpu(first: list[str], second: list[str] | None, third: list[str] | None
         pci_bus_id=bus,
         persistence_mode=persistence,
         mig_mode=mig,
-        health=_ecc_cell(first[-1] if len(first) > 2 else ""),
+        health=_health(first[-1] if len(first) > 2 else "", processes),
+        compute_mode=_compute_mode(second[-1] if second and len(second) > 2 else ""),
     )
 
 
-def _ecc_cell(value: str) -> GpuHealth | Unavailable:
-    """The table's "Volatile Uncorr. ECC" column: a count, "Off" (ECC disabled) or "N/A"."""
-    if not value:
-        return not_reported("the GPU's ECC state is not in the report")
+def _compute_mode(cell: str) -> str | Unavailable:
+    """The end of the "GPU-Util  Compute M." cell, in NVML's words ("E. Process" is
+    Exclusive_Process)."""
+    m = re.search(r"(Default|E\. Process|E\. Thread|Prohibited)\s*$", cell)
+    if m is None:
+        return not_reported("the GPU's compute mode is not in the report" + (
+            f" (nvidia-smi's cell reads {cell!r})" if cell else ""))
+    return {"E. Process": "Exclusive_Process", "E. Thread": "Exclusive_Thread"}.get(m[1], m[1])
+
+
+def _health(ecc: str, processes: tuple[GpuProcess, ...] | Unavailable
+            ) -> GpuHealth | Unavailable:
+    """What the table says of a GPU's health: its "Volatile Uncorr. ECC" column (a count, "Off"
+    for ECC disabled, "N/A" for a GPU without ECC, "On" under MIG) and its processes."""
     more = not_reported("not in nvidia-smi's table (nvidia-smi -q shows it)")
     na = Unavailable(Reason.NOT_SUPPORTED, "the GPU has no ECC (nvidia-smi shows N/A)")
-    if value.isdigit():
-        mode: str | Unavailable = "Enabled"
-        count: int | Unavailable = int(value)
-    elif value == "Off":
+    unknown = not_reported("the GPU's ECC state is not in the report" + (
+        f" (its column shows {ecc!r})" if ecc else ""))
+    mode: str | Unavailable = unknown
+    count: int | Unavailable = unknown
+    if ecc.isdigit():
+        mode, count = "Enabled", int(ecc)
+    elif ecc == "Off":
         mode, count = "Disabled", Unavailable(Reason.NOT_SUPPORTED, "ECC is disabled")
-    elif value == "N/A":
+    elif ecc == "On":  # a MIG GPU: the counts are per MIG device
+        mode = "Enabled"
+    elif ecc == "N/A":
         mode, count = na, na
-    else:
-        return not_reported(f"the GPU's ECC column shows {value!r}")
+    if ecc not in ("Off", "On", "N/A") and not ecc.isdigit() and isinstance(
+            processes, Unavailable):
+        return unknown  # the table states nothing of its health
     return GpuHealth(mode, count, more, more, more, more, more, more, more, more, more, more,
-                     more)
+                     more, processes=processes)
+
+
+# "|    0   N/A  N/A      1234      C   python             500MiB |" (GPU, GI, CI, PID, type,
+# name, memory; GI and CI since driver 450) or "|    0      1850      G   /usr/lib/xorg/Xorg
+# 1850MiB |" before; Windows shows N/A for the memory of WDDM processes
+_PROCESS = re.compile(r"^(\d+)\s+(?:(?:\d+|N/A)\s+(?:\d+|N/A)\s+)?(\d+)\s+(C\+G|M\+C|C|G|M)\s+"
+                      r"(.*?)\s+(?:(\d+)\s*MiB|N/A)$")
+
+
+def _processes(lines: list[str]) -> dict[int, list[GpuProcess]] | None:
+    """The Processes section by GPU index; None when the table has none or is cut off in it
+    (a process list is evidence only when it is whole)."""
+    start = next((i for i, line in enumerate(lines) if "Processes:" in line), None)
+    if start is None:
+        return None
+    found: dict[int, list[GpuProcess]] = {}
+    body = False
+    for line in lines[start + 1:]:
+        row = line.strip()
+        if not body:
+            body = row.startswith("|=")
+            continue
+        if row.startswith("+"):  # the section's closing border
+            return found
+        m = _PROCESS.match(row.strip("|").strip()[:300])
+        if m:
+            memory: int | Unavailable = int(m[5]) << 20 if m[5] else Unavailable(
+                Reason.NOT_SUPPORTED, "nvidia-smi shows N/A for its memory (a Windows WDDM "
+                "driver does not report it)")
+            found.setdefault(int(m[1]), []).append(
+                GpuProcess(int(m[2]), m[4] or f"pid {m[2]}", memory, m[3]))
+    return None
+
+
+def _with_inforom(gpus: list[GpuFacts | Unavailable], text: str
+                  ) -> list[GpuFacts | Unavailable]:
+    """nvidia-smi's "WARNING: infoROM is corrupted at gpu 0008:00:00.0": that GPU failed (its
+    configuration store is damaged: the GPU may misbehave or stop; NVIDIA support, RMA)."""
+    for m in _INFOROM.finditer(text[:200_000]):
+        bus = _bus(m[1])
+        what = (f"nvidia-smi warns that its infoROM is corrupted ({m[0].strip()}): the board's "
+                "configuration store is damaged; reflash or replace the GPU")
+        at = next((i for i, g in enumerate(gpus) if isinstance(g, GpuFacts)
+                   and isinstance(g.pci_bus_id, str) and _bus(g.pci_bus_id) == bus), None)
+        if at is None:
+            gpus.append(Unavailable(Reason.ERROR, f"GPU {m[1]}: {what}"))
+        else:
+            g = gpus[at]
+            assert isinstance(g, GpuFacts)
+            gpus[at] = Unavailable(Reason.ERROR, f"GPU {g.index} ({g.name}, {m[1]}): {what}")
+    return gpus
+
+
+def _with_mig_devices(gpus: list[GpuFacts | Unavailable], rows: list[list[str]]
+                      ) -> list[GpuFacts | Unavailable]:
+    """The "MIG devices" section lists the MIG devices of each GPU in MIG mode ("|  0    1   0
+    0  | 13MiB / 20096MiB | ..." is GPU 0, GPU instance 1, compute instance 0, MIG device 0)."""
+    start = next((i for i, r in enumerate(rows) if r and r[0].startswith("MIG devices")), None)
+    if start is None:
+        return gpus
+    on = {int(m[1]) for r in rows[start + 1:]
+          if (m := re.fullmatch(r"(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", r[0]))}
+    return [replace(g, mig_mode=True) if isinstance(g, GpuFacts) and g.index in on else g
+            for g in gpus]
 
 
 def parse_table(text: str) -> Partial:
@@ -149,15 +281,21 @@ def parse_table(text: str) -> Partial:
     banner = BANNER.search(text)
     assert banner is not None
     driver, cuda = banner[2], banner[3]
-    rows = [_cells(line) for line in text.splitlines() if line.strip().startswith("|")]
+    lines = text.splitlines()
+    rows = [_cells(line) for line in lines if line.strip().startswith("|")]
+    procs = _processes(lines)
+    why = not_reported("the GPU's processes are not in the report" + (
+        "" if "Processes:" not in text else " (the table is cut off inside them)"))
     gpus: list[GpuFacts | Unavailable] = []
     for i, cells in enumerate(rows):
         if len(cells) >= 2 and _ROW.match(cells[0]) and _BUS.match((cells[1].split() or [""])[0]):
             nxt = rows[i + 1] if i + 1 < len(rows) else None
             third = rows[i + 2] if i + 2 < len(rows) else None
-            gpus.append(_gpu(cells, nxt, third))
-    gpus.extend(Unavailable(Reason.ERROR, f"GPU {m[1]}: {m[2].strip()}",
-                            f"nvidia-smi: {m[0].strip()}") for m in _LOST.finditer(text))
+            index = int(cells[0].split()[0])
+            gpus.append(_gpu(cells, nxt, third, why if procs is None else tuple(
+                procs.get(index, ()))))
+    gpus = _with_mig_devices(_with_inforom(gpus, text), rows)
+    gpus.extend(_lost(text))
     last = [line.strip() for line in text.splitlines() if line.strip()][-1]
     ended = "Processes:" in text or bool(re.fullmatch(r"\+[-=+]+\+", last))
     cuda_v = encode_cuda_version(cuda) if cuda and cuda != "N/A" else None
@@ -169,5 +307,6 @@ def parse_table(text: str) -> Partial:
         nvml_version=not_reported("the NVML version is not in nvidia-smi's table"),
         binding=f"nvidia-smi {banner[1]} (the table)",
         gpus=tuple(gpus),
+        smi_version=banner[1],
     )
     return Partial(kind="nvidia-smi", rank=4, complete=ended, nvml=nvml)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.model import LibcudaFacts, TorchFacts, TorchRuntime
+from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import Partial, not_reported
 from gpudoctor.versions import normalize_cc
 
@@ -32,16 +32,49 @@ INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capability sm_(\d+) is 
                           r"(?:\s*^[ \t]*The current PyTorch install supports CUDA capabilities"
                           + _ARCHS + r")?", re.MULTILINE)
 ARCH_LIST = re.compile(r"The current PyTorch install supports CUDA capabilities" + _ARCHS)
-TOO_OLD_GPU = re.compile(r"Found GPU(\d+) ([^\n]+?) which is of cuda capability (\d+)\.(\d+)")
+# "… which is of cuda capability 6.1." (torch ≤ 2.7); "… of compute capability (CC) 7.0." (2.8+)
+TOO_OLD_GPU = re.compile(r"Found GPU(\d+) ([^\n]+?) which is of (?:cuda|compute) capability "
+                         r"(?:\(CC\) )?(\d+)\.(\d+)")
+# torch 2.8+ (`_warn_unsupported_code`) lists its build's CCs, one a line, after the GPU:
+# "The following list shows the CCs this version of PyTorch was built for and the hardware CCs
+# it supports:" then "- 7.5 which supports hardware CC >=7.5,<8.0" (sm_XY and compute_XY
+# entries both print as X.Y)
+CC_LIST = re.compile(r"The following list shows the CCs this version of PyTorch was built for"
+                     r"[^\n]*((?:\n[ \t]*- \d+\.\d+ which supports hardware CC[^\n]*)+)")
+# torch's reason for torch.cuda.is_available() being False: its UserWarning ("CUDA
+# initialization: <reason> (Triggered internally at …)"), or the error a CUDA call raised
+INIT_ERROR = re.compile(
+    r"CUDA initialization: ([^\n]+?)(?: \(Triggered internally at [^\n]*)?[ \t]*$"
+    r"|(Found no NVIDIA driver on your system\.[^\n]*?)[ \t\"'_*`]*$"
+    r"|(Unexpected error from cudaGetDeviceCount\(\)[^\n]*? Error \d+: [^\n]+?)[ \t\"'_*`]*$"
+    r"|(The NVIDIA driver on your system is too old \(found version \d+\)[^\n]*?)[ \t\"'_*`]*$",
+    re.MULTILINE)
+NO_DRIVER = "Found no NVIDIA driver on your system"
 DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version "
                             r"(\d{4,6})\)")
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 
 
 def arch_list(text: str) -> tuple[str, ...] | None:
-    """torch's arch list from its warning, None when the text has none."""
-    m = ARCH_LIST.search(text[:LONGEST])
-    return tuple(m[1].split()) if m else None
+    """torch's arch list from its warning, None when the text has none. The newer warning
+    prints each entry as a compute capability ("- 8.6 which supports …"); those are given as
+    sm_86: torch's own check counts each entry only for its major, PTX or not."""
+    text = text[:LONGEST]
+    m = ARCH_LIST.search(text) or CC_LIST.search(text)
+    if m and not text[m.end():].strip():
+        return None  # the paste ends in the list: it may be cut off
+    if m and m.re is ARCH_LIST:
+        return tuple(m[1].split())
+    if m:
+        ccs = re.findall(r"- (\d+)\.(\d+) which", m[1])
+        return tuple(dict.fromkeys(f"sm_{major}{minor}" for major, minor in ccs))
+    return None
+
+
+def init_error(text: str) -> str | None:
+    """torch's reason for torch.cuda.is_available() being False, None when the text has none."""
+    m = INIT_ERROR.search(_QUOTE.sub("", text[:LONGEST]))
+    return next(g for g in m.groups() if g).strip()[:500] if m else None
 
 
 def warned_gpus(text: str) -> tuple[tuple[str, str], ...]:
@@ -77,32 +110,42 @@ def parse(text: str) -> Partial | None:
     gpus = warned_gpus(text)
     archs = arch_list(_QUOTE.sub("", text[:LONGEST]))
     found = driver_cuda(text)
-    if not gpus and archs is None and found is None:
+    init = init_error(text)
+    if not gpus and archs is None and found is None and init is None:
         return None
     torch = None
-    if gpus or archs is not None:
+    if gpus or archs is not None or init is not None:
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
             static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime(archs, gpus),
+            runtime=runtime(archs, gpus, init),
             seconds=not_reported("no probe ran: the facts are torch's own messages"),
         )
-    return Partial(kind="torch's messages", rank=1, torch=torch,
+    nvml = None
+    if init is not None and init.startswith(NO_DRIVER):
+        # cudaDriverGetVersion() gave 0: libcuda.so.1, the driver's CUDA library, is not there
+        nvml = Unavailable(Reason.NOT_INSTALLED, "no NVIDIA driver: torch says 'Found no NVIDIA "
+                           "driver on your system' (it cannot load libcuda.so.1, the driver's "
+                           "CUDA library)", init)
+    return Partial(kind="torch's messages", rank=1, torch=torch, nvml=nvml,
                    libcuda=libcuda(found) if found is not None else None)
 
 
-def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...]) -> TorchRuntime:
-    """A CUDA build of unknown version (torch warns about arches only for CUDA builds) that
-    named these GPUs and this arch list."""
-    why = "is not in the report (only torch's warnings are)"
+def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...],
+            init: str | None = None) -> TorchRuntime:
+    """A CUDA build of unknown version (torch warns about arches, and fails to initialise CUDA,
+    only in a CUDA build) that named these GPUs and this arch list, or gave this reason for
+    torch.cuda.is_available() being False."""
+    why = "is not in the report (only torch's messages are)"
     return TorchRuntime(
         version=not_reported(f"torch's version {why}"),
-        cuda=not_reported(f"torch's CUDA version {why}: its arch warning says it is a CUDA "
-                          "build"),
+        cuda=not_reported(f"torch's CUDA version {why}: its messages say it is a CUDA build"),
         hip=None,
         cudnn_version=not_reported(f"torch's cuDNN {why}"),
-        cuda_available=not_reported(f"torch.cuda.is_available() {why}"),
-        cuda_init_error=not_reported(f"torch's CUDA initialisation error {why}"),
+        cuda_available=False if init is not None else not_reported(
+            f"torch.cuda.is_available() {why}"),
+        cuda_init_error=init if init is not None else not_reported(
+            f"torch's CUDA initialisation error {why}"),
         device_count=not_reported(f"torch's device count {why}"),
         arch_list=archs if archs is not None else not_reported(
             f"torch's arch list (torch.cuda.get_arch_list()) {why}"),

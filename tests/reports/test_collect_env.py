@@ -17,6 +17,8 @@ from report_excerpts import (
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
+    CudaFacts,
+    CudnnFacts,
     Environment,
     GpuFacts,
     NvmlFacts,
@@ -54,9 +56,15 @@ def test_rtx4090_cu117() -> None:
     assert isinstance(g, GpuFacts) and g.name == "NVIDIA GeForce RTX 4090"
     assert _not_reported(g.compute_capability) and _not_reported(g.memory_total)
     assert _not_reported(env.nvml.cuda_driver_version)  # collect_env omits the banner's CUDA
-    # the system's cuDNN files are not torch's: kept as what the report said, not as facts
-    assert _not_reported(env.cudnn) and "libcudnn.so.8.0.5" in (env.cudnn.detail or "")  # type: ignore[union-attr]
-    assert _not_reported(env.cuda) and "11.7.64" in (env.cuda.detail or "")  # type: ignore[union-attr]
+    # the system's cuDNN files (not torch's: it brings its own): one copy, known by name only
+    assert isinstance(env.cudnn, CudnnFacts)
+    (copy,) = env.cudnn.installs
+    assert (copy.lib_dir, copy.library_version) == ("/usr/lib/x86_64-linux-gnu", "8.0.5")
+    assert copy.libraries == () and _not_reported(copy.header_version)
+    # "CUDA runtime version" is nvcc's: the toolkit on PATH, its location not in the report
+    assert isinstance(env.cuda, CudaFacts) and env.cuda.in_use is not None
+    assert env.cuda.in_use.version == "11.7" and "not in the report" in env.cuda.in_use.root
+    assert [r.value for r in env.cuda.in_use.readings] == ["11.7.64"]
     assert _not_reported(env.host) and "5.15.0-69-generic" in (env.host.detail or "")  # type: ignore[union-attr]
     # no "Versions of relevant libraries": the paste is cut off, and the header says so
     assert env.sources == ("collect_env (cut off) in issue-726.md",)
@@ -64,6 +72,9 @@ def test_rtx4090_cu117() -> None:
     assert verdicts["GD404"] is Status.PASS  # sm_86 cubins of the cu117 wheel run on sm_89
     assert verdicts["GD101"] is Status.PASS and verdicts["GD103"] is Status.PASS
     assert verdicts["GD405"] is Status.SKIP and verdicts["GD501"] is Status.SKIP
+    # the files' modes, links and sub-libraries are not in the report: not judged
+    assert verdicts["GD307"] is Status.PASS
+    assert {verdicts[c] for c in ("GD303", "GD304", "GD305", "GD306")} == {Status.SKIP}
 
 
 def test_wsl_is_named_and_the_windows_driver_kept() -> None:

@@ -1,0 +1,257 @@
+"""Other tools' environment reports, pasted where collect_env's would be: the same facts in
+other words.
+
+- detectron2's `python -m detectron2.utils.collect_env`: a two-column table ("PyTorch
+  1.8.0+cu111 @/path", "GPU available  Yes", "GPU 0,1  NVIDIA GeForce RTX 3090 (arch=8.6)",
+  "Driver version  512.13", "NVCC  Cuda compilation tools, release 11.1, V11.1.105"), then
+  torch's build configuration ("PyTorch built with: … - CUDA Runtime 11.1 - NVCC architecture
+  flags: -gencode;arch=compute_86,code=sm_86 …");
+- OpenMMLab's (mmcv, mmdet) `collect_env`: "sys.platform: linux", "CUDA available: True",
+  "GPU 0,1,2,3: GeForce RTX 3090", "NVCC: Build cuda_11.1.TC455_06.29069683_0", "PyTorch:
+  1.8.0+cu111", "PyTorch compiling details: PyTorch built with: …";
+- SGLang's `check_env`: "CUDA available: True", "GPU 0,1: NVIDIA H200", "GPU 0,1 Compute
+  Capability: 9.0", "CUDA Driver Version: 570.124.06" (the NVIDIA driver), "PyTorch: 2.9.1+cu129";
+- Lightning's `collect_env_details`: "* CUDA: - GPU: - NVIDIA GeForce RTX 4090 … - available:
+  True - version: 11.8", "* Lightning: … - torch: 2.6.0+cu118" (older: tab-indented "cuda:",
+  "pyTorch_version:");
+- nnDetection's environment dump: "PyTorch Version: 1.13.0", "PyTorch CUDA: 11.7", "PyTorch
+  CUDA Arch List: ['sm_37', …]", "PyTorch Current Device Capability: (8, 6)".
+
+What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
+local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
+from torch or nvidia-smi, with their compute capability where the tool prints it), the driver
+when it is printed, the toolkit on PATH (nvcc's release) and torch's arch list (from its build
+flags). The rest stays Unavailable(NOT_REPORTED).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.model import (
+    CudaFacts,
+    GpuFacts,
+    NvmlFacts,
+    ToolkitFacts,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+    VersionReading,
+)
+from gpudoctor.reports.interface import Partial, not_reported
+
+# the first line of each tool's report (a paste cut at its top starts at a later line)
+START = re.compile(
+    r"^[ \t`]*(?:sys\.platform\s*:?\s+(?:linux|win32|darwin|cygwin)\b"  # detectron2, mmcv
+    r"|#?\s*python3? -m sglang\.check_env\s*$"
+    r"|\* CUDA:\s*$|cuda:\s*$"  # Lightning
+    r"|-{3,} PyTorch Information -{3,}\s*$)")  # nnDetection
+# a line these tools print that starts a report of theirs cut above it
+START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
+                       r"|PyTorch(?: version)?:\s*\d+\.\d+\S*\s*$)")
+# `nvcc --version` pasted on its own: the toolkit on PATH
+NVCC_START = re.compile(r"^[ \t`]*nvcc: NVIDIA \(R\) Cuda compiler driver")
+LONGEST = 1000  # longer lines (compiler flags) hold no field that is read; no regex sees them
+_KV = re.compile(r"^[*\-\s`]*([A-Za-z][\w .()/,-]*?)\s*:\s+(\S.*?)\s*$")  # "PyTorch: 1.8.0"
+_TABLE = re.compile(r"^[`\s]*([A-Za-z][\w .()/,-]*?)\s{2,}(\S.*?)\s*$")  # detectron2's rows
+_GPUS = re.compile(r"gpu ([\d,]+)( compute capability)?")  # a key, in lower case
+_NVCC = re.compile(r"release (\d+)\.(\d+), V(\d+(?:\.\d+)+)|Build cuda_(\d+)\.(\d+)")
+_ARCH_FLAGS = re.compile(r"NVCC architecture flags:\s*(\S+)")
+_ARCH_LIST = re.compile(r"PyTorch CUDA Arch List:\s*\[([^\]]*)\]")
+
+
+def _tool(text: str) -> str:
+    low = text.lower()
+    if "detectron2" in low:
+        return "detectron2's collect_env"
+    if "sglang" in low or "cuda driver version" in low:
+        return "SGLang's check_env"
+    if "nndetection" in low or "pytorch information" in low:
+        return "nnDetection's environment report"
+    if "sys.platform" in low:
+        return "OpenMMLab's collect_env"
+    return "Lightning's collect_env_details"
+
+
+def _fields(text: str) -> dict[str, str]:
+    """Every "key: value" or detectron2 "key   value" line, keys in lower case; the first
+    wins (a tool prints each once; a Lightning package list repeats no key of interest)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if len(line) > LONGEST or line.lstrip().startswith("-----"):
+            continue
+        m = _KV.match(line) or _TABLE.match(line)
+        if m:
+            found.setdefault(m[1].strip().lower(), m[2].strip().strip("`"))
+    return found
+
+
+def _flag(value: str | None) -> bool | None:
+    return {"true": True, "yes": True, "false": False, "no": False}.get((value or "").lower())
+
+
+def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]]:
+    """(index, name, compute capability or None) of the GPUs the report lists."""
+    caps: dict[int, str] = {}
+    found: dict[int, tuple[str, str | None]] = {}
+    for key, value in fields.items():
+        m = _GPUS.fullmatch(key)
+        if m is None:
+            continue
+        indices = [int(i) for i in m[1].split(",") if i.isdigit()][:64]
+        if m[2]:
+            caps.update(dict.fromkeys(indices, value))
+            continue
+        arch = re.search(r"\s*\(arch=(\d+\.\d+)\)$", value)
+        name = value[:arch.start()] if arch else value
+        for i in indices:
+            found[i] = (name.strip(), arch[1] if arch else None)
+    if not found:  # Lightning: the names under "GPU:", one a line
+        block = re.search(r"^[ \t*-]*GPU:[ \t]*\n((?:[ \t]+[^\n:]+\n?)+)", text, re.MULTILINE)
+        names = [n.strip(" \t-") for n in block[1].splitlines()] if block else []
+        found = {i: (n, None) for i, n in enumerate(n for n in names if n and n != "None")}
+    current = re.search(r"PyTorch Current Device Capability:\s*\((\d+),\s*(\d+)\)", text)
+    if not found and current:  # nnDetection: the current device's capability, no name
+        found = {0: ("(current device; its name is not in the report)", None)}
+        caps[0] = f"{current[1]}.{current[2]}"
+    return [(i, name, cap or caps.get(i)) for i, (name, cap) in sorted(found.items())]
+
+
+def _torch_version(fields: dict[str, str]) -> str | None:
+    for key in ("pytorch", "pytorch version", "pytorch_version", "torch"):
+        value = fields.get(key, "").split(" @")[0].split()
+        if value and re.match(r"\d+\.\d+", value[0]):
+            return value[0]
+    return None
+
+
+def _torch_cuda(version: str, fields: dict[str, str], text: str) -> str | None:
+    """torch's CUDA: the tool's line, torch's build configuration, or the version's tag."""
+    told = fields.get("pytorch cuda") or (fields.get("version") if "GPU:" in text else None)
+    runtime = re.search(r"CUDA Runtime (\d+\.\d+)", text)
+    tag = re.search(r"\+cu(\d+)(\d)$", version)
+    for value in (told, runtime[1] if runtime else None,
+                  f"{tag[1]}.{tag[2]}" if tag else None):
+        if value and re.fullmatch(r"\d+\.\d+(?:\.\d+)*", value):
+            return value
+    return None
+
+
+def _arch_list(text: str) -> tuple[str, ...] | None:
+    """torch's arch list: its build flags ("-gencode;arch=compute_86,code=sm_86", PTX as
+    code=compute_XY), or nnDetection's copy of torch.cuda.get_arch_list()."""
+    m = _ARCH_FLAGS.search(text)
+    if m and not text[m.end():].strip():
+        return None  # the paste ends in the flags: the list may be cut off
+    if m:
+        codes = re.findall(r"code=\[?((?:sm|compute)_\d+[a-z]?(?:,(?:sm|compute)_\d+[a-z]?)*)",
+                           m[1])
+        archs = [a for group in codes for a in group.split(",")]
+        return tuple(dict.fromkeys(archs)) or None
+    m = _ARCH_LIST.search(text)
+    if m:
+        return tuple(re.findall(r"(?:sm|compute)_\d+[a-z]?", m[1])) or None
+    return None
+
+
+def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
+    available = next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
+                                  "available") if (f := _flag(fields.get(k))) is not None), None)
+    cuda = _torch_cuda(version, fields, text)
+    cpu = version.endswith("+cpu")
+    hip = re.search(r"\+rocm(\d+(?:\.\d+)*)$", version)
+    why = "is not in the report (the tool's report does not state it)"
+    if cuda is None and not cpu and not hip and available is not True:
+        return not_reported(f"whether torch {version} is a CUDA build {why}")
+    archs = _arch_list(text)
+    return TorchRuntime(
+        version=version,
+        cuda=None if cpu or hip else cuda or not_reported(
+            f"torch's CUDA version {why}; CUDA is available, so it is a CUDA build"),
+        hip=hip[1] if hip else None,
+        cudnn_version=not_reported(f"torch's cuDNN at run time {why}"),
+        cuda_available=available if available is not None else not_reported(
+            f"torch.cuda.is_available() {why}"),
+        cuda_init_error=None if available else not_reported(f"torch's reason {why}"),
+        device_count=not_reported(f"torch's device count {why}"),
+        arch_list=archs if archs is not None else not_reported(f"torch's arch list {why}"),
+        devices=not_reported(f"torch's devices {why}"),
+        cudnn_conv=not_reported("no convolution was run: the report is a tool's text"),
+        mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
+        file=not_reported(f"where torch was imported from {why}"),
+    )
+
+
+def _python(fields: dict[str, str]) -> str | Unavailable:
+    for key in ("python", "python version"):
+        m = re.match(r"(\d+\.\d+(?:\.\d+)?)\b", fields.get(key, ""))
+        if m:
+            return m[1]
+    return not_reported("the interpreter's Python version is not in the report")
+
+
+def _toolkit(text: str, fields: dict[str, str], who: str = "the tool's report"
+             ) -> CudaFacts | Unavailable:
+    """The toolkit the tool ran nvcc from (its "NVCC" line, or nvcc's own output)."""
+    said = next((v for k in ("nvcc", "system nvcc", "cuda compiler") if (v := fields.get(k))
+                 and _NVCC.search(v)), None)
+    m = _NVCC.search(said or text)
+    if m is None:
+        return not_reported("the CUDA toolkit is not in the report")
+    major, minor = (m[1], m[2]) if m[1] else (m[4], m[5])
+    return CudaFacts(toolkits=(ToolkitFacts(
+        root="(location not in the report)", found_by=f"nvcc, as {who} ran it",
+        version=f"{major}.{minor}",
+        readings=(VersionReading("nvcc", f"nvcc, as {who} ran it", m[3] or f"{major}.{minor}"),),
+        nvcc=None, pip_assembled=False, in_use=True),))
+
+
+def parse_nvcc(text: str) -> Partial | None:
+    """`nvcc --version` pasted on its own ("Cuda compilation tools, release 10.1, V10.1.243")."""
+    cuda = _toolkit(text[:2000], {}, "the paste")
+    return None if isinstance(cuda, Unavailable) else Partial(kind="nvcc --version", rank=3,
+                                                              cuda=cuda)
+
+
+def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | None]]
+          ) -> NvmlFacts | Unavailable:
+    driver = next((v.split()[0] for k in ("driver version", "cuda driver version",
+                                          "nvidia driver version") if (v := fields.get(k))
+                   and re.match(r"\d+\.\d+", v)), None)
+    if not gpus and driver is None:
+        return not_reported(f"the NVIDIA driver and the GPUs are not in {tool}'s report")
+    why = f"is not in {tool}'s report"
+    return NvmlFacts(
+        driver_version=driver or not_reported(f"the driver's version {why}"),
+        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
+        nvml_version=not_reported(f"the NVML version {why}"),
+        binding=f"{tool}, as it listed the GPUs",
+        gpus=tuple(GpuFacts(
+            index=i, name=name, uuid=not_reported(f"the GPU's UUID {why}"),
+            compute_capability=cap or not_reported(f"the compute capability {why}"),
+            memory_total=not_reported(f"the GPU's memory {why}"),
+            memory_free=not_reported(f"the GPU's free memory {why}"),
+            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
+            persistence_mode=not_reported(f"persistence mode {why}"),
+            mig_mode=not_reported(f"MIG mode {why}")) for i, name, cap in gpus),
+    )
+
+
+def parse(text: str) -> Partial | None:
+    """The facts of one tool's report; None when it states no torch and no GPU."""
+    tool = _tool(text)
+    fields = _fields(text)
+    gpus = _gpus(text, fields)
+    version = _torch_version(fields)
+    if version is None and not gpus:
+        return None
+    torch = TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=_runtime(version, fields, text) if version else not_reported(
+            f"torch's version is not in {tool}'s report"),
+        seconds=not_reported(f"no probe ran: the facts are {tool}'s"),
+        python_version=_python(fields),
+    )
+    return Partial(kind=tool, rank=2, nvml=_nvml(tool, fields, gpus), torch=torch,
+                   cuda=_toolkit(text, fields))
