@@ -31,6 +31,9 @@ _NAME = re.compile(
     r"|NVRTC_ERROR_[A-Z_]+|nccl(?:UnhandledCuda|System|Internal|Remote)Error"
     r"|nccl(?:InvalidArgument|InvalidUsage|Timeout))\b")
 # Python wrappers' spelling: libcudnn.cudnnStatusArchMismatch
+# NCCL's messages as torch and others print them: "NCCL error in: ..., unhandled cuda error"
+_NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhandled system error|"
+                           r"remote process exited or there was a network error|invalid usage)")
 _CAMEL = re.compile(r"\b(cudnn|cublas|cusparse|cusolver|curand)Status([A-Z][A-Za-z]+)\b")
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)"
@@ -44,7 +47,7 @@ _DRIVER_NUMBER = re.compile(r"(?:CUresult\s*\(\s*|UNKNOWN ERROR\s*\()(?P<n>-?\d{
 # a printed message after a CUDA context: "CUDA error: out of memory", "Status: the provided
 # PTX was compiled with an unsupported toolchain.", "CUDA kernel failed : an illegal ..."
 _MESSAGE = re.compile(
-    r"(?:cuda(?:\s+runtime)?\s+error|cuda\s+kernel\s+failed|cudacheckerror\(\)\s+failed"
+    r"(?P<ctx>cuda(?:\s+runtime)?\s+error|cuda\s+kernel\s+failed|cudacheckerror\(\)\s+failed"
     r"|cuda\s+failure|cuda\s+failed\s+with\s+error|cuda\s+call\s+failed|status"
     r"|failed\s+to\s+initiali[sz]e\s+cuda|cuda\s+initiali[sz]ation\s+error"
     r"|cudamalloc\s+failed|\[cuda\]"
@@ -155,9 +158,16 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             add(table.get(int(m["n"])), (m.start(), m.end(), m.group(0)))
         for m in hits(_DRIVER_NUMBER, text):
             add(cat.driver_by_number.get(int(m["n"])), (m.start(), m.end(), m.group(0)))
+        if "nccl" in lowered:
+            nccl = {c.message.lower().split(" (")[0]: c for c in cat.codes.values()
+                    if c.stem == "nccl" and c.message}
+            for m in hits(_NCCL_MESSAGE, lowered):
+                add(nccl.get(m["msg"]), (m.start(), m.end(), text[m.start():m.end()]))
         for m in hits(_MESSAGE, lowered):
-            add(_by_message(cat.by_message, m["msg"]), (m.start(), m.end(),
-                                                       text[m.start():m.end()]))
+            # after a bare "status:" only a message no other program prints is taken
+            least = 25 if m["ctx"] == "status" else 8
+            add(_by_message(cat.by_message, m["msg"], least),
+                (m.start(), m.end(), text[m.start():m.end()]))
     return list(seen.values())
 
 
@@ -171,13 +181,13 @@ def _by_number(code: Code | None, rest: str, matched: str) -> Code | None:
     return code if matched.lower().lstrip().startswith("cuda") else None
 
 
-def _by_message(by_message: dict[str, Code], msg: str) -> Code | None:
+def _by_message(by_message: dict[str, Code], msg: str, least: int) -> Code | None:
     msg = msg.strip().rstrip(".").lower()
     best = None
     for known, code in by_message.items():
         if msg.startswith(known) and (best is None or len(known) > len(best[0])):
             best = (known, code)
-    return best[1] if best and len(best[0]) >= 8 else None
+    return best[1] if best and len(best[0]) >= least else None
 
 
 def _line_of(text: str, pos: int) -> str:

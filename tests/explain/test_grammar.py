@@ -226,3 +226,22 @@ def test_out_of_memory_names_other_processes_and_oversized_requests() -> None:
     assert "larger than the whole GPU" in huge.cause
     for d in (others, huge):
         assert d.match.signature.cause_class == "out-of-memory"
+
+
+def test_a_bare_status_word_takes_only_a_cuda_message_no_other_program_prints() -> None:
+    assert not explain("HTTP request status: unknown error", TABLES, probe=None).found
+    d = best("Status: the provided PTX was compiled with an unsupported toolchain.")
+    assert d.match.signature.cause_class == "driver-too-old"
+
+
+def test_nccl_messages_as_the_frameworks_print_them() -> None:
+    d = best("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled cuda error, "
+             "NCCL version 2.14.3")
+    assert d.match.signature.id == "code-nccl-unhandled-cuda-error"
+
+
+def test_a_windows_dll_that_exists_but_cannot_be_mapped_is_not_a_missing_library() -> None:
+    d = best('OSError: [WinError 1455] The paging file is too small for this operation to '
+             'complete. Error loading "C:\\x\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its '
+             'dependencies.')
+    assert d.match.signature.id == "windows-paging-file-too-small"
