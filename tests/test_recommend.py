@@ -53,10 +53,13 @@ def k80_machine(**kw: object) -> Environment:
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
-def newest_stable(tables: Tables, tag: str) -> str:
-    """The newest release with a non-experimental `tag` wheel."""
+def newest_stable(tables: Tables, tag: str, cc: str | None = None) -> str:
+    """The newest release with a non-experimental `tag` wheel (whose arch list the tables
+    hold and includes compute capability `cc`, if given)."""
     return [r for r in tables.torch_releases
-            if (v := r.variant(tag)) is not None and not v.experimental][-1].version
+            if (v := r.variant(tag)) is not None and not v.experimental
+            and (cc is None or (v.arch_list is not None
+                                and arch_list_supports(v.arch_list, cc)))][-1].version
 
 
 def newest_with(tables: Tables, tag: str) -> str:
@@ -87,7 +90,8 @@ def test_h100_keeps_cu130(tables: Tables) -> None:
     # driver 580.65.06 runs CUDA 13.0 in full and 13.2 only by minor-version compatibility,
     # which GD103 warns about: the newest release with a cu130 wheel, not 2.15.0's cu132
     assert rec.torch is not None and rec.torch.runs == "full"
-    assert (rec.torch.version, rec.torch.variant) == (newest_stable(tables, "cu130"), "cu130")
+    assert (rec.torch.version, rec.torch.variant) == (newest_stable(tables, "cu130", "9.0"),
+                                                      "cu130")
     assert any("cu132 runs here only by minor-version compatibility" in n
                or "only by minor-version compatibility (cu132" in n for n in rec.notes)
     assert rec.installed_fits is True and rec.torch_installed_release is None

@@ -127,6 +127,8 @@ def _arch(tables: Tables, v: TorchVariant, ccs: list[str]) -> bool | str:
     its CUDA, says so; or its cuDNN leaves a GPU out); "sass": the list is not known, and its
     CUDA compiles cubins for every GPU; "unknown": not known, and only PTX could run on some
     GPU."""
+    if not ccs:  # no GPU's compute capability is known: no arch list can be checked
+        return _cudnn_ok(tables, v, ccs)
     if v.arch_list is not None:
         return all(arch_list_supports(v.arch_list, c) for c in ccs) and _cudnn_ok(tables, v, ccs)
     rulings = [arch_in_build(tables, v.cuda, c).verdict for c in ccs]
@@ -211,8 +213,10 @@ def pick_torch(env: Environment, tables: Tables, ccs: list[str], line: Line
         notes.append(f"the tables pair no {names} with the newest torch, "
                      f"{tables.newest_torch().version}: the pick keeps to releases that have "
                      f"one, as {names} is installed beside torch")
-    notes += _newer(tables, best, [c for c in found if c.rel is not releases[0]
-                                   or c.how != "mvc"], ccs, line)
+    said = " ".join(notes)  # the newest release's minor-version note is not said twice
+    notes += [n for n in _newer(tables, best, found, ccs, line)
+              if not ("minor-version" in n and "minor-version" in said
+                      and f"torch {releases[0].version} " in n)]
     if ccs and not best.confirmed:
         rulings = "; ".join(arch_in_build(tables, best.variant.cuda, c).why for c in ccs)
         notes.append(f"the arch list of torch {best.rel.version} {best.variant.tag} is not in "
