@@ -107,7 +107,8 @@ def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]
         for i in indices:
             found[i] = (name.strip(), arch[1] if arch else None)
     if not found:  # Lightning: the names under "GPU:", one a line
-        block = re.search(r"^[ \t*-]*GPU:[ \t]*\n((?:[ \t]+[^\n:]+\n?)+)", text, re.MULTILINE)
+        block = re.search(r"^[ \t*-]*GPU:[ \t]*\n((?:[ \t]+[^\n:]+(?:\n|$))+)", text,
+                          re.MULTILINE)
         names = [n.strip(" \t-") for n in block[1].splitlines()] if block else []
         found = {i: (n, None) for i, n in enumerate(n for n in names if n and n != "None")}
     current = re.search(r"PyTorch Current Device Capability:\s*\((\d+),\s*(\d+)\)", text)

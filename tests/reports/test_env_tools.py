@@ -1,0 +1,151 @@
+"""Other tools' environment reports (detectron2, OpenMMLab, SGLang, Lightning, nnDetection)
+and a bare `nvcc --version`, read as the collect_env facts they restate. Every report is a
+real one from half A of round 3 (tests/fixtures/heldout/round3/reports-A/, its source in the
+index and named at each test); each was refused ("no report recognised") before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import (
+    CudaFacts,
+    Environment,
+    GpuFacts,
+    NvmlFacts,
+    Status,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
+from gpudoctor.reports import read_reports
+
+HELDOUT_A = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round3" / "reports-A"
+
+
+def _a(name: str) -> Environment:
+    return read_reports([(name, (HELDOUT_A / name).read_text(encoding="utf-8"))])
+
+
+def _judged(env: Environment) -> dict[str, Any]:
+    return {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
+
+
+def _runtime(env: Environment) -> TorchRuntime:
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    return env.torch.runtime
+
+
+def _gpus(env: Environment) -> list[tuple[str, str | None]]:
+    assert isinstance(env.nvml, NvmlFacts)
+    return [(g.name, g.compute_capability if isinstance(g.compute_capability, str) else None)
+            for g in env.nvml.gpus if isinstance(g, GpuFacts)]
+
+
+def _toolkit(env: Environment) -> str | None:
+    tk = env.cuda.in_use if isinstance(env.cuda, CudaFacts) else None
+    return tk.version if tk is not None and isinstance(tk.version, str) else None
+
+
+def test_detectron2_with_the_gpus_arch() -> None:
+    """conansherry/detectron2#30 (Windows): "PyTorch 1.8.0+cu111 @C:\\…", "GPU available Yes",
+    "GPU 0  NVIDIA GeForce RTX 3060 Laptop GPU (arch=8.6)"."""
+    env = _a("r1-107.txt")
+    assert env.sources == ("detectron2's collect_env in r1-107.txt",)
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("1.8.0+cu111", "11.1", True)
+    assert _gpus(env) == [("NVIDIA GeForce RTX 3060 Laptop GPU", "8.6")]
+    found = _judged(env)
+    assert found["GD402"] is Status.PASS and found["GD403"] is Status.PASS
+
+
+def test_detectron2_driver_and_cut_build_flags() -> None:
+    """detectron2#4313: "Driver version 512.13" is judged (GD103); the build's arch flags end
+    where the paste ends ("code=sm_8"), so they are no arch list and GD404 cannot fail on them."""
+    env = _a("r1-106.txt")
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "512.13"
+    assert isinstance(_runtime(env).arch_list, Unavailable)
+    found = _judged(env)
+    assert found["GD103"] is Status.PASS and found["GD404"] is not Status.FAIL
+
+
+def test_detectron2_in_a_training_log() -> None:
+    """detectron2#195: the table printed by the trainer under a log prefix, "GPU 0,…,7  Tesla
+    V100-PCIE-32GB", "NVCC  Cuda compilation tools, release 10.1, V10.1.243"."""
+    env = _a("r1-006.txt")
+    assert _gpus(env) == [("Tesla V100-PCIE-32GB", None)] * 8
+    assert _toolkit(env) == "10.1" and _runtime(env).cuda_available is True
+    assert _judged(env)["GD403"] is Status.PASS
+
+
+def test_detectron2_cpu_build() -> None:
+    """pytorch#41598 (r1-057): detectron2's table of a CPU run, "PyTorch 1.5.1+cpu", "GPU
+    available False": a CPU build, and nothing to fail."""
+    env = _a("r1-057.md")
+    rt = _runtime(env)
+    assert rt.cuda is None and rt.cuda_available is False
+    assert not [c for c, s in _judged(env).items() if s is Status.FAIL]
+
+
+def test_openmmlab_build_flags_are_torchs_arch_list() -> None:
+    """mmdet's collect_env (r1-094): "PyTorch: 1.7.1" and its build configuration ("CUDA
+    Runtime 10.2", "NVCC architecture flags: -gencode;arch=compute_37,code=sm_37;…;
+    code=compute_37"): a V100S (sm_70) is in it."""
+    env = _a("r1-094.txt")
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("1.7.1", "10.2")
+    assert rt.arch_list == ("sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "compute_37")
+    assert _judged(env)["GD404"] is Status.PASS
+
+
+def test_sglang_check_env() -> None:
+    """sglang#3817 (r1-074): "GPU 0,…,7: NVIDIA H200", "… Compute Capability: 9.0", "CUDA Driver
+    Version: 550.127.05" (the NVIDIA driver), "NVCC: … release 12.4", "PyTorch: 2.5.1+cu124"."""
+    env = _a("r1-074.txt")
+    assert _gpus(env) == [("NVIDIA H200", "9.0")] * 8
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "550.127.05"
+    assert _toolkit(env) == "12.4"
+    found = _judged(env)
+    assert {found[c] for c in ("GD103", "GD104", "GD402", "GD403", "GD404")} == {Status.PASS}
+
+
+def test_nndetection_arch_list_and_current_device() -> None:
+    """nnDetection's dump (r1-021): "PyTorch CUDA Arch List: ['sm_37', …, 'compute_37']" and
+    "PyTorch Current Device Capability: (8, 6)", no GPU name."""
+    env = _a("r1-021.txt")
+    assert _runtime(env).arch_list[-2:] == ("sm_86", "compute_37")  # type: ignore[index]
+    assert [cc for _, cc in _gpus(env)] == ["8.6"]
+    assert _judged(env)["GD404"] is Status.PASS
+
+
+@pytest.mark.parametrize(("name", "version", "gpus"), [
+    ("r1-086.txt", "2.1.0", 4),  # pytorch-lightning#19261: "* CUDA: - GPU: - NVIDIA …"
+    ("r1-087.txt", "1.4.0+cu100", 1),  # pytorch-lightning#1234: tab-indented, "pyTorch_version"
+])
+def test_lightning_env_details(name: str, version: str, gpus: int) -> None:
+    env = _a(name)
+    rt = _runtime(env)
+    assert rt.version == version and rt.cuda_available is True and isinstance(rt.cuda, str)
+    assert len(_gpus(env)) == gpus and all(n.startswith(("NVIDIA", "GeForce"))
+                                           for n, _ in _gpus(env))
+
+
+def test_bare_nvcc_version_is_the_toolkit() -> None:
+    """DeepLearningExamples#308: `nvcc --version` ("release 10.1, V10.1.243") above nvidia-smi's
+    table (driver 430.50): GD104 judges the two (it skipped)."""
+    env = _a("r2-062.md")
+    assert _toolkit(env) == "10.1"
+    assert _judged(env)["GD104"] is Status.PASS
+
+
+def test_a_tool_report_without_torch_or_gpus_is_not_a_report() -> None:
+    """A line that starts such a report, alone, states nothing: refused as before."""
+    from gpudoctor.reports import ReportError
+
+    with pytest.raises(ReportError):
+        read_reports([("notes", "sys.platform: linux\nnothing else\n")])
