@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from gpudoctor.compat import UNVERIFIED, CudnnRelease, Sourced, Tables, TorchRelease, TorchVariant
+from gpudoctor.compat import CudnnRelease, Sourced, Tables, TorchRelease, TorchVariant
 from gpudoctor.compat.rows import _build_covers
+from gpudoctor.compat.rules import driver_runs as rule_driver_runs
 from gpudoctor.compat.wheels import pip_line as build_pip_line
 from gpudoctor.versions import minor_key as _minor_key
 from gpudoctor.versions import minor_of
@@ -138,19 +139,8 @@ def not_in_tables(what: str, wanted: str, known: list[str], newest: str,
 
 def driver_runs(tables: Tables, driver: str, cuda: str) -> str | None:
     """How a Linux driver runs CUDA "X.Y": "full", "mvc" (only by minor-version compatibility,
-    CUDA >= 11), or None. Unverified driver minima never count. A CUDA the tables do not hold
-    (newer than their newest release) is judged by its major's family rule: "mvc" at best."""
-    need = tables.cuda_min_driver(cuda)
-    have = Version(driver)
-    if need is None:
-        fam = tables.cuda_family(cuda)
-        ok = fam is not None and fam.status != UNVERIFIED and have >= Version(fam.min_driver_linux)
-        return "mvc" if ok else None
-    if need.full and need.status != UNVERIFIED and have >= Version(need.full):
-        return "full"
-    if need.family and need.family_status != UNVERIFIED and have >= Version(need.family):
-        return "mvc"
-    return None
+    CUDA >= 11), or None: the driver rule's (`gpudoctor.compat.rules.driver_for_cuda`)."""
+    return rule_driver_runs(tables, driver, cuda)
 
 
 def cudnn_tarball(tables: Tables, release: CudnnRelease, build: str) -> tuple[str, bool] | None:
