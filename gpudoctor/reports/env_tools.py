@@ -43,9 +43,9 @@ from gpudoctor.reports.interface import Partial, not_reported
 # the first line of each tool's report (a paste cut at its top starts at a later line)
 START = re.compile(
     r"^[ \t`]*(?:sys\.platform\s*:?\s+(?:linux|win32|darwin|cygwin)\b"  # detectron2, mmcv
-    r"|#?\s*python3? -m sglang\.check_env\s*$"
     r"|\* CUDA:\s*$|cuda:\s*$"  # Lightning
-    r"|-{3,} PyTorch Information -{3,}\s*$)")  # nnDetection
+    r"|-{3,} PyTorch Information -{3,}\s*$)"  # nnDetection
+    r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
                        r"|PyTorch(?: version)?:\s*\d+\.\d+\S*\s*$)")
@@ -58,6 +58,21 @@ _GPUS = re.compile(r"gpu ([\d,]+)( compute capability)?")  # a key, in lower cas
 _NVCC = re.compile(r"release (\d+)\.(\d+), V(\d+(?:\.\d+)+)|Build cuda_(\d+)\.(\d+)")
 _ARCH_FLAGS = re.compile(r"NVCC architecture flags:\s*(\S+)")
 _ARCH_LIST = re.compile(r"PyTorch CUDA Arch List:\s*\[([^\]]*)\]")
+
+
+# SGLang's keys, to re-cut a report pasted into one line (a Markdown paragraph joins lines)
+_SGLANG_KEYS = re.compile(r"[ \t]+(?=(?:Python|CUDA available|GPU [\d,]+(?: Compute Capability)?|"
+                          r"CUDA_HOME|NVCC|CUDA Driver Version|PyTorch|sglang|sgl_kernel|"
+                          r"flashinfer\w*|triton|transformers|torchao|numpy|aiohttp|fastapi)"
+                          r":[ \t])")
+
+
+def _lines(text: str) -> str:
+    """The report with one field a line: SGLang's pasted into a paragraph is split again."""
+    if "sglang" not in text.lower():
+        return text
+    return "\n".join(_SGLANG_KEYS.sub("\n", line) if len(line) > 200 else line
+                     for line in text[:50_000].splitlines())
 
 
 def _tool(text: str) -> str:
@@ -176,9 +191,9 @@ def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | 
         cuda_init_error=None if available else not_reported(f"torch's reason {why}"),
         device_count=not_reported(f"torch's device count {why}"),
         arch_list=archs if archs is not None else not_reported(f"torch's arch list {why}"),
-        devices=not_reported(f"torch's devices {why}"),
+        devices=not_reported(f"torch's device list {why}"),
         cudnn_conv=not_reported("no convolution was run: the report is a tool's text"),
-        mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
+        mapped_libraries=not_reported(f"the list of libraries torch loaded {why}"),
         file=not_reported(f"where torch was imported from {why}"),
     )
 
@@ -240,6 +255,7 @@ def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | No
 
 def parse(text: str) -> Partial | None:
     """The facts of one tool's report; None when it states no torch and no GPU."""
+    text = _lines(text)
     tool = _tool(text)
     fields = _fields(text)
     gpus = _gpus(text, fields)

@@ -114,6 +114,17 @@ def test_sglang_check_env() -> None:
     assert {found[c] for c in ("GD103", "GD104", "GD402", "GD403", "GD404")} == {Status.PASS}
 
 
+def test_sglang_check_env_pasted_into_one_line() -> None:
+    """sglang#13198 (r1-073): check_env's output flattened into one Markdown paragraph after
+    "My envs: `python3 -m sglang.check_env", torch's GB10 warning inside it: re-cut at its
+    keys, it states torch 2.9.1+cu130, driver 580.95.05, nvcc 13.0 and the GB10's CC 12.1."""
+    env = _a("r1-073.md")
+    assert _runtime(env).version == "2.9.1+cu130" and _toolkit(env) == "13.0"
+    assert _gpus(env) == [("NVIDIA GB10", "12.1")]
+    found = _judged(env)
+    assert {found[c] for c in ("GD103", "GD104", "GD402", "GD403")} == {Status.PASS}
+
+
 def test_nndetection_arch_list_and_current_device() -> None:
     """nnDetection's dump (r1-021): "PyTorch CUDA Arch List: ['sm_37', …, 'compute_37']" and
     "PyTorch Current Device Capability: (8, 6)", no GPU name."""
