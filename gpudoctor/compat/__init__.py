@@ -193,21 +193,16 @@ class Tables:
         floor: 535.104.05 runs cu124 (12.x needs >= 525.60.13), within MVC's limits (no JIT of
         newer PTX; an API may raise cudaErrorCallRequiresNewerDriver). With
         `minor_version_compat=False`, and always for CUDA < 11, the variant's GA driver is needed
-        (535.104.05 then gets cu121 first). Unverified driver minima are never used.
+        (535.104.05 then gets cu121 first). Unverified driver minima are never used. The rule is
+        `gpudoctor.compat.rules.driver_for_cuda`'s.
         """
+        from gpudoctor.compat.rules import driver_runs  # the rules read the Tables defined here
+
         release = self.torch_release(torch_version) if torch_version else self.newest_torch()
-        version = _ver(driver)
-        if release is None or version is None:
+        if release is None or _ver(driver) is None:
             return ()
-        runnable = []
-        for variant in release.variants:
-            need, floor = self.cuda_min_driver(variant.cuda), None
-            if need and minor_version_compat and need.family and need.family_status != UNVERIFIED:
-                floor = need.family
-            elif need and need.full and need.status != UNVERIFIED:
-                floor = need.full
-            if floor is not None and version >= _V(floor):
-                runnable.append(variant)
+        allowed = ("full", "mvc") if minor_version_compat else ("full",)
+        runnable = [v for v in release.variants if driver_runs(self, driver, v.cuda) in allowed]
         return tuple(sorted(runnable, key=lambda v: _V(v.cuda), reverse=True))
 
     def gpu_arch(self, cc: str) -> GpuArch | None:
