@@ -213,10 +213,13 @@ def pick_torch(env: Environment, tables: Tables, ccs: list[str], line: Line
         notes.append(f"the tables pair no {names} with the newest torch, "
                      f"{tables.newest_torch().version}: the pick keeps to releases that have "
                      f"one, as {names} is installed beside torch")
-    said = " ".join(notes)  # the newest release's minor-version note is not said twice
-    notes += [n for n in _newer(tables, best, found, ccs, line)
-              if not ("minor-version" in n and "minor-version" in said
-                      and f"torch {releases[0].version} " in n)]
+    said = " ".join(notes)  # what the newest release's note says is not said twice
+    newer = [n for n in _newer(tables, best, found, ccs, line)
+             if not ("minor-version" in n and "minor-version" in said
+                     and f"torch {releases[0].version} " in n)]
+    if any(n.startswith("newer releases may also include") for n in newer):
+        notes = [n for n in notes if "have no arch list in the tables confirming" not in n]
+    notes += newer
     if ccs and not best.confirmed:
         rulings = "; ".join(arch_in_build(tables, best.variant.cuda, c).why for c in ccs)
         notes.append(f"the arch list of torch {best.rel.version} {best.variant.tag} is not in "
