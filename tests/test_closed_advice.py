@@ -11,11 +11,13 @@ says what it leaves (no wheel in the tables runs on that driver in full: "GD103 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
 import pytest
 
+from gpudoctor.checks import run_checks
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.advice import torch_advice
 from gpudoctor.model import Environment
@@ -74,12 +76,8 @@ def test_the_kit_catches_advice_that_is_not_closed(tables: Tables) -> None:
     assert cu132 is not None
     pick = torch_advice(env, tables).pick
     assert pick is not None
-    import dataclasses
-
     old = dataclasses.replace(pick, version=rel.version, variant="cu132", cuda=cu132.cuda,
                               index_url=cu132.index_url, arch_list=cu132.arch_list)
     after = K.with_wheel(env, tables, old)
-    from gpudoctor.checks import run_checks
-
     verdicts = {r.check_id: r.finding.status.value for r in run_checks(after, tables).results}
     assert verdicts["GD103"] == "warn"
