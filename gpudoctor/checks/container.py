@@ -159,7 +159,8 @@ def check_mig_visible(env: Environment, tables: Tables) -> Finding:
     the whole GPU; each has a UUID of its own (`MIG-…`, listed by `nvidia-smi -L`). To choose
     which one a job gets, `CUDA_VISIBLE_DEVICES` must name it by that UUID; a plain index
     names the parent GPU, not a MIG device. A note when MIG is on and
-    `CUDA_VISIBLE_DEVICES` is unset or names no `MIG-` device.
+    `CUDA_VISIBLE_DEVICES` is unset or names no `MIG-` device, and when a pasted report shows
+    MIG (collect_env's "MIG 3g.20gb Device 0" lines, nvidia-smi's) but not the variables.
 
     Fix: `export CUDA_VISIBLE_DEVICES=MIG-<uuid>` (from `nvidia-smi -L`), or turn MIG off
     (`sudo nvidia-smi -i <index> -mig 0`) to use the whole GPU.

@@ -44,6 +44,10 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     not reinstalling). On WSL, where NVML may be absent, libcuda stands in. NVML that does not
     answer within the probe's deadline is a driver that is not responding (a wedged driver or
     GPU: check `nvidia-smi`, the Xid errors in the kernel log, reboot), not a missing one.
+    A pasted nvidia-smi whose own version differs from the driver's ("NVIDIA-SMI 450.66  Driver
+    Version: 418.67": tools from another release than the kernel module, e.g. a container
+    image's own nvidia-smi) is a warning; WSL's Linux tools beside the Windows driver's number
+    are not.
 
     A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
     a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
