@@ -342,7 +342,7 @@ def torch_arch_list(env: Environment, tables: Tables
         return Unavailable(Reason.NOT_INSTALLED, "torch did not import")
     if isinstance(rt.arch_list, tuple):
         return rt.arch_list, ("torch.cuda.get_arch_list()" if is_reported(rt.devices)
-                              else "torch's warning in the report")
+                              else "the report: torch's warning or its build flags")
     if isinstance(rt.version, Unavailable):
         return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
                            "its version")
@@ -352,7 +352,8 @@ def torch_arch_list(env: Environment, tables: Tables
     cuda = rt.cuda if isinstance(rt.cuda, str) else ""
     if variant is None or variant.cuda != ".".join(cuda.split(".")[:2]):
         return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
-                           f"torch {rt.version} (CUDA {rt.cuda}) is not a wheel in the tables")
+                           f"torch {rt.version} (CUDA {cuda or 'not stated'}) is not a wheel in "
+                           "the tables")
     if variant.arch_list is None:
         return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
                            f"the tables lack the arch list of torch {base} {variant.tag}")
