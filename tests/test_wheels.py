@@ -8,7 +8,7 @@ import shlex
 
 import pytest
 
-from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat import Tables, load_tables, wheels
 from gpudoctor.compat.query import query_cuda, query_gpu, query_torch
 from gpudoctor.compat.wheels import Target, pip_line, python_fits, pythons_text
 
@@ -95,3 +95,24 @@ def test_every_compat_line_is_the_builders(tables: Tables) -> None:
         variant = rel.variant(tag) if tag else next(
             (v for v in rel.variants if v.index_url in words), None)
         assert text == pip_line(rel, variant), text
+
+
+def test_install_command_delegates_to_the_builder(tables: Tables,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`TorchRelease.install_command` writes no pip line of its own: whatever the builder
+    writes, it returns (agreement on today's rows alone would not catch a second builder that
+    drifts the day `pip_line` learns something new)."""
+    calls: list[tuple[str, str | None]] = []
+
+    def builder(release: object, variant: object, target: object = None) -> str:
+        calls.append((getattr(release, "version", "?"), getattr(variant, "tag", None)))
+        return "the builder's line"
+
+    monkeypatch.setattr(wheels, "pip_line", builder)
+    rel = tables.torch_release("1.12.1")
+    assert rel is not None and rel.pypi_default is not None
+    other = next(v.tag for v in rel.variants if v.tag != rel.pypi_default)
+    assert rel.install_command(other) == "the builder's line"
+    assert rel.install_command(rel.pypi_default) == "the builder's line"
+    assert rel.install_command("cu999") == "the builder's line"  # a tag it lacks: PyPI's
+    assert calls == [("1.12.1", other), ("1.12.1", None), ("1.12.1", None)]

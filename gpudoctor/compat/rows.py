@@ -134,14 +134,13 @@ class TorchRelease(Sourced):
         return next((v for v in self.variants if v.tag == tag), None)
 
     def install_command(self, tag: str | None = None) -> str:
-        """The pip command for this release from `tag`'s index (None: the PyPI default)."""
+        """The pip command for this release from `tag`'s index (None, the PyPI default's tag
+        or a tag the release lacks: `pip install torch==X` from PyPI), written by the one
+        pip-line builder (`gpudoctor.compat.wheels.pip_line`), so the two cannot disagree."""
+        from gpudoctor.compat.wheels import pip_line  # wheels reads the rows defined here
+
         variant = None if tag in (None, self.pypi_default) else self.variant(tag or "")
-        if variant is None:
-            return f"pip install torch=={self.version}"
-        if self.install == "index-url":
-            return f"pip install torch=={self.version} --index-url {variant.index_url}"
-        option = "-f" if self.install == "find-links" else "--extra-index-url"
-        return f"pip install torch=={self.version}+{variant.tag} {option} {variant.index_url}"
+        return pip_line(self, variant)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
