@@ -20,6 +20,7 @@ from gpudoctor.checks.cudnn import (
     _version,
     _where,
 )
+from gpudoctor.compat.rules import cudnn_runs_with_cuda
 from gpudoctor.model import (
     Check,
     CudnnInstall,
@@ -32,7 +33,7 @@ from gpudoctor.model import (
 from gpudoctor.versions import format_cudnn_version
 
 if TYPE_CHECKING:
-    from gpudoctor.compat import CudnnRelease, Tables
+    from gpudoctor.compat import Tables
 
 
 @check("GD308", "cudnn-cuda-build-matches-toolkit", "cuDNN built for the toolkit's CUDA",
@@ -42,8 +43,11 @@ def check_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A cuDNN tarball is built for one CUDA major (before CUDA 11: one CUDA minor), and links
     that CUDA's cuBLAS. Copied into a toolkit of another CUDA, it cannot find its libraries.
     The build is read from gpudoctor's install manifest, package metadata or the CUDA
-    libraries it links; the compat table tells whether the release has a build for the
-    toolkit's CUDA at all.
+    libraries it links; the rule (`gpudoctor.compat.rules.cudnn_runs_with_cuda`: from CUDA 11
+    on, a build for CUDA N runs with every N.x; before, a build serves the minors it names)
+    tells from the release's table row whether it has a build for the toolkit's CUDA at all,
+    and, for a release the tables lack, from the build at hand. The finding names the rule or
+    row that decided; a copy no rule can judge is said to be unjudged, not passed.
 
     Fix: install the cuDNN tarball built for the toolkit's CUDA (`gpudoctor compat cuda X.Y` lists
     the builds and their tarball names).
@@ -58,32 +62,33 @@ def check_cuda_build(env: Environment, tables: Tables) -> Finding:
     if not rows:
         return skipped("no cuDNN inside a CUDA toolkit of known version")
     evidence: list[tuple[str, str]] = []
+    unjudged: list[str] = []
     for i, tv in rows:
         v, build = _version(i), i.cuda_build
         evidence.append((i.prefix or "", f"toolkit CUDA {tv}; cuDNN {v or '?'} built for "
                          f"{'CUDA ' + build if isinstance(build, str) else '?'}"))
-        release = tables.cudnn_release(v) if v else None
-        if isinstance(build, str) and _major(build) != _major(tv):
+        told = _major(build) if isinstance(build, str) else None
+        ruling = cudnn_runs_with_cuda(tables, v, tv, build_major=told) if v else None
+        if told is not None and told != _major(tv):
             why = f"cuDNN {v} in {i.prefix} is the CUDA {build} build; the toolkit is CUDA {tv}"
-        elif release is not None and not _has_build(release, tv):
-            why = f"cuDNN {v} has no build for CUDA {tv} ({', '.join(release.cuda_builds)})"
+        elif ruling is not None and ruling.verdict == "no":
+            why = f"{ruling.cited}; the toolkit in {i.prefix} is CUDA {tv}"
         else:
+            if ruling is None or ruling.verdict == "unknown":
+                unjudged.append(f"{i.prefix}: " + (ruling.why if ruling else
+                                                   "its cuDNN version could not be read"))
             continue
         return failed(why, _build_fix(tables, i, v, tv), tuple(evidence))
-    return passed("every toolkit's cuDNN is built for its CUDA", tuple(evidence))
-
-
-def _has_build(release: CudnnRelease, tv: str) -> bool:
-    """From CUDA 11 on, a build for major N runs on every N.x (minor version compatibility);
-    before, a cuDNN build is for one CUDA minor."""
-    if (_major(tv) or 0) >= 11:
-        return any(_major(b.split("-")[0]) == _major(tv) for b in release.cuda_builds)
-    return release.supports_cuda(tv)
+    if len(unjudged) == len(rows):
+        return skipped(f"no row or rule can tell whether the cuDNN fits its toolkit's CUDA "
+                       f"({'; '.join(unjudged)})", tuple(evidence))
+    left = f" ({'; '.join(unjudged)}: not judged)" if unjudged else ""
+    return passed(f"every toolkit's cuDNN is built for its CUDA{left}", tuple(evidence))
 
 
 def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
     release = tables.cudnn_release(v) if v else None
-    if release is None or not _has_build(release, tv):
+    if release is None or not v or cudnn_runs_with_cuda(tables, v, tv).verdict != "yes":
         newer = tables.cudnn_for_cuda(tv)
         release = newer[0] if newer else None
     fmt = tables.cudnn_tarball_format(release.version) if release else None

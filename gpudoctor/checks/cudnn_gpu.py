@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.compat.rules import CUDNN_GPU_FLOOR, NVCC_ARCHS, Ruling, cudnn_supports_gpu
 from gpudoctor.model import Check, CudnnFacts, Environment, Finding, Layer, Severity, Unavailable
 from gpudoctor.versions import format_cudnn_version, sm_of
 
 if TYPE_CHECKING:
+    from gpudoctor.checks.facts import SeenGpu
     from gpudoctor.compat import CudnnSupport, Tables
 
 RECOMMEND = "`gpudoctor recommend` names a torch wheel and a cuDNN tarball that fit this machine"
@@ -48,6 +50,15 @@ def _range(support: CudnnSupport, cuda: str | None) -> str:
             + (f" (runs with CUDA {cuda})" if cuda else "") + f", {support.status}")
 
 
+def _said(tables: Tables, version: str, cuda: str | None,
+          rulings: list[tuple[SeenGpu, Ruling]]) -> str:
+    """The evidence line of one copy: the support row that decided (its range, build and
+    status), else what each rule said."""
+    row = tables.cudnn_gpu_support(version, cuda) if any(r.by_row for _, r in rulings) else None
+    said = [_range(row, cuda)] if row is not None else []
+    return "; ".join(dict.fromkeys([*said, *(r.cited for _, r in rulings if not r.by_row)]))
+
+
 @check("GD311", "cudnn-supports-gpu", "the cuDNN in use supports every GPU", Layer.CUDNN,
        Severity.ERROR, "torch's or the system's cuDNN, the GPUs, the cuDNN support table",
        facts={"cudnn", "torch", "nvml", "cuda"})
@@ -58,6 +69,13 @@ def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
     The cuDNN judged is the one torch runs (torch.backends.cudnn.version(), with torch's CUDA
     picking the build's row) when a CUDA torch imported, else every copy on the system. FAIL
     for torch's cuDNN, WARN for a system copy (what a build against the toolkit would use).
+
+    Rules before rows (`gpudoctor.compat.rules.cudnn_supports_gpu`): the support matrix's row
+    of the release decides where the tables hold one (an open-ended row speaks for its own
+    major only: a cuDNN 10 is not judged by a 9.x row); where they do not, a build whose
+    CUDA's compiler cannot target the GPU (the arch rule), or a GPU below the floor of the
+    newest recorded release of its major (cuDNN drops GPUs oldest first), is unsupported, and
+    the finding names the rule; anything else stays unknown and the check says so.
 
     Fix: install a torch wheel whose cuDNN supports the GPU (`gpudoctor recommend` names
     one); for a system copy, a cuDNN release that does (`gpudoctor compat gpu sm_XY` lists
@@ -73,32 +91,44 @@ def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
     if not copies:
         return skipped(why)
     evidence = [(f"GPU {g.index}", f"{g.name}, {sm_of(str(g.cc))} ({g.source})") for g in gpus]
-    unknown, judged = [], []
+    judged = []
     for what, version, cuda in copies:
-        support = tables.cudnn_gpu_support(version, cuda)
-        if support is None or support.status == "unverified":
-            unknown.append(f"{what} {version}")
-            continue
-        evidence.append((f"{what} {version}", _range(support, cuda)))
-        outside = [g for g in gpus if not support.supports(str(g.cc))]
-        judged.append((what, version, support, outside))
-    for what, version, support, outside in judged:
+        rulings = [(g, cudnn_supports_gpu(tables, version, str(g.cc), cuda)) for g in gpus]
+        evidence.append((f"{what} {version}", _said(tables, version, cuda, rulings)))
+        judged.append((what, version, rulings))
+    for what, version, rulings in judged:
+        outside = [(g, r) for g, r in rulings if r.verdict == "no"]
         if not outside:
             continue
-        names = ", ".join(f"{g.name} ({sm_of(str(g.cc))})" for g in outside)
-        sm = sm_of(str(outside[0].cc))
-        message = (f"{what} {version} supports {support.range_text()}; {names} is outside it "
-                   f"(NVIDIA's cuDNN support matrix)")
+        names = ", ".join(dict.fromkeys(f"{g.name} ({sm_of(str(g.cc))})" for g, _ in outside))
+        sm = sm_of(str(outside[0][0].cc))
+        message = (f"{what} {version} does not support {names}: "
+                   + "; ".join(dict.fromkeys(r.cited for _, r in outside)))
         if what == "torch's cuDNN":
             return failed(message, f"install a torch wheel whose cuDNN supports {sm}: {RECOMMEND}",
                           tuple(evidence))
         return warned(message, f"install a cuDNN release that supports {sm} (`gpudoctor compat "
                       f"gpu {sm}` lists them) with `gpudoctor install-cudnn`", tuple(evidence))
-    if not judged:
-        return skipped(f"the tables do not record which GPUs {', '.join(unknown)} supports")
-    ok = ", ".join(f"{what} {version}" for what, version, _, _ in judged)
-    left = f" ({', '.join(unknown)}: support not in the tables)" if unknown else ""
-    return passed(f"{ok} supports every GPU here{left}", tuple(evidence))
+    ok, unknown = [], []
+    for what, version, rulings in judged:
+        yes = [g for g, r in rulings if r.verdict == "yes"]
+        if yes:
+            ok.append(f"{what} {version} supports " + (
+                "every GPU here" if len(yes) == len(rulings) else
+                ", ".join(dict.fromkeys(f"{g.name} ({sm_of(str(g.cc))})" for g in yes))))
+        unknown += [_unknown(r) for _, r in rulings if r.verdict != "yes"]
+    said = "; ".join(dict.fromkeys(unknown))
+    if not ok:
+        return skipped(said, tuple(evidence))
+    return passed("; ".join(ok) + (f" ({said})" if said else ""), tuple(evidence))
+
+
+def _unknown(ruling: Ruling) -> str:
+    """Why a copy could not be judged for a GPU, with the rules that were asked."""
+    if ruling.by_row or "do not record" not in ruling.why:
+        return ruling.why
+    return (f"{ruling.why}: no support-matrix row, and neither the {NVCC_ARCHS.name} rule nor "
+            f"the {CUDNN_GPU_FLOOR.name} rule rules the GPU out")
 
 
 CHECKS: tuple[Check, ...] = (check_cudnn_supports_gpu,)

@@ -194,7 +194,9 @@ def test_release_without_a_build_for_the_toolkit(tmp_path: Path, cudnn_kit: Cudn
     prefix = cudnn_kit.populate(tmp_path / "cuda", "7.6.5")
     f = run(probed(prefix, cuda="12.4"))["GD308"]
     assert f.status is Status.FAIL
-    assert "cuDNN 7.6.5 has no build for CUDA 12.4" in f.message
+    assert "cuDNN 7.6.5 has no build for CUDA 12 (its builds: 9.0" in f.message
+    assert "(rule: cudnn-build-per-major, https://docs.nvidia.com/" in f.message
+    assert f.message.endswith(f"the toolkit in {prefix} is CUDA 12.4")
     newest = TABLES.cudnn_for_cuda("12.4")[0]
     assert newest.build
     assert newest.build in (f.fix or "")

@@ -42,8 +42,10 @@ def test_cudnn_8_9_7_under_torch_on_an_rtx_5090_fails() -> None:
     assert not supports("8.9.7", "12.1", "12.0")
     f = run(torch_on("RTX5090", "2.3.1+cu121", "12.1", 8907))
     assert f.status is Status.FAIL, f
-    assert f.message.startswith("torch's cuDNN 8.9.7 supports compute capability 5.0-9.0"), f
-    assert "NVIDIA GeForce RTX 5090 (sm_120) is outside it" in f.message
+    assert f.message.startswith(
+        "torch's cuDNN 8.9.7 does not support NVIDIA GeForce RTX 5090 (sm_120): cuDNN 8.9.7 "
+        "supports compute capability 5.0-9.0"), f
+    assert "(table row: cudnn-support-matrix, https://docs.nvidia.com/" in f.message
     assert f.fix and "gpudoctor recommend" in f.fix and "sm_120" in f.fix
     assert ("GPU 0", "NVIDIA GeForce RTX 5090, sm_120 (torch)") in f.evidence
 
@@ -66,7 +68,36 @@ def test_cudnn_9_11_dropped_pascal() -> None:
     row = TABLES.cudnn_gpu_support("9.20.0", "13.0")
     assert row is not None and not row.supports("6.1")
     f = run(torch_on("GTX1080", "2.13.0+cu130", "13.0", 92000))
-    assert f.status is Status.FAIL and "(sm_61) is outside it" in f.message, f
+    assert f.status is Status.FAIL and "does not support NVIDIA GeForce GTX 1080 (sm_61)" in \
+        f.message, f
+
+
+def test_a_cudnn_of_a_major_past_the_tables_is_not_judged_by_an_older_majors_row() -> None:
+    """cuDNN 10.0.0 under a CUDA 13 torch: the open-ended 9.x row (9.17.1 and newer) does not
+    speak for it. On an H100 no rule can tell (a skip that says which rules were asked), not a
+    pass read off the 9.x row."""
+    assert supports("10.0.0", "13.0", "9.0")  # the row lookup alone still answers
+    f = run(torch_on("H100", "2.16.0+cu130", "13.0", 100000))
+    assert f.status is Status.SKIP, f
+    assert "do not record which GPUs cuDNN 10.0.0 supports" in f.message
+    assert "arch-range rule" in f.message and "cudnn-gpu-floor rule" in f.message
+    assert any("rule: cudnn-support-matrix" in v for k, v in f.evidence
+               if k == "torch's cuDNN 10.0.0"), f.evidence
+
+
+def test_without_a_row_the_arch_rule_decides_and_is_named() -> None:
+    """A GTX 1080 (sm_61) and an H100 under cuDNN 10.0.0 of a CUDA 13 torch: no CUDA 13 build
+    can hold sm_61 code, so cuDNN cannot support it (the arch rule says so, with its source);
+    the H100 stays unknown and is not named."""
+    e = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("H100"), B.gpu("GTX1080", index=1)),
+              torch=B.torch("2.16.0+cu130", "13.0", ("H100", "GTX1080"), B.ARCH_CU130, 100000))
+    f = run(e)
+    assert f.status is Status.FAIL, f
+    assert f.message.startswith(
+        "torch's cuDNN 10.0.0 does not support NVIDIA GeForce GTX 1080 (sm_61): cuDNN 10.0.0's "
+        "support is not in the tables, but no CUDA 13.0 build can hold code for sm_61"), f
+    assert "(rule: arch-range, https://docs.nvidia.com/cuda/" in f.message
+    assert "H100" not in f.message
 
 
 def system_copy(version: str, **kw: object) -> CudnnInstall:
