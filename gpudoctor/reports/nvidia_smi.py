@@ -31,7 +31,6 @@ probe gives for the same error (gpudoctor/probes/nvml.py):
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
 from gpudoctor.reports.interface import Partial, not_reported
@@ -263,19 +262,6 @@ def _with_inforom(gpus: list[GpuFacts | Unavailable], text: str
     return gpus
 
 
-def _with_mig_devices(gpus: list[GpuFacts | Unavailable], rows: list[list[str]]
-                      ) -> list[GpuFacts | Unavailable]:
-    """The "MIG devices" section lists the MIG devices of each GPU in MIG mode ("|  0    1   0
-    0  | 13MiB / 20096MiB | ..." is GPU 0, GPU instance 1, compute instance 0, MIG device 0)."""
-    start = next((i for i, r in enumerate(rows) if r and r[0].startswith("MIG devices")), None)
-    if start is None:
-        return gpus
-    on = {int(m[1]) for r in rows[start + 1:]
-          if (m := re.fullmatch(r"(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", r[0]))}
-    return [replace(g, mig_mode=True) if isinstance(g, GpuFacts) and g.index in on else g
-            for g in gpus]
-
-
 def parse_table(text: str) -> Partial:
     """The facts of one `nvidia-smi` table (possibly cut off, possibly with errors in it)."""
     banner = BANNER.search(text)
@@ -294,7 +280,7 @@ def parse_table(text: str) -> Partial:
             index = int(cells[0].split()[0])
             gpus.append(_gpu(cells, nxt, third, why if procs is None else tuple(
                 procs.get(index, ()))))
-    gpus = _with_mig_devices(_with_inforom(gpus, text), rows)
+    gpus = _with_inforom(gpus, text)  # MIG mode is the GPU's own "MIG M." cell
     gpus.extend(_lost(text))
     last = [line.strip() for line in text.splitlines() if line.strip()][-1]
     ended = "Processes:" in text or bool(re.fullmatch(r"\+[-=+]+\+", last))
