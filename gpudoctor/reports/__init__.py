@@ -1,11 +1,14 @@
 """Readers of pasted reports: the same `Environment` the probes fill, from text someone pasted.
 
 `read_reports([(name, text), ...])` accepts, detected from the content: a gpudoctor snapshot or
-`check --format json` report; the output of `python -m torch.utils.collect_env`; `nvidia-smi`,
-`nvidia-smi -q` and `nvidia-smi -q -x`, or nvidia-smi's error instead of them; and any text
-that contains them — a GitHub issue body, a log (`gpudoctor.reports.issue_body`). torch's own
-messages quoted anywhere (its arch warning, "driver too old (found version 11040)") are read
-too (`gpudoctor.reports.torch_messages`): a paste with only those is a partial report. The
+`check --format json` report; the output of `python -m torch.utils.collect_env` (its top may
+be cut off); `nvidia-smi` (every banner layout), `nvidia-smi -q` and `nvidia-smi -q -x`, or
+nvidia-smi's error instead of them (a driver's, or one GPU's); the environment reports of
+detectron2, OpenMMLab, SGLang, Lightning and nnDetection, and `nvcc --version`
+(`gpudoctor.reports.env_tools`); and any text that contains them — a GitHub issue body, a log
+(`gpudoctor.reports.issue_body`). torch's own messages quoted anywhere (its arch warnings, "driver
+too old (found version 11040)", "Found no NVIDIA driver", its CUDA initialisation errors) are
+read too (`gpudoctor.reports.torch_messages`): a paste with only those is a partial report. The
 blocks of every input merge into one Environment: an issue's collect_env gives torch's side and
 its nvidia-smi table the driver's. A fact no block states is
 `Unavailable(Reason.NOT_REPORTED)`, never a guess, and `Environment.sources` names the blocks
@@ -35,8 +38,9 @@ from gpudoctor.reports.issue_body import Block, find_blocks
 __all__ = ["ReportError", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
-            "torch.utils.collect_env`, `nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, or "
-            "an issue body or log that contains them")
+            "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
+            "`nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, torch's own messages, or an "
+            "issue body or log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
