@@ -1,0 +1,109 @@
+"""Other programs' wordings of known causes (signatures.toml, the round-3 block): each one is
+recognised as the program prints it, in the variants its releases print, and gets its cause
+class. The texts are worded as the programs' sources word them, with other numbers, names and
+paths than the threads they were first seen in."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.compat import load_tables
+from gpudoctor.explain import explain
+
+TABLES = load_tables()
+
+CASES = [
+    # TensorRT: the GPU's SM, an engine of another release or GPU, its memory
+    ("[E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error (Target GPU "
+     "SM 100 is not supported by this TensorRT release.)", "tensorrt-sm-unsupported",
+     "arch-not-in-build"),
+    ("[TRT] [E] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported "
+     "SM: 0x809)", "tensorrt-sm-unsupported", "arch-not-in-build"),
+    ("[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, "
+     "expecting library version 8.6.1.6 got 8.5.3.1, please rebuild.",
+     "tensorrt-engine-other-version", "library-version-conflict"),
+    ("[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::42] Error Code 1: Serialization "
+     "(Serialization assertion stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does "
+     "not match. Note: Current Version: 236, Serialized Engine Version: 228)",
+     "tensorrt-engine-other-version", "library-version-conflict"),
+    ("[TRT] [E] 6: The engine plan file is generated on an incompatible device, expecting "
+     "compute 8.6 got compute 8.9, please rebuild.", "tensorrt-engine-other-gpu",
+     "arch-not-in-build"),
+    ("[TRT] [W] Requested amount of GPU memory (8589934592 bytes) could not be allocated. There "
+     "may not be enough free memory for allocation to succeed.", "tensorrt-out-of-memory",
+     "out-of-memory"),
+    # TensorFlow and XLA
+    ("2017-01-02 10:00:00: I gpu_device.cc:948] Ignoring visible gpu device (device: 0, name: "
+     "GeForce GT 730, pci bus id: 0000:02:00.0) with Cuda compute capability 3.5. The minimum "
+     "required Cuda capability is 3.7.", "tf-gpu-below-minimum-cc", "arch-not-in-build"),
+    ("W external/xla/xla/service/gpu/nvptx_compiler.cc:718] The NVIDIA driver's CUDA version is "
+     "11.4 which is older than the ptxas CUDA version (11.8.89). Because the driver is older "
+     "than the ptxas version, XLA is disabling parallel compilation",
+     "xla-driver-older-than-ptxas", "driver-too-old"),
+    # building: no toolkit
+    ("CMake Error at /usr/share/cmake-3.22/Modules/CMakeDetermineCUDACompiler.cmake:180 "
+     "(message):\n  Failed to find nvcc.\n\n  Compiler requires the CUDA toolkit.  Please set "
+     "the CUDAToolkit_ROOT variable.", "cmake-no-cuda-toolkit", "toolkit-missing"),
+    ("-- Could NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR CUDA_NVCC_EXECUTABLE "
+     "CUDA_INCLUDE_DIRS CUDA_CUDART_LIBRARY)", "cmake-no-cuda-toolkit", "toolkit-missing"),
+    ("/bin/sh: 1: nvcc: not found\nerror: command 'nvcc' failed with exit code 127",
+     "nvcc-not-on-path", "toolkit-missing"),
+    ("'nvcc' is not recognized as an internal or external command,\noperable program or batch "
+     "file.", "nvcc-not-on-path", "toolkit-missing"),
+    # the kernel module not built
+    ("Error! Bad return status for module build on kernel: 6.8.0-45-generic (x86_64)\nConsult "
+     "/var/lib/dkms/nvidia/550.107.02/build/make.log for more information.",
+     "dkms-module-build-failed", "no-driver"),
+    ('ERROR: An error occurred while performing the step: "Building kernel modules". See '
+     "/var/log/nvidia-installer.log for details.", "dkms-module-build-failed", "no-driver"),
+    # frameworks and their extensions
+    ("RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and "
+     "torchvision versions are incompatible", "torchvision-custom-ops",
+     "extension-abi-mismatch"),
+    ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu "
+     "are present. Platforms present are: cpu", "jax-no-gpu-backend", "cpu-only-build"),
+    ("RuntimeError: Unable to load cuDNN. Is it installed?", "jax-cuda-library-not-loaded",
+     "library-not-found"),
+    ("ValueError: No available memory for the cache blocks. Try increasing "
+     "`gpu_memory_utilization` when initializing the engine.", "vllm-no-kv-cache-memory",
+     "out-of-memory"),
+    # the cluster and the node's services
+    ("Warning  UnexpectedAdmissionError  12s  kubelet  Allocate failed due to requested number "
+     "of devices unavailable for nvidia.com/gpu. Requested: 2, Available: 1, which is "
+     "unexpected", "k8s-gpu-devices-unavailable", "other-environment"),
+    ("$ dcgmi discovery -l\nError: unable to establish a connection to the specified host: "
+     "localhost\nError: Unable to connect to host engine. Host engine connection "
+     "invalid/disconnected.", "dcgm-no-host-engine", "other-environment"),
+    ("systemd[1]: nvidia-fabricmanager.service: Main process exited, code=exited, "
+     "status=1/FAILURE", "fabric-manager-failed", "fabric-manager"),
+    # the compiler's own temporary file
+    ('nvrtc: catastrophic error: cannot open source file "/tmp/tmpa1b2c3/kern_7.cu"',
+     "compiler-cannot-open-own-source", "other-environment"),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), CASES, ids=[c[1] for c in CASES])
+def test_a_programs_wording_of_a_known_cause(text: str, sid: str, cause_class: str) -> None:
+    expl = explain(text, TABLES, probe=None)
+    assert expl.found, text
+    best = expl.diagnoses[0].match.signature
+    assert (best.id, best.cause_class) == (sid, cause_class)
+
+
+def test_a_missing_header_named_by_the_edg_front_end_is_a_missing_toolkit() -> None:
+    """NVRTC and nvcc's front end say "cannot open source file"; a CUDA header is the
+    toolkit's, a program's own header is not claimed."""
+    expl = explain('catastrophic error: cannot open source file "cuda_fp16.h"', TABLES,
+                   probe=None)
+    assert expl.diagnoses[0].match.signature.cause_class == "toolkit-missing"
+    mine = explain('kernel.cu(3): catastrophic error: cannot open source file "my_ops.cuh"',
+                   TABLES, probe=None)
+    assert all(d.match.signature.cause_class == "not-environment" for d in mine.diagnoses)
+
+
+def test_the_jax_fallback_warning_ranks_below_the_plugins_own_error() -> None:
+    text = ("RuntimeError: Unable to load cuSPARSE. Is it installed?\nWARNING: An NVIDIA GPU may "
+            "be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling "
+            "back to cpu.")
+    assert explain(text, TABLES, probe=None).diagnoses[0].match.signature.id == (
+        "jax-cuda-library-not-loaded")
