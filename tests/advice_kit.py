@@ -23,7 +23,9 @@ from gpudoctor.compat.advice import torch_advice
 from gpudoctor.compat.pick import TorchPick, runs
 from gpudoctor.compat.wheels import companion_version, labelled
 from gpudoctor.model import (
+    DeviceNode,
     Environment,
+    GpuFacts,
     HostFacts,
     LibcudaFacts,
     NvmlFacts,
@@ -39,7 +41,9 @@ from gpudoctor.model import (
 )
 from gpudoctor.versions import encode_cuda_version, parse_arch
 
-DRIVER_ASK = re.compile(r"upgrade the (?:NVIDIA )?driver to ≥ (\d+\.\d+(?:\.\d+)?)")
+# GD103/GD104's "upgrade the driver to ≥ X", GD101's "install the NVIDIA driver ≥ X"
+DRIVER_ASK = re.compile(r"(?:upgrade the (?:NVIDIA )?driver to|install the NVIDIA driver) "
+                        r"≥ (\d+\.\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,10 +188,12 @@ def with_wheel(env: Environment, tables: Tables, pick: TorchPick) -> Environment
 
 
 def with_driver(env: Environment, tables: Tables, driver: str) -> Environment | None:
-    if not isinstance(env.nvml, NvmlFacts) and not isinstance(env.libcuda, LibcudaFacts):
-        return None
     cuda = tables.cuda_for_driver(driver)
     code = encode_cuda_version(cuda) if cuda else None
+    if not isinstance(env.nvml, NvmlFacts) and not isinstance(env.libcuda, LibcudaFacts):
+        if F.driver_present(env) or (not F.gpu_signs(env) and not env.sources):
+            return None  # a driver NVML cannot reach, or no GPU for a driver to drive
+        env = installed_driver(env, driver, code)
     nvml, libcuda, host = env.nvml, env.libcuda, env.host
     if isinstance(nvml, NvmlFacts):
         nvml = dataclasses.replace(nvml, driver_version=driver, cuda_driver_version=(
@@ -220,6 +226,31 @@ def with_driver(env: Environment, tables: Tables, driver: str) -> Environment | 
                 Reason.NOT_REPORTED, "not known after the driver change"))
         out = dataclasses.replace(out, torch=dataclasses.replace(t, runtime=rt))
     return out
+
+
+def installed_driver(env: Environment, driver: str, code: int | None) -> Environment:
+    """A machine with no driver, after installing `driver` and rebooting: NVML and libcuda
+    answer with its version and the CUDA it reports, the kernel module is loaded and its
+    device nodes exist. NVML lists the GPUs the PCI bus showed; their names and compute
+    capabilities are not known here (the bus gives only device ids), so they stay unknown."""
+    host = env.host
+    pci = host.pci_gpus if isinstance(host, HostFacts) and isinstance(host.pci_gpus,
+                                                                       tuple) else ()
+    unknown = Unavailable(Reason.NOT_REPORTED, "not known before the driver was installed")
+    gpus = tuple(GpuFacts(i, f"NVIDIA GPU {entry.split()[-1]}", unknown, unknown, unknown,
+                          unknown, entry.split()[0], unknown, unknown)
+                 for i, entry in enumerate(pci))
+    nvml = NvmlFacts(driver, code if code is not None else unknown, unknown, "nvidia-ml-py",
+                     gpus)
+    lib = "/usr/lib/x86_64-linux-gnu"
+    libcuda = LibcudaFacts(f"{lib}/libcuda.so.1", code or 0, driver)
+    if isinstance(host, HostFacts):
+        nodes = tuple(DeviceNode(p, True, True) for p in (
+            *(f"/dev/nvidia{i}" for i in range(len(gpus))), "/dev/nvidiactl",
+            "/dev/nvidia-uvm"))
+        host = dataclasses.replace(host, nvidia_module=driver, dev_nodes=host.dev_nodes or nodes,
+                                   nvml_libraries=((f"{lib}/libnvidia-ml.so.1", driver),))
+    return dataclasses.replace(env, nvml=nvml, libcuda=libcuda, host=host)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ Run over every recorded snapshot (tests/fixtures/envs), every real report of the
 (tests/fixtures/reports) and the development half of the round-3 held-out set
 (tests/fixtures/heldout/round3/reports-A). A target may stay open only where the advice itself
 says what it leaves (no wheel in the tables runs on that driver in full: "GD103 warns").
+A machine with no driver at all is told which driver to install (GD101), and that target is
+followed too.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import run_checks
+from gpudoctor.checks.driver import check_driver_present
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.advice import torch_advice
-from gpudoctor.model import Environment
+from gpudoctor.model import Environment, Status
 from gpudoctor.reports import ReportError, read_reports
 from gpudoctor.snapshot import loads
 
@@ -81,3 +84,30 @@ def test_the_kit_catches_advice_that_is_not_closed(tables: Tables) -> None:
     after = K.with_wheel(env, tables, old)
     verdicts = {r.check_id: r.finding.status.value for r in run_checks(after, tables).results}
     assert verdicts["GD103"] == "warn"
+
+
+def test_a_machine_without_a_driver_is_told_which_one_and_following_it_closes(
+        tables: Tables) -> None:
+    """GD101's fix on a machine with a GPU and no driver names the driver (the one torch's CUDA
+    needs in full), so the kit can install it: afterwards GD101 passes, and nothing fails or
+    warns anew (the test above). Before, the fix said "install the NVIDIA driver" with no
+    version, and no driver target was followed at all."""
+    followed = []
+    for path in _files():
+        env = _env(path)
+        if env is None:
+            continue
+        (first,) = run_checks(env, tables, (check_driver_present,)).results
+        if not K.bad(first.finding.status, first.severity) or "install the NVIDIA driver" \
+                not in (first.finding.fix or ""):
+            continue  # a GPU-less host's note names a driver too, but asks for nothing here
+        report = run_checks(env, tables)
+        asked = [t for t, ids in K.targets(env, tables, report)
+                 if t.kind == "driver" and "GD101" in ids]
+        assert asked, (path.name, first.finding.fix)
+        after = K.apply(env, tables, asked[0])
+        assert after is not None, path.name
+        (now,) = run_checks(after, tables, (check_driver_present,)).results
+        assert now.finding.status is Status.PASS, (path.name, now.finding)
+        followed.append(path.name)
+    assert {"no-driver-cuda-torch.json", "container-no-gpus-flag.json"} <= set(followed)

@@ -8,6 +8,7 @@ from packaging.version import Version
 
 from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.checks.driver_wanted import DRIVER_URL, install_driver
 from gpudoctor.checks.requirements import requirements_of
 from gpudoctor.compat.rows import UNVERIFIED
 from gpudoctor.compat.rules import driver_for_cuda
@@ -27,8 +28,6 @@ from gpudoctor.requirements import needs_gpu
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
-
-DRIVER_URL = "https://www.nvidia.com/en-us/drivers/"
 
 
 @check("GD101", "driver-present", "NVIDIA driver is installed and loaded", Layer.DRIVER,
@@ -54,6 +53,13 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     and it runs on the CPU there until a GPU with a new enough driver is present. Unless a
     job requires a GPU (`check --require gpus>=1`, or any driver, cuda, arch or gpu-memory
     requirement): then no driver is a failure, so the job stops instead of training on the CPU.
+
+    Fix: where no driver is installed, install the one named: the driver that runs the
+    installed torch's CUDA in full (else the toolkit's), by the driver rule
+    (`gpudoctor.compat.rules.driver_for_cuda`); with neither, one that runs the newest CUDA
+    that compiles for the GPUs' architecture, else the newest driver branch the tables know.
+    In a container, the driver goes on the host, and the container is started with
+    `--gpus all`.
     """
     drv = F.driver_version(env)
     if isinstance(env.nvml, NvmlFacts):
@@ -105,9 +111,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if nvml.reason is Reason.PERMISSION_DENIED:
         return failed("no permission to talk to the NVIDIA driver",
                       "check the permissions of /dev/nvidia* (see GD502)", evidence)
-    install = (f"install the NVIDIA driver for your GPU ({DRIVER_URL}; on Ubuntu: sudo "
-               "ubuntu-drivers install), then reboot; in a container, start it with --gpus all "
-               "(NVIDIA Container Toolkit)")
+    install = install_driver(env, tables)
     if not signs and not F.is_reported(env.host):
         # a pasted nvidia-smi that failed: whether the machine has a GPU is not in the report
         return failed(f"the report shows no working NVIDIA driver: {nvml.message}",
