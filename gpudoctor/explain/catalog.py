@@ -6,7 +6,8 @@ cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC, from NVIDIA's headers) with `codes/meaning
 the codes of headers without doc comments mean, from NVIDIA's API references); `xids.toml`
 (NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml` (the kernel module's error
 messages); `nccl_warnings.toml` (NCCL's WARN messages); `container_toolkit.toml` and
-`libnvidia_container.toml` (the container stack's errors). `classes.toml` sorts every entry
+`libnvidia_container.toml` (the container stack's errors); `nvstatus.toml` (the kernel
+module's NV_STATUS codes). `classes.toml` sorts every entry
 into a cause class of `gpudoctor.explain.classes`, by hand. `load_catalog()` validates all of
 it and raises `KnowledgeBaseError` naming the entry.
 """
@@ -58,6 +59,7 @@ class Code:
     cause_class: str
     weak: bool  # a follow-on of another error, or says little alone
     source: str
+    strong: bool = False  # states its cause outright: ranks above the symptoms beside it
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,7 @@ class Message:
     where: str  # the source file it comes from
     cause_class: str
     weak: bool
+    parts: tuple[str, ...] = ()  # its fixed texts in order, lower-case (see `fixed_parts`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,7 @@ class Catalog:
     messages: dict[str, tuple[Message, ...]]  # by kind
     container_stages: dict[str, str]  # nvidia-container-cli stage → what failed
     counts: dict[str, tuple[int, int]]  # file → (count stated, entries read)
+    nv_status: dict[str, Code]  # the kernel module's NV_STATUS codes, by name
 
 
 def _read(name: str) -> dict[str, Any]:
@@ -112,13 +116,14 @@ def _read(name: str) -> dict[str, Any]:
 
 def _sorter(table: dict[str, Any], where: str, keys: set[Any]) -> tuple[
         dict[Any, str], set[Any], str]:
-    """(entry → class, weak entries, default class) of one classes.toml table."""
+    """(entry → class, weak entries, default class) of one classes.toml table (its `strong`
+    list is read by `_strong`)."""
     default = table.get("default")
     if default not in CAUSE_CLASSES:
         raise KnowledgeBaseError(f"classes.toml [{where}]: default {default!r} is no class")
     explicit: dict[Any, str] = {}
     for key, value in table.items():
-        if key in ("default", "weak"):
+        if key in ("default", "weak", "strong"):
             continue
         if key not in CAUSE_CLASSES:
             raise KnowledgeBaseError(f"classes.toml [{where}]: {key!r} is no cause class")
@@ -136,10 +141,27 @@ def _sorter(table: dict[str, Any], where: str, keys: set[Any]) -> tuple[
     return explicit, weak, default
 
 
+def _strong(table: dict[str, Any], where: str, keys: set[Any], weak: set[Any]) -> set[Any]:
+    """The entries of one classes.toml table that state their cause outright."""
+    strong = set(table.get("strong", []))
+    if strong - keys or strong & weak:
+        raise KnowledgeBaseError(f"classes.toml [{where}]: strong {sorted(strong)} must be in "
+                                 "the enumeration and not weak")
+    return strong
+
+
 def fragment(template: str) -> str:
     """The longest fixed text of a message template, lower-case, as it must appear."""
     parts = [" ".join(p.split()).strip(" .,:;'\"()[]") for p in _SPEC.split(template)]
     return max(parts, key=len).lower() if parts else ""
+
+
+def fixed_parts(template: str) -> tuple[str, ...]:
+    """Every fixed text of a message template (3+ characters), lower-case, in order: a line is
+    that message only when all of them appear in it in this order, not just its longest one
+    ("Invalid device %d (totalnDev=%d)" is not "Cuda failure 'invalid device function'")."""
+    parts = (" ".join(p.split()).strip(" .,:;'\"()[]").lower() for p in _SPEC.split(template))
+    return tuple(p for p in parts if len(p) >= 3)
 
 
 def _codes(sorting: dict[str, Any], meanings: dict[str, Any]) -> tuple[
@@ -151,8 +173,9 @@ def _codes(sorting: dict[str, Any], meanings: dict[str, Any]) -> tuple[
         data = _read(f"codes/{stem}.toml")
         rows = data.get("code", [])
         counts[f"codes/{stem}.toml"] = (int(data.get("count", -1)), len(rows))
-        explicit, weak, default = _sorter(sorting.get(stem, {}), f"codes.{stem}",
-                                          {r["name"] for r in rows})
+        names = {r["name"] for r in rows}
+        explicit, weak, default = _sorter(sorting.get(stem, {}), f"codes.{stem}", names)
+        strong = _strong(sorting.get(stem, {}), f"codes.{stem}", names, weak)
         docs = meanings.get(stem, {})
         for r in rows:
             meaning = r.get("doc") or docs.get(r["name"], "")
@@ -161,7 +184,7 @@ def _codes(sorting: dict[str, Any], meanings: dict[str, Any]) -> tuple[
                                          "codes/meanings.toml)")
             code = Code(library, stem, r["name"], int(r["number"]), r.get("message", ""),
                         meaning, explicit.get(r["name"], default), r["name"] in weak,
-                        docs.get("source") or DOC_SOURCES[stem])
+                        docs.get("source") or DOC_SOURCES[stem], r["name"] in strong)
             every.append(code)
             if stem != "cudnn8" or code.name not in by_name:
                 by_name[code.name] = code
@@ -202,16 +225,29 @@ def _messages(sorting: dict[str, Any]) -> tuple[dict[str, tuple[Message, ...]], 
         rows = next(v for k, v in data.items() if isinstance(v, list))
         counts[f"{kind}.toml"] = (int(data["count"]), len(rows))
         explicit, weak, default = _sorter(sorting[kind], kind, {r[0] for r in rows})
-        out[kind] = tuple(Message(kind, t, fragment(t), f, explicit.get(t, default), t in weak)
-                          for t, f in rows)
+        out[kind] = tuple(Message(kind, t, fragment(t), f, explicit.get(t, default), t in weak,
+                                  fixed_parts(t)) for t, f in rows)
     lnc = _read("libnvidia_container.toml")
     counts["libnvidia_container.toml"] = (int(lnc["count"]), len(lnc["stage"]))
     explicit, weak, default = _sorter(sorting["libnvidia_container"], "libnvidia_container",
                                       {r[0] for r in lnc["detail"]})
     out["libnvidia_container"] = tuple(
-        Message("libnvidia_container", t, fragment(t), src, explicit.get(t, default), t in weak)
-        for t, src in lnc["detail"])
+        Message("libnvidia_container", t, fragment(t), src, explicit.get(t, default), t in weak,
+                fixed_parts(t)) for t, src in lnc["detail"])
     return out, dict(lnc["stage"]), counts
+
+
+def _nv_status(sorting: dict[str, Any]) -> tuple[dict[str, Code], tuple[int, int]]:
+    """The kernel module's NV_STATUS codes: an entry listed under a class names a cause
+    (strong); every other one is weak (classes.toml explains why)."""
+    data = _read("nvstatus.toml")
+    rows = data["status"]
+    explicit, _, default = _sorter(sorting["nvstatus"], "nvstatus", {r[0] for r in rows})
+    out = {name: Code("the NVIDIA kernel module", "nvstatus", name, int(number), message,
+                      message, explicit.get(name, default), name not in explicit,
+                      data["source"], name in explicit)
+           for name, number, message in rows}
+    return out, (int(data["count"]), len(rows))
 
 
 @cache
@@ -222,6 +258,7 @@ def load_catalog() -> Catalog:
     codes, counts, every = _codes(sorting["codes"], meanings)
     xids, sxids, xcounts = _xids(sorting)
     messages, stages, mcounts = _messages(sorting)
+    nv_status, ncount = _nv_status(sorting)
     runtime = {c.number: c for c in every if c.stem == "cuda_runtime"}
     driver = {c.number: c for c in every if c.stem == "cuda_driver"}
     by_message: dict[str, Code] = {}
@@ -229,4 +266,4 @@ def load_catalog() -> Catalog:
         if c.message and c.number:
             by_message.setdefault(c.message.lower().rstrip("."), c)
     return Catalog(codes, runtime, driver, by_message, xids, sxids, messages, stages,
-                   {**counts, **xcounts, **mcounts})
+                   {**counts, **xcounts, **mcounts, "nvstatus.toml": ncount}, nv_status)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from gpudoctor.explain.catalog import Code, load_catalog
+from gpudoctor.explain.catalog import Catalog, Code, load_catalog
 from gpudoctor.explain.classes import CAUSE_CLASSES
 from gpudoctor.explain.decode import Decoded
 from gpudoctor.explain.kb import Signature
@@ -33,7 +33,8 @@ _NAME = re.compile(
 # Python wrappers' spelling: libcudnn.cudnnStatusArchMismatch
 # NCCL's messages as torch and others print them: "NCCL error in: ..., unhandled cuda error"
 _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhandled system error|"
-                           r"remote process exited or there was a network error|invalid usage)")
+                           r"remote process exited or there was a network error|invalid usage|"
+                           r"invalid argument)")
 _CAMEL = re.compile(r"\b(cudnn|cublas|cusparse|cusolver|curand)Status([A-Z][A-Za-z]+)\b")
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)"
@@ -41,8 +42,8 @@ _NUMBER = re.compile(
     r"(?:cuda(?:\s+runtime)?\s+error\s*\(?\s*|\berror\s*=\s*|\berror\s+|code\s*=\s*)"
     r"(?P<n>\d{1,5})\b\s*\)?\s*[:(]?\s*(?P<rest>[^\n]{0,160})", re.I)
 _CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s*(?:\(\s*\))?\s*(?:returned|"
-                          r"failed with(?: error)?|failed:?|error:?)\s*(?:code\s*)?[:(]?\s*"
-                          r"(?P<n>\d{1,4})\b")
+                          r"failed with(?: error)?|failed:?|error:?|err:?)\s*(?:code\s*)?"
+                          r"[:(]?\s*(?P<n>\d{1,4})\b")
 _DRIVER_NUMBER = re.compile(r"(?:CUresult\s*\(\s*|UNKNOWN ERROR\s*\()(?P<n>-?\d{1,4})\s*\)", re.I)
 # a printed message after a CUDA context: "CUDA error: out of memory", "Status: the provided
 # PTX was compiled with an unsupported toolchain.", "CUDA kernel failed : an illegal ..."
@@ -53,6 +54,16 @@ _MESSAGE = re.compile(
     r"|cudamalloc\s+failed|\[cuda\]"
     r"|cuda\s+error\s+at\s+\S+)"
     r"\s*(?:\(?\d{1,5}\)?)?\s*[:=]?\s*['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
+# any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
+# system not yet initialized", "Error text: invalid device function"; the message must then be
+# the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)
+_ERROR_LINE = re.compile(r"\berror\b(?:\s?\([^\n()]{0,80}\))?[^\n:=]{0,60}[:=]\s*['\"]?"
+                         r"(?P<msg>[a-z][^\n'\"]{2,160}?)['\"]?[ \t.]*$", re.M)
+_GENERIC_LEAST = 20
+# messages of the CUDA runtime that are also the C library's strerror() texts (EPERM,
+# EOPNOTSUPP, ...): after a bare "error:" they may be any program's
+_OS_WORDING = frozenset({"operation not permitted", "operation not supported",
+                         "invalid argument", "out of memory", "file not found", "unknown error"})
 
 
 def derive(text: str, lowered: str, tables: Tables) -> list[Match]:
@@ -126,7 +137,7 @@ def code_signature(code: Code) -> Signature:
              f"{code.meaning.rstrip('.')}. The cause it points to: {cls.meaning}.")
     return derived(f"code-{kebab(code.name)}", f"{code.name} ({code.library} error)", "code",
                    code.cause_class, cause, cls.fix, (code.source,),
-                   priority=-2 if code.weak else -1)
+                   priority=-2 if code.weak else 1 if code.strong else -1)
 
 
 def _capture(code: Code) -> tuple[Decoded, ...]:
@@ -143,7 +154,7 @@ def code_matches(text: str, lowered: str) -> list[Match]:
         if code is not None and code.number != 0 and code.name not in seen:
             seen[code.name] = found(code_signature(code), span, _capture(code))
 
-    if any(t in lowered for t in ("error", "status", "nccl", "cufft_", "code=", "returned",
+    if any(t in lowered for t in ("err", "status", "nccl", "cufft_", "code=", "returned",
                                   "failed")):
         for m in hits(_NAME, text):
             add(cat.codes.get(m[1]), (m.start(), m.end(), _line_of(text, m.start())))
@@ -151,7 +162,7 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             name = f"{m[1].upper()}_STATUS_{re.sub(r'(?<!^)(?=[A-Z])', '_', m[2]).upper()}"
             add(cat.codes.get(name), (m.start(), m.end(), m.group(0)))
         for m in hits(_NUMBER, text):
-            add(_by_number(cat.runtime_by_number.get(int(m["n"])), m["rest"], m.group(0)),
+            add(_by_number(cat, cat.runtime_by_number.get(int(m["n"])), m["rest"], m.group(0)),
                 (m.start(), m.end(), m.group(0)))
         for m in hits(_CALL_NUMBER, text):
             table = cat.runtime_by_number if m["fn"].startswith("cuda") else cat.driver_by_number
@@ -168,16 +179,26 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             least = 25 if m["ctx"] == "status" else 8
             add(_by_message(cat.by_message, m["msg"], least),
                 (m.start(), m.end(), text[m.start():m.end()]))
+        for m in hits(_ERROR_LINE, lowered):
+            msg = m["msg"].strip().rstrip(".")
+            code = cat.by_message.get(msg)
+            if code is not None and len(msg) >= _GENERIC_LEAST and msg not in _OS_WORDING:
+                add(code, (m.start(), m.end(), text[m.start():m.end()]))
     return list(seen.values())
 
 
-def _by_number(code: Code | None, rest: str, matched: str) -> Code | None:
+def _by_number(cat: Catalog, code: Code | None, rest: str, matched: str) -> Code | None:
     """A numbered runtime code, when the text around agrees: its message follows, or the
-    number was printed as a CUDA error ("CUDA error 209", "cuda runtime error (59)")."""
+    number was printed as a CUDA error ("CUDA error 209", "cuda runtime error (59)"). Where the
+    message that follows is another code's, the message wins: CUDA 10.1 renumbered the runtime's
+    errors, and "error=8 : invalid device function" is the old numbering's 8."""
+    if code is not None and code.message and code.message.lower() in rest.lower():
+        return code if code.number >= 2 else None
+    other = _by_message(cat.by_message, rest, 8)
+    if other is not None and other is not code:
+        return other
     if code is None or code.number < 2:
         return None
-    if code.message and code.message.lower() in rest.lower():
-        return code
     return code if matched.lower().lstrip().startswith("cuda") else None
 
 

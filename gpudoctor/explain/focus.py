@@ -23,7 +23,8 @@ MAX_HITS = 512  # per trigger word
 CONTEXT = 3  # lines kept either side of a trigger
 TRIGGERS = ("error", "fail", "fatal", "abort", "exception", "traceback", "warn", "nvrm", "xid",
             "assert", "unable", "cannot", "could not", "not found", "not compatible", "too old",
-            "timeout", "nccl", "cudnn", "symbolic link", "flag: --")
+            "timeout", "nccl", "cudnn", "symbolic link", "flag: --", "older than",
+            "minimum required", "invalid __")
 
 
 @dataclass(frozen=True, slots=True)

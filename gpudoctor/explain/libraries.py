@@ -25,6 +25,7 @@ _WINDOWS = re.compile(r"(?P<stem>[\w+-]+?)(?:64)?(?:_(?P<ver>\d+(?:_\d+)*))?\.dl
 # a compiled Python module: name.cpython-310-x86_64-linux-gnu.so, name.abi3.so, name.pyd
 _EXTENSION = re.compile(r"(?P<module>[A-Za-z_]\w*)(?:\.(?:cpython|cp|pypy)[\w.-]*|\.abi3)?"
                         r"\.(?:so|pyd)", re.I)
+_BARE = re.compile(r"lib[\w+-]+")
 _SITE = re.compile(r"(?:site|dist)-packages[/\\](?P<pkg>[A-Za-z_][\w.-]*)")
 
 
@@ -115,6 +116,8 @@ def decode_file(token: str) -> Library:
     ext = _EXTENSION.fullmatch(base)
     windows = base.lower().endswith(".dll")
     m = (_WINDOWS if windows else _LINUX).fullmatch(base)
+    if m is None and _BARE.fullmatch(base):  # "libcuda": Julia's and ctypes' bare names
+        return Library(base, _family(base, False), "", "", "", package)
     if m is None:
         return Library(base, None, "", "", ext["module"] if ext else "", package)
     fam = _family(m["stem"], windows)

@@ -21,7 +21,7 @@ import re
 
 from gpudoctor.explain.decode import Decoded
 from gpudoctor.explain.derive import derived, found, hits, kebab, slug
-from gpudoctor.explain.libraries import Library, decode_file, symbol_owner, version_tag
+from gpudoctor.explain.libraries import Family, Library, decode_file, symbol_owner, version_tag
 from gpudoctor.explain.match import Match
 
 _F = r"[\w.+-]+"
@@ -36,7 +36,20 @@ _NOT_FOUND = (
     re.compile(r'LoadLibrary failed with error 126(?: "[^"\n]{0,200}")? when trying to load '
                r'"?(?P<lib>[^"\n]{1,300}?\.dll)', re.I),
     re.compile(r"(?P<lib>[\w.-]+\.dll) (?:was )?not found", re.I),
+    # dlopen's callers: "Failed to dlopen libcuda.so", NVRTC's "failed to open
+    # libnvrtc-builtins.so.11.1", Python's ctypes on Windows ("Could not find module 'X' (or one
+    # of its dependencies)")
+    re.compile(rf"(?:failed to|unable to|cannot|could not|couldn't) (?:dl)?open (?:library )?"
+               rf"['\"]?(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?)", re.I),
+    re.compile(r"Could not find module '(?P<lib>[^'\n]{1,300}?)' \(or one of its dependencies\)",
+               re.I),
+    re.compile(rf"(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?) cannot (?:be )?found"),  # Triton's
 )
+# NVRTC's builtins are a library of their own: "nvrtc: error: failed to load builtins"
+_NVRTC_BUILTINS = re.compile(r"nvrtc: error: failed to load builtins", re.I)
+# what only Windows' loader says (ERROR_MOD_NOT_FOUND; ctypes' advice on Windows)
+_WINDOWS_LOADER = re.compile(r"The specified module could not be found|\bWinError\b|"
+                             r"Try using the full path with constructor syntax", re.I)
 _DLL_LOAD = re.compile(r"DLL load failed(?: while importing (?P<module>\w+))?")
 _UNDEFINED = re.compile(
     r"(?:(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]*)\s*:\s*)?undefined symbol:\s*"
@@ -53,13 +66,17 @@ _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
 
 def loader_matches(text: str, lowered: str) -> list[Match]:
     """Every loader failure in the text, one diagnosis per library or symbol."""
-    if not any(t in lowered for t in (".so", ".dll", "symbol", "library", "required by")):
+    if not any(t in lowered for t in (".so", ".dll", "symbol", "library", "required by",
+                                      "builtins", "module '")):
         return []
     out: dict[str, Match] = {}
     for pattern in _NOT_FOUND:
         for m in hits(pattern, text):
             lib = decode_file(m["lib"])
             out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
+    for m in hits(_NVRTC_BUILTINS, text):
+        lib = decode_file("libnvrtc-builtins.so")
+        out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
     for m in hits(_DLL_LOAD, text):
         out.setdefault(f"dll-{m['module']}", _dll_load(m, text))
     for pattern in (_UNDEFINED, _NOT_DEFINED, _VERSION_NOT_FOUND, _UNDEFINED_REF):
@@ -80,6 +97,11 @@ def _missing(lib: Library, m: re.Match[str]) -> Match:
     cls = fam.missing if fam else "library-not-found"
     what = f"{fam.name}{' (' + lib.version + ')' if lib.version else ''}" if fam else lib.file
     windows = lib.file.lower().endswith(".dll")
+    around = m.string[max(0, m.start() - 400):m.end() + 400]
+    if fam is not None and not windows and fam.windows and _WINDOWS_LOADER.search(around):
+        return _linux_name_on_windows(lib, fam, m)
+    if cls == "no-driver" and not lib.major:
+        return _linker_name(lib, fam, m)
     if cls == "no-driver":
         cause = (f"The loader cannot find {lib.file}, which the NVIDIA driver installs: no "
                  "driver is installed where this runs, its kernel module is not loaded, or (in "
@@ -100,6 +122,42 @@ def _missing(lib: Library, m: re.Match[str]) -> Match:
     sig = derived(f"library-missing-{slug(lib.file.split('.')[0], 4)}",
                   f"{lib.file} cannot be loaded", "library", cls, cause, fix,
                   fam.sources if fam else ("https://man7.org/linux/man-pages/man8/ld.so.8.html",))
+    return found(sig, m, (_lib_capture("lib", lib),))
+
+
+def _linux_name_on_windows(lib: Library, fam: Family, m: re.Match[str]) -> Match:
+    """A Linux file name asked of Windows' loader: no installation provides it there."""
+    dll = f"{fam.windows[0]}{'64_' + lib.major if fam.version != 'major' and lib.major else ''}.dll"
+    cause = (f"The program asks Windows' loader for {lib.file}, the Linux name of {fam.name}; on "
+             f"Windows it is {dll}, so no installation can satisfy the request: the program (or "
+             "the release of the package that loads it) does not support Windows this way.")
+    sig = derived(f"linux-library-on-windows-{slug(lib.file.split('.')[0], 4)}",
+                  f"{lib.file} asked for on Windows", "library", "not-environment", cause,
+                  "use a release of the package that supports Windows (its changelog, or its "
+                  "issue about Windows), or run it under Linux or WSL2",
+                  ("https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/"
+                   "nf-libloaderapi-loadlibraryw",), priority=1)
+    return found(sig, m, (_lib_capture("lib", lib),))
+
+
+def _linker_name(lib: Library, fam: Family | None, m: re.Match[str]) -> Match:
+    """The driver's library asked for by its unversioned (linker) name: the driver's runtime
+    name is libcuda.so.1; the bare libcuda.so is a development link that WSL's
+    /usr/lib/wsl/lib, containers and some packagings do not put on the loader's path."""
+    name = fam.name if fam else lib.file
+    cause = (f"The program loads {lib.file}, the unversioned (linker) name of {name}, and the "
+             f"loader does not find it. The driver's runtime name carries its major "
+             f"({lib.file.split('.so')[0]}.so.1): the bare name is a development link that "
+             "WSL (/usr/lib/wsl/lib), containers and some driver packagings leave off the "
+             "loader's path. Where nvidia-smi fails too, no driver is installed here at all.")
+    fix = (f"check the driver (nvidia-smi); if it works, find the library (ldconfig -p | grep "
+           f"{lib.file.split('.so')[0]}) and put its directory on LD_LIBRARY_PATH (on WSL "
+           "/usr/lib/wsl/lib), or create the missing link to the .so.1 file; otherwise install "
+           "the NVIDIA driver")
+    sig = derived(f"library-link-missing-{slug(lib.file.split('.')[0], 4)}",
+                  f"{lib.file} (the linker name) cannot be loaded", "library",
+                  "library-not-found", cause, fix,
+                  ("https://man7.org/linux/man-pages/man8/ldconfig.8.html",))
     return found(sig, m, (_lib_capture("lib", lib),))
 
 

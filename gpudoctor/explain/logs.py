@@ -9,6 +9,11 @@
   whatever the driver release wrapped them into (dmesg, syslog's `#012`).
 - `NCCL WARN ...` / NCCL's `Last error:` → NCCL's WARN messages, by source family.
 - `nvidia-container-cli: <stage> error: <detail>` and the container toolkit's own errors.
+- `NV_ERR_*` / `NV_WARN_*` (the status an NVRM call returned) → the kernel module's NV_STATUS
+  codes: the few that name a cause (a GPU lost or needing a reset, ECC, NVLink, Fabric Manager)
+  rank as causes, the rest as detail.
+- NCCL's `Cuda failure 'named symbol not found'` (or another no-kernel-for-this-GPU message):
+  NCCL looks up its own kernels when it initialises, so its build lacks this GPU's architecture.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.explain.catalog import Message, XidEntry, load_catalog
 from gpudoctor.explain.classes import CAUSE_CLASSES
 from gpudoctor.explain.decode import Decoded
-from gpudoctor.explain.derive import derived, found, hits, slug
+from gpudoctor.explain.derive import derived, found, hits, kebab, slug
 from gpudoctor.explain.match import Match
 
 if TYPE_CHECKING:
@@ -31,6 +36,13 @@ _SXID = re.compile(r"\bSXid\s*\((?:PCI:)?[0-9a-fA-F:.]{4,20}\)\s*:\s*(?P<n>\d{5}
 _CLI = re.compile(r"nvidia-container-cli(?:\.real)?:\s*(?P<stage>[a-z]+) error:\s*"
                   r"(?P<detail>[^\n]{0,300})")
 _CUDA_REQ = re.compile(r"cuda\s*>=?\s*(?P<v>\d+\.\d+)")
+_NV_STATUS = re.compile(r"\b(NV_(?:ERR|WARN)_[A-Z0-9_]{2,60})\b")
+_NCCL_CUDA_FAILURE = re.compile(r"NCCL WARN Cuda failure(?: \d{1,4})? '(?P<msg>[^'\n]{3,120})'")
+# what the CUDA runtime says when a module has no code for the device (cudaErrorSymbolNotFound
+# is what a kernel lookup in a fat binary without this architecture returns on recent drivers)
+_NO_KERNEL = ("named symbol not found", "invalid device function",
+              "no kernel image is available for execution on the device",
+              "device kernel image is invalid")
 _LINES = 64  # log lines read per source, at most
 MIN_FRAGMENT = 12
 
@@ -44,6 +56,10 @@ def log_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
         out += _messages(text, lowered, "nvrm", ("nvrm:",))
     if "nccl" in lowered or " warn " in lowered:
         out += _messages(text, lowered, "nccl_warnings", ("warn ", "last error:"))
+    if "nv_err_" in lowered or "nv_warn_" in lowered:
+        out += _nv_status(text)
+    if "cuda failure" in lowered and "nccl" in lowered:
+        out += _nccl_kernels(text)
     if "nvidia-container" in lowered or "nvidia-ctk" in lowered or "cdi" in lowered:
         out += _container(text)
         out += _messages(text, lowered, "container_toolkit",
@@ -90,8 +106,57 @@ def _xid_match(key: str, n: int, entry: XidEntry | None, switch: bool,
                                   f"{entry.description}", entry.immediate),))
 
 
-def _stream(text: str, lowered: str, anchors: tuple[str, ...]) -> list[tuple[int, int, str]]:
-    """The log lines around each anchor: (start, end, normalised lower-case message)."""
+def _nv_status(text: str) -> list[Match]:
+    statuses = load_catalog().nv_status
+    seen: dict[str, Match] = {}
+    for m in hits(_NV_STATUS, text):
+        code = statuses.get(m[1])
+        if code is None or code.name in seen:
+            continue
+        cls = CAUSE_CLASSES[code.cause_class]
+        said = (f"The NVIDIA kernel module returned {code.name} (0x{code.number:08x}, "
+                f"\"{code.message}\")")
+        if code.strong:
+            cause, fix = f"{said}. The cause it points to: {cls.meaning}.", cls.fix
+        else:
+            cause = (f"{said}: the driver's own detail of a failing call, which names no cause "
+                     "alone.")
+            fix = ("read the kernel log around it (sudo dmesg | grep -iE 'nvrm|xid') for the "
+                   "first NVRM error or Xid")
+        sig = derived(f"nv-status-{kebab(code.name)}", f"NVRM: {code.name}", "driver",
+                      code.cause_class, cause, fix, (code.source,),
+                      priority=1 if code.strong else -2)
+        lo = text.rfind("\n", 0, m.start()) + 1
+        hi = text.find("\n", m.end())
+        seen[code.name] = found(sig, (lo, m.end(), text[lo:hi if hi >= 0 else len(text)]))
+    return list(seen.values())
+
+
+def _nccl_kernels(text: str) -> list[Match]:
+    for m in hits(_NCCL_CUDA_FAILURE, text):
+        msg = m["msg"].strip().lower()
+        if not any(msg.startswith(k) for k in _NO_KERNEL):
+            continue
+        sig = derived(
+            "nccl-kernels-not-for-this-gpu", "NCCL has no kernels for this GPU", "nccl",
+            "arch-not-in-build",
+            f"NCCL failed with the CUDA error \"{m['msg']}\" where it looks up its own kernels "
+            "(at initialisation, cudaFuncGetAttributes on every NCCL kernel): the NCCL build in "
+            "use (a framework bundles its own) has no code for this GPU's architecture.",
+            "install an NCCL (or the framework build that bundles it) made for a CUDA release "
+            "that supports the GPU, e.g. a PyTorch built for CUDA 12.8 or later for a "
+            "Blackwell GPU; check `python -c 'import torch; print(torch.cuda.nccl.version())'`",
+            ("https://github.com/NVIDIA/nccl/blob/v2.14.3-1/src/enqueue.cc",), priority=1)
+        return [found(sig, m)]
+    return []
+
+
+def _stream(text: str, lowered: str, anchors: tuple[str, ...], wrap: int = 5,
+            each: bool = False) -> list[tuple[int, int, str]]:
+    """The log lines around each anchor: (start, end, normalised lower-case message). A message
+    spans its anchor's line and the lines after it, up to `wrap` in all (the kernel module wraps
+    its messages); `each`: every anchor line starts a message of its own (NCCL prints one WARN
+    per line, and "Last error:" on the line before its message)."""
     text = text.replace("#012", "\n   ") if "#012" in text else text  # syslog's newline
     out: list[tuple[int, int, str]] = []
     pos, last_end = 0, -1
@@ -101,13 +166,14 @@ def _stream(text: str, lowered: str, anchors: tuple[str, ...]) -> list[tuple[int
             break
         start = text.rfind("\n", 0, hit) + 1
         end = start
-        for _ in range(5):  # a message wrapped over up to five lines
+        for _ in range(wrap):
             nxt = text.find("\n", end + 1)
             end = len(text) if nxt < 0 else nxt
         if start >= last_end:
             chunk = re.sub(r"\[\s*[\d.]+\]|NVRM:|NCCL WARN|\bWARN\b", " ", text[start:end])
             out.append((start, end, " ".join(chunk.split()).lower()))
-            last_end = end
+            last_end = text.find("\n", hit) if each else end
+            last_end = len(text) if last_end < 0 else last_end
         pos = text.find("\n", hit) + 1 if text.find("\n", hit) >= 0 else len(text)
     return out
 
@@ -121,11 +187,14 @@ _NCCL_WARN = re.compile(r"(?:\b(?:include|misc|transport|graph|plugin|os|proxy|b
 def _messages(text: str, lowered: str, kind: str, anchors: tuple[str, ...]) -> list[Match]:
     entries = [e for e in load_catalog().messages[kind] if len(e.fragment) >= MIN_FRAGMENT]
     seen: dict[str, Match] = {}
-    for start, end, msg in _stream(text, lowered, anchors):
-        best: Message | None = None
-        for e in entries:
-            if e.fragment in msg and (best is None or len(e.fragment) > len(best.fragment)):
-                best = e
+    nccl = kind == "nccl_warnings"
+    for start, end, msg in _stream(text, lowered, anchors, 2 if nccl else 5, each=nccl):
+        found_ = [e for e in entries if e.fragment in msg]
+        # one NCCL line is one message: a template whose every fixed text is there, in order,
+        # wins over one that shares only its longest (a WARN of another release keeps the
+        # longest); the kernel module's lines may hold several messages: the longest wins
+        whole = [e for e in found_ if nccl and _in_order(e.parts, msg)]
+        best: Message | None = max(whole or found_, key=lambda e: len(e.fragment), default=None)
         if best is not None and best.template not in seen:
             seen[best.template] = _message_match(best, (start, end, text[start:end]))
     if kind == "nccl_warnings" and not seen:  # a WARN of another NCCL release than the one read
@@ -141,6 +210,17 @@ def _messages(text: str, lowered: str, kind: str, anchors: tuple[str, ...]) -> l
                            "troubleshooting.html",))
             return [found(sig, m)]
     return list(seen.values())
+
+
+def _in_order(parts: tuple[str, ...], msg: str) -> bool:
+    """Whether every fixed text of a template appears in the line, in the template's order."""
+    at = 0
+    for part in parts:
+        at = msg.find(part, at)
+        if at < 0:
+            return False
+        at += len(part)
+    return True
 
 
 _WHAT = {"nvrm": ("the NVIDIA kernel module (NVRM)", "driver"),
