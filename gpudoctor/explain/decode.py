@@ -62,8 +62,9 @@ _UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 
 
 def parse_size(text: str) -> float | None:
     """"2.50 MiB" → 2621440.0 bytes; None for text that is not a size."""
-    m = _SIZE.fullmatch(text.strip())
-    if m is None:
+    text = text.strip()
+    m = _SIZE.fullmatch(text) if len(text) <= 64 else None  # no size is longer (and the
+    if m is None:  # regex is quadratic in a run of digits)
         return None
     try:
         return float(m[1]) * _UNITS[m[2].lower()]

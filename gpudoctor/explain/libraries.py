@@ -109,8 +109,8 @@ def _version(fam: Family | None, ver: str, windows: bool) -> tuple[str, str]:
 
 def decode_file(token: str) -> Library:
     """A file name or path the loader printed, decoded."""
-    token = token.strip().strip("'\"`*").rstrip(".,;:")
-    base = re.split(r"[/\\]", token)[-1]
+    token = token.strip().strip("'\"`*").rstrip(".,;:")[-4096:]  # PATH_MAX: the regexes
+    base = re.split(r"[/\\]", token)[-1][-255:]  # below are quadratic in a longer token
     site = _SITE.search(token)
     package = site["pkg"] if site else ""
     ext = _EXTENSION.fullmatch(base)

@@ -26,7 +26,8 @@ from gpudoctor.explain.match import Match
 
 _F = r"[\w.+-]+"
 _NOT_FOUND = (
-    re.compile(rf"(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?)\s*:\s*cannot open shared object file"),
+    re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?)\s*:\s*"
+               "cannot open shared object file"),
     re.compile(rf"Could not load dynamic library '(?P<lib>{_F})'"),
     re.compile(rf"Library (?P<lib>{_F}) is not found or cannot be loaded"),
     re.compile(r'could not load library "(?P<lib>[^"\n]{1,200})"', re.I),
@@ -35,7 +36,7 @@ _NOT_FOUND = (
     re.compile(r'Error loading "(?P<lib>[^"\n]{1,300}?\.dll)" or one of its dependencies', re.I),
     re.compile(r'LoadLibrary failed with error 126(?: "[^"\n]{0,200}")? when trying to load '
                r'"?(?P<lib>[^"\n]{1,300}?\.dll)', re.I),
-    re.compile(r"(?P<lib>[\w.-]+\.dll) (?:was )?not found", re.I),
+    re.compile(r"(?<![\w.-])(?P<lib>[\w.-]{1,300}\.dll) (?:was )?not found", re.I),
     # dlopen's callers: "Failed to dlopen libcuda.so", NVRTC's "failed to open
     # libnvrtc-builtins.so.11.1", Python's ctypes on Windows ("Could not find module 'X' (or one
     # of its dependencies)")
@@ -43,7 +44,8 @@ _NOT_FOUND = (
                rf"['\"]?(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?)", re.I),
     re.compile(r"Could not find module '(?P<lib>[^'\n]{1,300}?)' \(or one of its dependencies\)",
                re.I),
-    re.compile(rf"(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?) cannot (?:be )?found"),  # Triton's
+    re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?) cannot (?:be )?"
+               "found"),  # Triton's
 )
 # NVRTC's builtins are a library of their own: "nvrtc: error: failed to load builtins"
 _NVRTC_BUILTINS = re.compile(r"nvrtc: error: failed to load builtins", re.I)
@@ -52,7 +54,8 @@ _WINDOWS_LOADER = re.compile(r"The specified module could not be found|\bWinErro
                              r"Try using the full path with constructor syntax", re.I)
 _DLL_LOAD = re.compile(r"DLL load failed(?: while importing (?P<module>\w+))?")
 _UNDEFINED = re.compile(
-    r"(?:(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]*)\s*:\s*)?undefined symbol:\s*"
+    r"(?:(?<![^\s:'\"`])(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]{0,100})\s*:\s*)?"
+    r"undefined symbol:\s*"
     r"(?P<sym>[\w@.$]{2,400})(?:\s*,\s*version\s+(?P<ver>[\w.+-]{1,100}))?")
 _NOT_DEFINED = re.compile(  # markdown's ** around names is read through
     r"(?:relocation error:\s*(?P<file>[^\s:]{1,300}):\s*)?symbol\s+(?P<sym>[\w@.$]{2,400}),?"

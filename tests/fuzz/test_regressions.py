@@ -123,3 +123,19 @@ def test_a_pasted_report_with_a_5000_digit_version(tmp_path: Path) -> None:
     no_crash(p)
     assert p.returncode == 2 and "states what no machine has" in p.stderr, p.stderr
     no_crash(gpudoctor("diff", str(ENVS / "h100-healthy.json"), str(report)))
+
+
+@pytest.mark.parametrize("line", [
+    "ImportError: /home/u/anaconda3" + "9" * 100_000 + "char_traitsIcESaIcEEE",
+    "libx.so" * 40_000, "x.dll" * 50_000, "libx.so: " * 30_000, "9" * 2_000_000 + " GiB",
+])
+def test_explain_a_long_line_promptly(tmp_path: Path, line: str) -> None:
+    """explain's loader patterns backtracked quadratically (or worse: 97 s for 7 KB of
+    'libx.so') on a long run without white space: the fuzzer's 'hang'. Each now starts only at a
+    token's start and is bounded, so a pasted log of any shape is read in well under a second
+    per megabyte."""
+    log = tmp_path / "err.log"
+    log.write_text(line + "\n")
+    start = time.monotonic()
+    no_crash(gpudoctor("explain", str(log), "--no-probe"))
+    assert time.monotonic() - start < 20
