@@ -2,12 +2,12 @@
 
 Data files beside this module, each citing its source and its count (a test checks both):
 `codes/*.toml` (every code of the CUDA runtime and driver APIs, cuDNN, cuBLAS, cuSOLVER,
-cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC, from NVIDIA's headers) with `codes/meanings.toml` (what
-the codes of headers without doc comments mean, from NVIDIA's API references); `xids.toml`
-(NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml` (the kernel module's error
-messages); `nccl_warnings.toml` (NCCL's WARN messages); `container_toolkit.toml` and
-`libnvidia_container.toml` (the container stack's errors); `nvstatus.toml` (the kernel
-module's NV_STATUS codes). `classes.toml` sorts every entry
+cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC and NVML, from NVIDIA's headers) with
+`codes/meanings.toml` (what the codes of headers without doc comments mean, from NVIDIA's API
+references); `xids.toml` (NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml`
+(the kernel module's error messages); `nvstatus.toml` (its NV_STATUS codes);
+`nccl_warnings.toml` (NCCL's WARN messages); `container_toolkit.toml` and
+`libnvidia_container.toml` (the container stack's errors). `classes.toml` sorts every entry
 into a cause class of `gpudoctor.explain.classes`, by hand. `load_catalog()` validates all of
 it and raises `KnowledgeBaseError` naming the entry.
 """
@@ -33,7 +33,7 @@ else:  # Python 3.10
 CODE_FILES = {
     "cuda_runtime": "CUDA runtime", "cuda_driver": "CUDA driver", "cudnn9": "cuDNN",
     "cudnn8": "cuDNN", "cublas": "cuBLAS", "cusolver": "cuSOLVER", "cusparse": "cuSPARSE",
-    "cufft": "cuFFT", "curand": "cuRAND", "nccl": "NCCL", "nvrtc": "NVRTC",
+    "cufft": "cuFFT", "curand": "cuRAND", "nccl": "NCCL", "nvrtc": "NVRTC", "nvml": "NVML",
 }
 # where the doc comments of the headers that carry them are published
 DOC_SOURCES = {
@@ -41,6 +41,7 @@ DOC_SOURCES = {
     "cuda_driver": "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html",
     "cudnn9": "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html",
     "curand": "https://docs.nvidia.com/cuda/curand/group__HOST.html",
+    "nvml": "https://github.com/NVIDIA/go-nvml/blob/v0.13.3-1/pkg/nvml/nvml.h",
 }
 MESSAGE_FILES = ("nvrm", "nccl_warnings", "container_toolkit")
 _SPEC = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]|%[vwqsdT]")

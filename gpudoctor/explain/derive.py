@@ -11,7 +11,7 @@ enumerations give the entity, what it means, and the checks that would confirm i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from gpudoctor.explain.catalog import Catalog, Code, load_catalog
@@ -28,7 +28,7 @@ MAX_HITS = 256  # per scanner: past that a token repeats too often to add anythi
 _NAME = re.compile(
     r"\b(cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+"
     r"|CUSOLVER_STATUS_[A-Z_]+|CUSPARSE_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|CURAND_STATUS_[A-Z_]+"
-    r"|NVRTC_ERROR_[A-Z_]+|nccl(?:UnhandledCuda|System|Internal|Remote)Error"
+    r"|NVRTC_ERROR_[A-Z_]+|NVML_ERROR_[A-Z_]+|nccl(?:UnhandledCuda|System|Internal|Remote)Error"
     r"|nccl(?:InvalidArgument|InvalidUsage|Timeout))\b")
 # Python wrappers' spelling: libcudnn.cudnnStatusArchMismatch
 # NCCL's messages as torch and others print them: "NCCL error in: ..., unhandled cuda error"
@@ -36,6 +36,13 @@ _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhan
                            r"remote process exited or there was a network error|invalid usage|"
                            r"invalid argument)")
 _CAMEL = re.compile(r"\b(cudnn|cublas|cusparse|cusolver|curand)Status([A-Z][A-Za-z]+)\b")
+# NVML's codes as its bindings print them: pynvml's class per code (NVMLError_GpuIsLost), Go's
+# name without the prefix after an NVML context (nvml.Init(): ERROR_LIBRARY_NOT_FOUND), and
+# the message after an NVML context ("NVMLError_Unknown: Unknown Error", "NVML: GPU is lost")
+_NVML_CLASS = re.compile(r"\bNVMLError_([A-Z][A-Za-z]{2,40})\b")
+_NVML_GO = re.compile(r"(?i:nvml)[^\n]{0,120}?\bERROR_([A-Z][A-Z_]{2,40})\b")
+_NVML_MESSAGE = re.compile(r"\bnvml(?:error\w{0,30})?\b[^\n:]{0,60}:[ \t]{0,20}"
+                           r"(?P<msg>[a-z][^\n]{2,80}?)[ \t.]{0,20}$", re.I | re.M)
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)"
 _NUMBER = re.compile(
@@ -57,8 +64,8 @@ _MESSAGE = re.compile(
 # any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
 # system not yet initialized", "Error text: invalid device function"; the message must then be
 # the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)
-_ERROR_LINE = re.compile(r"\berror\b(?:\s?\([^\n()]{0,80}\))?[^\n:=]{0,60}[:=]\s*['\"]?"
-                         r"(?P<msg>[a-z][^\n'\"]{2,160}?)['\"]?[ \t.]*$", re.M)
+_ERROR_LINE = re.compile(r"\berror\b(?:\s?\([^\n()]{0,80}\))?[^\n:=]{0,60}[:=][ \t]{0,20}['\"]?"
+                         r"(?P<msg>[a-z][^\n'\"]{2,160}?)['\"]?[ \t.]{0,20}$", re.M)
 _GENERIC_LEAST = 20
 # messages of the CUDA runtime that are also the C library's strerror() texts (EPERM,
 # EOPNOTSUPP, ...): after a bare "error:" they may be any program's
@@ -154,13 +161,15 @@ def code_matches(text: str, lowered: str) -> list[Match]:
         if code is not None and code.number != 0 and code.name not in seen:
             seen[code.name] = found(code_signature(code), span, _capture(code))
 
-    if any(t in lowered for t in ("err", "status", "nccl", "cufft_", "code=", "returned",
+    if any(t in lowered for t in ("err", "status", "nccl", "nvml", "cufft_", "code=", "returned",
                                   "failed")):
         for m in hits(_NAME, text):
             add(cat.codes.get(m[1]), (m.start(), m.end(), _line_of(text, m.start())))
         for m in hits(_CAMEL, text):
             name = f"{m[1].upper()}_STATUS_{re.sub(r'(?<!^)(?=[A-Z])', '_', m[2]).upper()}"
             add(cat.codes.get(name), (m.start(), m.end(), m.group(0)))
+        if "nvml" in lowered:
+            _nvml(cat, text, add)
         for m in hits(_NUMBER, text):
             add(_by_number(cat, cat.runtime_by_number.get(int(m["n"])), m["rest"], m.group(0)),
                 (m.start(), m.end(), m.group(0)))
@@ -185,6 +194,21 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             if code is not None and len(msg) >= _GENERIC_LEAST and msg not in _OS_WORDING:
                 add(code, (m.start(), m.end(), text[m.start():m.end()]))
     return list(seen.values())
+
+
+def _nvml(cat: Catalog, text: str,
+          add: Callable[[Code | None, tuple[int, int, str]], None]) -> None:
+    """NVML's codes in the forms its bindings print (see _NVML_CLASS)."""
+    for m in hits(_NVML_CLASS, text):
+        name = "NVML_ERROR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", m[1]).upper()
+        add(cat.codes.get(name), (m.start(), m.end(), _line_of(text, m.start())))
+    for m in hits(_NVML_GO, text):
+        add(cat.codes.get("NVML_ERROR_" + m[1]), (m.start(1), m.end(), _line_of(text, m.start())))
+    messages = {c.message.lower().rstrip("."): c for c in cat.codes.values()
+                if c.stem == "nvml" and c.message}
+    for m in hits(_NVML_MESSAGE, text):
+        add(messages.get(m["msg"].strip().rstrip(".").lower()),
+            (m.start(), m.end(), m.group(0)))
 
 
 def _by_number(cat: Catalog, code: Code | None, rest: str, matched: str) -> Code | None:

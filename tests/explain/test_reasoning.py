@@ -229,3 +229,25 @@ def test_lines_without_an_error_word_are_kept_in_a_large_log() -> None:
     ):
         half = len(noise) // 2
         assert classes(noise[:half] + line + "\n" + noise[half:])[0] == cause_class
+
+
+# ------------------------------------------------------------------ NVML's codes
+
+
+@pytest.mark.parametrize(("text", "cause_class"), [
+    ("pynvml.nvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found", "no-driver"),
+    ("pynvml.NVMLError_GpuIsLost: GPU is lost", "hardware-fault"),
+    ("level=error msg=\"nvml.Init() failed: ERROR_DRIVER_NOT_LOADED\"", "no-driver"),
+    ("nvmlDeviceGetHandleByIndex returned NVML_ERROR_NO_PERMISSION", "cuda-init-failure"),
+    ("nvtop: NVML error: Insufficient Permissions", "cuda-init-failure"),
+    ("NVMLError_FunctionNotFound: Function Not Found", "driver-too-old"),
+])
+def test_nvml_codes_as_its_bindings_print_them(text: str, cause_class: str) -> None:
+    assert classes(text)[0] == cause_class
+
+
+def test_nvmls_enumeration_is_the_headers() -> None:
+    nvml = [c for c in CAT.codes.values() if c.stem == "nvml"]
+    assert len(nvml) == CAT.counts["codes/nvml.toml"][0] == 32
+    assert CAT.codes["NVML_ERROR_LIB_RM_VERSION_MISMATCH"].number == 18
+    assert CAT.codes["NVML_ERROR_UNKNOWN"].weak
