@@ -251,3 +251,13 @@ def test_nvmls_enumeration_is_the_headers() -> None:
     assert len(nvml) == CAT.counts["codes/nvml.toml"][0] == 32
     assert CAT.codes["NVML_ERROR_LIB_RM_VERSION_MISMATCH"].number == 18
     assert CAT.codes["NVML_ERROR_UNKNOWN"].weak
+
+
+def test_a_failed_cublas_kernel_is_a_symptom_of_the_programs_fault_beside_it() -> None:
+    """A kernel of the program faults and the next cuBLAS call fails: the fault is named."""
+    for fault in ("RuntimeError: CUDA error: misaligned address",
+                  "Failed to launch CUDA kernel: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory "
+                  "access was encountered"):
+        text = ("E cuda_blas.cc:426] failed to run cuBLAS routine: "
+                f"CUBLAS_STATUS_EXECUTION_FAILED\n{fault}")
+        assert classes(text)[0] == "not-environment"

@@ -79,6 +79,25 @@ CASES = [
     # the compiler's own temporary file
     ('nvrtc: catastrophic error: cannot open source file "/tmp/tmpa1b2c3/kern_7.cu"',
      "compiler-cannot-open-own-source", "other-environment"),
+    # compilers and kernels that need a newer GPU, builds that need headers and links
+    ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: Found "
+     "Tesla K80 which is too old to be supported by the triton GPU compiler, which is used as "
+     "the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is "
+     "of CUDA capability 3.7", "triton-gpu-too-old", "arch-not-in-build"),
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+     "flash-attn-needs-ampere", "arch-not-in-build"),
+    ("RuntimeError: FlashAttention only support fp16 and bf16 data type",
+     "flash-attn-dtype", "not-environment"),
+    ("/tmp/tmpq8/main.c:5:10: fatal error: Python.h: No such file or directory\n    5 | #include "
+     "<Python.h>\ncompilation terminated.", "python-headers-missing", "other-environment"),
+    ("/usr/bin/ld: cannot find -lcuda: No such file or directory\ncollect2: error: ld returned 1 "
+     "exit status", "linker-cannot-find-cuda-library", "library-not-found"),
+    ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU "
+     "libraries. Please make sure the missing libraries mentioned above are installed properly "
+     "if you would like to use GPU.", "tf-cannot-dlopen-gpu-libraries", "library-not-found"),
+    ("RuntimeError:\n        CUDA Setup failed despite GPU being available. Please run the "
+     "following command to get more information:", "bitsandbytes-cuda-setup-failed",
+     "library-not-found"),
 ]
 
 
