@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
 MAX_HITS = 256  # per scanner: past that a token repeats too often to add anything
+MAX_TRIES = 4096  # occurrences of a scanner's literal tried, at most (see `anchored`)
 
 _NAME = re.compile(
     r"\b(cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+"
@@ -65,7 +66,8 @@ _MESSAGE = re.compile(
 # system not yet initialized", "Error text: invalid device function"; the message must then be
 # the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)
 _ERROR_LINE = re.compile(r"\berror\b(?:\s?\([^\n()]{0,80}\))?[^\n:=]{0,60}[:=][ \t]{0,20}['\"]?"
-                         r"(?P<msg>[a-z][^\n'\"]{2,160}?)['\"]?[ \t.]{0,20}$", re.M)
+                         r"(?P<msg>[a-z][^\n'\"]{2,160})")
+_LINE_END = re.compile(r"['\" \t.]{0,20}(?:\n|$)")
 _GENERIC_LEAST = 20
 # messages of the CUDA runtime that are also the C library's strerror() texts (EPERM,
 # EOPNOTSUPP, ...): after a bare "error:" they may be any program's
@@ -116,6 +118,26 @@ def hits(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
         yield m
 
 
+def anchored(pattern: re.Pattern[str], text: str, lowered: str, needle: str,
+             tries: int = MAX_TRIES) -> Iterator[re.Match[str]]:
+    """The pattern's matches that begin at an occurrence of `needle` (lower-case, found in
+    `lowered` with str.find), at most MAX_HITS of them after at most `tries` occurrences: a
+    pattern that scans ahead of its literal costs a bounded amount per occurrence, and a text
+    that repeats the literal endlessly costs no more than `tries` of them."""
+    pos, found = 0, 0
+    for _ in range(tries):
+        at = lowered.find(needle, pos)
+        if at < 0 or found >= MAX_HITS:
+            return
+        m = pattern.match(text, at)
+        if m is None:
+            pos = at + 1
+            continue
+        found += 1
+        yield m
+        pos = max(m.end(), at + 1)
+
+
 def kebab(name: str) -> str:
     """`cudaErrorNoDevice` / `CUDA_ERROR_NO_DEVICE` → an id fragment."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).replace("_", "-")
@@ -161,15 +183,15 @@ def code_matches(text: str, lowered: str) -> list[Match]:
         if code is not None and code.number != 0 and code.name not in seen:
             seen[code.name] = found(code_signature(code), span, _capture(code))
 
-    if any(t in lowered for t in ("err", "status", "nccl", "nvml", "cufft_", "code=", "returned",
-                                  "failed")):
+    if "nvml" in lowered:
+        _nvml(cat, text, add)
+    if any(t in lowered for t in ("error", "err:", "status", "nccl", "cufft_", "code=",
+                                  "returned", "failed")):
         for m in hits(_NAME, text):
             add(cat.codes.get(m[1]), (m.start(), m.end(), _line_of(text, m.start())))
         for m in hits(_CAMEL, text):
             name = f"{m[1].upper()}_STATUS_{re.sub(r'(?<!^)(?=[A-Z])', '_', m[2]).upper()}"
             add(cat.codes.get(name), (m.start(), m.end(), m.group(0)))
-        if "nvml" in lowered:
-            _nvml(cat, text, add)
         for m in hits(_NUMBER, text):
             add(_by_number(cat, cat.runtime_by_number.get(int(m["n"])), m["rest"], m.group(0)),
                 (m.start(), m.end(), m.group(0)))
@@ -188,10 +210,11 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             least = 25 if m["ctx"] == "status" else 8
             add(_by_message(cat.by_message, m["msg"], least),
                 (m.start(), m.end(), text[m.start():m.end()]))
-        for m in hits(_ERROR_LINE, lowered):
-            msg = m["msg"].strip().rstrip(".")
+        for m in anchored(_ERROR_LINE, lowered, lowered, "error"):
+            msg = m["msg"].rstrip(" \t.")
             code = cat.by_message.get(msg)
-            if code is not None and len(msg) >= _GENERIC_LEAST and msg not in _OS_WORDING:
+            if code is not None and len(msg) >= _GENERIC_LEAST and msg not in _OS_WORDING \
+                    and _LINE_END.match(lowered, m.end()):
                 add(code, (m.start(), m.end(), text[m.start():m.end()]))
     return list(seen.values())
 
@@ -199,14 +222,15 @@ def code_matches(text: str, lowered: str) -> list[Match]:
 def _nvml(cat: Catalog, text: str,
           add: Callable[[Code | None, tuple[int, int, str]], None]) -> None:
     """NVML's codes in the forms its bindings print (see _NVML_CLASS)."""
-    for m in hits(_NVML_CLASS, text):
+    lowered = text.lower()
+    for m in anchored(_NVML_CLASS, text, lowered, "nvmlerror_"):
         name = "NVML_ERROR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", m[1]).upper()
         add(cat.codes.get(name), (m.start(), m.end(), _line_of(text, m.start())))
-    for m in hits(_NVML_GO, text):
+    for m in anchored(_NVML_GO, text, lowered, "nvml"):
         add(cat.codes.get("NVML_ERROR_" + m[1]), (m.start(1), m.end(), _line_of(text, m.start())))
     messages = {c.message.lower().rstrip("."): c for c in cat.codes.values()
                 if c.stem == "nvml" and c.message}
-    for m in hits(_NVML_MESSAGE, text):
+    for m in anchored(_NVML_MESSAGE, text, lowered, "nvml"):
         add(messages.get(m["msg"].strip().rstrip(".").lower()),
             (m.start(), m.end(), m.group(0)))
 

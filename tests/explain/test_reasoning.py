@@ -5,6 +5,8 @@ it, so a rule is tested on the family, not on the one text it was found in."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpudoctor.compat import load_tables
@@ -261,3 +263,23 @@ def test_a_failed_cublas_kernel_is_a_symptom_of_the_programs_fault_beside_it() -
         text = ("E cuda_blas.cc:426] failed to run cuBLAS routine: "
                 f"CUBLAS_STATUS_EXECUTION_FAILED\n{fault}")
         assert classes(text)[0] == "not-environment"
+
+
+def test_a_scanner_tries_a_bounded_number_of_its_literals_occurrences() -> None:
+    """A line that repeats "error" a hundred thousand times costs MAX_TRIES match attempts of a
+    pattern that scans ahead of its literal, not one per occurrence (a 16 MiB line of
+    'error: ' took seconds in the unbounded scan)."""
+    from gpudoctor.explain.derive import MAX_TRIES, anchored
+
+    tried: list[int] = []
+
+    class Counting:
+        def match(self, text: str, pos: int) -> None:
+            tried.append(pos)
+
+    text = "error: " * 100_000
+    assert list(anchored(Counting(), text, text, "error")) == []  # type: ignore[arg-type]
+    assert len(tried) == MAX_TRIES
+    line = "x error: a error: b"
+    found = list(anchored(re.compile(r"error: (\w)"), line, line, "error"))
+    assert [m[1] for m in found] == ["a", "b"]
