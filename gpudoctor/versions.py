@@ -35,7 +35,9 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-_CC = re.compile(r"(?:(?:sm|compute)_)?(\d+)\.(\d+)([af]?)|(?:(?:sm|compute)_)?(\d+)(\d)([af]?)")
+# at most 3 digits a part: no compute capability has more (and int() refuses past 4300)
+_CC = re.compile(r"(?:(?:sm|compute)_)?(\d{1,3})\.(\d{1,3})([af]?)|"
+                 r"(?:(?:sm|compute)_)?(\d{1,3})(\d)([af]?)", re.ASCII)
 
 
 def parse_cc(text: str) -> tuple[int, int] | None:

@@ -18,6 +18,7 @@ bytes from scratch. `tests/fuzz/test_fuzz_readers.py` runs each with a small bou
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import os
@@ -118,8 +119,9 @@ def mutated_snapshot(draw: st.DrawFn) -> str:
         how = draw(st.sampled_from(("kind", "kind", "kind", "any", "drop")))
         if how == "drop" and isinstance(target, dict):
             del target[path[-1]]
-        else:
-            target[path[-1]] = draw(_same_kind(target[path[-1]]) if how == "kind" else leaf)
+        else:  # a copy: a value drawn twice must not become one object in two places
+            target[path[-1]] = copy.deepcopy(
+                draw(_same_kind(target[path[-1]]) if how == "kind" else leaf))
     return json.dumps(doc)
 
 

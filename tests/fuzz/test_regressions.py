@@ -139,3 +139,14 @@ def test_explain_a_long_line_promptly(tmp_path: Path, line: str) -> None:
     start = time.monotonic()
     no_crash(gpudoctor("explain", str(log), "--no-probe"))
     assert time.monotonic() - start < 20
+
+
+def test_torch_warning_with_a_huge_compute_capability(tmp_path: Path) -> None:
+    """torch's "with CUDA capability sm_N is not compatible" warning, N of 60,000 digits, in
+    a pasted report: parse_cc's int() refused it (ValueError, exit 3)."""
+    report = tmp_path / "issue.md"
+    report.write_text("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_"
+                      + "9" * 60_000 + " is not compatible with the current PyTorch "
+                      "installation.\n")
+    no_crash(gpudoctor("check", "--from-report", str(report)))
+    no_crash(gpudoctor("explain", str(report), "--no-probe"))
