@@ -53,16 +53,17 @@ WHO_TIMEOUT = 10.0
 
 
 def resolve_python(value: str, environ: Mapping[str, str],
-                   timeout: float = WHO_TIMEOUT) -> str:
+                   timeout: float | None = None) -> str:
     """`--python VALUE` as a shell runs it: a bare name (`python3`) from the PATH of
     `environ`, a path made absolute (symlinks kept: a venv's python is one). It is run once,
     briefly (`-E -s -S`), and must answer as Python ≥ 3.8 within `timeout` seconds (the CLI
-    passes its --timeout).
+    passes its --timeout; default WHO_TIMEOUT).
 
     Raises `NotAnInterpreter` for a name not on PATH, a missing file, a directory, a file that
     cannot be run, a program that is not Python (`/bin/ls`), a Python older than 3.8, or one
     that does not answer within `timeout` seconds.
     """
+    timeout = WHO_TIMEOUT if timeout is None else timeout
     if "/" not in value:
         found = shutil.which(value, path=environ.get("PATH", os.defpath))
         if found is None:
