@@ -144,7 +144,7 @@ def mutated_text(draw: st.DrawFn, texts: Callable[[], tuple[str, ...]]) -> str:
         elif op == "odd":
             at = draw(st.integers(0, len(line)))
             lines[i] = line[:at] + draw(st.sampled_from(ODD_TEXT)) + line[at:]
-        elif op == "digits":
+        elif op == "digits" and len(line) < 10_000:
             lines[i] = "".join(c + ("9" * 30 if c.isdigit() else "") for c in line)
         else:
             lines.insert(i, draw(st.text(max_size=80)) + "\n")
@@ -326,10 +326,19 @@ def snapshot_target(data: bytes) -> str:
     return READ
 
 
+def _too_big(text: str) -> bool:
+    """What every CLI reader refuses before reading on: more than SNAPSHOT_LIMIT bytes."""
+    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT
+
+    return len(text.encode("utf-8", "surrogatepass")) > SNAPSHOT_LIMIT
+
+
 def report_target(text: str) -> str:
     """`check --from-report FILE`: collect_env, nvidia-smi (table, -q, -q -x), issue bodies."""
     from gpudoctor.reports import ReportError, read_reports
 
+    if _too_big(text):
+        return REFUSED
     try:
         env = read_reports([("fuzz.txt", text)])
     except ReportError:
@@ -371,6 +380,8 @@ def fleet_target(text: str) -> str:
     from gpudoctor.fleet import NodeError, aggregate, read_node
     from gpudoctor.renderers import fleet as render
 
+    if _too_big(text):
+        return REFUSED
     try:
         node = read_node("node.json", text)
     except NodeError:
@@ -389,6 +400,8 @@ def explain_target(text: str) -> str:
     from gpudoctor.explain import explain
     from gpudoctor.renderers import explain as render
 
+    if _too_big(text):  # `explain` refuses it, as every input (cli/explain.py)
+        return REFUSED
     expl = explain(text, tables(), report=None, probe=None, text_name="fuzz")
     render.explain_text(expl, Console(file=io.StringIO(), width=80), verbose=True)
     render.explain_json(expl)
