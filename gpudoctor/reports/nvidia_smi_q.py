@@ -73,8 +73,12 @@ def _xml_tree(text: str) -> _Node | None:
         return None
     parser: XMLPullParser[Element] = XMLPullParser(events=("start",))
     root: Element | None = None
+    # a lone surrogate (an undecodable byte of argv, `explain "$(cat x)"`) cannot be fed to the
+    # parser: as U+FFFD, like any byte that is not UTF-8
+    body = text[text.index("<nvidia_smi_log"):].encode("utf-8", "surrogatepass").decode(
+        "utf-8", "replace")
     with contextlib.suppress(ParseError):  # cut off or damaged: keep what came before
-        parser.feed(text[text.index("<nvidia_smi_log"):])
+        parser.feed(body)
         for event in parser.read_events():
             element = event[-1] if isinstance(event, tuple) else None
             if root is None and isinstance(element, Element):
