@@ -53,6 +53,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     and it runs on the CPU there until a GPU with a new enough driver is present. Unless a
     job requires a GPU (`check --require gpus>=1`, or any driver, cuda, arch or gpu-memory
     requirement): then no driver is a failure, so the job stops instead of training on the CPU.
+    A pasted report that shows no driver (nvidia-smi not found, collect_env's "Could not
+    collect", torch's "Found no NVIDIA driver") and nothing of a GPU is a warning for the same
+    reason: a machine without an NVIDIA GPU reads the same; a failed nvidia-smi is a failure.
 
     Fix: where no driver is installed, install the one named: the driver that runs the
     installed torch's CUDA in full (else the toolkit's), by the driver rule
@@ -112,6 +115,14 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
         return failed("no permission to talk to the NVIDIA driver",
                       "check the permissions of /dev/nvidia* (see GD502)", evidence)
     install = install_driver(env, tables)
+    if not signs and not F.is_reported(env.host) and nvml.reason is Reason.NOT_INSTALLED:
+        # a report that shows no driver ("nvidia-smi: command not found", collect_env's "Could
+        # not collect", torch's "Found no NVIDIA driver") and no GPU either: a GPU-less machine
+        # (a login node, a laptop) says the same, so it cannot fail; it leads the report
+        return warned(f"the report shows no working NVIDIA driver, and no NVIDIA GPU either "
+                      f"(a machine without one reads the same): {nvml.message}",
+                      f"if the machine has an NVIDIA GPU: {install}",
+                      evidence + ((("report", nvml.detail),) if nvml.detail else ()))
     if not signs and not F.is_reported(env.host):
         # a pasted nvidia-smi that failed: whether the machine has a GPU is not in the report
         return failed(f"the report shows no working NVIDIA driver: {nvml.message}",
@@ -266,12 +277,33 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     ≥ 11 an older driver of the same major family still runs it by minor-version compatibility,
     with limits (no PTX JIT of newer PTX; some calls return cudaErrorCallRequiresNewerDriver).
 
+    A driver too old for torch's CUDA on a machine where torch's CUDA nevertheless initialised
+    (`torch.cuda.is_available()` True, probed or stated by a report) runs it through NVIDIA's
+    CUDA forward-compatibility package (`cuda-compat-*`, data-center GPUs on supported driver
+    branches): a note naming it, not a failure, since the stack demonstrably works.
+
     Fix: upgrade the driver to at least the version NVIDIA's table gives for torch's CUDA, or
     install a torch wheel of a CUDA the driver runs (`gpudoctor recommend` names it).
 
     Sources: https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html,
     https://docs.nvidia.com/deploy/cuda-compatibility/index.html
     """
+    finding = _driver_vs_torch(env, tables)
+    if finding.status is Status.FAIL and F.cuda_initialised(env):
+        return noted(
+            f"{finding.message}; yet torch's CUDA initialised (torch.cuda.is_available() is "
+            "True), so NVIDIA's CUDA forward-compatibility package must be in use (supported "
+            "on data-center GPUs only, and only while that package matches torch's CUDA)",
+            f"nothing is needed while it works; to run without the forward-compatibility "
+            f"package: {finding.fix}",
+            (*finding.evidence, ("torch.cuda.is_available()", "True"),
+             ("rule", "CUDA forward compatibility: "
+              "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html")))
+    return finding
+
+
+def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
+    """GD103's verdict from the versions alone (see `check_driver_vs_torch`)."""
     tc = F.torch_cuda(env)
     if not tc:
         unstated = F.cuda_build_unstated(env)
@@ -402,6 +434,16 @@ def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
         return skipped("a version does not parse", ev)
     if (tvv.major, tvv.minor) <= (dvv.major, dvv.minor):
         return passed(f"toolkit CUDA {tv} ≤ driver's CUDA {dcuda}", ev)
+    forward = _forward_compat(env, dvv)
+    if forward:  # torch's newer CUDA initialised on this driver: the compat package is in use
+        return noted(
+            f"toolkit CUDA {tv} is newer than the driver's own CUDA {dcuda}, but torch's CUDA "
+            f"{forward} initialised here, so NVIDIA's CUDA forward-compatibility package is in "
+            f"use: what the toolkit builds runs if that package is for CUDA ≥ {tv}",
+            f"if a program built with it fails with 'CUDA driver version is insufficient', "
+            f"install the cuda-compat package for CUDA {tvv.major}.{tvv.minor} or upgrade the "
+            f"driver ({DRIVER_URL})",
+            (*ev, ("torch CUDA initialised", forward)))
     minimum = tables.cuda_min_driver(tv)
     need = f"≥ {minimum.full}" if minimum and minimum.full else f"one that supports CUDA {tv}"
     fam = tables.cuda_family(tv) if minimum is None else None
@@ -416,6 +458,19 @@ def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
         f"toolkit CUDA {tv} is newer than the driver supports (CUDA {dcuda}): programs it "
         "builds fail with 'CUDA driver version is insufficient for CUDA runtime version'",
         f"upgrade the NVIDIA driver to {need} ({DRIVER_URL}), or use a CUDA {dcuda} toolkit", ev)
+
+
+def _forward_compat(env: Environment, driver_cuda: Version) -> str | None:
+    """torch's CUDA when it is newer than the driver's own CUDA and initialised anyway (the
+    forward-compatibility package at work), else None."""
+    tc = F.torch_cuda(env)
+    tcv = F.version(tc)
+    if not (tc and tcv and F.cuda_initialised(env)) or (tcv.major, tcv.minor) <= (
+            driver_cuda.major, driver_cuda.minor):
+        return None
+    if tcv.major == driver_cuda.major and tcv.major >= 11:
+        return None  # minor-version compatibility runs it, no forward-compatibility package
+    return tc
 
 
 CHECKS = (check_driver_present, check_gpus, check_driver_vs_torch, check_driver_vs_toolkit)

@@ -96,6 +96,13 @@ def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
     return None
 
 
+def cuda_initialised(env: Environment) -> bool:
+    """Whether torch's CUDA initialised on the machine (`torch.cuda.is_available()` True, as
+    probed or as a report states it): proof that the driver stack runs torch's CUDA."""
+    rt = torch_runtime(env)
+    return rt is not None and rt.cuda_available is True
+
+
 def gpus(env: Environment) -> tuple[GpuFacts, ...]:
     """The GPUs NVML could read."""
     if not isinstance(env.nvml, NvmlFacts):

@@ -127,6 +127,16 @@ def torch(version: str, cuda: str | None, gpus: tuple[str, ...] = (), arch: tupl
     )
 
 
+def cuda_unavailable(env: Environment, error: str = "RuntimeError: The NVIDIA driver on your "
+                     "system is too old") -> Environment:
+    """`env` with torch's CUDA not initialising (as on a machine whose driver is too old)."""
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    runtime = dataclasses.replace(env.torch.runtime, cuda_available=False,
+                                  cuda_init_error=error, devices=(), device_count=0,
+                                  cudnn_conv="not-run: CUDA is not available")
+    return dataclasses.replace(env, torch=dataclasses.replace(env.torch, runtime=runtime))
+
+
 def toolkit(version: str, root: str = "/usr/local/cuda") -> CudaFacts:
     """One toolkit with agreeing readings."""
     return CudaFacts((ToolkitFacts(

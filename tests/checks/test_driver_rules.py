@@ -37,7 +37,7 @@ def test_a_failing_driver_is_asked_for_the_full_feature_driver() -> None:
     """torch 2.5.1+cu121 on driver 470: too old even for the 12.x floor (525.60.13). The fix
     asks for CUDA 12.1's own driver, 530.30.02: at the floor GD103 would still warn. Before,
     it asked for 525.60.13."""
-    env = machine("470.82.01", 11040, "2.5.1+cu121", "12.1")
+    env = B.cuda_unavailable(machine("470.82.01", 11040, "2.5.1+cu121", "12.1"))
     f = gd103(env)
     assert f.status is Status.FAIL and "needs ≥ 525.60.13" in f.message, f
     want = TABLES.cuda_min_driver("12.1")
@@ -62,3 +62,26 @@ def test_a_cuda_past_the_tables_cites_the_family_rule_and_its_source() -> None:
     assert f.status is Status.WARN, f
     assert "judged by the CUDA 13 family rule" in f.message
     assert "minor-version-compatibility" in f.message and MVC in f.message
+
+
+def test_a_driver_too_old_on_which_torch_cuda_initialised_is_forward_compatibility() -> None:
+    """torch 2.4.0+cu121 on 4x A10 with driver 470.129.06 and "Is CUDA available: True" (a
+    real collect_env, tests/fixtures/heldout/round3 set B, r1-028): the 470 driver runs CUDA
+    11.4 natively, so CUDA 12.1 initialising shows NVIDIA's forward-compatibility package at
+    work. GD103 is a note naming it, not a failure of a working stack; the same driver with
+    torch's CUDA not initialising still fails."""
+    working = machine("470.129.06", 11040, "2.4.0+cu121", "12.1")
+    f = gd103(working)
+    assert f.status is Status.WARN and f.severity.name == "INFO", f
+    assert "forward-compatibility package" in f.message
+    assert gd103(B.cuda_unavailable(working)).status is Status.FAIL
+
+
+def test_minor_version_compatibility_is_not_called_forward_compatibility() -> None:
+    """torch cu124 initialised on a 12.2 driver: minor-version compatibility (a warning), no
+    forward-compatibility package; nor for the toolkit (GD104)."""
+    env = dataclasses.replace(machine("535.104.05", 12020, "2.5.1+cu124", "12.4"),
+                              cuda=B.toolkit("12.6"))
+    found = {r.check_id: r.finding for r in run_checks(env, TABLES).results}
+    assert found["GD103"].status is Status.WARN and "forward" not in found["GD103"].message
+    assert found["GD104"].status is Status.WARN and "forward" not in found["GD104"].message

@@ -64,7 +64,7 @@ def test_gd103_judges_a_newer_cuda_by_the_family_rule() -> None:
 
 
 def test_gd103_fails_a_driver_below_the_family_floor() -> None:
-    f = finding(future_machine("575.57.08", 12090), "GD103")
+    f = finding(B.cuda_unavailable(future_machine("575.57.08", 12090)), "GD103")
     assert f.status is Status.FAIL, f
     assert "judged by the CUDA 13 family rule (≥ 580.65.06" in f.message
     assert f.fix and "≥ 580.65.06" in f.fix
