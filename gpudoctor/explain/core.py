@@ -21,14 +21,30 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from gpudoctor import __version__
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat.advice import install_fix
 from gpudoctor.explain.focus import WHOLE
+from gpudoctor.explain.found import Match
 from gpudoctor.explain.kb import KnowledgeBase, load
-from gpudoctor.explain.match import Match, find_matches
-from gpudoctor.model import Environment, Result, Severity, Status
+from gpudoctor.explain.match import find_matches
+from gpudoctor.model import (
+    Environment,
+    LibcudaFacts,
+    NvmlFacts,
+    Result,
+    Severity,
+    Status,
+    Unavailable,
+)
+from gpudoctor.reports import ReportError, read_reports
+from gpudoctor.reports.interface import not_reported
+from gpudoctor.reports.issue_body import find_blocks
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -97,8 +113,6 @@ def explain(text: str, tables: Tables, *, kb: KnowledgeBase | None = None,
     env, where = _environment(text, text_name, report, probe, checks)
     results: dict[str, Result] = {}
     if env is not None and checks:
-        from gpudoctor.checks import run_checks
-
         results = {r.check_id: r for r in run_checks(env, tables, checks).results}
     diagnoses = [_diagnose(m, results, env is not None, where, _install_line(env, tables, m))
                   for m in matches]
@@ -109,8 +123,6 @@ def explain(text: str, tables: Tables, *, kb: KnowledgeBase | None = None,
 
 
 def _confirming(matches: Iterable[Match]) -> tuple[Check, ...]:
-    from gpudoctor.checks import REGISTRY
-
     wanted = {cid for m in matches for cid in m.signature.confirm}
     return tuple(c for c in REGISTRY if c.id in wanted)
 
@@ -120,9 +132,6 @@ def _environment(text: str, text_name: str, report: tuple[Environment, str] | No
                  checks: tuple[Check, ...]) -> tuple[Environment | None, str]:
     if report is not None:
         return report
-    from gpudoctor.reports import ReportError, read_reports
-    from gpudoctor.reports.issue_body import find_blocks
-
     # a report block (collect_env, nvidia-smi, a snapshot) states the machine the error came
     # from; the error lines alone do not, and the machine to check is then this one. A large
     # log is searched for one at its head and its end (where an issue body or a script that
@@ -147,8 +156,6 @@ def _environment(text: str, text_name: str, report: tuple[Environment, str] | No
 def _install_line(env: Environment | None, tables: Tables, m: Match) -> str:
     if "torch_install" not in _fields(m):
         return ""
-    from gpudoctor.compat.advice import install_fix
-
     stated = next((c for c in m.captures if c.kind == "cuda-int" and c.raw.isdigit()), None)
     if stated is not None:  # the text states what the driver runs: advise for that driver
         return install_fix(_with_driver_cuda(env, int(stated.raw)), tables)
@@ -158,13 +165,6 @@ def _install_line(env: Environment | None, tables: Tables, m: Match) -> str:
 def _with_driver_cuda(env: Environment | None, cuda: int) -> Environment:
     """`env` (or an environment of nothing else) whose driver runs CUDA `cuda` (11040): what an
     error text states of the driver it ran on, and nothing more."""
-    from dataclasses import replace
-    from datetime import datetime, timezone
-
-    from gpudoctor import __version__
-    from gpudoctor.model import LibcudaFacts, NvmlFacts, Unavailable
-    from gpudoctor.reports.interface import not_reported
-
     said = "the driver's version is not in the error text (only the CUDA it runs)"
     libcuda = LibcudaFacts("(stated by the error text)", cuda, not_reported(said))
     if env is None:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor.explain.catalog import load_catalog
 from gpudoctor.versions import decode_cuda_version, format_cudnn_version, normalize_cc
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ def decode(name: str, kind: str, raw: str, tables: Tables) -> Decoded:
     elif kind in ("arch", "cc"):
         meaning = _arch(raw, tables)
     elif kind == "xid" and raw.isdigit():
-        from gpudoctor.explain.catalog import load_catalog
-
         entry = load_catalog().xids.get(int(raw))
         meaning = (f"Xid {int(raw)} ({entry.mnemonic}): {entry.description}" if entry else
                    f"Xid {int(raw)}: newer than NVIDIA's Xid catalog gpudoctor holds; look it "

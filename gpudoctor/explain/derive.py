@@ -1,265 +1,32 @@
 """Diagnoses derived from what a text names, not from a known wording: the grammar.
 
-`derive(text, lowered, tables)` runs the scanners over the (focused) text: error codes by name,
-by number in a CUDA context and by the message the library prints (`codes`, here); the
-dynamic loader's failures (`gpudoctor.explain.loader`); kernel, NCCL and container-stack log
-lines (`gpudoctor.explain.logs`); out-of-memory numbers (`gpudoctor.explain.oom`). Each finding
-becomes a Match of a signature made for it (`derived`), carrying the cause class the
-enumerations give the entity, what it means, and the checks that would confirm it.
+`derive(text, lowered, tables)` runs every scanner over the (focused) text: error codes by name,
+by number in a CUDA context and by the message the library prints (`errcodes`); the dynamic
+loader's failures (`loader`); kernel, NCCL and container-stack log lines (`logs`);
+out-of-memory numbers (`oom`). Each finding is a Match of a signature made for it
+(`found.derived`), carrying the cause class the enumerations give the entity, what it means,
+and the checks that would confirm it.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from gpudoctor.explain.catalog import Catalog, Code, load_catalog
-from gpudoctor.explain.classes import CAUSE_CLASSES
-from gpudoctor.explain.decode import Decoded
-from gpudoctor.explain.kb import Signature
-from gpudoctor.explain.match import Match, excerpt_of
+from gpudoctor.explain.errcodes import code_matches
+from gpudoctor.explain.found import Match
+from gpudoctor.explain.loader import loader_matches
+from gpudoctor.explain.logs import log_matches
+from gpudoctor.explain.oom import oom_matches
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
-MAX_HITS = 256  # per scanner: past that a token repeats too often to add anything
-MAX_TRIES = 4096  # occurrences of a scanner's literal tried, at most (see `anchored`)
-
-_NAME = re.compile(
-    r"\b(cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+"
-    r"|CUSOLVER_STATUS_[A-Z_]+|CUSPARSE_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|CURAND_STATUS_[A-Z_]+"
-    r"|NVRTC_ERROR_[A-Z_]+|NVML_ERROR_[A-Z_]+|nccl(?:UnhandledCuda|System|Internal|Remote)Error"
-    r"|nccl(?:InvalidArgument|InvalidUsage|Timeout))\b")
-# Python wrappers' spelling: libcudnn.cudnnStatusArchMismatch
-# NCCL's messages as torch and others print them: "NCCL error in: ..., unhandled cuda error"
-_NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhandled system error|"
-                           r"remote process exited or there was a network error|invalid usage|"
-                           r"invalid argument)")
-_CAMEL = re.compile(r"\b(cudnn|cublas|cusparse|cusolver|curand)Status([A-Z][A-Za-z]+)\b")
-# NVML's codes as its bindings print them: pynvml's class per code (NVMLError_GpuIsLost), Go's
-# name without the prefix after an NVML context (nvml.Init(): ERROR_LIBRARY_NOT_FOUND), and
-# the message after an NVML context ("NVMLError_Unknown: Unknown Error", "NVML: GPU is lost")
-_NVML_CLASS = re.compile(r"\bNVMLError_([A-Z][A-Za-z]{2,40})\b")
-_NVML_GO = re.compile(r"(?i:nvml)[^\n]{0,120}?\bERROR_([A-Z][A-Z_]{2,40})\b")
-_NVML_MESSAGE = re.compile(r"\bnvml(?:error\w{0,30})?\b[^\n:]{0,60}:[ \t]{0,20}"
-                           r"(?P<msg>[a-z][^\n]{2,80}?)[ \t.]{0,20}$", re.I | re.M)
-# a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
-# "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)"
-_NUMBER = re.compile(
-    r"(?:cuda(?:\s+runtime)?\s+error\s*\(?\s*|\berror\s*=\s*|\berror\s+|code\s*=\s*)"
-    r"(?P<n>\d{1,5})\b\s*\)?\s*[:(]?\s*(?P<rest>[^\n]{0,160})", re.I)
-_CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s*(?:\(\s*\))?\s*(?:returned|"
-                          r"failed with(?: error)?|failed:?|error:?|err:?)\s*(?:code\s*)?"
-                          r"[:(]?\s*(?P<n>\d{1,4})\b")
-_DRIVER_NUMBER = re.compile(r"(?:CUresult\s*\(\s*|UNKNOWN ERROR\s*\()(?P<n>-?\d{1,4})\s*\)", re.I)
-# a printed message after a CUDA context: "CUDA error: out of memory", "Status: the provided
-# PTX was compiled with an unsupported toolchain.", "CUDA kernel failed : an illegal ..."
-_MESSAGE = re.compile(
-    r"(?P<ctx>cuda(?:\s+runtime)?\s+error|cuda\s+kernel\s+failed|cudacheckerror\(\)\s+failed"
-    r"|cuda\s+failure|cuda\s+failed\s+with\s+error|cuda\s+call\s+failed|status"
-    r"|failed\s+to\s+initiali[sz]e\s+cuda|cuda\s+initiali[sz]ation\s+error"
-    r"|cudamalloc\s+failed|\[cuda\]"
-    r"|cuda\s+error\s+at\s+\S+)"
-    r"\s*(?:\(?\d{1,5}\)?)?\s*[:=]?\s*['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
-# any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
-# system not yet initialized", "Error text: invalid device function"; the message must then be
-# the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)
-_ERROR_LINE = re.compile(r"\berror\b(?:\s?\([^\n()]{0,80}\))?[^\n:=]{0,60}[:=][ \t]{0,20}['\"]?"
-                         r"(?P<msg>[a-z][^\n'\"]{2,160})")
-_LINE_END = re.compile(r"['\" \t.]{0,20}(?:\n|$)")
-_GENERIC_LEAST = 20
-# messages of the CUDA runtime that are also the C library's strerror() texts (EPERM,
-# EOPNOTSUPP, ...): after a bare "error:" they may be any program's
-_OS_WORDING = frozenset({"operation not permitted", "operation not supported",
-                         "invalid argument", "out of memory", "file not found", "unknown error"})
-
 
 def derive(text: str, lowered: str, tables: Tables) -> list[Match]:
     """Every derived diagnosis of the text (see the module), in the order found."""
-    from gpudoctor.explain.loader import loader_matches
-    from gpudoctor.explain.logs import log_matches
-    from gpudoctor.explain.oom import oom_matches
-
     out: list[Match] = []
     out += loader_matches(text, lowered)
     out += log_matches(text, lowered, tables)
     out += oom_matches(text, lowered)
     out += code_matches(text, lowered)
     return out
-
-
-def derived(sid: str, title: str, family: str, cause_class: str, cause: str, fix: str,
-            sources: Iterable[str], priority: int = 0,
-            confirm: tuple[str, ...] | None = None) -> Signature:
-    """A signature made for one finding: the text is final (braces escaped for `_fill`)."""
-    cls = CAUSE_CLASSES[cause_class]
-    return Signature(
-        id=sid, title=title, family=family, patterns=(), needles=(), captures=(),
-        cause=_escape(cause), fix=_escape(fix), confirm=cls.confirm if confirm is None
-        else confirm, sources=tuple(sources), priority=priority, cause_class=cause_class)
-
-
-def found(sig: Signature, m: re.Match[str] | tuple[int, int, str],
-          captures: tuple[Decoded, ...] = ()) -> Match:
-    """A Match of a derived signature at a regex match (or at (start, end, excerpt))."""
-    if isinstance(m, tuple):
-        start, end, text = m
-    else:
-        start, end, text = m.start(), m.end(), m.group(0)
-    return Match(sig, excerpt_of(text.strip()), 0, captures, start, end)
-
-
-def hits(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """The pattern's matches, at most MAX_HITS."""
-    for i, m in enumerate(pattern.finditer(text)):
-        if i >= MAX_HITS:
-            return
-        yield m
-
-
-def anchored(pattern: re.Pattern[str], text: str, lowered: str, needle: str,
-             tries: int = MAX_TRIES) -> Iterator[re.Match[str]]:
-    """The pattern's matches that begin at an occurrence of `needle` (lower-case, found in
-    `lowered` with str.find), at most MAX_HITS of them after at most `tries` occurrences: a
-    pattern that scans ahead of its literal costs a bounded amount per occurrence, and a text
-    that repeats the literal endlessly costs no more than `tries` of them."""
-    pos, found = 0, 0
-    for _ in range(tries):
-        at = lowered.find(needle, pos)
-        if at < 0 or found >= MAX_HITS:
-            return
-        m = pattern.match(text, at)
-        if m is None:
-            pos = at + 1
-            continue
-        found += 1
-        yield m
-        pos = max(m.end(), at + 1)
-
-
-def kebab(name: str) -> str:
-    """`cudaErrorNoDevice` / `CUDA_ERROR_NO_DEVICE` → an id fragment."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).replace("_", "-")
-    return re.sub(r"-+", "-", spaced).strip("-").lower()
-
-
-def slug(text: str, words: int = 6) -> str:
-    """A text's first words as an id fragment: "Bootstrap : no socket interface found" →
-    "bootstrap-no-socket-interface-found"."""
-    parts = re.findall(r"[a-z0-9]+", text.lower())
-    return "-".join(parts[:words]) or "x"
-
-
-def _escape(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-# ------------------------------------------------------------------------------ error codes
-
-
-def code_signature(code: Code) -> Signature:
-    """The signature of an enumerated code: what it means, its class, what confirms it."""
-    cls = CAUSE_CLASSES[code.cause_class]
-    shown = f" (\"{code.message}\")" if code.message and code.message != code.name else ""
-    cause = (f"{code.name} is {code.library} error {code.number}{shown}: "
-             f"{code.meaning.rstrip('.')}. The cause it points to: {cls.meaning}.")
-    return derived(f"code-{kebab(code.name)}", f"{code.name} ({code.library} error)", "code",
-                   code.cause_class, cause, cls.fix, (code.source,),
-                   priority=-2 if code.weak else 1 if code.strong else -1)
-
-
-def _capture(code: Code) -> tuple[Decoded, ...]:
-    return (Decoded("code", "code", code.name,
-                    f"{code.library} error {code.number}: {code.meaning.rstrip('.')}"),)
-
-
-def code_matches(text: str, lowered: str) -> list[Match]:
-    """Each code the text names: by name, by number in a CUDA context, by printed message."""
-    cat = load_catalog()
-    seen: dict[str, Match] = {}
-
-    def add(code: Code | None, span: tuple[int, int, str]) -> None:
-        if code is not None and code.number != 0 and code.name not in seen:
-            seen[code.name] = found(code_signature(code), span, _capture(code))
-
-    if "nvml" in lowered:
-        _nvml(cat, text, add)
-    if any(t in lowered for t in ("error", "err:", "status", "nccl", "cufft_", "code=",
-                                  "returned", "failed")):
-        for m in hits(_NAME, text):
-            add(cat.codes.get(m[1]), (m.start(), m.end(), _line_of(text, m.start())))
-        for m in hits(_CAMEL, text):
-            name = f"{m[1].upper()}_STATUS_{re.sub(r'(?<!^)(?=[A-Z])', '_', m[2]).upper()}"
-            add(cat.codes.get(name), (m.start(), m.end(), m.group(0)))
-        for m in hits(_NUMBER, text):
-            add(_by_number(cat, cat.runtime_by_number.get(int(m["n"])), m["rest"], m.group(0)),
-                (m.start(), m.end(), m.group(0)))
-        for m in hits(_CALL_NUMBER, text):
-            table = cat.runtime_by_number if m["fn"].startswith("cuda") else cat.driver_by_number
-            add(table.get(int(m["n"])), (m.start(), m.end(), m.group(0)))
-        for m in hits(_DRIVER_NUMBER, text):
-            add(cat.driver_by_number.get(int(m["n"])), (m.start(), m.end(), m.group(0)))
-        if "nccl" in lowered:
-            nccl = {c.message.lower().split(" (")[0]: c for c in cat.codes.values()
-                    if c.stem == "nccl" and c.message}
-            for m in hits(_NCCL_MESSAGE, lowered):
-                add(nccl.get(m["msg"]), (m.start(), m.end(), text[m.start():m.end()]))
-        for m in hits(_MESSAGE, lowered):
-            # after a bare "status:" only a message no other program prints is taken
-            least = 25 if m["ctx"] == "status" else 8
-            add(_by_message(cat.by_message, m["msg"], least),
-                (m.start(), m.end(), text[m.start():m.end()]))
-        for m in anchored(_ERROR_LINE, lowered, lowered, "error"):
-            msg = m["msg"].rstrip(" \t.")
-            code = cat.by_message.get(msg)
-            if code is not None and len(msg) >= _GENERIC_LEAST and msg not in _OS_WORDING \
-                    and _LINE_END.match(lowered, m.end()):
-                add(code, (m.start(), m.end(), text[m.start():m.end()]))
-    return list(seen.values())
-
-
-def _nvml(cat: Catalog, text: str,
-          add: Callable[[Code | None, tuple[int, int, str]], None]) -> None:
-    """NVML's codes in the forms its bindings print (see _NVML_CLASS)."""
-    lowered = text.lower()
-    for m in anchored(_NVML_CLASS, text, lowered, "nvmlerror_"):
-        name = "NVML_ERROR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", m[1]).upper()
-        add(cat.codes.get(name), (m.start(), m.end(), _line_of(text, m.start())))
-    for m in anchored(_NVML_GO, text, lowered, "nvml"):
-        add(cat.codes.get("NVML_ERROR_" + m[1]), (m.start(1), m.end(), _line_of(text, m.start())))
-    messages = {c.message.lower().rstrip("."): c for c in cat.codes.values()
-                if c.stem == "nvml" and c.message}
-    for m in anchored(_NVML_MESSAGE, text, lowered, "nvml"):
-        add(messages.get(m["msg"].strip().rstrip(".").lower()),
-            (m.start(), m.end(), m.group(0)))
-
-
-def _by_number(cat: Catalog, code: Code | None, rest: str, matched: str) -> Code | None:
-    """A numbered runtime code, when the text around agrees: its message follows, or the
-    number was printed as a CUDA error ("CUDA error 209", "cuda runtime error (59)"). Where the
-    message that follows is another code's, the message wins: CUDA 10.1 renumbered the runtime's
-    errors, and "error=8 : invalid device function" is the old numbering's 8."""
-    if code is not None and code.message and code.message.lower() in rest.lower():
-        return code if code.number >= 2 else None
-    other = _by_message(cat.by_message, rest, 8)
-    if other is not None and other is not code:
-        return other
-    if code is None or code.number < 2:
-        return None
-    return code if matched.lower().lstrip().startswith("cuda") else None
-
-
-def _by_message(by_message: dict[str, Code], msg: str, least: int) -> Code | None:
-    msg = msg.strip().rstrip(".").lower()
-    best = None
-    for known, code in by_message.items():
-        if msg.startswith(known) and (best is None or len(known) > len(best[0])):
-            best = (known, code)
-    return best[1] if best and len(best[0]) >= least else None
-
-
-def _line_of(text: str, pos: int) -> str:
-    lo = text.rfind("\n", 0, pos) + 1
-    hi = text.find("\n", pos)
-    return text[lo:hi if hi >= 0 else len(text)]

@@ -20,9 +20,8 @@ from __future__ import annotations
 import re
 
 from gpudoctor.explain.decode import Decoded
-from gpudoctor.explain.derive import derived, found, hits, kebab, slug
+from gpudoctor.explain.found import Match, derived, found, hits, kebab, slug
 from gpudoctor.explain.libraries import Family, Library, decode_file, symbol_owner, version_tag
-from gpudoctor.explain.match import Match
 
 _F = r"[\w.+-]+"
 _NOT_FOUND = (

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.explain.catalog import Message, XidEntry, load_catalog
 from gpudoctor.explain.classes import CAUSE_CLASSES
 from gpudoctor.explain.decode import Decoded
-from gpudoctor.explain.derive import derived, found, hits, kebab, slug
-from gpudoctor.explain.match import Match
+from gpudoctor.explain.found import Match, derived, found, hits, kebab, slug
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables

@@ -15,11 +15,12 @@ spans overlap) is dropped: the signature's wording is the more specific.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.explain.decode import Decoded, decode
+from gpudoctor.explain.decode import decode
+from gpudoctor.explain.derive import derive
 from gpudoctor.explain.focus import Focused, focus
+from gpudoctor.explain.found import Match, excerpt_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -28,31 +29,11 @@ if TYPE_CHECKING:
 BEFORE, AFTER = 2048, 4096  # a window: this much text either side of a needle
 SPAN = 1024  # the most text a pattern matches either side of its needle (bounded quantifiers)
 MAX_WINDOWS = 256  # per pattern; past that a needle repeats too often to be an error message
-EXCERPT = 400  # characters of matched text kept for the report
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """Where a signature matched, what it captured, and what that means."""
-
-    signature: Signature
-    excerpt: str  # the matched text (at most EXCERPT characters)
-    line: int  # 1-based line of the match in the input
-    captures: tuple[Decoded, ...]
-    start: int = 0  # offsets of the match in the text searched
-    end: int = 0
-
-    @property
-    def specificity(self) -> int:
-        """How much of the text the signature explains: longer, decoded matches rank higher."""
-        return len(self.excerpt) + 40 * sum(1 for c in self.captures if c.raw)
 
 
 def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, ...]:
     """Every signature that matches `text` (each with its first match, in knowledge-base
     order), then every derived diagnosis no signature match covers."""
-    from gpudoctor.explain.derive import derive
-
     lowered_input = text.lower()
     focused = focus(text, lowered_input)
     body = focused.text
@@ -88,11 +69,6 @@ def _search(pattern: re.Pattern[str], needle: str, text: str,
         # match reaches at most SPAN characters either side of its needle): skip them
         start, windows = hit + AFTER // 2, windows + 1
     return None
-
-
-def excerpt_of(matched: str) -> str:
-    """The matched text as kept for the report."""
-    return matched if len(matched) <= EXCERPT else matched[:EXCERPT - 1] + "…"
 
 
 def _match(sig: Signature, m: re.Match[str], focused: Focused, tables: Tables) -> Match:

@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.explain.decode import Decoded, parse_size
-from gpudoctor.explain.derive import derived, found, hits
-from gpudoctor.explain.match import Match
+from gpudoctor.explain.found import Match, derived, found, hits
 
 FRAGMENT_MIN = 64 * 2**20
 OTHERS_MIN = 2**30

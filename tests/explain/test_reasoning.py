@@ -269,7 +269,7 @@ def test_a_scanner_tries_a_bounded_number_of_its_literals_occurrences() -> None:
     """A line that repeats "error" a hundred thousand times costs MAX_TRIES match attempts of a
     pattern that scans ahead of its literal, not one per occurrence (a 16 MiB line of
     'error: ' took seconds in the unbounded scan)."""
-    from gpudoctor.explain.derive import MAX_TRIES, anchored
+    from gpudoctor.explain.found import MAX_TRIES, anchored
 
     tried: list[int] = []
 
