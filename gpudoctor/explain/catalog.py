@@ -104,6 +104,7 @@ class Catalog:
     container_stages: dict[str, str]  # nvidia-container-cli stage → what failed
     counts: dict[str, tuple[int, int]]  # file → (count stated, entries read)
     nv_status: dict[str, Code]  # the kernel module's NV_STATUS codes, by name
+    numbered: dict[str, dict[int, Code]]  # enumeration file stem → number → code
 
 
 def _read(name: str) -> dict[str, Any]:
@@ -266,5 +267,9 @@ def load_catalog() -> Catalog:
     for c in (*runtime.values(), *driver.values()):
         if c.message and c.number:
             by_message.setdefault(c.message.lower().rstrip("."), c)
+    numbered: dict[str, dict[int, Code]] = {}
+    for c in every:
+        numbered.setdefault(c.stem, {}).setdefault(c.number, c)
     return Catalog(codes, runtime, driver, by_message, xids, sxids, messages, stages,
-                   {**counts, **xcounts, **mcounts, "nvstatus.toml": ncount}, nv_status)
+                   {**counts, **xcounts, **mcounts, "nvstatus.toml": ncount}, nv_status,
+                   numbered)

@@ -9,8 +9,8 @@ document says it means, the cause class it points to, and the checks that would 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
+from gpudoctor.explain.bindings import binding_codes
 from gpudoctor.explain.catalog import Catalog, Code, load_catalog
 from gpudoctor.explain.classes import CAUSE_CLASSES
 from gpudoctor.explain.decode import Decoded
@@ -22,27 +22,31 @@ _NAME = re.compile(
     r"|CUSOLVER_STATUS_[A-Z_]+|CUSPARSE_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|CURAND_STATUS_[A-Z_]+"
     r"|NVRTC_ERROR_[A-Z_]+|NVML_ERROR_[A-Z_]+|nccl(?:UnhandledCuda|System|Internal|Remote)Error"
     r"|nccl(?:InvalidArgument|InvalidUsage|Timeout))\b")
-# Python wrappers' spelling: libcudnn.cudnnStatusArchMismatch
 # NCCL's messages as torch and others print them: "NCCL error in: ..., unhandled cuda error"
 _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhandled system error|"
                            r"remote process exited or there was a network error|invalid usage|"
                            r"invalid argument)")
-_CAMEL = re.compile(r"\b(cudnn|cublas|cusparse|cusolver|curand)Status([A-Z][A-Za-z]+)\b")
-# NVML's codes as its bindings print them: pynvml's class per code (NVMLError_GpuIsLost), Go's
-# name without the prefix after an NVML context (nvml.Init(): ERROR_LIBRARY_NOT_FOUND), and
-# the message after an NVML context ("NVMLError_Unknown: Unknown Error", "NVML: GPU is lost")
-_NVML_CLASS = re.compile(r"\bNVMLError_([A-Z][A-Za-z]{2,40})\b")
-_NVML_GO = re.compile(r"(?i:nvml)[^\n]{0,120}?\bERROR_([A-Z][A-Z_]{2,40})\b")
-_NVML_MESSAGE = re.compile(r"\bnvml(?:error\w{0,30})?\b[^\n:]{0,60}:[ \t]{0,20}"
-                           r"(?P<msg>[a-z][^\n]{2,80}?)[ \t.]{0,20}$", re.I | re.M)
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)"
 _NUMBER = re.compile(
     r"(?:cuda(?:\s+runtime)?\s+error\s*\(?\s*|\berror\s*=\s*|\berror\s+|code\s*=\s*)"
     r"(?P<n>\d{1,5})\b\s*\)?\s*[:(]?\s*(?P<rest>[^\n]{0,160})", re.I)
+# a call and the number it returned, the message after it on the line or, as the CUDA
+# samples print it, on the next after "-> " ("cudaGetDeviceCount returned 30\n-> unknown error")
 _CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s*(?:\(\s*\))?\s*(?:returned|"
                           r"failed with(?: error)?|failed:?|error:?|err:?)\s*(?:code\s*)?"
-                          r"[:(]?\s*(?P<n>\d{1,4})\b")
+                          r"[:(]?\s*(?P<n>\d{1,4})\b\)?[ \t:]*(?:\n->[ \t]*)?"
+                          r"(?P<rest>[^\n]{0,160})")
+# glog's CHECK as Caffe, MXNet and others use it on a library's status: "Check failed: error ==
+# cudaSuccess (2 vs. 0)  out of memory", "status == CUDNN_STATUS_SUCCESS (4 vs. 0)"
+_CHECK = re.compile(r"==\s*(?P<ok>cudaSuccess|CUDA_SUCCESS|CUDNN_STATUS_SUCCESS|"
+                    r"CUBLAS_STATUS_SUCCESS|CUSOLVER_STATUS_SUCCESS|CUSPARSE_STATUS_SUCCESS|"
+                    r"CURAND_STATUS_SUCCESS|CUFFT_SUCCESS|ncclSuccess|NVRTC_SUCCESS)\s*"
+                    r"\((?P<n>\d{1,5}) vs\. 0\)[ \t]*(?P<rest>[^\n]{0,160})")
+_CHECK_STEM = {"cudaSuccess": "cuda_runtime", "CUDA_SUCCESS": "cuda_driver",
+               "CUBLAS_STATUS_SUCCESS": "cublas", "CUSOLVER_STATUS_SUCCESS": "cusolver",
+               "CUSPARSE_STATUS_SUCCESS": "cusparse", "CURAND_STATUS_SUCCESS": "curand",
+               "CUFFT_SUCCESS": "cufft", "ncclSuccess": "nccl", "NVRTC_SUCCESS": "nvrtc"}
 _DRIVER_NUMBER = re.compile(r"(?:CUresult\s*\(\s*|UNKNOWN ERROR\s*\()(?P<n>-?\d{1,4})\s*\)", re.I)
 # a printed message after a CUDA context: "CUDA error: out of memory", "Status: the provided
 # PTX was compiled with an unsupported toolchain.", "CUDA kernel failed : an illegal ..."
@@ -52,7 +56,7 @@ _MESSAGE = re.compile(
     r"|failed\s+to\s+initiali[sz]e\s+cuda|cuda\s+initiali[sz]ation\s+error"
     r"|cudamalloc\s+failed|\[cuda\]"
     r"|cuda\s+error\s+at\s+\S+)"
-    r"\s*(?:\(?\d{1,5}\)?)?\s*[:=]?\s*['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
+    r"\s*[:=]?\s*(?:\(?\d{1,5}\)?)?\s*[:=]?\s*['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
 # any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
 # system not yet initialized", "Error text: invalid device function"; the message must then be
 # the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)
@@ -92,21 +96,20 @@ def code_matches(text: str, lowered: str) -> list[Match]:
         if code is not None and code.number != 0 and code.name not in seen:
             seen[code.name] = found(code_signature(code), span, _capture(code))
 
-    if "nvml" in lowered:
-        _nvml(cat, text, add)
+    for code, span in binding_codes(cat, text, lowered):
+        add(code, span)
     if any(t in lowered for t in ("error", "err:", "status", "nccl", "cufft_", "code=",
-                                  "returned", "failed")):
+                                  "returned", "fail")):
         for m in hits(_NAME, text):
             add(cat.codes.get(m[1]), (m.start(), m.end(), line_of(text, m.start())))
-        for m in hits(_CAMEL, text):
-            name = f"{m[1].upper()}_STATUS_{re.sub(r'(?<!^)(?=[A-Z])', '_', m[2]).upper()}"
-            add(cat.codes.get(name), (m.start(), m.end(), m.group(0)))
         for m in hits(_NUMBER, text):
             add(_by_number(cat, cat.runtime_by_number.get(int(m["n"])), m["rest"], m.group(0)),
                 (m.start(), m.end(), m.group(0)))
         for m in hits(_CALL_NUMBER, text):
-            table = cat.runtime_by_number if m["fn"].startswith("cuda") else cat.driver_by_number
-            add(table.get(int(m["n"])), (m.start(), m.end(), m.group(0)))
+            add(_returned(cat, m), (m.start(), m.end(), m.group(0)))
+        if "vs. 0)" in lowered:
+            for m in hits(_CHECK, text):
+                add(_checked(cat, m), (m.start(), m.end(), line_of(text, m.start())))
         for m in hits(_DRIVER_NUMBER, text):
             add(cat.driver_by_number.get(int(m["n"])), (m.start(), m.end(), m.group(0)))
         if "nccl" in lowered:
@@ -128,20 +131,29 @@ def code_matches(text: str, lowered: str) -> list[Match]:
     return list(seen.values())
 
 
-def _nvml(cat: Catalog, text: str,
-          add: Callable[[Code | None, tuple[int, int, str]], None]) -> None:
-    """NVML's codes in the forms its bindings print (see _NVML_CLASS)."""
-    lowered = text.lower()
-    for m in anchored(_NVML_CLASS, text, lowered, "nvmlerror_"):
-        name = "NVML_ERROR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", m[1]).upper()
-        add(cat.codes.get(name), (m.start(), m.end(), line_of(text, m.start())))
-    for m in anchored(_NVML_GO, text, lowered, "nvml"):
-        add(cat.codes.get("NVML_ERROR_" + m[1]), (m.start(1), m.end(), line_of(text, m.start())))
-    messages = {c.message.lower().rstrip("."): c for c in cat.codes.values()
-                if c.stem == "nvml" and c.message}
-    for m in anchored(_NVML_MESSAGE, text, lowered, "nvml"):
-        add(messages.get(m["msg"].strip().rstrip(".").lower()),
-            (m.start(), m.end(), m.group(0)))
+def _returned(cat: Catalog, m: re.Match[str]) -> Code | None:
+    """A call's returned number: the code of that number in the call's API (cuda* the
+    runtime's, cu* the driver's), unless the message after it is another code's of that API
+    (the runtime's old numbering: cudaErrorUnknown was 30 before CUDA 10.1)."""
+    runtime = m["fn"].startswith("cuda")
+    code = (cat.runtime_by_number if runtime else cat.driver_by_number).get(int(m["n"]))
+    said = _by_message(cat.by_message, m["rest"], 8)
+    if said is not None and (said.stem == "cuda_runtime") == runtime:
+        return said
+    return code
+
+
+def _checked(cat: Catalog, m: re.Match[str]) -> Code | None:
+    """glog's `x == <LIB>_SUCCESS (N vs. 0)`: code N of the library whose success constant it
+    is (cuDNN 9 numbers its codes from 1000, cuDNN 8 below), the message after it winning for
+    the runtime as in `_returned`."""
+    stem = _CHECK_STEM.get(m["ok"]) or ("cudnn9" if int(m["n"]) >= 1000 else "cudnn8")
+    code = cat.numbered.get(stem, {}).get(int(m["n"]))
+    if stem == "cuda_runtime":
+        said = _by_message(cat.by_message, m["rest"], 8)
+        if said is not None and said.stem == "cuda_runtime":
+            return said
+    return code
 
 
 def _by_number(cat: Catalog, code: Code | None, rest: str, matched: str) -> Code | None:

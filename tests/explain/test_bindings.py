@@ -1,0 +1,89 @@
+"""Error codes as printed by other languages' bindings and by the C/C++ programs' own check
+macros (gpudoctor/explain/bindings.py, errcodes.py). Each family is tested on texts worded as
+other programs and releases print it, not on the text it was found in (explain-B)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.compat import load_tables
+from gpudoctor.explain import explain
+
+TABLES = load_tables()
+
+
+def best(text: str) -> tuple[str, str]:
+    """(signature id, cause class) of the best diagnosis, ("", "") for none."""
+    expl = explain(text, TABLES, probe=None)
+    if not expl.diagnoses:
+        return "", ""
+    sig = expl.diagnoses[0].match.signature
+    return sig.id, sig.cause_class
+
+
+@pytest.mark.parametrize(("text", "cls"), [
+    # Rust: rustacuda / cust print the driver API's result as an enum variant
+    ("thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: "
+     "Cuda(InvalidImage)', src/main.rs:22:41", "arch-not-in-build"),
+    ("Error: CudaError::UnknownError", "cuda-init-failure"),
+    ("called `Result::unwrap()` on an `Err` value: CudaError::NoDevice", "no-gpu-visible"),
+    # Go: gorgonia/cu panics with the result's name in package cu
+    ("panic: NoDevice\n\ngoroutine 1 [running]:\ngorgonia.org/cu.init.0()\n"
+     "\t/go/pkg/mod/gorgonia.org/cu@v0.9.4/cu.go:21 +0x91", "no-gpu-visible"),
+    # Julia: CUDA.jl shows the code and the driver API's name without its CUDA_ prefix
+    ("ERROR: LoadError: CUDA error (code 200, ERROR_INVALID_IMAGE)\nStacktrace:\n"
+     " [1] throw_api_error(res::CUDA.cudaError_enum)", "arch-not-in-build"),
+])
+def test_a_binding_spelling_of_a_driver_result_is_decoded(text: str, cls: str) -> None:
+    assert best(text)[1] == cls
+
+
+def test_a_go_panic_outside_the_binding_is_no_driver_result() -> None:
+    """`panic: Unknown` of any Go program is not CUDA's: only the cu package's is."""
+    text = "panic: Unknown\n\ngoroutine 1 [running]:\nmain.parseConfig(0xc000010000)\n"
+    assert best(text) == ("", "")
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # the CUDA samples: the number, then the message on the next line after "-> "; before CUDA
+    # 10.1 the runtime numbered its codes otherwise (30 was "unknown error", 11 "invalid
+    # argument"), so the message names the code
+    ("cudaSetDevice returned 30\n-> unknown error\nResult = FAIL", "code-cuda-error-unknown"),
+    ("cudaMemcpy returned 11\n-> invalid argument", "code-cuda-error-invalid-value"),
+    ("cudaMalloc returned 2 (out of memory)", "code-cuda-error-memory-allocation"),
+])
+def test_a_calls_returned_number_is_read_with_the_message_after_it(text: str, code: str) -> None:
+    assert best(text)[0] == code
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # glog's CHECK_EQ on a library status (Caffe's CUDA_CHECK, CUDNN_CHECK, CUBLAS_CHECK)
+    ("F0412 10:01:02.5 common.cpp:131] Check failed: error == cudaSuccess (2 vs. 0)  out of "
+     "memory", "code-cuda-error-memory-allocation"),
+    ("F0412 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (6 vs. 0)",
+     "code-cudnn-status-arch-mismatch"),
+    ("F0412 math_functions.cu:28] Check failed: status == CUBLAS_STATUS_SUCCESS (3 vs. 0)",
+     "code-cublas-status-alloc-failed"),
+    # the old numbering's 8 with its message: the message wins
+    ("Check failed: error == cudaSuccess (8 vs. 0)  invalid device function",
+     "code-cuda-error-invalid-device-function"),
+])
+def test_a_glog_check_of_a_status_names_the_code(text: str, code: str) -> None:
+    assert best(text)[0] == code
+
+
+@pytest.mark.parametrize(("text", "cls"), [
+    ("Cuda failure: 2 out of memory\n/src/layer.cu:81\nAborting...", "out-of-memory"),
+    ("CUDA failure 999: unknown error", "cuda-init-failure"),
+])
+def test_a_failure_with_its_number_then_its_message_is_read(text: str, cls: str) -> None:
+    assert best(text)[1] == cls
+
+
+def test_a_driver_version_code_outranks_what_fails_after_it() -> None:
+    """The PTX the driver cannot JIT leaves no module: the invalid handle after it follows."""
+    text = ("E0101 runtime.cc:40] cuModuleLoadDataEx(&module, image) failed: "
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION\n"
+            "E0101 runtime.cc:52] cuModuleGetFunction(&function, module, \"fused_kernel_42\") "
+            "failed: CUDA_ERROR_INVALID_HANDLE (a longer line than the one before it)\n")
+    assert best(text)[1] == "driver-too-old"
