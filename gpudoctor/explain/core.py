@@ -9,7 +9,8 @@ A diagnosis whose check fails or warns is *confirmed*; whose checks pass is *not
 (the cause is likely elsewhere); whose checks could not judge (they skipped, or only noted
 something) is *unchecked*: a note or a skip is never evidence against a cause. Diagnoses are
 ranked: confirmed first, then by the signature's priority (a specific cause before the symptoms
-it produces), then by how much of the text they explain.
+it produces), then by how much of the text they explain; a confirmed symptom (priority below 0)
+ranks as unchecked where its own line names a cause that is not refuted.
 
 A fix that installs PyTorch (`{torch_install}`) comes from the compat layer's one advice
 function (`gpudoctor.compat.advice`); where the text itself states the driver's CUDA ("driver
@@ -117,7 +118,16 @@ def explain(text: str, tables: Tables, *, kb: KnowledgeBase | None = None,
     diagnoses = [_diagnose(m, results, env is not None, where, _install_line(env, tables, m))
                   for m in matches]
     order = {m.signature.id: i for i, m in enumerate(matches)}
-    diagnoses.sort(key=lambda d: (_RANK[d.state], -d.match.signature.priority,
+    # a symptom that a check confirms (CUDA does not initialise) is no evidence against the
+    # cause its own line names (error 802: the Fabric Manager): it ranks as unchecked
+    causes = {d.match.line for d in diagnoses
+              if d.match.signature.priority >= 0 and d.state is not State.NOT_CONFIRMED}
+
+    def rank(d: Diagnosis) -> int:
+        symptom = d.state is State.CONFIRMED and d.match.signature.priority < 0
+        return _RANK[State.UNCHECKED] if symptom and d.match.line in causes else _RANK[d.state]
+
+    diagnoses.sort(key=lambda d: (rank(d), -d.match.signature.priority,
                                   -d.match.specificity, order[d.match.signature.id]))
     return Explanation(tuple(diagnoses), where)
 

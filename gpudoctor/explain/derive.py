@@ -3,7 +3,8 @@
 `derive(text, lowered, tables)` runs every scanner over the (focused) text: error codes by name,
 by number in a CUDA context and by the message the library prints (`errcodes`); the dynamic
 loader's failures (`loader`); kernel, NCCL and container-stack log lines (`logs`);
-out-of-memory numbers (`oom`). Each finding is a Match of a signature made for it
+out-of-memory numbers (`oom`); the module tools' failures and the driver's versions
+(`kernel`). Each finding is a Match of a signature made for it
 (`found.derived`), carrying the cause class the enumerations give the entity, what it means,
 and the checks that would confirm it.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.explain.errcodes import code_matches
 from gpudoctor.explain.found import Match
+from gpudoctor.explain.kernel import kernel_matches
 from gpudoctor.explain.loader import loader_matches
 from gpudoctor.explain.logs import log_matches
 from gpudoctor.explain.oom import oom_matches
@@ -28,5 +30,6 @@ def derive(text: str, lowered: str, tables: Tables) -> list[Match]:
     out += loader_matches(text, lowered)
     out += log_matches(text, lowered, tables)
     out += oom_matches(text, lowered)
+    out += kernel_matches(text, lowered)
     out += code_matches(text, lowered)
     return out

@@ -150,12 +150,13 @@ def _nccl_kernels(text: str) -> list[Match]:
     return []
 
 
-def _stream(text: str, lowered: str, anchors: tuple[str, ...], wrap: int = 5,
-            each: bool = False) -> list[tuple[int, int, str]]:
+def _stream(text: str, lowered: str, anchors: tuple[str, ...],
+            wrap: int = 5) -> list[tuple[int, int, str]]:
     """The log lines around each anchor: (start, end, normalised lower-case message). A message
     spans its anchor's line and the lines after it, up to `wrap` in all (the kernel module wraps
-    its messages); `each`: every anchor line starts a message of its own (NCCL prints one WARN
-    per line, and "Last error:" on the line before its message)."""
+    its messages over lines that each begin with its prefix, so a window starts at every anchor
+    line: a message may begin on any of them). NCCL prints one WARN per line, and "Last error:"
+    on the line before its message: its windows are 2 lines."""
     text = text.replace("#012", "\n   ") if "#012" in text else text  # syslog's newline
     out: list[tuple[int, int, str]] = []
     pos, last_end = 0, -1
@@ -171,7 +172,7 @@ def _stream(text: str, lowered: str, anchors: tuple[str, ...], wrap: int = 5,
         if start >= last_end:
             chunk = re.sub(r"\[\s*[\d.]+\]|NVRM:|NCCL WARN|\bWARN\b", " ", text[start:end])
             out.append((start, end, " ".join(chunk.split()).lower()))
-            last_end = text.find("\n", hit) if each else end
+            last_end = text.find("\n", hit)
             last_end = len(text) if last_end < 0 else last_end
         pos = text.find("\n", hit) + 1 if text.find("\n", hit) >= 0 else len(text)
     return out
@@ -187,7 +188,7 @@ def _messages(text: str, lowered: str, kind: str, anchors: tuple[str, ...]) -> l
     entries = [e for e in load_catalog().messages[kind] if len(e.fragment) >= MIN_FRAGMENT]
     seen: dict[str, Match] = {}
     nccl = kind == "nccl_warnings"
-    for start, end, msg in _stream(text, lowered, anchors, 2 if nccl else 5, each=nccl):
+    for start, end, msg in _stream(text, lowered, anchors, 2 if nccl else 5):
         found_ = [e for e in entries if e.fragment in msg]
         # one NCCL line is one message: a template whose every fixed text is there, in order,
         # wins over one that shares only its longest (a WARN of another release keeps the

@@ -283,3 +283,29 @@ def test_a_scanner_tries_a_bounded_number_of_its_literals_occurrences() -> None:
     line = "x error: a error: b"
     found = list(anchored(re.compile(r"error: (\w)"), line, line, "error"))
     assert [m[1] for m in found] == ["a", "b"]
+
+
+def test_a_confirmed_symptom_does_not_outrank_the_cause_the_text_names() -> None:
+    """torch's warning is read as a report whose GD403 fails (CUDA does not initialise): that
+    confirms the symptom, not that the error code beside it is wrong."""
+    text = ("/usr/lib/python3/site-packages/torch/cuda/__init__.py:138: UserWarning: CUDA "
+            "initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+            "functions before calling NumCudaDevices() that might have already set an error? "
+            "Error 804: forward compatibility was attempted on non supported HW (Triggered "
+            "internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
+            "  return torch._C._cuda_getDeviceCount() > 0\nCUDA available: False\n")
+    assert classes(text)[0] == "forward-compat"
+
+
+def test_a_kernel_message_is_read_from_the_line_it_starts_on() -> None:
+    """The kernel module wraps a message over lines that each start with NVRM:, after any
+    number of other NVRM lines: the message is read from its own first line."""
+    text = ("[    4.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n"
+            "[    4.3] NVRM: GPU at 0000:01:00.0 has software scheduler DISABLED\n"
+            "[  812.7] NVRM: API mismatch: the client 'Xorg' (pid 1201) has the\n"
+            "[  812.7] NVRM: version 550.67, but this kernel module has the version\n"
+            "[  812.7] NVRM: 550.54.14.  Please make sure that\n"
+            "[  812.7] NVRM: this kernel module and all NVIDIA\n"
+            "[  812.7] NVRM: driver components have the same version.\n")
+    ids = [d.match.signature.id for d in explain(text, TABLES, probe=None).diagnoses]
+    assert any(i.startswith("nvrm-") for i in ids), ids

@@ -126,3 +126,48 @@ def test_the_jax_fallback_warning_ranks_below_the_plugins_own_error() -> None:
             "back to cpu.")
     assert explain(text, TABLES, probe=None).diagnoses[0].match.signature.id == (
         "jax-cuda-library-not-loaded")
+
+
+ROUND3B = [
+    ("ERROR: Unable to find the kernel source tree for the currently running kernel.  Please "
+     "make sure you have installed the kernel source files for your kernel",
+     "nvidia-installer-refused", "no-driver"),
+    ("ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is "
+     "incompatible with the NVIDIA driver, and must be disabled before proceeding.",
+     "nvidia-installer-refused", "no-driver"),
+    ("RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not "
+     "match the version used to compile Pytorch binaries.  Pytorch binaries were compiled with "
+     "Cuda 11.8.", "extension-toolkit-check-mismatch", "toolkit-version-mismatch"),
+    ("RuntimeError: roi_align_forward_impl: implementation for device cuda:1 not found.",
+     "mmcv-op-not-built-for-device", "cpu-only-build"),
+    ('time="2023-03-02T08:10:11Z" level=fatal msg="Error starting nv-hostengine: DCGM '
+     'initialization error"', "dcgm-exporter-no-nvml", "container-gpu-setup"),
+    ("== CUDA ==\nCUDA Version 12.2.2\nWARNING: The NVIDIA Driver was not detected.  GPU "
+     "functionality will not be available.\n   Use the NVIDIA Container Toolkit to start this "
+     "container with GPU support", "cuda-image-no-driver", "container-gpu-setup"),
+    ("Unable to use CUDA because of the following issues with CUDA components:\nOutdated "
+     "cuSPARSE installation found.\nVersion JAX was built against: 12200\nMinimum supported: "
+     "12100\nInstalled version: 12002", "jax-cuda-component-outdated",
+     "library-version-conflict"),
+    (">>> onnxruntime.get_available_providers()\n['CPUExecutionProvider']",
+     "onnxruntime-cuda-provider-unavailable", "cpu-only-build"),
+    ("DEBUG: Possible options found for libcudart.so: set()\nCUDA SETUP: PyTorch settings "
+     "found: CUDA_VERSION=121", "bitsandbytes-cuda-setup-failed", "library-not-found"),
+    ("docker: Error response from daemon: ... stderr: nvidia-container-cli: initialization "
+     "error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such "
+     "file or directory: unknown.", "container-cli-no-nvml", "container-gpu-setup"),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND3B, ids=[c[1] for c in ROUND3B])
+def test_a_programs_wording_found_in_explain_b(text: str, sid: str, cause_class: str) -> None:
+    test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
+
+
+def test_a_provider_list_the_program_chose_is_not_the_build() -> None:
+    """Only the list ONNX Runtime reports as available says what the build has."""
+    text = ("File \"run.py\", line 9, in <module>\n    sess = ort.InferenceSession(path, "
+            "providers=['CPUExecutionProvider'])\nonnxruntime.capi.onnxruntime_pybind11_state."
+            "InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions")
+    assert all(d.match.signature.cause_class != "cpu-only-build"
+               for d in explain(text, TABLES, probe=None).diagnoses)
