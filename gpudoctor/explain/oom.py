@@ -35,6 +35,13 @@ _OLD = re.compile(
     rf"(?P<reserved>{_S}) (?:reserved in total by PyTorch|cached)")
 _BARE = re.compile(r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError", re.I)
 _SOURCE = ("https://pytorch.org/docs/stable/notes/cuda.html#memory-management",)
+# CuPy's memory pool (and Chainer's, which is CuPy's): "Out of memory allocating 1,073,741,824
+# bytes (allocated so far: 9,663,676,416 bytes)." since v5, "out of memory to allocate N bytes
+# (total M bytes)" before
+_CUPY = re.compile(r"(?:Out of memory allocating (?P<req>[\d,]{1,26}) bytes \(allocated so far: "
+                   r"(?P<held>[\d,]{1,26}) bytes|out of memory to allocate (?P<req0>\d{1,20}) "
+                   r"bytes \(total (?P<held0>\d{1,20}) bytes\))")
+_CUPY_SOURCE = ("https://github.com/cupy/cupy/blob/v13.3.0/cupy/cuda/memory.pyx",)
 
 
 def _gib(n: float) -> str:
@@ -48,6 +55,18 @@ def oom_matches(text: str, lowered: str) -> list[Match]:
     for pattern in (_NEW, _OLD):
         for m in hits(pattern, text):
             return [_judge(m)]
+    for m in hits(_CUPY, text):
+        req = int((m["req"] or m["req0"]).replace(",", ""))
+        held = int((m["held"] or m["held0"]).replace(",", ""))
+        sig = derived("cupy-out-of-memory", "CuPy: out of GPU memory", "memory", "out-of-memory",
+                      f"CuPy's memory pool could not get {_gib(req)} more from the GPU; it "
+                      f"already holds {_gib(held)} for this process. The arrays (the batch) do "
+                      "not fit in what the GPU has free.",
+                      "reduce the batch or array sizes, free the pool's cached blocks "
+                      "(cupy.get_default_memory_pool().free_all_blocks()) or cap it, and stop "
+                      "other processes on the GPU (nvidia-smi)", _CUPY_SOURCE, priority=1,
+                      confirm=("GD113",))
+        return [found(sig, m)]
     for m in hits(_BARE, text):
         sig = derived("cuda-out-of-memory", "CUDA out of memory", "memory", "out-of-memory",
                       "The GPU had no free memory for an allocation (what this process holds, "

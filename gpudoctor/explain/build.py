@@ -1,0 +1,142 @@
+"""The compiler chain, ahead of time (nvcc and the host compiler) and at run time (NVRTC,
+Triton), read from what its messages name.
+
+- *An architecture the compiler refuses* (nvcc's "Unsupported gpu architecture 'compute_86'",
+  NVRTC's "invalid value for --gpu-architecture (-arch)" with the `-arch=` it was given): the
+  compat tables say which toolkits compile for it. An architecture older than the tables
+  (every toolkit they hold once compiled for it) that a later toolkit dropped (`last_cuda`) is
+  refused because the GPU is older than the toolkit supports; any other is refused because
+  the compiler is older than the architecture.
+- *A host header that nvcc's chain rejects*: an error located in the host's own C/C++ library
+  headers (/usr/include, the compiler's include directory) while compiling CUDA, with no
+  instantiation from the program's code in the text, is the toolkit not supporting the host
+  compiler or C library (g++ 11's <functional> under nvcc 11.x, glibc 2.41's math declarations
+  against CUDA 12.9's): the host toolchain, not the program.
+- *A JIT's kernel that does not load*: Triton compiles every kernel for the GPU it runs on, so
+  its "device kernel image is invalid" (or another no-code-for-this-GPU error) cannot be an
+  architecture missing from a build: the driver is older than the ptxas Triton bundles.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpudoctor.explain.catalog import load_catalog
+from gpudoctor.explain.decode import decode
+from gpudoctor.explain.found import Match, anchored, derived, found, hits
+from gpudoctor.versions import normalize_cc
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+
+_NVCC = re.compile(r"Unsupported gpu architecture '(?P<arch>compute_\d{1,3}[af]?)'")
+_NVRTC = re.compile(r"invalid value for --gpu-architecture")
+_ARCH_OPTION = re.compile(r"(?:-arch|--gpu-architecture)[= ](?P<arch>(?:compute|sm)_\d{1,3}[af]?)")
+_AROUND = 1500  # how far from NVRTC's message its options are looked for
+
+# an error located in a host header: gcc's "file:line:col: error:", EDG's "file(line): error:"
+_HOST_HEADER = re.compile(
+    r"(?P<file>/usr/(?:local/)?(?:include|lib/gcc)/[^\s:()'\"]{1,200})"
+    r"(?::\d{1,6}(?::\d{1,6})?:|\(\d{1,6}\):)[ \t]*(?:fatal )?error\b[: \t]*(?P<msg>[^\n]{0,160})")
+_CUDA_HEADER = re.compile(r"/crt/|/cuda[^/\s]*\.h|/cuda/|/targets/", re.I)
+_COMPILING_CUDA = re.compile(r"\.cu\b|\bnvcc\b|Building CUDA object|/crt/|cudafe|\bcicc\b", re.I)
+# the program's code instantiating a template (its error, shown where the header expands it)
+_INSTANTIATED = re.compile(r"required from here|In instantiation of|instantiated from|"
+                           r"detected during instantiation", re.I)
+
+_TRITON = re.compile(r"Triton Error \[CUDA\]:[ \t]*(?P<msg>[^\n]{3,160})")
+
+
+def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
+    """The compiler chain's failures the text names (see the module)."""
+    out: list[Match] = []
+    if "gpu architecture" in lowered or "--gpu-architecture" in lowered:
+        out += _archs(text, tables)
+    if "/usr/" in lowered and "error" in lowered:
+        out += _host_headers(text)
+    if "triton error [cuda]" in lowered:
+        out += _triton(text, lowered)
+    return out
+
+
+def _archs(text: str, tables: Tables) -> list[Match]:
+    seen: dict[str, Match] = {}
+    for m in hits(_NVCC, text):
+        seen.setdefault(m["arch"], _refused("nvcc", m["arch"], m, tables))
+    for m in hits(_NVRTC, text):
+        around = text[max(0, m.start() - _AROUND):m.end() + _AROUND]
+        option = _ARCH_OPTION.search(around)
+        if option is not None:
+            seen.setdefault(option["arch"], _refused("NVRTC", option["arch"], m, tables))
+    return list(seen.values())
+
+
+def _refused(compiler: str, arch: str, m: re.Match[str], tables: Tables) -> Match:
+    capture = decode("arch", "arch", arch, tables)
+    meaning = capture.meaning or arch
+    cc = normalize_cc(arch)
+    row = tables.gpu_arch(cc) if cc else None
+    if row is not None and row.first_cuda is None and row.last_cuda is not None:
+        sig = derived(
+            "gpu-older-than-toolkit", f"{compiler} no longer compiles for {arch}", "arch",
+            "arch-not-in-build",
+            f"{compiler} refuses {arch} ({meaning}): CUDA {row.last_cuda} was the last toolkit "
+            f"to compile for it, and every toolkit gpudoctor knows of before that did. The GPU "
+            "is older than this toolkit supports: no build of the program made with it has "
+            "code for the GPU.",
+            f"use CUDA {row.last_cuda} or older (and a framework or library built with it) for "
+            "this GPU, or run on a newer GPU", (row.source,), priority=1)
+        return found(sig, m, (capture,))
+    sid = "nvcc-unsupported-arch" if compiler == "nvcc" else "nvrtc-unsupported-arch"
+    sig = derived(
+        sid, f"{compiler} does not know this GPU architecture", "arch",
+        "compiler-too-old-for-arch",
+        f"The CUDA toolkit's {compiler} is older than {arch} ({meaning}): it cannot compile "
+        "for that GPU.",
+        f"install a CUDA toolkit that supports {arch} and point the build at it (CUDA_HOME), or "
+        f"leave {arch} out of TORCH_CUDA_ARCH_LIST / -gencode",
+        ("https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html"
+         "#gpu-feature-list",), confirm=("GD204", "GD201"))
+    return found(sig, m, (capture,))
+
+
+def _host_headers(text: str) -> list[Match]:
+    if not _COMPILING_CUDA.search(text) or _INSTANTIATED.search(text):
+        return []
+    for m in anchored(_HOST_HEADER, text, text.lower(), "/usr/"):
+        if _CUDA_HEADER.search(m["file"]) or "no such file" in m["msg"].lower():
+            continue
+        sig = derived(
+            "host-headers-rejected-by-nvcc", "the host's C/C++ headers do not compile under "
+            "nvcc", "toolkit", "host-compiler-unsupported",
+            f"Compiling CUDA fails inside the host's own headers ({m['file']}), not in the "
+            "program's code: the CUDA toolkit does not support this host compiler or C library "
+            "version (a newer g++ or glibc than the toolkit was released for).",
+            "build with a host compiler the toolkit supports (nvcc -ccbin g++-N, or "
+            "CUDAHOSTCXX / CMAKE_CUDA_HOST_COMPILER), or install a CUDA toolkit released for "
+            "this compiler and C library (NVIDIA's release notes list them)",
+            ("https://docs.nvidia.com/cuda/cuda-installation-guide-linux/"
+             "#host-compiler-support-policy",), priority=1)
+        return [found(sig, m)]
+    return []
+
+
+def _triton(text: str, lowered: str) -> list[Match]:
+    cat = load_catalog()
+    for m in anchored(_TRITON, text, lowered, "triton error [cuda]"):
+        code = cat.by_message.get(m["msg"].strip().rstrip(".").lower())
+        if code is None or code.cause_class != "arch-not-in-build":
+            continue
+        sig = derived(
+            "triton-kernel-driver-too-old", "Triton's kernel does not load: the driver is too "
+            "old", "arch", "driver-too-old",
+            f"Triton compiled the kernel for this very GPU, and the driver cannot load it "
+            f"(\"{m['msg'].strip()}\", {code.name}): the cubin comes from the ptxas Triton "
+            "bundles, newer than the CUDA this driver runs.",
+            "update the NVIDIA driver to one that runs the CUDA of Triton's ptxas (nvidia-smi "
+            "shows the CUDA the driver runs), or use the Triton release that matches the driver",
+            ("https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/"
+             "driver.c",), priority=1)
+        return [found(sig, m)]
+    return []

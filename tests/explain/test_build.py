@@ -1,0 +1,81 @@
+"""The compiler chain read from what its messages name (gpudoctor/explain/build.py), and other
+programs' out-of-memory wordings (oom.py): each family tested on texts worded as other
+releases and programs print them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.compat import load_tables
+from gpudoctor.explain import explain
+
+TABLES = load_tables()
+
+
+def best(text: str) -> tuple[str, str]:
+    expl = explain(text, TABLES, probe=None)
+    if not expl.diagnoses:
+        return "", ""
+    sig = expl.diagnoses[0].match.signature
+    return sig.id, sig.cause_class
+
+
+@pytest.mark.parametrize(("text", "cls"), [
+    # an architecture every toolkit once compiled for and later toolkits dropped: the GPU
+    ("nvcc fatal   : Unsupported gpu architecture 'compute_20'", "arch-not-in-build"),
+    ("cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture "
+     "(-arch)\n\nOptions: -I/opt/conda/lib/python3.7/site-packages/cupy/core/include "
+     "-arch=compute_30 -ftz=true\n", "arch-not-in-build"),
+    # an architecture newer than the compiler: the compiler
+    ("nvcc fatal   : Unsupported gpu architecture 'compute_90'", "compiler-too-old-for-arch"),
+    ("NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+     "Options: --gpu-architecture=compute_89 -default-device", "compiler-too-old-for-arch"),
+])
+def test_an_architecture_the_compiler_refuses_is_read_against_the_tables(text: str,
+                                                                         cls: str) -> None:
+    assert best(text)[1] == cls
+
+
+@pytest.mark.parametrize("text", [
+    # glibc's _Float128 declarations that nvcc 9's front end could not parse (gcc 7 headers)
+    ("$ nvcc -c ops.cu -o ops.o\n/usr/include/x86_64-linux-gnu/bits/floatn.h(74): error: invalid "
+     "argument to attribute \"__mode__\"\n\n/usr/include/x86_64-linux-gnu/bits/floatn.h(86): "
+     "error: identifier \"__float128\" is undefined\n"),
+    # libstdc++'s own header failing while CMake builds a CUDA object
+    ("[ 12%] Building CUDA object CMakeFiles/ops.dir/src/scan.cu.o\n/usr/include/c++/12/bits/"
+     "std_function.h:435:145: error: parameter packs not expanded with '...':\n"),
+])
+def test_host_headers_nvcc_cannot_compile_are_the_host_toolchain(text: str) -> None:
+    assert best(text) == ("host-headers-rejected-by-nvcc", "host-compiler-unsupported")
+
+
+@pytest.mark.parametrize("text", [
+    # the program's template instantiated inside the standard library: its own error
+    ("/usr/include/c++/11/bits/stl_algo.h:1950:22: error: no match for 'operator<' (operand "
+     "types are 'Box' and 'Box')\nsrc/nms.cu:41:12:   required from here\n"),
+    # a host header that is not there is not one that does not compile
+    ("src/kernel.cu:3:10: fatal error: /usr/include/eigen3/Eigen/Dense: No such file or "
+     "directory\n"),
+    # a host header failing in a build that compiles no CUDA
+    ("/usr/include/python3.10/pyport.h:12:2: error: #error \"unsupported platform\"\n"),
+])
+def test_a_host_header_error_of_the_programs_own_making_is_not_the_toolchain(text: str) -> None:
+    assert best(text)[0] != "host-headers-rejected-by-nvcc"
+
+
+def test_a_triton_kernel_the_driver_cannot_load_is_the_driver() -> None:
+    """Triton compiles for the GPU it runs on: an invalid image is no missing architecture."""
+    text = ("  File \"/opt/venv/lib/python3.11/site-packages/triton/backends/nvidia/driver.py\", "
+            "line 48, in load_binary\n    return self.utils.load_binary(name, kernel, shared, "
+            "device)\nRuntimeError: Triton Error [CUDA]: device kernel image is invalid\n")
+    assert best(text)[1] == "driver-too-old"
+
+
+@pytest.mark.parametrize("text", [
+    ("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 2,147,483,648 bytes "
+     "(allocated so far: 21,474,836,480 bytes)."),
+    ("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 8388608 bytes (total "
+     "11811160064 bytes)"),
+])
+def test_cupys_out_of_memory_is_out_of_memory(text: str) -> None:
+    assert best(text) == ("cupy-out-of-memory", "out-of-memory")
