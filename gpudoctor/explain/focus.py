@@ -6,10 +6,10 @@ A 16 MiB log is mostly progress lines. For a text larger than `WHOLE`, `focus` k
 whole text) the line with `CONTEXT` lines either side; a smaller text is kept whole. Every
 error wording gpudoctor knows sits on such a line or next to one: the frameworks' exception
 names (RuntimeError, ImportError, OSError, AssertionError, OutOfMemoryError) hold "error",
-the driver's lines "nvrm" or "xid", a C++ check "fail" or "fatal". A test embeds every
-development text in a large log and checks that it is explained as it is alone. The kept pieces
-are joined into one text, and each piece remembers where it came from, so a match reports the
-line of the original text.
+the driver's lines "nvrm" or "xid", a C++ check "fail" or "fatal", Go's and Rust's "panic". A
+test embeds every development text in a large log and checks that it is explained as it is
+alone. The kept pieces are joined into one text, and each piece remembers where it came from,
+so a match reports the line of the original text.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ CONTEXT = 3  # lines kept either side of a trigger
 TRIGGERS = ("error", "fail", "fatal", "abort", "exception", "traceback", "warn", "nvrm", "xid",
             "assert", "unable", "cannot", "could not", "not found", "not compatible", "too old",
             "timeout", "nccl", "cudnn", "symbolic link", "flag: --", "older than",
-            "minimum required", "invalid __")
+            "minimum required", "invalid __", "panic")
 
 
 @dataclass(frozen=True, slots=True)
