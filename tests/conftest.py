@@ -37,12 +37,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getoption("--run-gpu"):
-        return
-    skip = pytest.mark.skip(reason="needs a real GPU: run with --run-gpu")
+    no_torch = importlib.util.find_spec("torch") is None
+    skip_torch = pytest.mark.skip(reason="needs torch installed (pip install torch)")
+    skip_gpu = pytest.mark.skip(reason="needs a real GPU: run with --run-gpu")
     for item in items:
-        if "gpu" in item.keywords:
-            item.add_marker(skip)
+        if no_torch and "needs_torch" in item.keywords:
+            item.add_marker(skip_torch)
+        if "gpu" in item.keywords and not config.getoption("--run-gpu"):
+            item.add_marker(skip_gpu)
 
 
 CompileFake = Callable[[str, str, Sequence[str]], Path]

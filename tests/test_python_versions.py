@@ -13,16 +13,18 @@ import json
 import os
 import platform
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import runner
 
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.wheels import python_fits
 from gpudoctor.model import TorchFacts
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.pytorch import probe_torch
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[1]
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
@@ -67,10 +69,8 @@ def test_recommend_for_another_python(minor: str, tmp_path: Path, tables: Tables
     subprocess.run([str(python), "-m", "venv", "--without-pip", str(venv)], check=True,
                    capture_output=True, timeout=120)
     target = venv / "bin" / "python"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "recommend", "--python",
-                        str(target), "--format", "json"], capture_output=True, text=True,
-                       timeout=180, cwd=ROOT, env=env, check=False)
+    p = runner.gpudoctor("recommend", "--python", str(target), "--format", "json",
+                         env={"VIRTUAL_ENV": None, "PYTHONPATH": None})
     assert p.returncode in (0, 1), p.stderr
     data = json.loads(p.stdout)
     pick = data["torch"]

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from packaging.version import Version
-from typer.testing import CliRunner
+from runner import invoke
 
-from gpudoctor.cli import app
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.advice import torch_advice
 from gpudoctor.compat.query import VERIFIED
@@ -32,8 +31,6 @@ FIXTURES = TESTS / "fixtures" / "envs"
 if str(TESTS / "checks") not in sys.path:
     sys.path.insert(0, str(TESTS / "checks"))
 import envbuilder as B  # noqa: E402
-
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -201,10 +198,10 @@ def test_only_unknown_arch_lists_fit_then_the_pick_says_so(tables: Tables) -> No
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
 def test_cli_on_every_snapshot(path: Path) -> None:
-    result = runner.invoke(app, ["recommend", "--from-snapshot", str(path)])
+    result = invoke("recommend", "--from-snapshot", str(path))
     assert result.exit_code in (0, 1), result.output
-    data = json.loads(runner.invoke(app, ["recommend", "--from-snapshot", str(path), "-f",
-                                          "json"]).stdout)
+    data = json.loads(invoke("recommend", "--from-snapshot", str(path), "-f",
+                             "json").stdout)
     assert data["schema_version"] == 1
     assert result.exit_code == (0 if data["torch"] else 1)
     if data["torch"]:
@@ -212,8 +209,8 @@ def test_cli_on_every_snapshot(path: Path) -> None:
 
 
 def test_cli_pascal_text() -> None:
-    result = runner.invoke(app, ["recommend", "--from-snapshot",
-                                 str(FIXTURES / "pascal-gpu-cu130-torch.json")])
+    result = invoke("recommend", "--from-snapshot",
+                    str(FIXTURES / "pascal-gpu-cu130-torch.json"))
     assert result.exit_code == 0
     assert "whl/cu126" in result.stdout and "to keep torch 2.13.0" in result.stdout
     assert "does not include sm_61" in result.stdout
@@ -221,11 +218,10 @@ def test_cli_pascal_text() -> None:
 
 def test_cli_rejects_markdown_and_bad_snapshot(tmp_path: Path) -> None:
     snap = str(FIXTURES / "h100-healthy.json")
-    assert runner.invoke(app, ["recommend", "--from-snapshot", snap, "-f", "junit"]
-                         ).exit_code == 2
+    assert invoke("recommend", "--from-snapshot", snap, "-f", "junit").exit_code == 2
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    assert runner.invoke(app, ["recommend", "--from-snapshot", str(bad)]).exit_code == 2
+    assert invoke("recommend", "--from-snapshot", str(bad)).exit_code == 2
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
@@ -254,8 +250,8 @@ def test_installed_companions_are_pinned(tables: Tables) -> None:
 
 
 def test_cli_no_driver_text_names_the_driver_needed() -> None:
-    result = runner.invoke(app, ["recommend", "--from-snapshot",
-                                 str(FIXTURES / "no-driver-cuda-torch.json")])
+    result = invoke("recommend", "--from-snapshot",
+                    str(FIXTURES / "no-driver-cuda-torch.json"))
     assert result.exit_code == 0, result.output
     assert "it needs an NVIDIA driver ≥" in result.stdout and "GD101" in result.stdout
 

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_kit import gpudoctor
+from runner import gpudoctor
 from smoke_kit import report
 
 from gpudoctor.snapshot import SnapshotError, loads, to_data
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 H100 = REPO_ROOT / "tests" / "fixtures" / "envs" / "h100-healthy.json"

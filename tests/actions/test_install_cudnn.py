@@ -15,14 +15,13 @@ import pickle
 import shlex
 import shutil
 import stat
-import subprocess
-import sys
 import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import CudnnKit, GpuEnv
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
@@ -31,6 +30,8 @@ from gpudoctor.actions.tarball import Readable
 from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.model import Status
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 MakeTarball = Callable[..., Path]  # the make_tarball fixture (tests/actions/conftest.py)
 state = CudnnKit.tree_state
@@ -446,8 +447,7 @@ def test_cli_exit_codes_and_formats(toolkit: Path, make_tarball: MakeTarball,
     env = {**gpu_env(), "NO_COLOR": "1"}
 
     def run(*args: str) -> tuple[int, str, str]:
-        p = subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                           text=True, env=env, timeout=120, check=False)
+        p = runner.gpudoctor(*args, env=env, timeout=120)
         assert "Traceback" not in p.stdout + p.stderr, p.stderr
         return p.returncode, p.stdout, p.stdout + p.stderr
 

@@ -9,22 +9,23 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import GpuEnv, MakeTarball
 
 from gpudoctor.actions.preflight import Space
 from gpudoctor.actions.system import Refused
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 HOSTILE = "cu da 'q\" $(touch PWNED) `touch PWNED2` ;touch PWNED3"
 NEWLINE = HOSTILE + "\nnext line"
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                       text=True, env=env, timeout=180, check=False)
+    p = runner.gpudoctor(*args, env=env)
     assert "Traceback" not in p.stderr, p.stderr  # (JSON may quote the patient's own)
     return p
 

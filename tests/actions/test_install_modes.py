@@ -8,16 +8,18 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import SUBLIBS, CudnnKit, GpuEnv, MakeTarball
 
 from gpudoctor.actions.install_cudnn import install_cudnn
 from gpudoctor.actions.tarball import Readable
 from gpudoctor.actions.transaction import FileOps
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 state = CudnnKit.tree_state
 add = CudnnKit.add_member
@@ -26,9 +28,7 @@ TOP = "cudnn-linux-x86_64-9.1.0.29_cuda12-archive"
 
 def cli(env: dict[str, str], umask: int, *args: str) -> subprocess.CompletedProcess[str]:
     """`python -m gpudoctor ARGS` under `umask`."""
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=env, timeout=180, check=False,
-                          preexec_fn=lambda: os.umask(umask))
+    return runner.gpudoctor(*args, env=env, preexec_fn=lambda: os.umask(umask))
 
 
 def bare_toolkit(tmp_path: Path) -> Path:

@@ -12,12 +12,11 @@ import ast
 import json
 import os
 import platform
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import NVML_RTX5090, CudnnKit, GpuEnv, MakeTarball
 from cudnn_kit import SUBLIBS as ALL_SUBLIBS
 
@@ -25,6 +24,8 @@ from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 state = CudnnKit.tree_state
 add = CudnnKit.add_member
@@ -275,18 +276,17 @@ def test_uninstall_without_a_manifest_names_only_files_that_exist(
 def test_the_command_exits_1_unchanged_or_0_installed(
         toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
-    argv = [sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball", str(tarball),
-            "--prefix", str(toolkit), "--format", "json"]
-    env = {**gpu_env(), "NO_COLOR": "1"}  # no GPU: about the tarball, whatever GPU is here
+    argv = ["install-cudnn", "--tarball", str(tarball), "--prefix", str(toolkit), "--format",
+            "json"]
+    env = gpu_env()  # no GPU: about the tarball, whatever GPU is here
     before = state(toolkit)
-    refused = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    refused = runner.gpudoctor(*argv, env=env)
     assert refused.returncode == 1, refused.stderr
     assert "lacks sub-libraries of cuDNN 9" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert json.loads(refused.stdout)["ok"] is False
     assert state(toolkit) == before
-    done = subprocess.run([*argv, "--allow-incomplete"], capture_output=True, text=True,
-                          env=env, check=False)
+    done = runner.gpudoctor(*argv, "--allow-incomplete", env=env)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["ok"] is True
@@ -332,18 +332,15 @@ def test_the_command_refuses_for_a_gpu_nvml_shows(
     """The GPUs come from NVML (here the fake libnvidia-ml showing one RTX 5090, sm_120):
     cuDNN 8.9.7 does not support it, so the command exits 1 with the prefix byte for byte as
     it was; the same tarball installs where NVML shows no GPU."""
-    argv = [sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball",
-            str(make_tarball("8.9.7")), "--prefix", str(toolkit)]
+    argv = ["install-cudnn", "--tarball", str(make_tarball("8.9.7")), "--prefix", str(toolkit)]
     before = state(toolkit)
-    refused = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False,
-                             env={**gpu_env(NVML_RTX5090), "NO_COLOR": "1"})
+    refused = runner.gpudoctor(*argv, timeout=120, env=gpu_env(NVML_RTX5090))
     assert refused.returncode == 1, refused.stderr
     assert "Traceback" not in refused.stdout + refused.stderr
     assert "refused: cuDNN 8.9.7 with CUDA 12.4 supports compute capability" in refused.stderr
     assert "NVIDIA GeForce RTX 5090 (sm_120) is outside it" in refused.stderr
     assert state(toolkit) == before
-    done = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=120,
-                          check=False, env={**gpu_env(), "NO_COLOR": "1"})
+    done = runner.gpudoctor(*argv, "--dry-run", timeout=120, env=gpu_env())
     assert done.returncode == 0, done.stderr
     assert state(toolkit) == before
 

@@ -10,16 +10,18 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+import pytest
+import runner
 from cudnn_kit import CudnnKit, GpuEnv, MakeTarball
 
 from gpudoctor.actions.install_cudnn import install_cudnn
 from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.probes.cudnn import MANIFEST
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 state = CudnnKit.tree_state
 USER_HEADER = "/* the user's own cudnn_version.h, from before the install */\n"
@@ -46,8 +48,7 @@ def edit(toolkit: Path, lib: Path) -> None:
 
 
 def run(env: dict[str, str], *args: str) -> tuple[int, str, str]:
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                       text=True, env=env, timeout=120, check=False)
+    p = runner.gpudoctor(*args, env=env, timeout=120)
     assert "Traceback" not in p.stdout + p.stderr, p.stderr
     return p.returncode, p.stdout, p.stderr
 

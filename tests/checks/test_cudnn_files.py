@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_kit import gpudoctor
 from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 from envbuilder import env
+from runner import gpudoctor
 
 from gpudoctor.model import CudnnFacts, CudnnInstall, CudnnLibrary, ElfFacts
 from gpudoctor.snapshot import dumps, loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 
 def toolkit_with_cudnn(root: Path, cudnn_kit: CudnnKit, version: str = "9.1.0") -> Path:

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_kit import gpudoctor
 from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 from envbuilder import env, host, toolkit, torch
+from runner import gpudoctor
 
 from gpudoctor.model import (
     CudaFacts,
@@ -31,6 +31,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.snapshot import dumps
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 # a directory name as hostile as a file system allows (no "/", no ":" for LD_LIBRARY_PATH)
 HOSTILE = "cu da 'q\" $(touch PWNED) `touch PWNED2` ;touch PWNED3\nnext line"

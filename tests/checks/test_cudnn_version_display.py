@@ -11,7 +11,7 @@ from pathlib import Path
 
 import envbuilder as B
 import pytest
-from cli_kit import gpudoctor
+from runner import gpudoctor
 from smoke_kit import finding, report
 
 from gpudoctor.checks import REGISTRY, run_checks
@@ -22,6 +22,8 @@ from gpudoctor.fleet import FACTS, key_facts
 from gpudoctor.model import Environment, Finding, Status, TorchFacts, TorchRuntime
 from gpudoctor.renderers.json import JsonRenderer
 from gpudoctor.snapshot import dumps, to_data
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 
 import envbuilder as B
-from cli_kit import gpudoctor
+import pytest
+from runner import gpudoctor
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks.freshness import check_versions_in_tables
@@ -26,6 +27,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.snapshot import dumps, loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 TABLES = load_tables()
 UNTIL = TABLES.known_until.isoformat() if TABLES.known_until else "?"

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 from envbuilder import NO_LIBCUDA, env, gpu, nvml
 from test_health import NA, REPO_ROOT, healthy, machine, run
 
@@ -30,6 +28,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 STATES = REPO_ROOT / "tests" / "fixtures" / "gpu_states"
 GIB = 1 << 30
@@ -221,14 +221,9 @@ def test_replay_through_the_real_probe(fake_nvml: Path, tmp_path: Path) -> None:
         "DRIVER=580.65.06", f"GPUS={h100};{h100};{h100}", "CUDA=13000",
         "RECOVERY_ACTION_1=1", "FABRIC_STATE=3", "FABRIC_STATE_2=1", "FABRIC_SUMMARY_0=2",
         f"PROCS_0=4194311:{70 * GIB}:C", "COMPUTE_MODE_0=3"]) + "\n")
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_")) and k != "LD_LIBRARY_PATH"}
-    environ.update(LD_LIBRARY_PATH=str(fake_nvml), FAKE_NVML_STATE=str(state),
-                   PYTHONPATH=str(REPO_ROOT))
-    argv = [sys.executable, "-m", "gpudoctor", "check", "--no-torch", "--format", "json",
-            "--only", "GD110,GD111,GD112,GD113"]
-    result = subprocess.run(argv, capture_output=True, text=True, env=environ, timeout=120,
-                            check=False)
+    environ = {"LD_LIBRARY_PATH": str(fake_nvml), "FAKE_NVML_STATE": str(state)}
+    result = runner.gpudoctor("check", "--no-torch", "--format", "json", "--only",
+                              "GD110,GD111,GD112,GD113", env=environ, timeout=120)
     assert result.returncode == 1, result.stderr
     findings = {f["id"]: f for f in json.loads(result.stdout)["findings"]}
     assert {i: f["status"] for i, f in findings.items()} == {

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 from envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
 from gpu_states import STATES, convert
 
@@ -35,6 +34,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -352,14 +353,10 @@ def test_replay_through_the_real_probe(state: dict[str, Any], fake_nvml: Path,
     expect = {**dict.fromkeys(state.get("expect_pass", []), "pass"),
               **dict.fromkeys(state.get("expect_warn", []), "warn"),
               **dict.fromkeys(state.get("expect_fail", []), "fail")}
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_")) and k != "LD_LIBRARY_PATH"}
-    environ.update(LD_LIBRARY_PATH=str(fake_nvml), FAKE_NVML_STATE=str(state_file),
-                   PYTHONPATH=str(REPO_ROOT))
-    argv = [sys.executable, "-m", "gpudoctor", "check", "--no-torch", "--format", "json",
-            "--only", ",".join(expect), *(["--strict"] if state["strict"] else [])]
-    result = subprocess.run(argv, capture_output=True, text=True, env=environ, timeout=120,
-                            check=False)
+    environ = {"LD_LIBRARY_PATH": str(fake_nvml), "FAKE_NVML_STATE": str(state_file)}
+    result = runner.gpudoctor("check", "--no-torch", "--format", "json", "--only",
+                              ",".join(expect), *(["--strict"] if state["strict"] else []),
+                              env=environ, timeout=120)
     faulty = bool(state.get("expect_fail")) or (state["strict"] and state.get("expect_warn"))
     assert result.returncode == (1 if faulty else 0), result.stderr
     findings = {f["id"]: f for f in json.loads(result.stdout)["findings"]}

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks import facts as F
@@ -26,6 +26,8 @@ from gpudoctor.model import Environment, Reason, Status, TorchFacts, Unavailable
 from gpudoctor.renderers.interface import cuda_versions
 from gpudoctor.requirements import parse_requirements
 from gpudoctor.snapshot import dumps, loads, to_data
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STANDS_FOR = "stands for"  # the clause of a line whose interpreter gpudoctor could not name
@@ -47,14 +49,8 @@ def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def gpudoctor(*args: str, nvml: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The real CLI in a new process; with `nvml`, the fake driver library is loaded (a GPU)."""
-    environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("FAKE_NVML_", "GPUDOCTOR_"))
-               and k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
-    environ["PYTHONPATH"] = str(REPO_ROOT)
-    if nvml is not None:
-        environ["LD_LIBRARY_PATH"] = str(nvml)
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=environ, timeout=120, check=False)
+    return runner.gpudoctor(*args, env={"LD_LIBRARY_PATH": str(nvml)} if nvml else None,
+                            timeout=120)
 
 
 def gd401(report: dict[str, Any]) -> dict[str, Any]:

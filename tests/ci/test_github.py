@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from cikit import GPU_LESS, H100, gpudoctor
+from cikit import GPU_LESS, H100
+from runner import gpudoctor
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
@@ -21,6 +22,8 @@ from gpudoctor.renderers.github import (
     workflow_commands,
 )
 from gpudoctor.snapshot import loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 
 def test_escaping_follows_githubs_toolkit() -> None:

@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from cikit import FIXTURES, GPU_LESS, H100, gpudoctor
+from cikit import FIXTURES, GPU_LESS, H100
+from runner import gpudoctor
 
 from gpudoctor.renderers.npd import MAX_BYTES, fit_bytes
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)

@@ -7,14 +7,17 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from cikit import FIXTURES, H100, gpudoctor
+from cikit import FIXTURES, H100
 from prometheus_client.parser import text_string_to_metric_families
+from runner import gpudoctor
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import GpuFacts, NvmlFacts
 from gpudoctor.renderers.prometheus import STATUSES, PrometheusRenderer, status_of
 from gpudoctor.snapshot import loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ENVS = sorted(FIXTURES.glob("*.json"))
 

@@ -13,13 +13,17 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
-from cikit import GPU_LESS, H100, ROOT, gpudoctor
+from cikit import GPU_LESS, H100, ROOT
 from prometheus_client.parser import text_string_to_metric_families
+from runner import gpudoctor
 
 from gpudoctor.model import NvmlFacts
 from gpudoctor.requirements import parse_requirements
 from gpudoctor.snapshot import loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 README = (ROOT / "README.md").read_text()
 SECTION = README[README.index("## In CI jobs and on nodes"):README.index("## Exit codes")]

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cikit import GPU_LESS, H100, gpudoctor
+from cikit import GPU_LESS, H100
+from runner import gpudoctor
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks.requirements import KIND_CHECKS
@@ -25,6 +26,8 @@ from gpudoctor.requirements import (
     version_tuple,
 )
 from gpudoctor.snapshot import dumps, loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 TABLES = load_tables()
 

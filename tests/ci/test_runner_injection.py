@@ -15,7 +15,6 @@ no tag, link or image comes from a string, and the text reads as the string did.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -23,12 +22,15 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import runner
 from markdown_it import MarkdownIt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from forgery import ENVS, RUNNER, hostile, write_hostile
 
 from gpudoctor.renderers.runners import disarm
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 OWN = re.compile(r"::(error|warning|notice) title=GD\d{3} [a-z0-9-]+::")
@@ -43,14 +45,11 @@ def runner_commands(text: str) -> list[str]:
 
 def run(args: list[str], tmp: Path, stdin: str | None = None, **extra: str
         ) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUDOCTOR_", "PYTHONIOENCODING", "LC_", "FAKE_"))}
-    env.update(PYTHONIOENCODING="utf-8", GITHUB_ACTIONS="true", GITLAB_CI="true", CI="true",
-               GITHUB_STEP_SUMMARY=str(tmp / "summary.md"), COLUMNS="80", **extra)
-    env.pop("NO_COLOR", None)
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          env=env, cwd=ROOT, timeout=120, check=False,
-                          input=stdin.encode() if stdin is not None else None)
+    env: dict[str, str | None] = dict(
+        PYTHONIOENCODING="utf-8", GITHUB_ACTIONS="true", GITLAB_CI="true", CI="true",
+        GITHUB_STEP_SUMMARY=str(tmp / "summary.md"), COLUMNS="80", NO_COLOR=None, **extra)
+    return runner.gpudoctor(*args, env=env, drop=("PYTHONIOENCODING", "LC_"), timeout=120,
+                            text=False, input=stdin.encode() if stdin is not None else None)
 
 
 def assert_inert(p: subprocess.CompletedProcess[bytes], what: str) -> None:

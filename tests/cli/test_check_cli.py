@@ -3,29 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+import runner
+from runner import invoke
 
-from gpudoctor.cli import app
 from gpudoctor.compat import known_until
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "envs"
-runner = CliRunner()
 
 
 def gpudoctor(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> (
         subprocess.CompletedProcess[str]):
-    e = dict(os.environ)
-    e.update(env or {})
-    e["NO_COLOR"] = "1"
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=e, timeout=timeout, cwd=ROOT, check=False)
+    return runner.gpudoctor(*args, env=env, timeout=timeout)
 
 
 def no_traceback(p: subprocess.CompletedProcess[str]) -> None:
@@ -83,23 +78,23 @@ def test_garbage_snapshot_exit_2(tmp_path: Path) -> None:
 
 def test_replay_exit_codes_strict_only_skip() -> None:
     healthy = str(FIXTURES / "h100-healthy.json")
-    r = runner.invoke(app, ["check", "--from-snapshot", healthy])
+    r = invoke("check", "--from-snapshot", healthy)
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["check", "--from-snapshot", str(FIXTURES / "lost-gpu.json")])
+    r = invoke("check", "--from-snapshot", str(FIXTURES / "lost-gpu.json"))
     assert r.exit_code == 1
     shm = str(FIXTURES / "container-no-gpus-flag.json")
-    r = runner.invoke(app, ["check", "--from-snapshot", shm, "--only", "GD504"])
+    r = invoke("check", "--from-snapshot", shm, "--only", "GD504")
     assert r.exit_code == 0 and "GD504" in r.output and "GD101" not in r.output
-    r = runner.invoke(app, ["check", "--from-snapshot", shm, "--only", "GD504", "--strict"])
+    r = invoke("check", "--from-snapshot", shm, "--only", "GD504", "--strict")
     assert r.exit_code == 1
-    r = runner.invoke(app, ["check", "GD999", "--from-snapshot", healthy])
+    r = invoke("check", "GD999", "--from-snapshot", healthy)
     assert r.exit_code == 2 and "'GD999': no such check" in r.stderr
 
 
 def test_output_file_and_junit(tmp_path: Path) -> None:
     out = tmp_path / "r.xml"
-    r = runner.invoke(app, ["check", "--from-snapshot", str(FIXTURES / "lost-gpu.json"),
-                            "--format", "junit", "-o", str(out)])
+    r = invoke("check", "--from-snapshot", str(FIXTURES / "lost-gpu.json"),
+               "--format", "junit", "-o", str(out))
     assert r.exit_code == 1 and out.read_text().startswith("<?xml")
 
 
@@ -165,8 +160,8 @@ def test_output_written_whole_with_usual_mode(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     out.write_text("old report")
     out.chmod(0o640)
-    r = runner.invoke(app, ["check", "--from-snapshot", str(FIXTURES / "lost-gpu.json"),
-                            "--format", "json", "-o", str(out)])
+    r = invoke("check", "--from-snapshot", str(FIXTURES / "lost-gpu.json"),
+               "--format", "json", "-o", str(out))
     assert r.exit_code == 1
     assert json.loads(out.read_text())["summary"]["fail"] >= 1
     assert out.stat().st_mode & 0o777 == 0o640  # the file it replaced kept its mode

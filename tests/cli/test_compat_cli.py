@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
+import runner
 from packaging.version import Version
-from typer.testing import CliRunner
+from runner import invoke
 
-from gpudoctor.cli import app
 from gpudoctor.compat import STATUSES, load_tables
 from gpudoctor.compat.query import (
     QUERIES,
@@ -23,11 +20,11 @@ from gpudoctor.compat.query import (
 )
 from gpudoctor.compat.query.answer import not_in_tables
 
-runner = CliRunner()
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 
 def run(*args: str) -> Any:
-    return runner.invoke(app, ["compat", *args], env={"NO_COLOR": "1"})
+    return invoke("compat", *args)
 
 
 def as_json(*args: str) -> dict[str, Any]:
@@ -409,9 +406,7 @@ def test_non_ascii_digits_are_a_usage_error(kind: str, digits: str) -> None:
 
 
 def test_non_ascii_digits_through_the_real_command() -> None:
-    done = subprocess.run([sys.executable, "-m", "gpudoctor", "compat", "cuda", "١٢.٤"],
-                          capture_output=True, text=True, check=False,
-                          env={**os.environ, "NO_COLOR": "1"})
+    done = runner.gpudoctor("compat", "cuda", "١٢.٤")
     assert done.returncode == 2, done.stderr
     assert "non-ASCII digit '١' (U+0661)" in done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr

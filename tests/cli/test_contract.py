@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from runner import invoke
 
 from gpudoctor.checks import REGISTRY
 from gpudoctor.cli import COMMANDS, app
@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 DOCS = ROOT / "docs" / "checks.md"
 HEALTHY = str(ROOT / "tests" / "fixtures" / "envs" / "h100-healthy.json")
-runner = CliRunner()
 
 
 def leaves() -> dict[str, Any]:
@@ -104,7 +103,7 @@ def test_readme_environment_table_matches_the_variables() -> None:
 
 @pytest.mark.parametrize("name", sorted(leaves()))
 def test_every_command_help_shows_examples_and_formats(name: str) -> None:
-    r = runner.invoke(app, [*name.split(), "--help"])
+    r = invoke(*name.split(), "--help")
     assert r.exit_code == 0, r.output
     assert "examples:" in r.output
     assert f"gpudoctor {name.split()[0]}" in r.output[r.output.index("examples:"):]
@@ -121,24 +120,24 @@ def test_every_command_help_shows_examples_and_formats(name: str) -> None:
 ])
 def test_format_option_refuses_formats_the_command_does_not_write(args: list[str],
                                                                    fmt: str) -> None:
-    r = runner.invoke(app, [*args, "--format", fmt])
+    r = invoke(*args, "--format", fmt)
     assert r.exit_code == 2
     assert "Invalid value for '--format'" in r.stderr
 
 
 def test_format_variable_is_used_where_it_exists() -> None:
-    r = runner.invoke(app, ["checks"], env={FORMAT_ENV: "json"})
+    r = invoke("checks", env={FORMAT_ENV: "json"})
     assert r.exit_code == 0 and json.loads(r.stdout)[0]["id"] == REGISTRY[0].id
-    r = runner.invoke(app, ["checks"], env={FORMAT_ENV: "junit"})  # not one of checks': text
+    r = invoke("checks", env={FORMAT_ENV: "junit"})  # not one of checks': text
     assert r.exit_code == 0 and r.stdout.startswith("id ")
-    r = runner.invoke(app, ["checks", "--format", "text"], env={FORMAT_ENV: "nonsense"})
+    r = invoke("checks", "--format", "text", env={FORMAT_ENV: "nonsense"})
     assert r.exit_code == 0  # the option wins; the variable is not even read
 
 
 def test_debug_is_accepted_after_every_subcommand() -> None:
     for args in (["checks", "--debug"], ["compat", "gpu", "sm86", "--debug"],
                  ["check", "GD101", "--from-snapshot", HEALTHY, "--debug"]):
-        r = runner.invoke(app, args)
+        r = invoke(*args)
         assert r.exit_code == 0, (args, r.output)
 
 
@@ -153,7 +152,7 @@ def test_docs_checks_md_is_current() -> None:
 
 
 def test_every_docs_url_points_at_an_anchor_that_exists() -> None:
-    r = runner.invoke(app, ["check", "--from-snapshot", HEALTHY, "--format", "json"])
+    r = invoke("check", "--from-snapshot", HEALTHY, "--format", "json")
     text = DOCS.read_text()
     for f in json.loads(r.stdout)["findings"]:
         path, anchor = f["docs_url"].split("#")
@@ -164,7 +163,7 @@ def test_every_docs_url_points_at_an_anchor_that_exists() -> None:
 
 @pytest.mark.parametrize("selector", ["GD404", "gd404", "gpu-arch-in-torch-build"])
 def test_checks_prints_one_checks_documentation(selector: str) -> None:
-    r = runner.invoke(app, ["checks", selector])
+    r = invoke("checks", selector)
     assert r.exit_code == 0, r.output
     gd404 = next(c for c in REGISTRY if c.id == "GD404")
     lines = r.stdout.splitlines()
@@ -176,11 +175,11 @@ def test_checks_prints_one_checks_documentation(selector: str) -> None:
 
 
 def test_checks_of_a_layer_and_unknown() -> None:
-    r = runner.invoke(app, ["checks", "Environment"])
+    r = invoke("checks", "Environment")
     assert r.exit_code == 0
     host = [c.id for c in REGISTRY if c.layer.value == "host"]
     assert [line.split()[0] for line in r.stdout.splitlines() if line.startswith("GD")] == host
-    r = runner.invoke(app, ["checks", "GD999"])
+    r = invoke("checks", "GD999")
     assert r.exit_code == 2
     assert r.stderr.splitlines()[0] == ("gpudoctor: error: 'GD999': no such check "
                                         "(see `gpudoctor checks`)")
@@ -188,7 +187,7 @@ def test_checks_of_a_layer_and_unknown() -> None:
 
 
 def test_checks_json_carries_every_doc() -> None:
-    r = runner.invoke(app, ["checks", "--format", "json"])
+    r = invoke("checks", "--format", "json")
     rows = json.loads(r.stdout)
     assert [row["id"] for row in rows] == [c.id for c in REGISTRY]
     for row, c in zip(rows, REGISTRY, strict=True):

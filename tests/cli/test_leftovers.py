@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import time
@@ -26,7 +25,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from cli_kit import REPO_ROOT, gpudoctor
+from runner import ROOT as REPO_ROOT
+from runner import gpudoctor
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ENVS = REPO_ROOT / "tests" / "fixtures" / "envs"
 HEALTHY = ENVS / "h100-healthy.json"
@@ -57,13 +59,8 @@ def test_other_commands_refuse_them_too() -> None:
 
 def test_an_environment_variable_is_not_a_conflict() -> None:
     """GPUDOCTOR_TIMEOUT set for a whole CI job applies where it can; not an error."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
-    env.update(GPUDOCTOR_TIMEOUT="5", PYTHONPATH=str(REPO_ROOT))
-    import subprocess
-
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--from-snapshot",
-                        str(HEALTHY)], capture_output=True, text=True, env=env, timeout=120,
-                       check=False)
+    p = gpudoctor("check", "--from-snapshot", str(HEALTHY), env={"GPUDOCTOR_TIMEOUT": "5"},
+                  timeout=120)
     assert p.returncode == 0, p.stderr
 
 

@@ -1,6 +1,6 @@
-"""`gpudoctor smoke-test` end to end on this (GPU-less) machine: the command registered on a
-small Typer app, run with CliRunner, and `python -m gpudoctor` in a real process for the JSON's
-`environment`; the child is a real subprocess with the real torch installed here."""
+"""`gpudoctor smoke-test` end to end on this (GPU-less) machine: the command run with CliRunner,
+and `python -m gpudoctor` in a real process for the JSON's `environment`; the child is a real
+subprocess with the real torch installed here (without torch, those tests skip)."""
 
 from __future__ import annotations
 
@@ -13,33 +13,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
-from typer.testing import CliRunner
+import runner
 
-from gpudoctor.cli.smoke import smoke_test
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-app.command("smoke-test")(smoke_test)
-
-
-@app.callback()
-def _root() -> None:
-    """a one-command app, so `smoke-test` stays a subcommand as in gpudoctor's"""
-
-
-runner = CliRunner()
 FAST = ["--steps", "3", "--warmup", "1"]
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    env = {"NO_COLOR": "1", "COLUMNS": "200", **(env or {})}  # no colour, no wrapping
-    result = runner.invoke(app, ["smoke-test", *args], env=env)
+    env = {"COLUMNS": "200", **(env or {})}  # no wrapping
+    result = runner.invoke("smoke-test", *args, env=env)
     out, err = result.stdout, result.stderr
     assert "Traceback" not in out + err, out + err
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, out, err
 
 
+@pytest.mark.needs_torch
 def test_cpu_text() -> None:
     code, out, _ = invoke("--device", "cpu", *FAST)
     assert code == 0, out
@@ -55,6 +45,7 @@ def test_cpu_text() -> None:
     assert "(CPU figure)" in out
 
 
+@pytest.mark.needs_torch
 def test_cpu_json_to_file(tmp_path: Path) -> None:
     target = tmp_path / "smoke.json"
     code, out, err = invoke("--device", "CPU", "--model", "lenet", "--format", "json",
@@ -142,9 +133,7 @@ SMOKE_IDS = [f"GD45{i}" for i in range(6)]
 
 
 def gpudoctor(*args: str) -> tuple[int, str, str]:
-    from gpudoctor.cli import app as full_app
-
-    result = runner.invoke(full_app, list(args), env={"NO_COLOR": "1", "COLUMNS": "200"})
+    result = runner.invoke(*args, env={"COLUMNS": "200"})
     out, err = result.stdout, result.stderr
     assert "Traceback" not in out + err, out + err
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
@@ -178,6 +167,7 @@ def test_check_without_smoke_skips_them() -> None:
     assert "GD451" in out and "GD452" not in out and "GD101" not in out
 
 
+@pytest.mark.needs_torch
 def test_check_smoke_json_then_replay(tmp_path: Path) -> None:
     """`check --smoke` runs the smoke test here (on the CPU: no GPU), puts it in the
     environment it writes, and `check --from-snapshot` on that report gives the same smoke
@@ -220,10 +210,7 @@ NOT_PROBED = ("nvml", "libcuda", "cuda", "torch", "cudnn")  # smoke-test gathers
 
 def real_gpudoctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """`python -m gpudoctor ARGS` in a new process."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                       text=True, env={**full, "NO_COLOR": "1", **(env or {})}, timeout=300,
-                       check=False)
+    p = runner.gpudoctor(*args, env=env, timeout=300)
     assert "Traceback" not in p.stdout + p.stderr, p.stderr
     return p.returncode, p.stdout, p.stderr
 
@@ -246,6 +233,7 @@ def assert_names_this_machine(environment: dict[str, Any]) -> None:
         assert environment[name]["unavailable"] == "skipped", environment[name]
 
 
+@pytest.mark.needs_torch
 def test_json_environment_names_the_machine_and_replays(tmp_path: Path) -> None:
     target = tmp_path / "smoke.json"
     code, out, _ = real_gpudoctor("smoke-test", "--device", "cpu", "--model", "lenet",
@@ -266,6 +254,7 @@ def test_json_environment_names_the_machine_and_replays(tmp_path: Path) -> None:
     assert json.loads(out)["findings"] == data["findings"]
 
 
+@pytest.mark.needs_torch
 def test_distributed_json_environment_names_the_machine(tmp_path: Path) -> None:
     """One rank, launched as torchrun would (its variables set), over gloo on the CPU: the
     environment holds what the ranks reported (host, device, torch), nothing else."""

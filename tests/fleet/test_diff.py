@@ -4,25 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import runner
 from rich.console import Console
-from typer.testing import CliRunner
+from runner import invoke
 
-from gpudoctor.cli import app
 from gpudoctor.compat import load_tables
 from gpudoctor.diff import diff_environments, stack_facts
 from gpudoctor.model import HostFacts, Layer, Status
 from gpudoctor.renderers.diff import render_markdown, render_text
 from gpudoctor.snapshot import loads
 
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+
 ROOT = Path(__file__).resolve().parents[2]
 ENVS = ROOT / "tests" / "fixtures" / "envs"
 HEALTHY, OLD_DRIVER = ENVS / "h100-healthy.json", ENVS / "old-driver-new-torch.json"
-runner = CliRunner()
 
 
 def env(path: Path):  # type: ignore[no-untyped-def]
@@ -69,10 +68,10 @@ def test_host_only_difference_changes_no_verdict() -> None:
 
 
 def test_cli_exit_codes_and_formats(tmp_path: Path) -> None:
-    r = runner.invoke(app, ["diff", str(HEALTHY), str(HEALTHY)])
+    r = invoke("diff", str(HEALTHY), str(HEALTHY))
     assert r.exit_code == 0, r.output
     assert "0 facts differ" in r.stderr
-    r = runner.invoke(app, ["diff", str(HEALTHY), str(OLD_DRIVER), "--format", "json"])
+    r = invoke("diff", str(HEALTHY), str(OLD_DRIVER), "--format", "json")
     assert r.exit_code == 1
     data = json.loads(r.stdout)
     assert data["command"] == "diff" and data["a"] == str(HEALTHY)
@@ -80,8 +79,8 @@ def test_cli_exit_codes_and_formats(tmp_path: Path) -> None:
                                            if v["id"] == "GD103").items()
     assert data["summary"]["verdicts_changed"] == len(data["verdicts"]) > 0
     out = tmp_path / "d.md"
-    r = runner.invoke(app, ["diff", str(HEALTHY), str(OLD_DRIVER), "-f", "markdown",
-                            "-o", str(out)])
+    r = invoke("diff", str(HEALTHY), str(OLD_DRIVER), "-f", "markdown",
+               "-o", str(out))
     assert r.exit_code == 1
     md = out.read_text()
     assert "### Driver & GPUs" in md and "| driver version |" in md
@@ -95,7 +94,7 @@ def test_cli_exit_codes_and_formats(tmp_path: Path) -> None:
     ([str(HEALTHY)], "Missing argument"),
 ])
 def test_usage_errors(args: list[str], needle: str) -> None:
-    r = runner.invoke(app, ["diff", *args])
+    r = invoke("diff", *args)
     assert r.exit_code == 2
     assert needle in r.stderr
 
@@ -105,9 +104,8 @@ def test_stdin_and_a_pasted_report_against_a_snapshot() -> None:
     paste = next((ROOT / "tests" / "fixtures" / "reports").rglob("*collect_env*"), None)
     if paste is None:
         pytest.skip("no collect_env report among the fixtures")
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "diff", "-", str(paste), "-f",
-                        "json"], input=HEALTHY.read_text(), capture_output=True, text=True,
-                       timeout=60, check=False)
+    p = runner.gpudoctor("diff", "-", str(paste), "-f", "json", input=HEALTHY.read_text(),
+                         timeout=60)
     assert p.returncode in (0, 1), p.stderr
     assert "Traceback" not in p.stderr
     assert json.loads(p.stdout)["a"] == "stdin"

@@ -17,17 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from runner import invoke
 
 from gpudoctor.actions.smoke import smoke_environment
 from gpudoctor.checks.smoke import check_smoke_distributed
-from gpudoctor.cli import app
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
 from gpudoctor.model_smoke import DistributedReport, RankResult
 from gpudoctor.snapshot import dumps, loads
 
-runner = CliRunner()
 torch_distributed = pytest.importorskip("torch.distributed", reason="torch is not installed")
 
 
@@ -111,7 +109,7 @@ def test_a_rank_that_hangs_is_named(tmp_path: Path) -> None:
 
 def test_distributed_outside_a_launcher_is_a_usage_error() -> None:
     env = dict.fromkeys(("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"), "")
-    r = runner.invoke(app, ["smoke-test", "--distributed", "--device", "cpu"], env=env)
+    r = invoke("smoke-test", "--distributed", "--device", "cpu", env=env)
     assert r.exit_code == 2
     assert "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT not set" in r.stderr
     assert "torchrun" in r.stderr

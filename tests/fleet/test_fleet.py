@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+import runner
+from runner import invoke
 
 from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.cli import app
 from gpudoctor.compat import load_tables
 from gpudoctor.fleet import FACTS, aggregate, read_node
 from gpudoctor.renderers.json import JsonRenderer
 from gpudoctor.snapshot import dumps, loads
 
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+
 ROOT = Path(__file__).resolve().parents[2]
 ENVS = ROOT / "tests" / "fixtures" / "envs"
-runner = CliRunner()
 
 
 def report(fixture: str, hostname: str | None, driver: str | None = None) -> str:
@@ -66,7 +65,7 @@ def test_majority_deviants_and_failures(reports: Path) -> None:
 def test_cli_json_names_unreadable_and_missing_reports(reports: Path) -> None:
     (reports / "broken.json").write_text('{"schema_version": 1, "environ')
     (reports / "notes.txt").write_text("not a report, not *.json: ignored")
-    r = runner.invoke(app, ["fleet", str(reports), str(reports / "gone.json"), "-f", "json"])
+    r = invoke("fleet", str(reports), str(reports / "gone.json"), "-f", "json")
     assert r.exit_code == 1, r.output
     data = json.loads(r.stdout)
     assert {k: data["summary"][k] for k in ("nodes", "failing", "unreadable")} == {
@@ -82,14 +81,13 @@ def test_healthy_fleet_exits_0_and_text_names_deviants(tmp_path: Path) -> None:
     for i in range(3):
         (tmp_path / f"n{i}.json").write_text(report("h100-healthy", f"gpu{i}"))
     (tmp_path / "odd.json").write_text(report("h100-healthy", "odd", driver="570.124.06"))
-    r = runner.invoke(app, ["fleet", str(tmp_path)], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    r = invoke("fleet", str(tmp_path), env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output  # deviating is not failing
     assert "≠ 570.124.06: odd" in r.stdout
     assert "(3 of 4)" in r.stdout
-    r = runner.invoke(app, ["fleet", str(tmp_path), "-v", "-f", "text"],
-                      env={"NO_COLOR": "1", "COLUMNS": "200"})
+    r = invoke("fleet", str(tmp_path), "-v", "-f", "text", env={"COLUMNS": "200"})
     assert r.stdout.splitlines()[0].split()[:2] == ["node", "driver"]
-    r = runner.invoke(app, ["fleet", *map(str, sorted(tmp_path.iterdir())), "-f", "markdown"])
+    r = invoke("fleet", *map(str, sorted(tmp_path.iterdir())), "-f", "markdown")
     assert "| driver |" in r.stdout and "<details>" in r.stdout and "odd" in r.stdout
 
 
@@ -101,7 +99,7 @@ def test_snapshot_without_findings_is_judged(tmp_path: Path) -> None:
 
 
 def test_no_report_at_all_is_a_usage_error(tmp_path: Path) -> None:
-    r = runner.invoke(app, ["fleet", str(tmp_path)])
+    r = invoke("fleet", str(tmp_path))
     assert r.exit_code == 2
     assert "no report found" in r.stderr
 
@@ -110,13 +108,11 @@ def test_reports_written_by_check_on_this_machine(tmp_path: Path) -> None:
     """The recipe itself: `check --format json -o reports/$(hostname).json`, then fleet."""
     out = tmp_path / "reports"
     out.mkdir()
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--no-torch", "--format",
-                        "json", "-o", str(out / "this.json")], capture_output=True, text=True,
-                       timeout=120, check=False)
+    p = runner.gpudoctor("check", "--no-torch", "--format", "json", "-o", str(out / "this.json"),
+                         timeout=120)
     assert p.returncode in (0, 1), p.stderr
     host = json.loads((out / "this.json").read_text())["environment"]["host"]["hostname"]
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "fleet", str(out), "-f", "json"],
-                       capture_output=True, text=True, timeout=120, check=False)
+    p = runner.gpudoctor("fleet", str(out), "-f", "json", timeout=120)
     assert p.returncode in (0, 1), p.stderr
     assert json.loads(p.stdout)["nodes"][0]["node"] == host
 

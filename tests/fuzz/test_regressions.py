@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from cli_kit import REPO_ROOT, gpudoctor
+from runner import ROOT as REPO_ROOT
+from runner import gpudoctor
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ENVS = REPO_ROOT / "tests" / "fixtures" / "envs"
 
@@ -168,15 +171,11 @@ def test_an_xml_report_with_an_undecodable_byte_in_argv() -> None:
     """`explain "$(cat log)"` whose text holds `nvidia-smi -q -x` and a byte that is not UTF-8:
     Python hands it over as a lone surrogate, which the XML parser could not be fed
     (UnicodeEncodeError, exit 3); the fuzzer found it with "\\ud800" in a pasted -q -x."""
-    import subprocess
 
     xml = next((REPO_ROOT / "tests" / "fixtures" / "reports").glob("nvidia_smi_xml*")).read_bytes()
     text = (b"CUDA error: no kernel image is available for execution on the device\n"
             + xml.replace(b"<driver_version>", b"\xff<driver_version>", 1))
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("GPUDOCTOR_")}
-    env["PYTHONPATH"] = str(REPO_ROOT)
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", text], capture_output=True,
-                       env=env, timeout=120, check=False)
+    p = gpudoctor("explain", text, timeout=120, text=False)
     assert p.returncode in (0, 1), p.stderr
     assert b"Traceback" not in p.stderr and b"internal error" not in p.stderr
     assert b"nvidia-smi -q -x" in p.stderr  # the block was read, and confirmed against

@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY = ROOT / "tests" / "fixtures" / "envs" / "h100-healthy.json"
@@ -31,18 +34,18 @@ OSC_TITLE = "\x1b]0;pwned\x07"  # sets the terminal's title
 CLEAR = "\x1b[2J"  # clears the screen
 
 
+DROP = ("PYTHONIOENCODING", "LC_", "PYTHONUTF8")  # the encoding is the one a test states
+
+
 def base_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUDOCTOR_", "PYTHONIOENCODING", "LC_", "PYTHONUTF8"))}
-    env.update({"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}, **extra)
-    return env
+    return runner.environment({"PYTHONIOENCODING": "utf-8", **extra}, drop=DROP)
 
 
 def run(args: Sequence[str], env: dict[str, str] | None = None, stdout: Any = subprocess.PIPE,
         stdin: Any = subprocess.DEVNULL, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*GPUDOCTOR, *args], stdout=stdout, stderr=subprocess.PIPE,
-                          stdin=stdin, env=env or base_env(), cwd=ROOT, timeout=timeout,
-                          check=False)
+    """`python -m gpudoctor ARGS` in exactly `env` (default `base_env()`)."""
+    return runner.gpudoctor(*args, env=env or base_env(), drop=DROP, timeout=timeout,
+                            text=False, stdout=stdout, stdin=stdin)
 
 
 def stderr_of(p: subprocess.CompletedProcess[bytes]) -> str:
@@ -104,9 +107,8 @@ def test_help_onto_a_full_device() -> None:
 
 
 def test_reader_closes_the_pipe_quietly() -> None:
-    proc = subprocess.Popen([*GPUDOCTOR, "check", "--from-snapshot", str(HEALTHY), "-v",
-                             "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env=base_env(), cwd=ROOT)
+    proc = runner.popen("check", "--from-snapshot", str(HEALTHY), "-v", "--format", "json",
+                        env=base_env(), drop=DROP, text=False, stdin=subprocess.DEVNULL)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # before the child is even up: its write meets a pipe with no reader
     err = proc.stderr.read().decode()
@@ -360,9 +362,9 @@ def test_stdin_is_read_bounded_too() -> None:
         p = run(["check", "--from-snapshot", "-"], stdin=zero)
     assert p.returncode == 2
     assert first_line(p).startswith("gpudoctor: error: cannot read stdin: larger than 16 MiB")
-    p = subprocess.run([*GPUDOCTOR, "check", "--from-snapshot", "-", "--only", "GD101"],
-                       input=HEALTHY.read_bytes(), capture_output=True, env=base_env(),
-                       cwd=ROOT, timeout=60, check=False)
+    p = runner.gpudoctor("check", "--from-snapshot", "-", "--only", "GD101",
+                         input=HEALTHY.read_bytes(), env=base_env(), drop=DROP, timeout=60,
+                         text=False)
     assert p.returncode == 0 and b"GD101" in p.stdout
 
 

@@ -18,15 +18,14 @@ import dataclasses
 import io
 import itertools
 import json
-import os
 import shutil
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 from cudnn_kit import (  # noqa: F401 - the fixtures
     GpuEnv,
     MakeTarball,
@@ -52,6 +51,8 @@ from gpudoctor.renderers import explain as explain_render
 from gpudoctor.renderers.console import CONTINUED, ConsoleRenderer
 from gpudoctor.renderers.json import JsonRenderer
 from gpudoctor.snapshot import SnapshotError, from_data, loads, to_data
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = (40, 57, 80, 100, 137, 200)
@@ -229,11 +230,8 @@ def test_the_continuation_mark_is_never_a_line_start_of_gpudoctor_s_own() -> Non
 
 def run(args: list[str], width: int = 100, stdin: str | None = None
         ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUDOCTOR_", "PYTHONIOENCODING", "LC_", "FAKE_"))}
-    env.update(NO_COLOR="1", PYTHONIOENCODING="utf-8", COLUMNS=str(width))
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=120, check=False, input=stdin)
+    return runner.gpudoctor(*args, env={"PYTHONIOENCODING": "utf-8", "COLUMNS": str(width)},
+                            drop=("PYTHONIOENCODING", "LC_"), input=stdin, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -298,16 +296,11 @@ def test_cli_install_cudnn_with_hostile_paths(toolkit: Path, make_tarball: MakeT
     tarball.rename(hostile_tarball)
     for width in (40, 80, 137):
         for extra in (["--dry-run"], []):
-            env = {**gpu_env(), "NO_COLOR": "1", "COLUMNS": str(width),
-                   "PYTHONIOENCODING": "utf-8"}
-            p = subprocess.run([sys.executable, "-m", "gpudoctor", "install-cudnn", "--tarball",
-                                str(hostile_tarball), "--prefix", str(prefix), *extra],
-                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
-                               check=False)
+            env = {**gpu_env(), "COLUMNS": str(width), "PYTHONIOENCODING": "utf-8"}
+            p = runner.gpudoctor("install-cudnn", "--tarball", str(hostile_tarball), "--prefix",
+                                 str(prefix), *extra, env=env, timeout=120)
             assert p.returncode in (0, 1), p.stderr
             assert_unforged(p.stdout, f"install {extra} at {width}")
             assert_unforged(p.stderr, f"install stderr {extra} at {width}")
         if not extra:
-            subprocess.run([sys.executable, "-m", "gpudoctor", "uninstall-cudnn", "--prefix",
-                            str(prefix)], capture_output=True, env=env, cwd=ROOT, timeout=120,
-                           check=False)
+            runner.gpudoctor("uninstall-cudnn", "--prefix", str(prefix), env=env, timeout=120)

@@ -16,10 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import runner
 from proctable import PY, REPO, env, hanging_python
 
 from gpudoctor.model import Reason, Unavailable
 from gpudoctor.probes.native import read_version
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 BOUND = 60.0  # seconds: generous; without the deadlines these runs never end
 
@@ -30,6 +33,13 @@ def _run(argv: list[str], extra: dict[str, str]) -> subprocess.CompletedProcess[
                               text=True, timeout=BOUND, check=False)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"{argv} did not finish within {BOUND:g} s: {e.stderr!r}")
+
+
+def _gpudoctor(args: list[str], extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    try:
+        return runner.gpudoctor(*args, env=extra, timeout=BOUND)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"gpudoctor {args} did not finish within {BOUND:g} s: {e.stderr!r}")
 
 
 def _wedged(fake_nvml: Path) -> dict[str, str]:
@@ -65,7 +75,7 @@ def test_nvml_probe_answers_when_init_is_only_slow(fake_nvml: Path) -> None:
 def test_check_finishes_when_nvml_blocks(fake_nvml: Path) -> None:
     """`--timeout` bounds NVML as it bounds `import torch`: the report comes, the driver is
     reported as not answering."""
-    result = _run([PY, "-m", "gpudoctor", "check", "host", "driver", "--timeout", "2",
+    result = _gpudoctor(["check", "host", "driver", "--timeout", "2",
                    "--no-torch", "--format", "json"], _wedged(fake_nvml))
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr
@@ -94,7 +104,7 @@ def test_a_native_library_that_blocks_is_abandoned(tmp_path: Path) -> None:
 
 def test_check_host_does_not_wait_for_a_hanging_torch(tmp_path: Path) -> None:
     hang = hanging_python(tmp_path)
-    result = _run([PY, "-m", "gpudoctor", "check", "host", "--python", str(hang), "--format",
+    result = _gpudoctor(["check", "host", "--python", str(hang), "--format",
                    "json"], {})
     assert result.returncode in (0, 1), result.stderr
     data = json.loads(result.stdout)
@@ -115,12 +125,12 @@ def test_fleet_skips_a_fifo_named_json(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     reports.mkdir()
     good = reports / "node1.json"
-    assert _run([PY, "-m", "gpudoctor", "check", "--from-snapshot",
+    assert _gpudoctor(["check", "--from-snapshot",
                  str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json"), "--format",
                  "json", "-o", str(good)], {}).returncode == 0
     os.mkfifo(reports / "stuck.json")  # no writer, ever
     for args in ([str(reports)], [str(reports / "stuck.json"), str(good)]):
-        result = _run([PY, "-m", "gpudoctor", "fleet", *args, "--format", "json"], {})
+        result = _gpudoctor(["fleet", *args, "--format", "json"], {})
         assert result.returncode == 1, result.stderr  # an unreadable report is a problem
         view = json.loads(result.stdout)
         assert view["summary"]["nodes"] == 1
@@ -170,7 +180,7 @@ def test_output_to_a_symlink_is_refused(tmp_path: Path, to: str) -> None:
     link = tmp_path / "report.json"
     link.symlink_to(target)
     snap = str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")
-    result = _run([PY, "-m", "gpudoctor", "check", "--from-snapshot", snap, "-o", str(link)],
+    result = _gpudoctor(["check", "--from-snapshot", snap, "-o", str(link)],
                   {})
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines()[0] == (
@@ -178,7 +188,7 @@ def test_output_to_a_symlink_is_refused(tmp_path: Path, to: str) -> None:
         "file it names instead")
     assert link.is_symlink() and os_readlink(link) == str(target)
     assert (target.read_text() == "precious") if to == "file" else not target.exists()
-    result = _run([PY, "-m", "gpudoctor", "check", "--from-snapshot", snap, "--format", "json",
+    result = _gpudoctor(["check", "--from-snapshot", snap, "--format", "json",
                    "-o", "/dev/stdout"], {})
     assert result.returncode == 0 and json.loads(result.stdout)["schema_version"]
 
@@ -195,7 +205,7 @@ def test_output_to_a_fifo_without_reader_is_an_error_not_a_hang(tmp_path: Path) 
     fifo = tmp_path / "out.json"
     os.mkfifo(fifo)
     snap = str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")
-    result = _run([PY, "-m", "gpudoctor", "check", "--from-snapshot", snap, "-o", str(fifo)],
+    result = _gpudoctor(["check", "--from-snapshot", snap, "-o", str(fifo)],
                   {})
     assert result.returncode == 2, result.stderr
     assert "a FIFO that no process reads" in result.stderr

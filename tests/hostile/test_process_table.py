@@ -14,10 +14,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from proctable import PY, REPO, descendants, env, hanging_python, wait_for
+import runner
+from proctable import PY, descendants, hanging_python, wait_for
 
 from gpudoctor.childargv import by_stdin
 from gpudoctor.childproc import run
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 # a line of each child's program that no argv of gpudoctor's own holds
 SOURCES = ("Child-process half of the PyTorch probe", "Child-process half of `gpudoctor "
@@ -28,9 +31,7 @@ SOURCES = ("Child-process half of the PyTorch probe", "Child-process half of `gp
                          ids=["torch-probe", "smoke-test"])
 def test_no_child_shows_its_program_in_ps(tmp_path: Path, args: list[str]) -> None:
     hang = hanging_python(tmp_path)
-    proc = subprocess.Popen([PY, "-m", "gpudoctor", *args, "--python", str(hang)], cwd=REPO,
-                            env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = runner.popen(*args, "--python", str(hang))
     try:
         assert wait_for(lambda: any(p.cmdline.startswith("sleep 600")
                                     for p in descendants(proc.pid)), 120), "no child hung"

@@ -25,9 +25,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import CudnnKit, gpu_env_fixture, toolkit_fixture  # noqa: F401 - the fixtures
 
 from gpudoctor.checks import REGISTRY, select
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY = ROOT / "tests" / "fixtures" / "envs" / "h100-healthy.json"
@@ -35,15 +38,13 @@ NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for executio
 
 
 def base_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
-    return {**env, "NO_COLOR": "1", "COLUMNS": "200"}
+    return runner.environment({"COLUMNS": "200"})
 
 
 def gpudoctor(*args: str, env: dict[str, str] | None = None,
               ) -> subprocess.CompletedProcess[str]:
     """`python -m gpudoctor ARGS`, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True,
-                          text=True, env=env or base_env(), timeout=120, check=False)
+    return runner.gpudoctor(*args, env=env or base_env(), timeout=120)
 
 
 def in_bash(script: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -138,9 +139,7 @@ def test_an_existing_path_that_is_no_text_is_refused(tmp_path: Path, path: str,
     "/nonexistent/train.log", "logs/run-3", "train.log", "stderr.TXT", "job.out", "job.err",
 ])
 def test_a_missing_path_is_a_usage_error_not_a_text(tmp_path: Path, arg: str) -> None:
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", arg, "--no-probe"],
-                       capture_output=True, text=True, env=base_env(), timeout=120,
-                       cwd=tmp_path, check=False)
+    p = runner.gpudoctor("explain", arg, "--no-probe", env=base_env(), timeout=120, cwd=tmp_path)
     usage_error(p, f"no such file: {arg}", "quote it")
 
 

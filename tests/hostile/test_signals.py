@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import runner
 from cudnn_kit import (  # noqa: F401 - the fixtures
     GpuEnv,
     MakeTarball,
@@ -39,6 +40,8 @@ from proctable import (
     wait_for,
 )
 
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+
 PROMPT = 5.0  # seconds gpudoctor may take to exit after the signal
 EXPECTED = {
     signal.SIGINT: (130, "gpudoctor: interrupted"),
@@ -53,9 +56,7 @@ def hang(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def gpudoctor(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen([PY, "-m", "gpudoctor", *args], cwd=REPO,
-                            env={**env(), **(extra_env or {})},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return runner.popen(*args, env=extra_env)
 
 
 def _hanging_groups(proc: subprocess.Popen[str]) -> set[int]:
@@ -179,10 +180,8 @@ def test_ctrl_c_milliseconds_after_exec(delay: float) -> None:
     prints while still starting (importing `site`, runpy, `__future__`) has no frame of
     gpudoctor's in it (`__main__.py` installs its handler as its first statement)."""
     for _ in range(3):
-        proc = subprocess.Popen([PY, "-m", "gpudoctor", "check", "--from-snapshot",
-                                 str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json")],
-                                cwd=REPO, env=env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = runner.popen("check", "--from-snapshot",
+                            str(REPO / "tests" / "fixtures" / "envs" / "h100-healthy.json"))
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=PROMPT * 6)

@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 
 import gpudoctor.probes.gather
 from gpudoctor.__main__ import _needs_torch, _selection
 from gpudoctor.model import Environment, Reason, Unavailable
 from gpudoctor.probes.gather import PROBES, collect
 from gpudoctor.probes.interface import Deps
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 
 def _recording(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -110,13 +113,10 @@ def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
 ])
 def test_the_prestarted_child_is_the_one_the_probe_uses(tmp_path: Path, args: list[str],
                                                         children: int) -> None:
-    import subprocess
-    import sys
 
     python, log = _counting_python(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", *args, "--python", str(python),
-                           "-o", str(tmp_path / "out")], capture_output=True, text=True,
-                          check=False, timeout=120)
+    proc = runner.gpudoctor(*args, "--python", str(python), "-o", str(tmp_path / "out"),
+                            timeout=120)
     assert proc.returncode in (0, 1), proc.stderr
     started = log.read_text().splitlines() if log.exists() else []
     assert len(started) == children, (started, proc.stderr)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+import runner
 
 from gpudoctor.model import (
     CudaFacts,
@@ -30,6 +31,8 @@ from gpudoctor.model import (
 from gpudoctor.probes import cuda as cuda_probe
 from gpudoctor.probes.cuda import probe_cuda, probe_libcuda
 from gpudoctor.probes.interface import Deps
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 CompileFake = Callable[[str, str, Sequence[str]], Path]
 CUDART_WHEEL = "nvidia-cuda-runtime-cu12==12.4.127"
@@ -422,8 +425,7 @@ def test_headers_under_targets_count(tmp_path: Path) -> None:
 
 
 def _check_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--no-torch", *args],
-                          capture_output=True, text=True, timeout=120, check=False)
+    return runner.gpudoctor("check", "--no-torch", *args, timeout=120)
 
 
 @pytest.mark.parametrize("name", ["missing", "file", "empty", "not-a-toolkit"])

@@ -13,10 +13,13 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+import runner
 
 from gpudoctor.model import Reason, TorchFacts, TorchRuntime, TorchStatic, Unavailable
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.pytorch import probe_torch
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 CUDNN_ERROR = "libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory"
 
@@ -340,9 +343,7 @@ def test_interpreter_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_cli_refuses_what_is_not_python_with_exit_2(tmp_path: Path) -> None:
     for value in ("/bin/ls", str(tmp_path)):
-        result = subprocess.run(
-            [sys.executable, "-m", "gpudoctor", "check", "--python", value, "--only", "host"],
-            capture_output=True, text=True, timeout=120, check=False)
+        result = runner.gpudoctor("check", "--python", value, "--only", "host", timeout=120)
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith(f"gpudoctor: error: --python {value}: ")
         assert "Traceback" not in result.stderr

@@ -11,12 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_kit import gpudoctor
+from runner import gpudoctor
 
 from gpudoctor.model import CudaFacts, Environment, Reason, Unavailable
 from gpudoctor.probes.gather import NOT_GATHERED
 from gpudoctor.renderers.interface import cuda_versions
 from gpudoctor.snapshot import loads
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHOWN = "not gathered (no selected check reads it)"

@@ -8,12 +8,13 @@ recorded snapshots, the XML parsed with ElementTree.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import runner
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ENVS = Path(__file__).resolve().parents[1] / "fixtures" / "envs"
 FIXTURES = sorted(ENVS.glob("*.json"))
@@ -21,19 +22,16 @@ FIXTURES = sorted(ENVS.glob("*.json"))
 
 def check(snapshot: Path, *args: str) -> tuple[int, ET.Element]:
     """`gpudoctor check --from-snapshot SNAPSHOT --format junit ARGS`: exit code and suite."""
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--from-snapshot",
-                        str(snapshot), "--format", "junit", *args], capture_output=True,
-                       text=True, timeout=120, check=False,
-                       env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+    p = runner.gpudoctor("check", "--from-snapshot", str(snapshot), "--format", "junit", *args,
+                         timeout=120)
     assert "Traceback" not in p.stderr, p.stderr
     return p.returncode, ET.fromstring(p.stdout)
 
 
 def statuses(snapshot: Path) -> dict[str, tuple[str, str]]:
     """id → (status, severity) of every check, from the same snapshot's JSON report."""
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--from-snapshot",
-                        str(snapshot), "--format", "json"], capture_output=True, text=True,
-                       timeout=120, check=False, env={"PATH": "/usr/bin:/bin"})
+    p = runner.gpudoctor("check", "--from-snapshot", str(snapshot), "--format", "json",
+                         timeout=120)
     return {f["id"]: (f["status"], f["severity"]) for f in json.loads(p.stdout)["findings"]}
 
 

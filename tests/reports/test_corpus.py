@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,6 +23,8 @@ from gpudoctor.checks import run_checks
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import Status
 from gpudoctor.reports import ReportError, read_reports
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"
@@ -96,8 +99,7 @@ def test_readme_states_the_figure() -> None:
 
 
 def gpudoctor(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, check=False, cwd=ROOT)
+    return runner.gpudoctor(*args, input=stdin, timeout=120)
 
 
 CLI_CASES = [

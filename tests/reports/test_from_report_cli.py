@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+import pytest
+import runner
 from report_excerpts import COLLECT_ENV_4090_CU117, TABLE_550_A10
+
+pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ENVS = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
 BODY = f"### Versions\n\n```\n{COLLECT_ENV_4090_CU117}```\n"
 
 
 def gpudoctor(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return runner.gpudoctor(*args, input=stdin, timeout=120)
 
 
 def test_issue_body_on_stdin() -> None:
