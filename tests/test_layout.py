@@ -1,0 +1,87 @@
+"""Every module has its unit tests at the mirrored path (STYLE.md §1, issue 22 item 4).
+
+gpudoctor/a/b.py is tested in tests/a/test_b.py, a package's __init__.py in tests/a/test_a.py,
+gpudoctor/x.py in tests/test_x.py. Exempt, with the reason: the package's own __init__.py (its
+version only) and the child scripts, which run under the diagnosed interpreter and are tested
+through the runners that start them. `NOT_YET` lists the modules still without their file:
+it may only shrink (a listed module that gains its file, or no longer exists, fails here).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gpudoctor"
+
+EXEMPT = {
+    "__init__.py": "the version only",
+    "probes/_torch_child.py": "the torch probe's child script: tested through probes/pytorch.py",
+    "actions/_smoke_child.py": "the smoke test's child script: tested through actions/smoke.py",
+    "actions/_distributed_child.py": "the distributed smoke child: tested through "
+                                     "actions/distributed.py",
+}
+
+NOT_YET = {
+    "__main__.py", "actions/__init__.py", "actions/childlines.py", "actions/distributed.py",
+    "actions/members.py", "actions/preflight.py", "actions/system.py", "actions/tarball.py",
+    "actions/transaction.py", "actions/uninstall_cudnn.py", "checks/__init__.py", "checks/base.py",
+    "checks/container.py", "checks/cuda.py", "checks/cudnn.py", "checks/cudnn_builds.py",
+    "checks/cudnn_versions.py", "checks/driver.py", "checks/driver_wanted.py", "checks/facts.py",
+    "checks/freshness.py", "checks/host.py", "checks/mixed_loads.py", "checks/pytorch.py",
+    "checks/requirements.py", "checks/smoke.py", "checks/torch_copies.py", "childargv.py",
+    "cli/__init__.py", "cli/check.py", "cli/checks.py", "cli/ci.py", "cli/common.py",
+    "cli/compat.py", "cli/diff.py", "cli/explain.py", "cli/fleet.py", "cli/install.py",
+    "cli/options.py", "cli/output.py", "cli/recommend.py", "cli/smoke.py", "cli/snapshot.py",
+    "compat/__init__.py", "compat/advice.py", "compat/freshness.py", "compat/gpu_names.py",
+    "compat/load.py", "compat/pick.py", "compat/query/__init__.py", "compat/query/answer.py",
+    "compat/query/cuda.py", "compat/query/cudnn.py", "compat/query/gpu.py",
+    "compat/query/pytorch.py", "compat/recommend.py", "compat/rows.py", "compat/rules.py",
+    "compat/wheels.py", "diff.py", "exitcodes.py", "explain/__init__.py",
+    "explain/classes.py", "explain/core.py", "explain/decode.py", "explain/derive.py",
+    "explain/errcodes.py", "explain/focus.py", "explain/found.py", "explain/kb.py",
+    "explain/libraries.py", "explain/loader.py", "explain/logs.py", "explain/match.py",
+    "explain/oom.py", "fleet.py", "model.py", "model_base.py", "model_health.py", "model_smoke.py",
+    "probes/__init__.py", "probes/cuda.py", "probes/cudnn_files.py", "probes/gather.py",
+    "probes/interface.py", "probes/native.py", "probes/prestart.py", "probes/pytorch.py",
+    "renderers/catalog.py", "renderers/compat.py", "renderers/console.py", "renderers/diff.py",
+    "renderers/distributed.py", "renderers/encoding.py", "renderers/explain.py",
+    "renderers/fleet.py", "renderers/github.py", "renderers/install.py", "renderers/interface.py",
+    "renderers/json.py", "renderers/junit.py", "renderers/markdown.py", "renderers/npd.py",
+    "renderers/progress.py", "renderers/prometheus.py", "renderers/runners.py",
+    "renderers/smoke.py", "reports/__init__.py", "reports/cudnn_list.py", "reports/interface.py",
+    "reports/nvidia_smi.py", "reports/snapshot.py", "requirements.py", "versions.py",
+}
+
+
+def mirrored(module: Path) -> Path:
+    """The test file of `module` (a path relative to the package)."""
+    if module.name == "__init__.py":
+        return ROOT / "tests" / module.parent / f"test_{module.parent.name}.py"
+    return ROOT / "tests" / module.parent / f"test_{module.stem}.py"
+
+
+def modules() -> set[str]:
+    return {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+            if "__pycache__" not in p.parts}
+
+
+def test_every_module_has_its_mirrored_test_file() -> None:
+    lacking = {m for m in modules() - EXEMPT.keys() - NOT_YET if not mirrored(Path(m)).exists()}
+    assert not lacking, "write the tests at " + ", ".join(
+        str(mirrored(Path(m)).relative_to(ROOT)) for m in sorted(lacking))
+
+
+def test_the_not_yet_list_only_shrinks() -> None:
+    done = {m for m in NOT_YET if mirrored(Path(m)).exists()}
+    assert not done, f"remove from NOT_YET (their tests are in place): {sorted(done)}"
+    gone = NOT_YET - modules()
+    assert not gone, f"remove from NOT_YET (no such module): {sorted(gone)}"
+    assert not EXEMPT.keys() - modules()
+
+
+def test_a_module_without_its_file_is_found(tmp_path: Path) -> None:
+    """The rule can fail: a new module with no test file is reported."""
+    assert not mirrored(Path("checks/brand_new.py")).exists()
+    assert mirrored(Path("checks/__init__.py")) == ROOT / "tests" / "checks" / "test_checks.py"
+    assert mirrored(Path("snapshot.py")) == ROOT / "tests" / "test_snapshot.py"
