@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.model import (
     CudaFacts,
     CudnnFacts,
@@ -135,9 +135,9 @@ def stack_facts(env: Environment) -> Iterator[tuple[Layer, str, str]]:
 
 def _driver(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     d = Layer.DRIVER
-    version = F.driver_version(env)
+    version = V.driver_version(env)
     yield d, "driver version", version if version else shown(env.nvml)
-    reported = F.reported_driver_cuda(env)
+    reported = V.reported_driver_cuda(env)
     yield d, "driver's max CUDA", reported[0] if reported else NONE
     if not isinstance(env.nvml, NvmlFacts):
         return
@@ -154,9 +154,9 @@ def _driver(env: Environment) -> Iterator[tuple[Layer, str, str]]:
 
 def _cuda(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     c = Layer.CUDA
-    if F.torch_facts(env) is not None:
-        yield c, "torch's CUDA", F.torch_cuda(env) or "none (CPU-only build)"
-    tk = F.toolkit(env)
+    if V.torch_facts(env) is not None:
+        yield c, "torch's CUDA", V.torch_cuda(env) or "none (CPU-only build)"
+    tk = V.toolkit(env)
     if isinstance(env.cuda, CudaFacts):
         yield c, "toolkit in use", (f"{shown(tk.version)} at {tk.root}" if tk else NONE)
         yield c, "toolkits found", ", ".join(f"{shown(k.version)} at {k.root}"
@@ -167,7 +167,7 @@ def _cuda(env: Environment) -> Iterator[tuple[Layer, str, str]]:
 
 def _cudnn(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     n = Layer.CUDNN
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is not None:
         v = rt.cudnn_version
         yield n, "torch's cuDNN", shown(v) if not isinstance(v, int) else (
@@ -183,11 +183,11 @@ def _cudnn(env: Environment) -> Iterator[tuple[Layer, str, str]]:
 
 def _torch(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     p = Layer.PYTORCH
-    t, missing = env.torch, F.torch_missing(env)  # a missing torch reads alike in both shapes
+    t, missing = env.torch, V.torch_missing(env)  # a missing torch reads alike in both shapes
     if missing is not None or not isinstance(t, TorchFacts):
         yield p, "torch", shown(missing)
         return
-    yield p, "torch version", F.torch_version(env) or shown(t.runtime)
+    yield p, "torch version", V.torch_version(env) or shown(t.runtime)
     yield p, "torch's Python", shown(t.python)
     st = t.static
     if isinstance(st, TorchStatic):

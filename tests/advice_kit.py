@@ -16,9 +16,9 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks import run_checks
-from gpudoctor.compat import Tables
+from gpudoctor.compat import Tables, machine
 from gpudoctor.compat.advice import torch_advice
 from gpudoctor.compat.pick import TorchPick, runs
 from gpudoctor.compat.wheels import companion_version, labelled
@@ -112,14 +112,15 @@ def with_wheel(env: Environment, tables: Tables, pick: TorchPick) -> Environment
     version = f"{pick.version}+{pick.variant}" if tagged else pick.version
     cudnn = _cudnn_int(variant.cudnn)
     how = runs(env, tables, variant.cuda)
-    gpus = [g for g, _ in F.resolved_gpus(env, tables) if isinstance(g.compute_capability, str)]
+    gpus = [g for g, _ in machine.resolved_gpus(env, tables)
+            if isinstance(g.compute_capability, str)]
     t = env.torch
-    old_rt = F.torch_runtime(env)
-    seen = bool(F.gpus(env)) or bool(old_rt and isinstance(old_rt.devices, tuple)
+    old_rt = V.torch_runtime(env)
+    seen = bool(V.gpus(env)) or bool(old_rt and isinstance(old_rt.devices, tuple)
                                      and old_rt.devices)
     available: bool | Unavailable
-    if F.driver_unknown(env) or (how in ("full", "mvc", "no-driver") and F.driver_present(env)
-                                 and not seen) or (how == "no-driver" and F.driver_present(env)):
+    if V.driver_unknown(env) or (how in ("full", "mvc", "no-driver") and V.driver_present(env)
+                                 and not seen) or (how == "no-driver" and V.driver_present(env)):
         # a report without the driver's version, or without its GPUs: it cannot tell
         available = Unavailable(Reason.NOT_REPORTED, "the driver's state is not in the report")
     else:
@@ -127,7 +128,7 @@ def with_wheel(env: Environment, tables: Tables, pick: TorchPick) -> Environment
     devices: tuple[TorchDevice, ...] | Unavailable
     if old_rt is not None and isinstance(old_rt.devices, tuple) and old_rt.devices:
         devices = old_rt.devices if available is True else ()
-    elif isinstance(env.nvml, NvmlFacts) and F.is_reported(env.nvml):
+    elif isinstance(env.nvml, NvmlFacts) and V.is_reported(env.nvml):
         devices = tuple(TorchDevice(g.index, g.name, str(g.compute_capability), 0)
                         for g in gpus) if available is True else ()
     else:
@@ -147,7 +148,7 @@ def with_wheel(env: Environment, tables: Tables, pick: TorchPick) -> Environment
             Reason.NOT_REPORTED, "the tables do not record this wheel's cuDNN"),
         cuda_available=available,
         cuda_init_error=None if available is not False else (
-            "RuntimeError: Found no NVIDIA driver on your system." if not F.driver_present(env)
+            "RuntimeError: Found no NVIDIA driver on your system." if not V.driver_present(env)
             else "RuntimeError: The NVIDIA driver on your system is too old."),
         device_count=len(devices) if isinstance(devices, tuple) else devices,
         arch_list=arch if available is not False else (),
@@ -191,7 +192,7 @@ def with_driver(env: Environment, tables: Tables, driver: str) -> Environment | 
     cuda = tables.cuda_for_driver(driver)
     code = encode_cuda_version(cuda) if cuda else None
     if not isinstance(env.nvml, NvmlFacts) and not isinstance(env.libcuda, LibcudaFacts):
-        if F.driver_present(env) or (not F.gpu_signs(env) and not env.sources):
+        if V.driver_present(env) or (not V.gpu_signs(env) and not env.sources):
             return None  # a driver NVML cannot reach, or no GPU for a driver to drive
         env = installed_driver(env, driver, code)
     nvml, libcuda, host = env.nvml, env.libcuda, env.host
@@ -209,11 +210,11 @@ def with_driver(env: Environment, tables: Tables, driver: str) -> Environment | 
             else host.nvidia_module,
             nvml_libraries=tuple((p, driver) for p, _ in host.nvml_libraries))
     out = dataclasses.replace(env, nvml=nvml, libcuda=libcuda, host=host)
-    rt = F.torch_runtime(out)
+    rt = V.torch_runtime(out)
     t = out.torch
     if rt is not None and isinstance(t, TorchFacts) and rt.cuda_available is False \
             and isinstance(rt.cuda, str) and runs(out, tables, rt.cuda) in ("full", "mvc"):
-        gpus = [g for g, _ in F.resolved_gpus(out, tables)
+        gpus = [g for g, _ in machine.resolved_gpus(out, tables)
                 if isinstance(g.compute_capability, str)]
         devices = tuple(TorchDevice(g.index, g.name, str(g.compute_capability), 0) for g in gpus)
         if devices:

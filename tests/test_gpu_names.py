@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks.facts import gpu_cc
 from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat.machine import gpu_cc
 from gpudoctor.compat.query import NotInTables, query_gpu
 from gpudoctor.model import GpuFacts, Reason, Unavailable
 from gpudoctor.reports import read_reports

@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--update-text", action="store_true",
                         help="re-record only the texts (verdicts must still equal the record)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write both files to this folder instead (to compare two trees)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     import gpudoctor
@@ -215,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     verdicts, texts = record()
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        _write(args.out / VERDICTS.name, verdicts)
+        _write(args.out / TEXTS.name, texts)
+        return 0
     if args.update_text:
         recorded = json.loads(VERDICTS.read_text(encoding="utf-8"))
         if recorded != verdicts:

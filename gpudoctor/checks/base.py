@@ -33,7 +33,7 @@ def check(
 ) -> Callable[[CheckFn], Check]:
     """Turn a check function into a `Check` (the module lists them in its CHECKS tuple).
 
-    `facts`: the Environment fields the function reads, itself or through `checks.facts`
+    `facts`: the Environment fields the function reads, itself or through `gpudoctor.views`
     helpers (e.g. `driver_present` reads nvml and libcuda); only their probes run when just
     this check is selected. None: every field. `tests/checks/test_check_facts.py` catches a
     field read but not declared.

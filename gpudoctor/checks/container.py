@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity, Unavailable
 
@@ -47,7 +47,7 @@ def check_container(env: Environment, tables: Tables) -> Finding:
     https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html
     """
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     host = env.host
     cdi = (("CDI specs", ", ".join(host.cdi_specs)),) if host.cdi_specs else ()
     if not host.container:
@@ -134,7 +134,7 @@ def check_cuda_env(env: Environment, tables: Tables) -> Finding:
     https://docs.nvidia.com/cupti/main/main.html
     """
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     found = []
     for name, bad, level, what in _VARS:
         value = env.host.getenv(name)
@@ -169,18 +169,18 @@ def check_mig_visible(env: Environment, tables: Tables) -> Finding:
     https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html
     """
     if not isinstance(env.nvml, NvmlFacts):
-        return skipped(F.reason_of(env.nvml))
-    mig = [g.index for g in F.gpus(env) if g.mig_mode is True]
+        return skipped(V.reason_of(env.nvml))
+    mig = [g.index for g in V.gpus(env) if g.mig_mode is True]
     if not isinstance(env.host, HostFacts):
-        if mig and not F.is_reported(env.host):  # a pasted report shows MIG, not the variables
+        if mig and not V.is_reported(env.host):  # a pasted report shows MIG, not the variables
             return noted(f"MIG mode is on for GPU {', '.join(map(str, mig))}: CUDA runs on its "
                          "MIG devices, not on the whole GPU; which one a job gets is set by "
                          "CUDA_VISIBLE_DEVICES, which the report does not show",
                          "export CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them), "
                          f"or turn MIG off: sudo nvidia-smi -i {mig[0]} -mig 0",
                          (("MIG on", ", ".join(f"GPU {i}" for i in mig)),
-                          ("CUDA_VISIBLE_DEVICES", F.reason_of(env.host))))
-        return skipped(F.reason_of(env.host))
+                          ("CUDA_VISIBLE_DEVICES", V.reason_of(env.host))))
+        return skipped(V.reason_of(env.host))
     if not mig:
         return passed("no GPU has MIG mode on")
     value = env.host.getenv("CUDA_VISIBLE_DEVICES")

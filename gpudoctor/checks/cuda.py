@@ -6,8 +6,9 @@ import dataclasses
 import shlex
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.compat import machine
 from gpudoctor.compat.rules import Ruling, arch_in_build
 from gpudoctor.model import (
     CudaFacts,
@@ -43,7 +44,7 @@ def check_toolkit_found(env: Environment, tables: Tables) -> Finding:
     empty directory, not a toolkit, or a toolkit without bin/nvcc and include/cuda_runtime.h
     (only version.json: a runtime-only install) is a warning that names it and what breaks."""
     if not isinstance(env.cuda, CudaFacts):
-        return skipped(F.reason_of(env.cuda) + "; a toolkit is only needed to build CUDA code")
+        return skipped(V.reason_of(env.cuda) + "; a toolkit is only needed to build CUDA code")
     tk = env.cuda.in_use
     evidence = tuple(
         (t.root, f"{t.version if isinstance(t.version, str) else 'version unknown'} "
@@ -130,7 +131,7 @@ def check_toolkit_readings(env: Environment, tables: Tables) -> Finding:
 
     Sources: https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html
     """
-    tk = F.toolkit(env)
+    tk = V.toolkit(env)
     if tk is None:
         return skipped("no CUDA toolkit found")
     evidence = tuple(
@@ -175,18 +176,18 @@ def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
 
     Sources: https://pytorch.org/docs/stable/cpp_extension.html
     """
-    tv, tc = F.toolkit_version(env), F.torch_cuda(env)
+    tv, tc = V.toolkit_version(env), V.torch_cuda(env)
     if not tv:
         return skipped("no CUDA toolkit found")
     if not tc:
         return skipped("PyTorch is not a CUDA build (or not installed)")
     ev = (("toolkit", tv), ("torch CUDA", tc))
-    if F.major(tv) == F.major(tc):
-        return passed(f"toolkit CUDA {tv} and PyTorch's CUDA {tc} share major {F.major(tc)}", ev)
+    if V.major(tv) == V.major(tc):
+        return passed(f"toolkit CUDA {tv} and PyTorch's CUDA {tc} share major {V.major(tc)}", ev)
     return warned(
-        f"toolkit CUDA {tv} ≠ PyTorch's CUDA {tc} (major {F.major(tv)} vs {F.major(tc)}): fine "
+        f"toolkit CUDA {tv} ≠ PyTorch's CUDA {tc} (major {V.major(tv)} vs {V.major(tc)}): fine "
         "for running PyTorch, but building CUDA extensions against this torch will fail",
-        f"only if you build extensions: install a CUDA {F.major(tc)}.x toolkit and point "
+        f"only if you build extensions: install a CUDA {V.major(tc)}.x toolkit and point "
         "CUDA_HOME at it",
         ev,
     )
@@ -203,13 +204,13 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     cannot emit its native code either; PTX for an older architecture still JIT-compiles on it.
     This matters only for building CUDA code (extensions, nvcc); PyTorch wheels bring their own
     kernels (see GD404). The fix names the toolkit range that compiles for every GPU."""
-    tv, root = F.toolkit_version(env), getattr(F.toolkit(env), "root", "?")
-    if not tv or F.version(tv) is None:
+    tv, root = V.toolkit_version(env), getattr(V.toolkit(env), "root", "?")
+    if not tv or V.version(tv) is None:
         return skipped("no CUDA toolkit found (or its version is unreadable)")
-    resolved = F.resolved_gpus(env, tables)  # a report's GPU: its cc from the product name
+    resolved = machine.resolved_gpus(env, tables)  # a report's GPU: its cc from the product name
     gpus = [g for g, _ in resolved]
     if not gpus:
-        return skipped(F.reason_of(env.nvml) if not isinstance(env.nvml, NvmlFacts)
+        return skipped(V.reason_of(env.nvml) if not isinstance(env.nvml, NvmlFacts)
                        else "NVML lists no GPU")
     tk = _mm_key(tv)
     known: list[tuple[GpuFacts, GpuArch]] = []
@@ -269,7 +270,7 @@ def _sm(g: GpuFacts) -> str:
 
 
 def _mm_key(v: str) -> tuple[int, int]:
-    parsed = F.version(v)
+    parsed = V.version(v)
     assert parsed is not None
     return parsed.major, parsed.minor
 

@@ -6,8 +6,8 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
+from gpudoctor import views as V
 from gpudoctor.checks import cudnn_files, cudnn_versions, mixed_loads
-from gpudoctor.checks import facts as F
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
 from gpudoctor.checks.cudnn_files import chmod_line
 from gpudoctor.model import (
@@ -41,7 +41,7 @@ def _installs(env: Environment) -> tuple[CudnnInstall, ...]:
 def _none(env: Environment, full: bool = False) -> Finding:
     """SKIP for "no cuDNN at all": GD301 says where it looked, the others point at GD301."""
     if isinstance(env.cudnn, Unavailable) and full:
-        return skipped(F.reason_of(env.cudnn))
+        return skipped(V.reason_of(env.cudnn))
     return skipped("no cuDNN found" + ("" if full else " (see GD301)"))
 
 
@@ -93,7 +93,7 @@ def _state(v: str | Unavailable) -> str:
 
 def _loaded_by_torch(env: Environment) -> tuple[str, CudnnInstall | None] | None:
     """The libcudnn file torch mapped, and the copy it belongs to."""
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     mapped = rt.mapped_libraries if rt and isinstance(rt.mapped_libraries, tuple) else ()
     paths = [p for p in mapped if "/libcudnn" in p]
     if not paths:
@@ -369,7 +369,7 @@ def check_loads(env: Environment, tables: Tables) -> Finding:
     bad += [text for _, found in broken for text in found]
     if not bad:
         if all(isinstance(i.missing_deps, Unavailable) for i in _installs(env)):
-            return skipped(F.reason_of(_installs(env)[0].missing_deps))
+            return skipped(V.reason_of(_installs(env)[0].missing_deps))
         return passed("every cuDNN copy loads; ldd resolves all its dependencies", evidence)
     majors = sorted(set(re.findall(r"lib(?:cublas|cublasLt|nvrtc)\.so\.(\d+)", missing)))
     fix = (f"install CUDA {majors[0]}'s libraries (e.g. `pip install nvidia-cublas-cu"

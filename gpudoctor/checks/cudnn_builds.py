@@ -8,7 +8,7 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
 from gpudoctor.checks.cudnn import (
     _installs,
@@ -20,6 +20,7 @@ from gpudoctor.checks.cudnn import (
     _version,
     _where,
 )
+from gpudoctor.compat import machine
 from gpudoctor.compat.rules import cudnn_runs_with_cuda
 from gpudoctor.model import (
     Check,
@@ -115,15 +116,15 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
 
     Sources: https://pytorch.org/get-started/locally/
     """
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is None:
-        missing = F.torch_missing(env)
+        missing = V.torch_missing(env)
         return skipped(missing.message if missing is not None else "PyTorch was not imported")
     if rt.cuda is None:
         return skipped(f"torch {rt.version} is not a CUDA build")
     if isinstance(rt.version, Unavailable):
         return skipped(rt.version.message)
-    told = F.torch_built_cudnn(env, tables)
+    told = machine.torch_built_cudnn(env, tables)
     if told is None:
         return skipped(f"neither an installed nvidia-cudnn wheel nor the PyTorch table tells "
                        f"the cuDNN torch {rt.version} was built for")
@@ -140,7 +141,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     if have[0] == built[0] and have[1] >= built[1]:
         return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {wanted})",
                       evidence)
-    major = (F.torch_cuda(env) or "").split(".")[0]
+    major = (V.torch_cuda(env) or "").split(".")[0]
     fix = f"pip install --force-reinstall {shlex.quote(f'nvidia-cudnn-cu{major}=={wanted}')}"
     if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
         fix = _unset_fix(env, loaded[1].lib_dir)

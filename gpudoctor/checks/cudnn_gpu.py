@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.compat import machine
 from gpudoctor.compat.rules import CUDNN_GPU_FLOOR, NVCC_ARCHS, Ruling, cudnn_supports_gpu
 from gpudoctor.model import Check, CudnnFacts, Environment, Finding, Layer, Severity, Unavailable
 from gpudoctor.versions import format_cudnn_version, sm_of
 
 if TYPE_CHECKING:
-    from gpudoctor.checks.facts import SeenGpu
     from gpudoctor.compat import CudnnSupport, Tables
+    from gpudoctor.compat.machine import SeenGpu
 
 RECOMMEND = "`gpudoctor recommend` names a torch wheel and a cuDNN tarball that fit this machine"
 
@@ -26,14 +27,14 @@ RECOMMEND = "`gpudoctor recommend` names a torch wheel and a cuDNN tarball that 
 def _in_use(env: Environment) -> tuple[list[tuple[str, str, str | None]], str]:
     """The cuDNN copies to judge, as (what, version, CUDA it runs with): the one torch runs
     when a CUDA torch imported, else every copy found on the system; and why there is none."""
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is not None and isinstance(rt.cuda, str) and isinstance(rt.cudnn_version, int) \
             and rt.cudnn_version > 0:
         return [("torch's cuDNN", format_cudnn_version(rt.cudnn_version), rt.cuda)], ""
     if not isinstance(env.cudnn, CudnnFacts) or not env.cudnn.installs:
-        return [], F.reason_of(env.cudnn) if isinstance(env.cudnn, Unavailable) else \
+        return [], V.reason_of(env.cudnn) if isinstance(env.cudnn, Unavailable) else \
             "no cuDNN found"
-    toolkit = F.toolkit_version(env)
+    toolkit = V.toolkit_version(env)
     out = []
     for i in env.cudnn.installs:
         version = next((v for v in (i.library_version, i.header_version) if isinstance(v, str)),
@@ -84,7 +85,7 @@ def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/support-matrix/index.html,
     https://docs.nvidia.com/deeplearning/cudnn/archives/index.html
     """
-    gpus = [g for g in F.seen_gpus(env, tables) if isinstance(g.cc, str)]
+    gpus = [g for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)]
     if not gpus:
         return skipped("no GPU with a known compute capability was seen")
     copies, why = _in_use(env)

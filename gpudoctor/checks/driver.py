@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.driver_wanted import DRIVER_URL, install_driver
 from gpudoctor.checks.requirements import requirements_of
+from gpudoctor.compat import machine
 from gpudoctor.compat.rows import UNVERIFIED
 from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import (
@@ -64,12 +65,12 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     In a container, the driver goes on the host, and the container is started with
     `--gpus all`.
     """
-    drv = F.driver_version(env)
+    drv = V.driver_version(env)
     if isinstance(env.nvml, NvmlFacts):
-        cuda = F.driver_cuda(env, tables)
+        cuda = machine.driver_cuda(env, tables)
         said = (f"driver {drv or '(version not in the report)'}"
                 + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""))
-        ev = (("driver", drv or F.reason_of(env.nvml.driver_version)),
+        ev = (("driver", drv or V.reason_of(env.nvml.driver_version)),
               ("nvml binding", env.nvml.binding))
         apart = _tools_apart(env.nvml)
         if apart:
@@ -90,15 +91,15 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                       "xid`; then reboot the node",
                       (("NVML", nvml.message), *((("detail", nvml.detail),) if nvml.detail
                                                  else ())))
-    if F.driver_present(env):
+    if V.driver_present(env):
         return passed(f"driver {drv or '(version unknown)'} found through libcuda "
                       f"(NVML unavailable: {nvml.message})")
-    if F.driver_unknown(env):  # a pasted report without nvidia-smi's or the driver's view
+    if V.driver_unknown(env):  # a pasted report without nvidia-smi's or the driver's view
         return skipped(nvml.message, (("NVML", nvml.message), *(
             (("report", nvml.detail),) if nvml.detail else ())))
-    need = F.needs_driver(env)
-    signs = F.gpu_signs(env)
-    evidence = (("NVML", nvml.message), ("libcuda", F.reason_of(env.libcuda)),
+    need = V.needs_driver(env)
+    signs = V.gpu_signs(env)
+    evidence = (("NVML", nvml.message), ("libcuda", V.reason_of(env.libcuda)),
                 *(("GPU sign", s) for s in signs))
     module, libraries = _driver_parts(env)
     if nvml.reason is Reason.VERSION_MISMATCH or (module and libraries and any(
@@ -115,7 +116,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
         return failed("no permission to talk to the NVIDIA driver",
                       "check the permissions of /dev/nvidia* (see GD502)", evidence)
     install = install_driver(env, tables)
-    if not signs and not F.is_reported(env.host) and nvml.reason is Reason.NOT_INSTALLED:
+    if not signs and not V.is_reported(env.host) and nvml.reason is Reason.NOT_INSTALLED:
         # a report that shows no driver ("nvidia-smi: command not found", collect_env's "Could
         # not collect", torch's "Found no NVIDIA driver") and no GPU either: a GPU-less machine
         # (a login node, a laptop) says the same, so it cannot fail; it leads the report
@@ -123,7 +124,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                       f"(a machine without one reads the same): {nvml.message}",
                       f"if the machine has an NVIDIA GPU: {install}",
                       evidence + ((("report", nvml.detail),) if nvml.detail else ()))
-    if not signs and not F.is_reported(env.host):
+    if not signs and not V.is_reported(env.host):
         # a pasted nvidia-smi that failed: whether the machine has a GPU is not in the report
         return failed(f"the report shows no working NVIDIA driver: {nvml.message}",
                       install if nvml.reason is Reason.NOT_INSTALLED else
@@ -143,7 +144,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if not need:
         return warned(f"{signs[0]}, but no NVIDIA driver is installed: nothing can compute on "
                       "it", install, evidence)
-    if F.torch_cuda(env) is None:  # only a toolkit: it compiles, nothing it builds can run
+    if V.torch_cuda(env) is None:  # only a toolkit: it compiles, nothing it builds can run
         return warned(
             f"no NVIDIA driver, though {signs[0]}: CUDA programs built here cannot run ("
             + need[0] + ")", install, evidence)
@@ -160,7 +161,7 @@ def _tools_apart(nvml: NvmlFacts) -> str | None:
     smi, drv = nvml.smi_version, nvml.driver_version
     if not isinstance(smi, str) or not isinstance(drv, str) or smi == drv:
         return None
-    s, d = F.version(smi), F.version(drv)
+    s, d = V.version(smi), V.version(drv)
     if s is None or d is None or (len(d.release) == 2 and 0 <= d.major - s.major <= 1
                                   and d >= s):
         return None
@@ -205,11 +206,11 @@ def _mismatch(env: Environment, module: str | None, libraries: tuple[str, ...],
 def _gpu_less(env: Environment, tables: Tables, need: list[str],
               evidence: tuple[tuple[str, str], ...]) -> Finding:
     """No GPU, no driver: a CI runner or build host. Nothing here can be fixed on it."""
-    cuda = F.torch_cuda(env) or F.toolkit_version(env)
-    minimum = F.min_driver(tables, cuda) if cuda else None
+    cuda = V.torch_cuda(env) or V.toolkit_version(env)
+    minimum = machine.min_driver(tables, cuda) if cuda else None
     driver = f"a driver ≥ {minimum}" if minimum else f"a driver that runs CUDA {cuda}"
-    if F.torch_cuda(env):
-        what = (f"PyTorch {F.torch_version(env)} is a CUDA {cuda} build: it runs on the CPU "
+    if V.torch_cuda(env):
+        what = (f"PyTorch {V.torch_version(env)} is a CUDA {cuda} build: it runs on the CPU "
                 f"here and will use a GPU once one with {driver} is present")
     else:
         what = (f"{need[0]}: it compiles here; what it builds runs once a GPU with {driver} is "
@@ -234,11 +235,11 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/deploy/xid-errors/index.html
     """
     if not isinstance(env.nvml, NvmlFacts):
-        return skipped(F.reason_of(env.nvml))
+        return skipped(V.reason_of(env.nvml))
     bad = [g for g in env.nvml.gpus if isinstance(g, Unavailable)]
-    good = F.gpus(env)
+    good = V.gpus(env)
     evidence = tuple(
-        (f"GPU {g.index}", ", ".join([g.name, *F.gpu_details(g)])) for g in good
+        (f"GPU {g.index}", ", ".join([g.name, *V.gpu_details(g)])) for g in good
     ) + tuple((f"failed GPU #{i}", u.message) for i, u in enumerate(bad))
     if not env.nvml.gpus and env.sources:  # nvidia-smi says 'No devices were found' instead
         return skipped("the GPU rows are not in the report (the nvidia-smi output is cut off or "
@@ -289,7 +290,7 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     https://docs.nvidia.com/deploy/cuda-compatibility/index.html
     """
     finding = _driver_vs_torch(env, tables)
-    if finding.status is Status.FAIL and F.cuda_initialised(env):
+    if finding.status is Status.FAIL and V.cuda_initialised(env):
         return noted(
             f"{finding.message}; yet torch's CUDA initialised (torch.cuda.is_available() is "
             "True), so NVIDIA's CUDA forward-compatibility package must be in use (supported "
@@ -304,14 +305,14 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
 
 def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """GD103's verdict from the versions alone (see `check_driver_vs_torch`)."""
-    tc = F.torch_cuda(env)
+    tc = V.torch_cuda(env)
     if not tc:
-        unstated = F.cuda_build_unstated(env)
+        unstated = V.cuda_build_unstated(env)
         return skipped(unstated.message if unstated else
                        "PyTorch is not a CUDA build (or not installed)")
-    drv = F.driver_version(env)
-    dcuda = F.driver_cuda(env, tables)
-    have, want = F.version(dcuda[0] if dcuda else None), F.version(tc)
+    drv = V.driver_version(env)
+    dcuda = machine.driver_cuda(env, tables)
+    have, want = V.version(dcuda[0] if dcuda else None), V.version(tc)
     if dcuda and have and want and have >= want:
         return passed(f"driver {drv or ''} runs CUDA ≤ {dcuda[0]} ({dcuda[1]}) ≥ PyTorch's "
                       f"CUDA {tc}".replace("driver  ", "driver "),
@@ -325,8 +326,8 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     evidence: tuple[tuple[str, str], ...] = (("driver", drv), ("torch CUDA", tc))
     if minimum is None or minimum.full is None or minimum.status == UNVERIFIED:
         return _by_family(tables, tc, drv, evidence)  # no exact row: the family rule decides
-    dv = F.version(drv)
-    full, family = F.version(minimum.full), F.version(minimum.family)
+    dv = V.version(drv)
+    full, family = V.version(minimum.full), V.version(minimum.family)
     evidence += (("minimum (full)", minimum.full or "?"),
                  ("minimum (family)", minimum.family or "-"))
     alt, alt_full = _install_alt(env, tables)
@@ -365,7 +366,7 @@ def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str
     minor-version-compatibility floor of its major (`[[family]]`) judges it, and says so."""
     held = (f"CUDA {tc} is {tables.cuda_not_held(tc)}" if tables.cuda_min_driver(tc) is None
             else f"the tables hold no verified Linux driver for CUDA {tc}")
-    fam, dv = tables.cuda_family(tc), F.version(drv)
+    fam, dv = tables.cuda_family(tc), V.version(drv)
     major = tc.split(".")[0]
     if fam is None or dv is None:
         why = f"no CUDA {major} family rule is recorded" if fam is None else \
@@ -421,15 +422,15 @@ def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html,
     https://docs.nvidia.com/deploy/cuda-compatibility/index.html
     """
-    tv = F.toolkit_version(env)
+    tv = V.toolkit_version(env)
     if not tv:
         return skipped("no CUDA toolkit found (or its version is unreadable)")
-    cuda = F.driver_cuda(env, tables)
+    cuda = machine.driver_cuda(env, tables)
     if cuda is None:
         return skipped("no NVIDIA driver (see GD101)")
     dcuda, source = cuda
     ev = (("toolkit", tv), ("driver supports CUDA", f"{dcuda} ({source})"))
-    tvv, dvv = F.version(tv), F.version(dcuda)
+    tvv, dvv = V.version(tv), V.version(dcuda)
     if tvv is None or dvv is None:
         return skipped("a version does not parse", ev)
     if (tvv.major, tvv.minor) <= (dvv.major, dvv.minor):
@@ -463,9 +464,9 @@ def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
 def _forward_compat(env: Environment, driver_cuda: Version) -> str | None:
     """torch's CUDA when it is newer than the driver's own CUDA and initialised anyway (the
     forward-compatibility package at work), else None."""
-    tc = F.torch_cuda(env)
-    tcv = F.version(tc)
-    if not (tc and tcv and F.cuda_initialised(env)) or (tcv.major, tcv.minor) <= (
+    tc = V.torch_cuda(env)
+    tcv = V.version(tc)
+    if not (tc and tcv and V.cuda_initialised(env)) or (tcv.major, tcv.minor) <= (
             driver_cuda.major, driver_cuda.minor):
         return None
     if tcv.major == driver_cuda.major and tcv.major >= 11:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
+from gpudoctor.compat import machine
 from gpudoctor.compat.rows import UNVERIFIED
 from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import Environment
@@ -45,15 +46,15 @@ def wanted(env: Environment, tables: Tables) -> tuple[str, str] | None:
     toolkit's), by the driver rule (`compat.rules.driver_for_cuda`); with neither, the one that
     runs the newest CUDA compiling for the GPUs' arch (the oldest GPU's, where they differ),
     else the newest driver branch the tables know. None: the tables cannot name one."""
-    for cuda, whose in ((F.torch_cuda(env), F.torch_name(env)),
-                        (F.toolkit_version(env), "the CUDA toolkit")):
+    for cuda, whose in ((V.torch_cuda(env), V.torch_name(env)),
+                        (V.toolkit_version(env), "the CUDA toolkit")):
         if cuda and (found := _driver_for_cuda(tables, cuda)):
             return found[0], (f"{whose}'s CUDA {cuda} needs it, by the {found[1]}"
                               if found[2] else f"it runs {whose}'s CUDA {cuda} by minor-version "
                               f"compatibility only, by the {found[1]}; the tables know no driver "
                               "that runs it in full")
     lasts = [(a.last_cuda, f"the last CUDA for {a.family} (sm_{a.cc.replace('.', '')})")
-             for g in F.seen_gpus(env, tables) if isinstance(g.cc, str)
+             for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)
              and (a := tables.gpu_arch(g.cc)) is not None and a.last_cuda]
     if lasts:  # an architecture NVIDIA retired: a driver of its last CUDA, not the newest
         cuda, why = min(lasts, key=lambda c: minor_key(c[0]) or (0, 0))
@@ -63,8 +64,8 @@ def wanted(env: Environment, tables: Tables) -> tuple[str, str] | None:
     if not branches:
         return None
     newest = max(branches, key=lambda b: b.branch)
-    seen = "the GPUs' architecture" if any(isinstance(g.cc, str) for g in
-                                          F.seen_gpus(env, tables)) else "no GPU model is known"
+    known = any(isinstance(g.cc, str) for g in machine.seen_gpus(env, tables))
+    seen = "the GPUs' architecture" if known else "no GPU model is known"
     return str(newest.min_driver), (f"the newest branch the tables know, CUDA {newest.cuda}; "
                                     f"{seen}")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, noted, passed, skipped
 from gpudoctor.compat.freshness import Beyond, beyond_tables, note
 from gpudoctor.model import Check, CudnnFacts, Environment, Finding, Layer, Severity
@@ -22,13 +22,13 @@ def _versions(env: Environment) -> list[tuple[str, str, str]]:
     """(kind, version, whose) of everything here the tables have rows for: torch, the CUDA of
     torch and of the toolkit, the cuDNN torch runs and every copy found, the driver."""
     out = []
-    if tv := F.torch_version(env):
+    if tv := V.torch_version(env):
         out.append(("torch", tv, "torch"))
-    if tc := F.torch_cuda(env):
+    if tc := V.torch_cuda(env):
         out.append(("cuda", tc, "torch's CUDA"))
-    if kit := F.toolkit_version(env):
+    if kit := V.toolkit_version(env):
         out.append(("cuda", kit, "the CUDA toolkit"))
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is not None and isinstance(rt.cudnn_version, int) and rt.cudnn_version > 0:
         out.append(("cudnn", format_cudnn_version(rt.cudnn_version), "torch's cuDNN"))
     if isinstance(env.cudnn, CudnnFacts):
@@ -37,7 +37,7 @@ def _versions(env: Environment) -> list[tuple[str, str, str]]:
                      None)
             if v:
                 out.append(("cudnn", v, f"cuDNN in {i.lib_dir}"))
-    if drv := F.driver_version(env):
+    if drv := V.driver_version(env):
         out.append(("driver", drv, "the driver"))
     return out
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, skipped
 from gpudoctor.checks.health import Problem, _healthy_gpus, _skip_or, _verdict
 from gpudoctor.model import (
@@ -77,7 +77,7 @@ def check_recovery_action(env: Environment, tables: Tables) -> Finding:
     if not gpus:
         first = _healthy_gpus(env)[0][1].recovery_action
         return skipped("no GPU reports a recovery action (drivers before the 550 series do "
-                       f"not): {F.reason_of(first)}")
+                       f"not): {V.reason_of(first)}")
     evidence = tuple((f"GPU {g.index}", f"recovery action: {a}") for g, a in gpus)
     problems: list[tuple[GpuFacts, Problem]] = [
         (g, (3, f"the driver's recovery action is '{a}': the GPU is not fit for work until "
@@ -128,7 +128,7 @@ def check_fabric(env: Environment, tables: Tables) -> Finding:
     if not gpus:
         return skipped("no GPU reports an NVSwitch fabric state (no NVSwitch here: Fabric "
                        "Manager is not needed; or a driver or report without it)")
-    drv = F.driver_version(env)
+    drv = V.driver_version(env)
     fix = ("start Fabric Manager: sudo systemctl enable --now nvidia-fabricmanager (its "
            f"version must equal the driver's{f', {drv}' if drv else ''}: nv-fabricmanager "
            "--version); if it fails, journalctl -u nvidia-fabricmanager says why")
@@ -233,7 +233,7 @@ def check_processes(env: Environment, tables: Tables) -> Finding:
     gpus = [(g, h.processes) for g, h in _healthy_gpus(env) if isinstance(h.processes, tuple)]
     if not gpus:
         first = _healthy_gpus(env)[0][1].processes
-        return skipped(f"no GPU lists its processes: {F.reason_of(first)}")
+        return skipped(f"no GPU lists its processes: {V.reason_of(first)}")
     free = [g.index for g, procs in gpus if not procs]
     evidence = tuple((f"GPU {g.index}", ", ".join(_describe(p) for p in procs) or "none")
                      for g, procs in gpus)

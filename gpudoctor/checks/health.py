@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import Evidence, check, failed, noted, passed, skipped, warned
 from gpudoctor.model import (
     Environment,
@@ -38,7 +38,7 @@ Problem = tuple[int, str, str]
 
 
 def _healthy_gpus(env: Environment) -> list[tuple[GpuFacts, GpuHealth]]:
-    return [(g, g.health) for g in F.gpus(env) if isinstance(g.health, GpuHealth)]
+    return [(g, g.health) for g in V.gpus(env) if isinstance(g.health, GpuHealth)]
 
 
 def _num(value: object) -> int | float | None:
@@ -64,11 +64,11 @@ def _verdict(problems: list[tuple[GpuFacts, Problem]], ok: str, evidence: Eviden
 
 def _skip_or(env: Environment, what: str) -> Finding | None:
     if not isinstance(env.nvml, NvmlFacts):
-        return skipped(F.reason_of(env.nvml))
-    if not F.gpus(env):
+        return skipped(V.reason_of(env.nvml))
+    if not V.gpus(env):
         return skipped("no GPU answered NVML (see GD102)")
     if not _healthy_gpus(env):
-        first = next(g.health for g in F.gpus(env))
+        first = next(g.health for g in V.gpus(env))
         return skipped(f"{what} unavailable: {getattr(first, 'message', first)}")
     return None
 
@@ -350,8 +350,8 @@ def check_persistence(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/deploy/driver-persistence/index.html
     """
     if not isinstance(env.nvml, NvmlFacts):
-        return skipped(F.reason_of(env.nvml))
-    gpus = F.gpus(env)
+        return skipped(V.reason_of(env.nvml))
+    gpus = V.gpus(env)
     known = [g for g in gpus if isinstance(g.persistence_mode, bool)]
     if not known:
         return skipped("no GPU reports its persistence mode" + (
@@ -392,7 +392,7 @@ def check_nouveau(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html
     """
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     bound = env.host.pci_gpu_drivers
     if not bound:
         return skipped("no NVIDIA GPU on the PCI bus (or the bus cannot be read: WSL, a "
@@ -428,8 +428,8 @@ def check_compute_mode(env: Environment, tables: Tables) -> Finding:
     https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-modes
     """
     if not isinstance(env.nvml, NvmlFacts):
-        return skipped(F.reason_of(env.nvml))
-    gpus = [g for g in F.gpus(env) if isinstance(g.compute_mode, str)]
+        return skipped(V.reason_of(env.nvml))
+    gpus = [g for g in V.gpus(env) if isinstance(g.compute_mode, str)]
     if not gpus:
         return skipped("no GPU reports its compute mode")
     ev = tuple((f"GPU {g.index}", str(g.compute_mode)) for g in gpus)

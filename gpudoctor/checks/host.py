@@ -6,7 +6,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
 from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity
 
@@ -28,7 +28,7 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars
     """
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     value = env.host.getenv("CUDA_VISIBLE_DEVICES")
     if value is None:
         return passed("CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
@@ -36,9 +36,9 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     if value.strip() in _HIDE_ALL:
         return failed(f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU",
                       "unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use (e.g. 0,1)", ev)
-    gpus = F.gpus(env)
+    gpus = V.gpus(env)
     if not isinstance(env.nvml, NvmlFacts):
-        return skipped("cannot compare with the GPU list: " + F.reason_of(env.nvml), ev)
+        return skipped("cannot compare with the GPU list: " + V.reason_of(env.nvml), ev)
     uuids = {g.uuid for g in gpus if isinstance(g.uuid, str)}
     bad = []
     for item in (x.strip() for x in value.split(",")):
@@ -72,14 +72,14 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/index.html
     """
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     nodes = env.host.dev_nodes
     ev = tuple((n.path, ("r" if n.readable else "-") + ("w" if n.writable else "-"))
                for n in nodes)
     if env.host.wsl:
         return passed("WSL: the GPU is reached through /dev/dxg", ev)
     if not nodes:
-        if not F.driver_present(env):
+        if not V.driver_present(env):
             return skipped("no /dev/nvidia* and no driver (see GD101)")
         fix = ("start the container with GPU access: docker run --gpus all … (NVIDIA Container "
                "Toolkit)" if env.host.container else
@@ -106,7 +106,7 @@ def check_ld_library_path(env: Environment, tables: Tables) -> Finding:
     means the current directory to the loader: every program then loads libraries from
     wherever it is started. The fix is the cleaned value."""
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     value = env.host.getenv("LD_LIBRARY_PATH")
     if value is None:
         return passed("LD_LIBRARY_PATH is not set")
@@ -150,10 +150,10 @@ def check_shm(env: Environment, tables: Tables) -> Finding:
     Sources: https://pytorch.org/docs/stable/data.html#multi-process-data-loading
     """
     if not isinstance(env.host, HostFacts):
-        return skipped(F.reason_of(env.host))
+        return skipped(V.reason_of(env.host))
     shm = env.host.shm_bytes
     if not isinstance(shm, int):
-        return skipped(F.reason_of(shm))
+        return skipped(V.reason_of(shm))
     ev = (("/dev/shm", f"{shm / 2**20:.0f} MiB"),)
     if shm < 1 << 30:
         fix = ("restart the container with --shm-size=8g (or --ipc=host)"

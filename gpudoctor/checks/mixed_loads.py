@@ -15,7 +15,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.model import CudnnFacts, CudnnInstall, Environment, HostFacts
 
 # family name, file name prefix; the loader keeps one SONAME per major apart from another
@@ -57,7 +57,7 @@ def file_version(env: Environment, path: str) -> str | None:
 def find(env: Environment) -> Mixed | None:
     """The first family (and SONAME major) torch mapped from more than one directory or
     version, with the LD_LIBRARY_PATH entry to drop; None when every family is whole."""
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     mapped = rt.mapped_libraries if rt and isinstance(rt.mapped_libraries, tuple) else ()
     groups: dict[tuple[str, str], list[str]] = {}
     for path in mapped:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
-from gpudoctor.checks import torch_copies
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.driver import driver_too_old_for_torch
+from gpudoctor.compat import machine
 from gpudoctor.compat.rules import arch_in_build
 from gpudoctor.model import (
     Environment,
@@ -43,7 +43,7 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     broken cuDNN or CUDA library), or hang (a wedged driver). Each is reported with its text.
     A `torch/` folder that shadows the installed torch (a source checkout in the working
     directory, a copy on PYTHONPATH) is named as the cause."""
-    missing = F.torch_missing(env)
+    missing = V.torch_missing(env)
     if missing is not None:
         return _torch_missing(env, tables, missing)
     t = env.torch
@@ -56,7 +56,7 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
         ev += (("package metadata", t.static.message),)
     else:
         ev += (("installed", f"{t.static.version} at {t.static.location}"),)
-    shadow = torch_copies.shadow(t)
+    shadow = V.shadow(t)
     rt = t.runtime
     if isinstance(rt, Unavailable) and rt.reason is Reason.NOT_REPORTED:  # a cut-off report
         return skipped(rt.message, ev)
@@ -77,7 +77,7 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     own = env.host.python_executable if isinstance(env.host, HostFacts) else None
     if isinstance(t.python, str) and own and t.python != own:  # another interpreter: name it
         took += f" in {t.python}"
-    return passed(f"{F.torch_name(env)} imports{took}", ev)
+    return passed(f"{V.torch_name(env)} imports{took}", ev)
 
 
 # gpudoctor often lives in an environment of its own (pipx, a tools venv), torch in another
@@ -96,8 +96,8 @@ def _torch_missing(env: Environment, tables: Tables, t: Unavailable) -> Finding:
         return failed(t.message, None, ev)
     # the interpreter is named when this machine's probe ran it (not from a pasted report)
     also = [ELSEWHERE] if isinstance(python, str) else []
-    gpu = F.gpu_signs(env)
-    if not gpu and not F.toolkit(env):
+    gpu = V.gpu_signs(env)
+    if not gpu and not V.toolkit(env):
         return skipped(f"{t.message}; nothing here needs it"
                        + "".join(f" ({a})" for a in also), ev)
     if not gpu:
@@ -128,15 +128,15 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     (a CI runner, a build host) a CPU build beside a CUDA toolkit is only a note. A ROCm (AMD)
     build is not judged as NVIDIA: it skips unless an NVIDIA GPU or driver is seen, where it
     fails like a CPU build."""
-    tv = F.torch_version(env)
-    rt = F.torch_runtime(env)
+    tv = V.torch_version(env)
+    rt = V.torch_runtime(env)
     if tv is None and rt is None:
         return skipped("PyTorch is not installed or could not be read")
-    unstated = F.cuda_build_unstated(env)
+    unstated = V.cuda_build_unstated(env)
     if unstated is not None:
-        return passed(f"{F.torch_name(env)} is a CUDA build ({unstated.message})")
+        return passed(f"{V.torch_name(env)} is a CUDA build ({unstated.message})")
     if rt is not None and rt.hip:
-        signs = F.gpu_signs(env)
+        signs = V.gpu_signs(env)
         if not signs:  # an AMD machine: ROCm is right there, and not gpudoctor's to judge
             return skipped(f"torch {tv} is a ROCm build (HIP {rt.hip}): gpudoctor judges NVIDIA "
                            "stacks, and no NVIDIA GPU or driver is seen",
@@ -144,17 +144,17 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
         return failed(f"torch {tv} is a ROCm (AMD) build, not a CUDA build, but {signs[0]}",
                       _install_fix(env, tables),
                       (("torch.version.hip", rt.hip), *(("GPU sign", s) for s in signs)))
-    tc = F.torch_cuda(env)
+    tc = V.torch_cuda(env)
     if tc:
         return passed(f"torch {tv} is built for CUDA {tc}")
-    signs = F.gpu_signs(env)
-    toolkit = F.toolkit_version(env)
+    signs = V.gpu_signs(env)
+    toolkit = V.toolkit_version(env)
     evidence = (("torch.version.cuda", "None"), *(("GPU sign", s) for s in signs))
     if signs:
         also = f", and a CUDA {toolkit} toolkit is installed" if toolkit else ""
         return failed(f"torch {tv} is a CPU-only build, but {signs[0]}{also}",
                       _install_fix(env, tables), evidence)
-    if F.driver_unknown(env):  # a pasted report that shows neither a driver nor a GPU
+    if V.driver_unknown(env):  # a pasted report that shows neither a driver nor a GPU
         return skipped(f"torch {tv} is a CPU-only build; whether the machine has an NVIDIA GPU "
                        f"is not in the report", evidence)
     if toolkit:
@@ -178,7 +178,7 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
 
     Sources: https://pytorch.org/docs/stable/notes/cuda.html
     """
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is None:
         return skipped("torch did not import (see GD401)")
     if not rt.cuda:
@@ -187,19 +187,19 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
         return skipped(rt.cuda_available.message)
     if rt.cuda_available:
         if not isinstance(rt.devices, tuple):
-            return passed(f"CUDA available ({F.reason_of(rt.devices)})")
+            return passed(f"CUDA available ({V.reason_of(rt.devices)})")
         return passed(f"CUDA available, {len(rt.devices)} device(s): "
                       + ", ".join(d.name for d in rt.devices))
-    reason = (F.reason_of(rt.cuda_init_error) if isinstance(rt.cuda_init_error, Unavailable)
+    reason = (V.reason_of(rt.cuda_init_error) if isinstance(rt.cuda_init_error, Unavailable)
               else rt.cuda_init_error or "torch gave no reason")
     ev = (("torch.cuda.init()", reason),)
-    if F.driver_unknown(env):  # a report with neither nvidia-smi's nor the driver's view
+    if V.driver_unknown(env):  # a report with neither nvidia-smi's nor the driver's view
         return failed(f"torch.cuda.is_available() is False: {reason}",
                       "the driver's state is not in the report: ask for the output of "
                       "`nvidia-smi` (see GD101–GD103 and GD501–GD502 for the causes)", ev)
     visible = env.host.getenv("CUDA_VISIBLE_DEVICES") if not isinstance(
         env.host, Unavailable) else None
-    if not F.driver_present(env):  # one cause, counted once: GD101 says it and how to fix it
+    if not V.driver_present(env):  # one cause, counted once: GD101 says it and how to fix it
         return skipped(f"no working NVIDIA driver, so no CUDA device (see GD101); torch says: "
                        f"{reason}", ev)
     hides_all = visible is not None and visible.strip() in ("", "-1", "NoDevFiles")
@@ -229,26 +229,26 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     From a pasted report, a GPU's compute capability may come from its product name (the GPU
     table) and torch's arch list from the table's row for that wheel; the evidence says so.
     What neither gives makes the check skip."""
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is None or not rt.cuda:
         return skipped("needs a CUDA build of torch that imports")
-    arch = F.torch_arch_list(env, tables)
+    arch = machine.torch_arch_list(env, tables)
     if isinstance(arch, Unavailable):
         return _by_arch_rule(env, tables, rt.cuda, arch)
     arch_list, arch_source = arch
     if not arch_list:
         return skipped(_no_arch_list(rt.cuda_available))
-    gpus = F.seen_gpus(env, tables)
+    gpus = machine.seen_gpus(env, tables)
     if not gpus:
-        return skipped("no GPU visible" if F.is_reported(env.nvml)
-                       else F.reason_of(env.nvml))
+        return skipped("no GPU visible" if V.is_reported(env.nvml)
+                       else V.reason_of(env.nvml))
     ev: list[tuple[str, str]] = [("arch list", f"{' '.join(arch_list)} ({arch_source})")]
     missing, unknown = [], []
     for g in gpus:
         cc = parse_cc(g.cc) if isinstance(g.cc, str) else None
         if cc is None:
             unknown.append(g)
-            ev.append((f"GPU {g.index}", f"{g.name}: {F.reason_of(g.cc)}"))
+            ev.append((f"GPU {g.index}", f"{g.name}: {V.reason_of(g.cc)}"))
             continue
         cov = coverage(arch_list, cc)
         ev.append((f"GPU {g.index}", f"{g.name}, {sm_name(cc)} ({g.source}): "
@@ -257,14 +257,14 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
             missing.append(f"{g.name} ({sm_name(cc)})")
     if missing:
         return failed(
-            f"{F.torch_name(env)} has no kernels for {', '.join(dict.fromkeys(missing))}",
+            f"{V.torch_name(env)} has no kernels for {', '.join(dict.fromkeys(missing))}",
             f"install a torch build that includes it: {_install_fix(env, tables)}",
             tuple(ev))
     if unknown:
-        return skipped(F.reason_of(unknown[0].cc), tuple(ev))
+        return skipped(V.reason_of(unknown[0].cc), tuple(ev))
     names = ", ".join(dict.fromkeys(f"{g.name} ({sm_name(parse_cc(str(g.cc)) or (0, 0))})"
                                     for g in gpus))
-    return passed(f"{F.torch_name(env)}'s build runs on {names}", tuple(ev))
+    return passed(f"{V.torch_name(env)}'s build runs on {names}", tuple(ev))
 
 
 def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
@@ -272,7 +272,7 @@ def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
     """GD404 without torch's arch list (a report, a wheel the tables lack): the arch rule
     (`compat.rules.arch_in_build`) decides where the build's CUDA cannot hold code for a GPU;
     anything else stays unknown, and the skip says what the rule could tell."""
-    gpus = [g for g in F.seen_gpus(env, tables) if isinstance(g.cc, str)]
+    gpus = [g for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)]
     if not isinstance(cuda, str) or not gpus:
         return skipped(missing.message)
     rulings = [(g, arch_in_build(tables, cuda, g.cc)) for g in gpus if isinstance(g.cc, str)]
@@ -282,7 +282,7 @@ def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
     cannot = [(g, r) for g, r in rulings if r.verdict == "cannot"]
     if cannot:
         names = ", ".join(dict.fromkeys(f"{g.name} ({sm_of(str(g.cc))})" for g, _ in cannot))
-        return failed(f"{F.torch_name(env)} has no kernels for {names}, judged by the arch rule "
+        return failed(f"{V.torch_name(env)} has no kernels for {names}, judged by the arch rule "
                       f"(its arch list is not known): {cannot[0][1].cited}",
                       f"install a torch build that includes it: {_install_fix(env, tables)}",
                       ev)
@@ -314,11 +314,11 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
 
     Sources: https://pytorch.org/docs/stable/backends.html
     """
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is None or rt.cuda_available is not True:
         return skipped("CUDA is not available in torch (see GD403)")
     if isinstance(rt.cudnn_version, Unavailable) or isinstance(rt.cudnn_conv, Unavailable):
-        return skipped(F.reason_of(rt.cudnn_version if isinstance(rt.cudnn_version, Unavailable)
+        return skipped(V.reason_of(rt.cudnn_version if isinstance(rt.cudnn_version, Unavailable)
                                    else rt.cudnn_conv))
     mapped = rt.mapped_libraries if isinstance(rt.mapped_libraries, tuple) else ()
     libs = tuple(("mapped", p) for p in mapped if "cudnn" in p)
@@ -339,16 +339,16 @@ def check_torch_shadowed(env: Environment, tables: Tables) -> Finding:
     site-packages shadows it: a classic cause of 'I installed the CUDA build but still get CPU'.
     PyPI's default wheel's metadata says `2.5.1` where `torch.__version__` says `2.5.1+cu124`:
     that is one copy (the local part is compared only when both sides have one)."""
-    t, rt, st = F.torch_facts(env), F.torch_runtime(env), F.torch_static(env)
+    t, rt, st = V.torch_facts(env), V.torch_runtime(env), V.torch_static(env)
     if t is None or st is None:
         return skipped("needs the package metadata of torch")
-    shadow = torch_copies.shadow(t)
+    shadow = V.shadow(t)
     if rt is None:
         return skipped("torch did not import (see GD401)")
     if isinstance(rt.version, Unavailable):
         return skipped(rt.version.message)
     ev: tuple[tuple[str, str], ...] = (
-        ("imported", f"{rt.version} from {torch_copies.imported_dir(t)}"),
+        ("imported", f"{rt.version} from {V.imported_dir(t)}"),
         *(("installed", f"{v} at {loc}") for v, loc in st.distributions))
     if shadow is not None:
         return warned(shadow.message, shadow.fix, ev)
@@ -360,8 +360,8 @@ def check_torch_shadowed(env: Environment, tables: Tables) -> Finding:
             f"keep one: pip uninstall torch (for the copy to remove, with the interpreter or "
             f"--user flag it was installed with); torch imports from {l1}",
             ev)
-    installed = torch_copies.installed_version(st) or st.version
-    if F.same_release(rt.version, installed):
+    installed = V.installed_version(st) or st.version
+    if V.same_release(rt.version, installed):
         return passed(f"torch {rt.version} from {st.location}", ev)
     return warned(
         f"`import torch` gives {rt.version} but the installed package says {installed}",

@@ -12,8 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import facts as F
+from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, passed, skipped
+from gpudoctor.compat import machine
 from gpudoctor.model import (
     CudnnFacts,
     Environment,
@@ -89,7 +90,7 @@ def _judge(env: Environment, kind: str, example: str, fix: str,
 def _no_driver(env: Environment, what: str) -> Unavailable:
     """Why a driver fact is missing: not in the report (skip), else no working driver."""
     nvml = env.nvml
-    if F.driver_unknown(env) and isinstance(nvml, Unavailable):
+    if V.driver_unknown(env) and isinstance(nvml, Unavailable):
         return Unavailable(Reason.NOT_REPORTED, f"the report does not state {what}")
     why = nvml.message if isinstance(nvml, Unavailable) else "no driver"
     return Unavailable(Reason.NOT_INSTALLED, f"no working NVIDIA driver ({why})")
@@ -106,19 +107,19 @@ def _count_names(names: list[str]) -> str:
 
 def _gpus(env: Environment) -> Measured | Unavailable:
     if isinstance(env.nvml, NvmlFacts):
-        good = F.gpus(env)
+        good = V.gpus(env)
         lost = len(env.nvml.gpus) - len(good)
         names = _count_names([g.name for g in good]) + (f"; {lost} lost" if lost else "")
         n = len(good)
         return Measured((("NVML GPUs", n, str(n)),),
                         f"{n} GPU{'s' if n != 1 else ''} visible" + (f" ({names})" if names
                                                                      else ""))
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is not None and isinstance(rt.device_count, int):
         n = rt.device_count
         return Measured((("torch.cuda.device_count()", n, str(n)),),
                         f"torch sees {n} GPU{'s' if n != 1 else ''} (NVML: "
-                        f"{F.reason_of(env.nvml)})")
+                        f"{V.reason_of(env.nvml)})")
     missing = _no_driver(env, "the GPUs")
     if missing.reason in _UNKNOWN:
         return missing
@@ -157,7 +158,7 @@ def check_require_driver(env: Environment, tables: Tables) -> Finding:
     Fix: upgrade the driver (https://www.nvidia.com/en-us/drivers/) or run the job on a
     runner that has it.
     """
-    drv = F.driver_version(env)
+    drv = V.driver_version(env)
     measured = (_version_of("driver", drv, f"driver {drv}") if drv
                 else _no_driver(env, "the driver version"))
     return _judge(env, "driver", "driver>=535", "upgrade the NVIDIA driver "
@@ -176,7 +177,7 @@ def check_require_cuda(env: Environment, tables: Tables) -> Finding:
     Fix: upgrade the driver to one that runs that CUDA (`gpudoctor compat cuda 12.1` names
     the minimum), or run the job on a runner that has it.
     """
-    cuda = F.driver_cuda(env, tables)
+    cuda = machine.driver_cuda(env, tables)
     measured = (_version_of("driver CUDA", cuda[0], f"the driver runs CUDA ≤ {cuda[0]} "
                             f"(from {cuda[1]})") if cuda
                 else _no_driver(env, "the driver's CUDA version"))
@@ -186,7 +187,7 @@ def check_require_cuda(env: Environment, tables: Tables) -> Finding:
 
 
 def _cudnn(env: Environment) -> Measured | Unavailable:
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     if rt is not None and isinstance(rt.cudnn_version, int):
         v = format_cudnn_version(rt.cudnn_version)
         full = _cudnn_build(env, v)  # 9.26.0 → 9.26.0.51, from the wheel or the library
@@ -202,7 +203,7 @@ def _cudnn(env: Environment) -> Measured | Unavailable:
                      None)
         if found:
             return _version_of("cuDNN", found, f"cuDNN {found} in {i.lib_dir} ({i.origin})")
-    if not F.is_reported(env.cudnn) and (rt is None or not F.is_reported(rt.cudnn_version)):
+    if not V.is_reported(env.cudnn) and (rt is None or not V.is_reported(rt.cudnn_version)):
         return Unavailable(Reason.NOT_REPORTED, "the report does not state the cuDNN version")
     return Unavailable(Reason.NOT_INSTALLED, "no cuDNN found (torch loads none, and no copy "
                        "on disk has a readable version)")
@@ -212,7 +213,7 @@ def _cudnn_build(env: Environment, version: str) -> str | None:
     """The four-part version of the cuDNN torch loads (`version`, three parts): the
     nvidia-cudnn wheel beside torch, else a library on disk, when its first three parts are
     `version`'s."""
-    t = F.torch_facts(env)
+    t = V.torch_facts(env)
     wheels = t.static.nvidia_wheels if t and isinstance(t.static, TorchStatic) else ()
     found = [v for name, v in wheels if name.startswith("nvidia-cudnn")]
     if isinstance(env.cudnn, CudnnFacts):
@@ -249,10 +250,10 @@ def check_require_torch(env: Environment, tables: Tables) -> Finding:
 
     Fix: `pip install "torch>=2.4"` with the index URL `gpudoctor recommend` names.
     """
-    tv = F.torch_version(env)
+    tv = V.torch_version(env)
     if tv:
         measured: Measured | Unavailable = _version_of("torch", tv, f"torch {tv}")
-    elif (missing := F.torch_missing(env)) is not None:
+    elif (missing := V.torch_missing(env)) is not None:
         measured = (missing if missing.reason in _UNKNOWN else
                     Unavailable(Reason.NOT_INSTALLED, f"no torch ({missing.message})"))
     else:
@@ -266,15 +267,15 @@ def _per_gpu(env: Environment, tables: Tables, kind: str) -> Measured | Unavaila
     items: list[tuple[str, int | tuple[int, ...], str]] = []
     unknown = []
     if kind == "arch":
-        for g in F.seen_gpus(env, tables):
+        for g in machine.seen_gpus(env, tables):
             cc = parse_cc(g.cc) if isinstance(g.cc, str) else None
             if cc is None:
                 unknown.append(f"GPU {g.index} {g.name}")
             else:
                 items.append((f"GPU {g.index}", cc, f"GPU {g.index} {g.name} is {sm_name(cc)}"))
     else:
-        rt = F.torch_runtime(env)
-        sizes = ([(g.index, g.name, g.memory_total) for g in F.gpus(env)]
+        rt = V.torch_runtime(env)
+        sizes = ([(g.index, g.name, g.memory_total) for g in V.gpus(env)]
                  or [(d.index, d.name, d.total_memory) for d in
                      (rt.devices if rt and isinstance(rt.devices, tuple) else ())])
         for index, name, size in sizes:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from gpudoctor import views as V
 from gpudoctor.cli.output import say
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.model import Environment, Report, Status
@@ -251,9 +252,7 @@ def exit_code(report: Report, strict: bool) -> int:
 
 def cuda_usable(env: Environment) -> bool:
     """Whether torch imported and sees a CUDA device."""
-    from gpudoctor.checks.facts import torch_runtime
-
-    rt = torch_runtime(env)
+    rt = V.torch_runtime(env)
     return bool(rt and rt.cuda_available is True)
 
 

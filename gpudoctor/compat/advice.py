@@ -13,7 +13,7 @@ whose non-experimental CUDA variant installs and runs here, preferring, in this 
    a report's "Python version"); one without them is never taken;
 2. a variant whose arch list covers every visible GPU, by `gpudoctor.versions` (same-major
    cubins, forward PTX): the driver's GPUs (NVML's compute capability, or for a report the
-   product name's, through `checks.facts`), else torch's devices. A variant whose arch list
+   product name's, through `compat.machine`), else torch's devices. A variant whose arch list
    the tables lack is judged by the arch rule (`compat.rules.arch_in_build`): never taken when
    its CUDA cannot hold code for a GPU, else only after every confirmed one, and it says so;
 3. a variant the driver runs with its full feature set (`compat.rules.driver_for_cuda`), over
@@ -40,9 +40,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from gpudoctor.checks import facts as F
-from gpudoctor.checks import torch_copies
-from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease
+from gpudoctor import views as V
+from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease, machine
 from gpudoctor.compat.pick import GpuSeen, Line, TorchPick, best_fit, pick_torch, runs
 from gpudoctor.compat.rules import arch_in_build, driver_for_cuda
 from gpudoctor.model import Environment, Reason, TorchFacts, TorchStatic, Unavailable
@@ -99,11 +98,11 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
     if all(isinstance(f, Unavailable) and f.reason is Reason.SKIPPED
            for f in (env.nvml, env.libcuda, env.torch)):  # `smoke-test` probed none of them
         return TorchAdvice(None, (UNJUDGED,), (), None, None, None, None, None, unjudged=True)
-    rt = F.torch_runtime(env)
-    if rt is not None and rt.hip and not (F.driver_present(env) or F.gpus(env)):
+    rt = V.torch_runtime(env)
+    if rt is not None and rt.hip and not (V.driver_present(env) or V.gpus(env)):
         return TorchAdvice(None, (f"torch {rt.version} is a ROCm (AMD) build and no NVIDIA "
                                   "driver or GPU is seen: gpudoctor advises CUDA wheels for "
-                                  "NVIDIA GPUs only",), (), None, F.torch_version(env), None,
+                                  "NVIDIA GPUs only",), (), None, V.torch_version(env), None,
                            None, None,
                            unjudged=True)
     gpus, why = _gpus(env, tables)
@@ -112,7 +111,7 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
     installed, rel, fits, installed_why = _installed(env, tables, ccs)
     if not ccs:
         why.append("no GPU's compute capability is known: the arch lists were not checked")
-    if F.driver_version(env) is None and F.driver_cuda(env, tables) is None:
+    if V.driver_version(env) is None and machine.driver_cuda(env, tables) is None:
         why.insert(0, _no_driver_note(env))
     pick, notes = pick_torch(env, tables, ccs, line)
     same = None
@@ -128,8 +127,8 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
                          "among them) too")
         elif installed and _same_build(installed, rel, pick):
             notes.append(f"torch {installed} is already installed: the line only reinstalls it")
-    t = F.torch_facts(env)
-    shadow = torch_copies.shadow(t) if t is not None else None
+    t = V.torch_facts(env)
+    shadow = V.shadow(t) if t is not None else None
     if shadow is not None:
         notes.insert(0, f"{shadow.message}: an install changes the installed torch, not that "
                      "copy")
@@ -154,16 +153,16 @@ def compute_capabilities(gpus: tuple[GpuSeen, ...]) -> list[str]:
 def _gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuSeen, ...], list[str]]:
     """Every visible GPU with a known compute capability: the driver's, else torch's."""
     seen, why = [], []
-    rt = F.torch_runtime(env)
+    rt = V.torch_runtime(env)
     warned = dict(rt.warned_gpus) if rt is not None else {}  # a report's torch warnings
-    for g, source in F.resolved_gpus(env, tables):
+    for g, source in machine.resolved_gpus(env, tables):
         if isinstance(g.compute_capability, str):
             seen.append(GpuSeen(g.name, g.compute_capability))
         elif g.name in warned:
             seen.append(GpuSeen(g.name, warned[g.name]))
         else:
             why.append(f"{source}: the arch lists were not checked for it")
-    named = {g.name for g, _ in F.resolved_gpus(env, tables)}
+    named = {g.name for g, _ in machine.resolved_gpus(env, tables)}
     seen += [GpuSeen(name, cc) for name, cc in warned.items() if name not in named]
     if seen or why:
         return tuple(seen), why
@@ -177,12 +176,12 @@ def _line(env: Environment) -> Line:
     python = None
     if isinstance(t, TorchFacts) and isinstance(t.python, str) and t.python.startswith("/"):
         python = t.python
-    static = F.torch_static(env)
+    static = V.torch_static(env)
     companions = static.companions if isinstance(static, TorchStatic) else ()
     # pip compares the distribution's metadata version, not torch.__version__: PyPI's default
     # wheel is "2.5.1" to pip while torch calls itself 2.5.1+cu124
-    installed = static.version if isinstance(static, TorchStatic) else F.torch_version(env)
-    told = F.python_version(env)
+    installed = static.version if isinstance(static, TorchStatic) else V.torch_version(env)
+    told = V.python_version(env)
     return Line(python, installed, _broken(env), companions, told[0] if told else None)
 
 
@@ -204,12 +203,12 @@ def _broken(env: Environment) -> str | None:
 
 
 def _no_driver_note(env: Environment) -> str:
-    tv = F.toolkit_version(env)
+    tv = V.toolkit_version(env)
     by = (f"the pick follows the CUDA {tv} toolkit (its major, and not newer where a wheel "
           "is)" if tv else
           "the pick is the PyPI default, what `pip install torch` gets")
-    head = ("the report states no NVIDIA driver" if F.driver_unknown(env) else
-            "the report does not state the driver's version" if F.driver_present(env) else
+    head = ("the report states no NVIDIA driver" if V.driver_unknown(env) else
+            "the report does not state the driver's version" if V.driver_present(env) else
             "no working NVIDIA driver found (see `gpudoctor check GD101`)")
     return (f"{head}: nothing tells which CUDA it will run, so {by}; the driver each wheel "
             "needs: `gpudoctor compat torch VERSION`")
@@ -218,24 +217,24 @@ def _no_driver_note(env: Environment) -> str:
 def _installed(env: Environment, tables: Tables, ccs: list[str]
                ) -> tuple[str | None, TorchRelease | None, bool | None, str | None]:
     """The installed torch, its release row, whether it fits (None: unknown), and why not."""
-    version = F.torch_version(env)
+    version = V.torch_version(env)
     if version is None:
         return None, None, None, None
     base, _, tag = version.partition("+")
     rel = tables.torch_release(base)
-    rt = F.torch_runtime(env)
-    tc = F.torch_cuda(env)
+    rt = V.torch_runtime(env)
+    tc = V.torch_cuda(env)
     if tc is None:
         return version, rel, False, ("a ROCm (AMD) build" if rt is not None and rt.hip
                                      else "a CPU-only build")
     variant = rel.variant(tag or rel.pypi_default or "") if rel else None
     own = rt.arch_list if rt is not None and isinstance(rt.arch_list, tuple) else ()
-    if F.driver_version(env) is None and F.driver_cuda(env, tables) is None:
+    if V.driver_version(env) is None and machine.driver_cuda(env, tables) is None:
         return version, rel, None, "no working NVIDIA driver found"
     if variant is not None and runs(env, tables, variant.cuda) is None:
         return version, rel, False, f"the driver does not run its CUDA {variant.cuda}"
-    drv = F.driver_version(env)
-    if variant is None and drv and F.version(drv) and F.version(tc) \
+    drv = V.driver_version(env)
+    if variant is None and drv and V.version(drv) and V.version(tc) \
             and tables.cuda_min_driver(tc) is None:  # a torch newer than the tables
         held, fam = f"CUDA {tc} is {tables.cuda_not_held(tc)}", tables.cuda_family(tc)
         if fam is None or fam.status == UNVERIFIED:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from gpudoctor.checks import facts as F
-from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease, TorchVariant
+from gpudoctor import views as V
+from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease, TorchVariant, machine
 from gpudoctor.compat.query import torch_series
 from gpudoctor.compat.rules import arch_in_build, cudnn_supports_gpu, driver_for_cuda
 from gpudoctor.compat.wheels import Target, pip_line, python_fits, pythons_text
@@ -85,12 +85,12 @@ def runs(env: Environment, tables: Tables, cuda: str) -> str | None:
     """How this machine's driver runs CUDA `cuda`: "full", "mvc", "no-driver" (no driver to
     tell), or None. What the driver itself reports decides first (backward compatibility);
     with no driver version (WSL), only that."""
-    reported = F.reported_driver_cuda(env)
-    drv = F.driver_version(env)
-    if drv and F.version(drv):
+    reported = V.reported_driver_cuda(env)
+    drv = V.driver_version(env)
+    if drv and V.version(drv):
         verdict = driver_for_cuda(tables, drv, cuda, reported[0] if reported else None).verdict
         return verdict if verdict in ("full", "mvc") else None
-    told = F.driver_cuda(env, tables)
+    told = machine.driver_cuda(env, tables)
     if told:
         return "full" if Version(cuda) <= Version(told[0]) else None
     return "no-driver"
@@ -104,7 +104,7 @@ def _variants(env: Environment, tables: Tables, rel: TorchRelease
     if not runnable or runnable[0][1] != "no-driver":
         return sorted(runnable, key=lambda vh: (vh[1] == "full", Version(vh[0].cuda)),
                       reverse=True)
-    tv = F.version(F.toolkit_version(env))
+    tv = V.version(V.toolkit_version(env))
     if tv is None:
         stable = [v for v in stable if v.tag == rel.pypi_default] or stable
         return [(v, "no-driver") for v in sorted(stable, key=lambda v: Version(v.cuda),
@@ -230,12 +230,12 @@ def pick_torch(env: Environment, tables: Tables, ccs: list[str], line: Line
         unsure = [c for c in found if c.how != "mvc" and c.python is None and c.native]
         also = (f" (torch {max(unsure, key=_Candidate.key).rel.version} would, but the tables "
                 f"do not list its Pythons)" if unsure and best.python is True else "")
-        notes.append(f"no wheel that fits here runs on driver {F.driver_version(env)} with its "
+        notes.append(f"no wheel that fits here runs on driver {V.driver_version(env)} with its "
                      f"full feature set{also}: this one runs by minor-version compatibility "
                      f"(GD103 warns); a driver ≥ {need.full if need else '?'} runs it in full")
     if best.how == "no-toolkit":
         notes.append(f"no release that installs here has a wheel of the CUDA "
-                     f"{F.toolkit_version(env)} toolkit's major: torch {best.rel.version} "
+                     f"{V.toolkit_version(env)} toolkit's major: torch {best.rel.version} "
                      f"{best.variant.tag} runs, but building CUDA extensions against that "
                      "toolkit will be refused (torch.utils.cpp_extension wants torch's major)")
     if line.python_version is None:
@@ -281,7 +281,7 @@ def _why_not(env: Environment, tables: Tables, rel: TorchRelease, ccs: list[str]
                 f"interpreter's Python {line.python_version}")
     stable = [v for v in rel.variants if not v.experimental]
     driven = _variants(env, tables, rel)
-    tv = F.toolkit_version(env)
+    tv = V.toolkit_version(env)
     if (driven and all(how == "no-toolkit" for _, how in driven)) or (
             not driven and stable and runs(env, tables, stable[0].cuda) == "no-driver"):
         return (f"torch {rel.version} has no wheel for CUDA {tv or '?'} (its variants: "
@@ -290,7 +290,7 @@ def _why_not(env: Environment, tables: Tables, rel: TorchRelease, ccs: list[str]
         needs = [tables.cuda_min_driver(v.cuda) for v in rel.variants]
         floors = [f for n in needs if n and (f := n.family or n.full)]
         low = min(floors, key=Version) if floors else "?"
-        return (f"driver {F.driver_version(env) or '(version unknown)'} is too old for torch "
+        return (f"driver {V.driver_version(env) or '(version unknown)'} is too old for torch "
                 f"{rel.version}: its wheels need driver ≥ {low}")
     gpus = ", ".join(map(sm_of, ccs))
     if ccs and all(_arch(tables, v, ccs) is False for v, _ in driven):
@@ -300,7 +300,7 @@ def _why_not(env: Environment, tables: Tables, rel: TorchRelease, ccs: list[str]
     if all(how == "mvc" for _, how in driven):
         v = driven[0][0]
         need = tables.cuda_min_driver(v.cuda)
-        return (f"driver {F.driver_version(env)} runs torch {rel.version}'s wheels only by "
+        return (f"driver {V.driver_version(env)} runs torch {rel.version}'s wheels only by "
                 f"minor-version compatibility ({v.tag} needs ≥ {need.full if need else '?'} "
                 "in full; GD103 would warn): the pick is the newest release it runs in full")
     return (f"torch {rel.version}'s wheels that run here have no arch list in the tables "

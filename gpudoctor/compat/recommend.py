@@ -12,8 +12,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from gpudoctor.checks import facts as F
-from gpudoctor.compat import Tables
+from gpudoctor import views as V
+from gpudoctor.compat import Tables, machine
 from gpudoctor.compat.advice import GpuSeen, TorchPick, compute_capabilities, torch_advice
 from gpudoctor.compat.query import VERIFIED, build_for, cudnn_tarball
 from gpudoctor.model import Environment
@@ -57,7 +57,7 @@ class Recommendation:
 
 def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
                 ) -> tuple[CudnnPick | None, list[str]]:
-    tk, tv = F.toolkit(env), F.toolkit_version(env)
+    tk, tv = V.toolkit(env), V.toolkit_version(env)
     if tk is None or tv is None:
         why = "no CUDA toolkit found" if tk is None else f"the version of {tk.root} is unreadable"
         return None, [f"{why}: a cuDNN tarball is only needed to build against a toolkit "
@@ -100,7 +100,7 @@ def recommend(env: Environment, tables: Tables) -> Recommendation:
     """The torch wheel and the cuDNN tarball the tables say fit this machine; see the module."""
     advice = torch_advice(env, tables)
     cudnn, cudnn_notes = _pick_cudnn(env, tables, compute_capabilities(advice.gpus))
-    drv, told = F.driver_version(env), F.driver_cuda(env, tables)
+    drv, told = V.driver_version(env), machine.driver_cuda(env, tables)
     return Recommendation(drv, told[0] if told else None, advice.gpus, advice.installed,
                           advice.installed_fits, advice.installed_why, advice.pick,
                           advice.same_release, advice.why, cudnn, tuple(cudnn_notes))

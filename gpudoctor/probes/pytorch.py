@@ -8,7 +8,7 @@ they survive a crash.
 Mapping:
 - interpreter cannot be executed → `Unavailable(NOT_INSTALLED)` for the whole probe
 - no torch in that interpreter → `TorchFacts` naming the interpreter, with `static` and
-  `runtime` both `Unavailable(NOT_INSTALLED)` (`checks.facts.torch_missing` reads it, and the
+  `runtime` both `Unavailable(NOT_INSTALLED)` (`views.torch_missing` reads it, and the
   bare `Unavailable(NOT_INSTALLED)` of older snapshots, alike)
 - import raised → `runtime = Unavailable(ERROR)` with the exception's last line
 - child killed by a signal (abort, segfault) → `runtime = Unavailable(CRASHED)`

@@ -6,6 +6,7 @@ import re
 from enum import Enum
 from typing import Any, NoReturn, Protocol
 
+from gpudoctor import views as V
 from gpudoctor.model import (
     Environment,
     NvmlFacts,
@@ -128,7 +129,6 @@ def _unlooked(fact: Unavailable) -> str:
 
 def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
     """The three different "CUDA versions", labelled so they are never confused."""
-    from gpudoctor.checks import facts as F  # here: `import gpudoctor.renderers` stays light
     if isinstance(env.nvml, Unavailable) and isinstance(env.libcuda, Unavailable):
         # NVML's word, unless a selector skipped NVML alone and libcuda found no driver
         seen = env.nvml if env.nvml.reason is not Reason.SKIPPED or (
@@ -136,24 +136,24 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         driver = (_unlooked(seen) if seen.reason in _UNLOOKED
                   else f"no driver ({seen.message})")
     else:
-        drv = F.driver_version(env) or "version unknown"
-        cuda = F.reported_driver_cuda(env)
+        drv = V.driver_version(env) or "version unknown"
+        cuda = V.reported_driver_cuda(env)
         driver = f"{drv}, supports CUDA ≤ {cuda[0]}" if cuda else drv
         stated = env.nvml.cuda_driver_version if isinstance(env.nvml, NvmlFacts) else None
         if isinstance(stated, Unavailable) and stated.reason is Reason.ERROR:
             driver += f" ({stated.message})"  # a CUDA version no such driver reports
-    missing = F.torch_missing(env)
+    missing = V.torch_missing(env)
     if missing is None and isinstance(env.torch, TorchFacts):
-        tv, tc = F.torch_version(env), F.torch_cuda(env)
+        tv, tc = V.torch_version(env), V.torch_cuda(env)
         torch = (f"{tv}, built with CUDA {tc}" if tc else
                  f"{tv or 'version not in the report'}, a CUDA build (its CUDA version is not "
-                 "in the report)" if F.cuda_build_unstated(env) else
+                 "in the report)" if V.cuda_build_unstated(env) else
                  f"{tv}, CPU-only build (no CUDA)")
         if isinstance(env.torch.runtime, Unavailable):
             torch += f" — import failed: {env.torch.runtime.message}"
     else:
         torch = _unlooked(missing) if missing is not None else "not available"
-    tk = F.toolkit(env)
+    tk = V.toolkit(env)
     if tk is None:
         toolkit = _unlooked(env.cuda) if isinstance(env.cuda, Unavailable) and (
             env.cuda.reason in _UNLOOKED) else "none found"

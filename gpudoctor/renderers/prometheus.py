@@ -22,8 +22,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from gpudoctor import __version__
+from gpudoctor import views as V
 from gpudoctor.model import GpuFacts, NvmlFacts, Report, Result, TorchFacts
 from gpudoctor.renderers.interface import clean, is_info
+from gpudoctor.versions import format_cudnn_version
 
 STATUSES = ("pass", "warn", "note", "fail", "skip")
 
@@ -48,21 +50,18 @@ def _family(name: str, help_text: str, samples: list[str]) -> list[str]:
 
 
 def _versions(report: Report) -> dict[str, str]:
-    from gpudoctor.checks import facts as F
-    from gpudoctor.versions import format_cudnn_version
-
     env = report.environment
-    cuda = F.reported_driver_cuda(env)
-    rt = F.torch_runtime(env)
+    cuda = V.reported_driver_cuda(env)
+    rt = V.torch_runtime(env)
     cudnn = (format_cudnn_version(rt.cudnn_version)
              if rt is not None and isinstance(rt.cudnn_version, int) else "")
     return {
         "gpudoctor_version": __version__,
-        "driver_version": F.driver_version(env) or "",
+        "driver_version": V.driver_version(env) or "",
         "driver_cuda": cuda[0] if cuda else "",
-        "torch_version": (F.torch_version(env) or "") if isinstance(env.torch, TorchFacts)
+        "torch_version": (V.torch_version(env) or "") if isinstance(env.torch, TorchFacts)
         else "",
-        "torch_cuda": F.torch_cuda(env) or "",
+        "torch_cuda": V.torch_cuda(env) or "",
         "cudnn_version": cudnn,
     }
 

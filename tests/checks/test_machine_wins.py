@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import REGISTRY, facts, run_checks
-from gpudoctor.compat import load_tables
+from gpudoctor import views as V
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables, machine
 from gpudoctor.compat.advice import torch_advice
 from gpudoctor.model import Environment, Finding, Status, TorchFacts, TorchStatic
 
@@ -111,13 +112,13 @@ def test_the_wheel_wins_over_the_table_row() -> None:
     t = with_wheels(B.torch("2.13.0+cu130", "13.0", ("H100",), B.ARCH_CU130, 99900),
                     ("nvidia-cudnn-cu13", "9.99.0.1"), ("nvidia-cudnn-cu12", "1.0.0"))
     e = B.env(torch=t)
-    assert facts.torch_built_cudnn(e, TABLES) == (
+    assert machine.torch_built_cudnn(e, TABLES) == (
         "9.99.0.1", "the installed nvidia-cudnn-cu13 9.99.0.1 wheel")
     f = finding(e, "GD309")
     assert f.status is Status.PASS and "built with 9.99.0.1" in f.message, f
     # without the wheel, the table's row
     bare = B.env(torch=B.torch("2.13.0+cu130", "13.0", ("H100",), B.ARCH_CU130, 92000))
-    assert facts.torch_built_cudnn(bare, TABLES) == (
+    assert machine.torch_built_cudnn(bare, TABLES) == (
         variant.cudnn, "compat_tables/torch.toml, torch 2.13.0 cu130")
 
 
@@ -153,12 +154,12 @@ def test_the_real_torch_here() -> None:
     if not isinstance(t, TorchFacts) or not isinstance(t.static, TorchStatic):
         pytest.skip(f"torch did not probe here: {t}")
     e = B.env(torch=t)
-    cuda = facts.torch_cuda(e)
+    cuda = V.torch_cuda(e)
     if cuda is None:
         pytest.skip("a CPU build of torch: it was built for no cuDNN")
     name = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
     wheel = dict(t.static.nvidia_wheels).get(name)
-    told = facts.torch_built_cudnn(e, TABLES)
+    told = machine.torch_built_cudnn(e, TABLES)
     if wheel is None:
         pytest.skip(f"no {name} wheel is installed beside torch {t.static.version}")
     assert told == (wheel, f"the installed {name} {wheel} wheel")

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import runner
 
+from gpudoctor import views as V
 from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.checks import facts as F
 from gpudoctor.checks.pytorch import ELSEWHERE
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.diff import diff_environments, stack_facts
@@ -119,14 +119,14 @@ def old_shape(env: Environment) -> Environment:
 
 def test_the_new_shape_round_trips(snapshot: Environment) -> None:
     assert loads(dumps(snapshot)) == snapshot
-    missing = F.torch_missing(snapshot)
+    missing = V.torch_missing(snapshot)
     assert missing is not None and missing.reason is Reason.NOT_INSTALLED
-    assert F.torch_facts(snapshot) is None and F.torch_version(snapshot) is None
+    assert V.torch_facts(snapshot) is None and V.torch_version(snapshot) is None
 
 
 def test_old_snapshot_is_judged_the_same(snapshot: Environment, tables: Tables) -> None:
     old = old_shape(snapshot)
-    assert isinstance(old.torch, Unavailable) and F.torch_missing(old) == old.torch
+    assert isinstance(old.torch, Unavailable) and V.torch_missing(old) == old.torch
     new_report, old_report = (run_checks(e, tables, REGISTRY) for e in (snapshot, old))
     assert [(r.check_id, r.finding.status) for r in old_report.results] == [
         (r.check_id, r.finding.status) for r in new_report.results]

@@ -233,12 +233,12 @@ def test_driver_present_but_cuda_unavailable_still_fails_gd403() -> None:
 def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
     """This machine's own probes: where it has no GPU, the verdict passes `--strict`'s bar on
     the driver and torch checks (PyPI's CUDA torch here: notes and skips, no failure)."""
-    from gpudoctor.checks import facts as F
+    from gpudoctor import views as V
     from gpudoctor.probes.gather import collect
 
     e = dataclasses.replace(collect(Deps(no_torch=True)), torch=real_torch_facts)
-    if F.gpu_signs(e):
-        pytest.skip(f"this machine has a GPU: {F.gpu_signs(e)[0]}")
+    if V.gpu_signs(e):
+        pytest.skip(f"this machine has a GPU: {V.gpu_signs(e)[0]}")
     got = results(e)
     for check_id in ("GD101", "GD402", "GD403", "GD406"):
         r = got[check_id]

@@ -1,9 +1,16 @@
-"""Read-only views over an Environment that several checks share. Pure functions, no I/O."""
+"""Read-only views of an Environment that every layer above the model shares: the driver's
+version, torch's CUDA, the GPUs seen, which torch imports against which pip installed ...
+
+Pure functions of the Environment alone, no I/O, no compat table (what needs the tables, an
+environment read against published rows, is `gpudoctor.compat.machine`). A leaf below checks,
+compat, probes and renderers: importing it loads the model and nothing else of gpudoctor.
+Imported as `V` (`from gpudoctor import views as V`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+import posixpath
+from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
@@ -22,9 +29,6 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.versions import decode_cuda_version, sm_of
-
-if TYPE_CHECKING:
-    from gpudoctor.compat import Tables
 
 
 def version(text: str | None) -> Version | None:
@@ -79,20 +83,6 @@ def reported_driver_cuda(env: Environment) -> tuple[str, str] | None:
         return decode_cuda_version(env.nvml.cuda_driver_version), "NVML"
     if isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version > 0:
         return decode_cuda_version(env.libcuda.cuda_driver_version), "cuDriverGetVersion"
-    return None
-
-
-def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
-    """The highest CUDA the driver runs, and where that came from; with no reading from the
-    driver itself, derived from its version through the compat table."""
-    reported = reported_driver_cuda(env)
-    if reported:
-        return reported
-    drv = driver_version(env)
-    if drv:
-        derived = tables.cuda_for_driver(drv)
-        if derived:
-            return derived, "compat table (derived from the driver version)"
     return None
 
 
@@ -188,30 +178,6 @@ def torch_version(env: Environment) -> str | None:
     return st.version if st else None
 
 
-def torch_built_cudnn(env: Environment, tables: Tables) -> tuple[str, str] | None:
-    """The cuDNN the installed torch was built for, and where that was read. This machine's
-    own artifact first: the `nvidia-cudnn-cuNN` wheel installed beside torch (N = torch's CUDA
-    major; pip installs the version torch's metadata pins), else the PyTorch table's row for
-    the wheel variant (release and local tag, or the release's PyPI default); None when
-    neither tells."""
-    cuda = torch_cuda(env)
-    st = torch_static(env)
-    if cuda and st is not None:
-        name = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
-        wheel = next((v for n, v in st.nvidia_wheels if n == name), None)
-        if wheel:
-            return wheel, f"the installed {name} {wheel} wheel"
-    tv = torch_version(env)
-    if not tv or not cuda:
-        return None
-    base, _, tag = tv.partition("+")
-    release = tables.torch_release(base)
-    variant = release.variant(tag or release.pypi_default or "") if release else None
-    if variant is None or not variant.cudnn:
-        return None
-    return variant.cudnn, f"compat_tables/torch.toml, torch {base} {variant.tag}"
-
-
 def torch_name(env: Environment) -> str:
     """"torch 2.5.1+cu124" for messages; "torch (version not in the report)" when a report
     shows torch without its version."""
@@ -268,12 +234,6 @@ def gpu_signs(env: Environment) -> tuple[str, ...]:
     return tuple(signs)
 
 
-def min_driver(tables: Tables, cuda: str) -> str | None:
-    """The driver a CUDA version needs in full (what GD103 passes), from the compat table."""
-    minimum = tables.cuda_min_driver(cuda)
-    return (minimum.full or minimum.family) if minimum else None
-
-
 def needs_driver(env: Environment) -> list[str]:
     """What on this machine needs an NVIDIA driver (a CUDA torch, a toolkit)."""
     why = []
@@ -293,79 +253,9 @@ def reason_of(fact: object) -> str:
 
 # --------------------------------------------------------------------------- partial facts
 # A pasted report (collect_env, nvidia-smi) lacks facts the probes always have; those are
-# Unavailable(NOT_REPORTED). The views below resolve what a published table can tell (a
-# compute capability from the product name, a wheel's arch list) and say where it came from;
-# the rest stays Unavailable, and the checks reading it SKIP.
-
-
-@dataclass(frozen=True, slots=True)
-class SeenGpu:
-    """A GPU a check judges, with its compute capability and where that came from."""
-
-    index: int
-    name: str
-    cc: str | Unavailable  # "8.9"
-    source: str  # "torch", "NVML", "from the product name (...)", or why it is unknown
-
-
-def gpu_cc(g: GpuFacts, tables: Tables) -> tuple[str, str] | Unavailable:
-    """A GPU's compute capability and its source: NVML's reading, else (a report gives only
-    the name) the product name looked up in compat_tables/gpu.toml, a published fact."""
-    if isinstance(g.compute_capability, str):
-        return g.compute_capability, "NVML"
-    arch = tables.gpu_of_product(g.name)
-    if arch is None:
-        return Unavailable(Reason.NOT_REPORTED, f"the compute capability of {g.name} is not in "
-                           "the report, and the GPU table has no product by that name")
-    return arch.cc, (f"from the product name: compat_tables/gpu.toml lists it as "
-                     f"{arch.family} ({sm_of(arch.cc)}, {arch.status})")
-
-
-def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
-    """The GPUs to judge an arch against: torch's devices when torch listed them, else the
-    driver's (NVML, nvidia-smi, collect_env), with `gpu_cc`'s compute capability."""
-    rt = torch_runtime(env)
-    if rt is not None and isinstance(rt.devices, tuple) and rt.devices:
-        return tuple(SeenGpu(d.index, d.name, d.capability, "torch") for d in rt.devices)
-    warned = dict(rt.warned_gpus) if rt is not None else {}
-    seen = [SeenGpu(g.index, g.name, warned[g.name], "torch's warning in the report")
-            if g.name in warned and isinstance(g.compute_capability, Unavailable)
-            else SeenGpu(g.index, g.name, g.compute_capability, source)
-            for g, source in resolved_gpus(env, tables)]
-    known = {g.name for g in seen}
-    seen += [SeenGpu(len(seen) + i, name, cc, "torch's warning in the report")
-             for i, (name, cc) in enumerate(n for n in warned.items() if n[0] not in known)]
-    return tuple(seen)
-
-
-def torch_arch_list(env: Environment, tables: Tables
-                    ) -> tuple[tuple[str, ...], str] | Unavailable:
-    """torch's arch list and its source: `torch.cuda.get_arch_list()` from the probe; for a
-    report that does not show it, the arch list the compat table records for that wheel (the
-    release and CUDA variant named by the version, e.g. 2.5.1+cu124; a version without a local
-    tag only when the release's PyPI default variant has the reported CUDA)."""
-    rt = torch_runtime(env)
-    if rt is None:
-        return Unavailable(Reason.NOT_INSTALLED, "torch did not import")
-    if isinstance(rt.arch_list, tuple):
-        return rt.arch_list, ("torch.cuda.get_arch_list()" if is_reported(rt.devices)
-                              else "the report: torch's warning or its build flags")
-    if isinstance(rt.version, Unavailable):
-        return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
-                           "its version")
-    base, _, tag = rt.version.partition("+")
-    release = tables.torch_release(base)
-    variant = release.variant(tag or release.pypi_default or "") if release else None
-    cuda = rt.cuda if isinstance(rt.cuda, str) else ""
-    if variant is None or variant.cuda != ".".join(cuda.split(".")[:2]):
-        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
-                           f"torch {rt.version} (CUDA {cuda or 'not stated'}) is not a wheel in "
-                           "the tables")
-    if variant.arch_list is None:
-        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
-                           f"the tables lack the arch list of torch {base} {variant.tag}")
-    return variant.arch_list, (f"not in the report: the arch list of the torch {base} "
-                               f"{variant.tag} wheel, from compat_tables/torch.toml")
+# Unavailable(NOT_REPORTED). What a published table can tell (a compute capability from the
+# product name, a wheel's arch list) `gpudoctor.compat.machine` resolves; the rest stays
+# Unavailable, and the checks reading it SKIP.
 
 
 def is_reported(fact: object) -> bool:
@@ -391,14 +281,75 @@ def gpu_details(g: GpuFacts) -> list[str]:
     return parts
 
 
-def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str], ...]:
-    """The driver's GPUs with the compute capability filled in where `gpu_cc` can tell it,
-    each with where it came from (or, when it stays Unavailable, why)."""
-    out = []
-    for g in gpus(env):
-        cc = gpu_cc(g, tables)
-        if isinstance(cc, Unavailable):
-            out.append((replace(g, compute_capability=cc), cc.message))
-        else:
-            out.append((replace(g, compute_capability=cc[0]), cc[1]))
-    return tuple(out)
+# --------------------------------------------------------------------------- which torch imports
+# Shared by GD401 and GD406 and the advice: the child reports the directory of the torch that
+# imports (`TorchStatic.location`, `TorchRuntime.file`), every installed torch distribution with
+# the package directory it installed (`TorchStatic.distributions`; the child writes a directory
+# that is the imported one under the same string) and its working directory (`TorchStatic.cwd`).
+
+
+@dataclass(frozen=True, slots=True)
+class Shadow:
+    """A torch that imports from somewhere pip did not install it."""
+
+    message: str
+    fix: str
+
+
+def _same(a: str, b: str) -> bool:
+    return posixpath.normpath(a) == posixpath.normpath(b)
+
+
+def imported_dir(t: TorchFacts) -> str | None:
+    """The directory of the torch that imports: torch.__file__'s, else the one found on
+    sys.path before importing."""
+    rt = t.runtime
+    if isinstance(rt, TorchRuntime) and isinstance(rt.file, str) and rt.file:
+        return posixpath.dirname(rt.file)
+    if isinstance(t.static, TorchStatic) and t.static.location:
+        return t.static.location
+    return None
+
+
+def installed_version(st: TorchStatic | None) -> str | None:
+    """The version pip installed (the first distribution on sys.path), else the version the
+    static facts give when it is one; never "unknown"."""
+    if st is None:
+        return None
+    if st.distributions:
+        return st.distributions[0][0]
+    return st.version if version(st.version) else None
+
+
+def shadow(t: TorchFacts) -> Shadow | None:
+    """The torch that imports is none of the installed distributions: a source checkout in
+    the working directory, a copy on PYTHONPATH. None when it is an installed one, or when the
+    facts cannot tell (a snapshot from before `distributions` was recorded)."""
+    st = t.static
+    where = imported_dir(t)
+    if not isinstance(st, TorchStatic) or where is None or not isinstance(st.cwd, str):
+        return None  # no facts, or from a gpudoctor that did not record the installs
+    if any(_same(where, loc) for _, loc in st.distributions):
+        return None
+    rt = t.runtime
+    found = rt.version if isinstance(rt, TorchRuntime) else st.version
+    if st.distributions:
+        v, loc = st.distributions[0]
+        instead = f"not the installed torch {v} ({loc})"
+    else:
+        instead = "and no torch is installed by pip in this interpreter"
+    parent = posixpath.dirname(posixpath.normpath(where))
+    if _same(parent, st.cwd):
+        return Shadow(
+            f"torch imports from ./torch, a source checkout or stray folder in the current "
+            f"directory ({where}, version {found}), {instead}",
+            f"cd to another directory before running Python, or rename {where}; to use a "
+            "source checkout, build and install it (pip install -e . in the checkout)",
+        )
+    if not st.distributions:  # a torch installed without dist-info (some conda builds)
+        return None
+    return Shadow(
+        f"torch imports from {where} (version {found}), {instead}",
+        f"remove {parent} from PYTHONPATH (or delete that copy); check .pth files and "
+        "`pip list --user`",
+    )

@@ -1,0 +1,146 @@
+"""An environment read against the compat tables: the facts a machine states, completed and
+judged by published rows (the driver's CUDA from its version, a GPU's compute capability from
+its product name, a wheel's arch list and bundled cuDNN).
+
+`gpudoctor.views` holds what the Environment alone tells; these need `Tables` as well, so they
+live in compat, which checks and the advice both read (imported as `machine`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from gpudoctor import views as V
+from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
+from gpudoctor.versions import sm_of
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+
+
+def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
+    """The highest CUDA the driver runs, and where that came from; with no reading from the
+    driver itself, derived from its version through the compat table."""
+    reported = V.reported_driver_cuda(env)
+    if reported:
+        return reported
+    drv = V.driver_version(env)
+    if drv:
+        derived = tables.cuda_for_driver(drv)
+        if derived:
+            return derived, "compat table (derived from the driver version)"
+    return None
+
+
+def torch_built_cudnn(env: Environment, tables: Tables) -> tuple[str, str] | None:
+    """The cuDNN the installed torch was built for, and where that was read. This machine's
+    own artifact first: the `nvidia-cudnn-cuNN` wheel installed beside torch (N = torch's CUDA
+    major; pip installs the version torch's metadata pins), else the PyTorch table's row for
+    the wheel variant (release and local tag, or the release's PyPI default); None when
+    neither tells."""
+    cuda = V.torch_cuda(env)
+    st = V.torch_static(env)
+    if cuda and st is not None:
+        name = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
+        wheel = next((v for n, v in st.nvidia_wheels if n == name), None)
+        if wheel:
+            return wheel, f"the installed {name} {wheel} wheel"
+    tv = V.torch_version(env)
+    if not tv or not cuda:
+        return None
+    base, _, tag = tv.partition("+")
+    release = tables.torch_release(base)
+    variant = release.variant(tag or release.pypi_default or "") if release else None
+    if variant is None or not variant.cudnn:
+        return None
+    return variant.cudnn, f"compat_tables/torch.toml, torch {base} {variant.tag}"
+
+
+def min_driver(tables: Tables, cuda: str) -> str | None:
+    """The driver a CUDA version needs in full (what GD103 passes), from the compat table."""
+    minimum = tables.cuda_min_driver(cuda)
+    return (minimum.full or minimum.family) if minimum else None
+
+
+@dataclass(frozen=True, slots=True)
+class SeenGpu:
+    """A GPU a check judges, with its compute capability and where that came from."""
+
+    index: int
+    name: str
+    cc: str | Unavailable  # "8.9"
+    source: str  # "torch", "NVML", "from the product name (...)", or why it is unknown
+
+
+def gpu_cc(g: GpuFacts, tables: Tables) -> tuple[str, str] | Unavailable:
+    """A GPU's compute capability and its source: NVML's reading, else (a report gives only
+    the name) the product name looked up in compat_tables/gpu.toml, a published fact."""
+    if isinstance(g.compute_capability, str):
+        return g.compute_capability, "NVML"
+    arch = tables.gpu_of_product(g.name)
+    if arch is None:
+        return Unavailable(Reason.NOT_REPORTED, f"the compute capability of {g.name} is not in "
+                           "the report, and the GPU table has no product by that name")
+    return arch.cc, (f"from the product name: compat_tables/gpu.toml lists it as "
+                     f"{arch.family} ({sm_of(arch.cc)}, {arch.status})")
+
+
+def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
+    """The GPUs to judge an arch against: torch's devices when torch listed them, else the
+    driver's (NVML, nvidia-smi, collect_env), with `gpu_cc`'s compute capability."""
+    rt = V.torch_runtime(env)
+    if rt is not None and isinstance(rt.devices, tuple) and rt.devices:
+        return tuple(SeenGpu(d.index, d.name, d.capability, "torch") for d in rt.devices)
+    warned = dict(rt.warned_gpus) if rt is not None else {}
+    seen = [SeenGpu(g.index, g.name, warned[g.name], "torch's warning in the report")
+            if g.name in warned and isinstance(g.compute_capability, Unavailable)
+            else SeenGpu(g.index, g.name, g.compute_capability, source)
+            for g, source in resolved_gpus(env, tables)]
+    known = {g.name for g in seen}
+    seen += [SeenGpu(len(seen) + i, name, cc, "torch's warning in the report")
+             for i, (name, cc) in enumerate(n for n in warned.items() if n[0] not in known)]
+    return tuple(seen)
+
+
+def torch_arch_list(env: Environment, tables: Tables
+                    ) -> tuple[tuple[str, ...], str] | Unavailable:
+    """torch's arch list and its source: `torch.cuda.get_arch_list()` from the probe; for a
+    report that does not show it, the arch list the compat table records for that wheel (the
+    release and CUDA variant named by the version, e.g. 2.5.1+cu124; a version without a local
+    tag only when the release's PyPI default variant has the reported CUDA)."""
+    rt = V.torch_runtime(env)
+    if rt is None:
+        return Unavailable(Reason.NOT_INSTALLED, "torch did not import")
+    if isinstance(rt.arch_list, tuple):
+        return rt.arch_list, ("torch.cuda.get_arch_list()" if V.is_reported(rt.devices)
+                              else "the report: torch's warning or its build flags")
+    if isinstance(rt.version, Unavailable):
+        return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
+                           "its version")
+    base, _, tag = rt.version.partition("+")
+    release = tables.torch_release(base)
+    variant = release.variant(tag or release.pypi_default or "") if release else None
+    cuda = rt.cuda if isinstance(rt.cuda, str) else ""
+    if variant is None or variant.cuda != ".".join(cuda.split(".")[:2]):
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"torch {rt.version} (CUDA {cuda or 'not stated'}) is not a wheel in "
+                           "the tables")
+    if variant.arch_list is None:
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"the tables lack the arch list of torch {base} {variant.tag}")
+    return variant.arch_list, (f"not in the report: the arch list of the torch {base} "
+                               f"{variant.tag} wheel, from compat_tables/torch.toml")
+
+
+def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str], ...]:
+    """The driver's GPUs with the compute capability filled in where `gpu_cc` can tell it,
+    each with where it came from (or, when it stays Unavailable, why)."""
+    out = []
+    for g in V.gpus(env):
+        cc = gpu_cc(g, tables)
+        if isinstance(cc, Unavailable):
+            out.append((replace(g, compute_capability=cc), cc.message))
+        else:
+            out.append((replace(g, compute_capability=cc[0]), cc[1]))
+    return tuple(out)
