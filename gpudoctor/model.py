@@ -12,10 +12,9 @@ CPU-only build, exactly as `torch.version.cuda` reports it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from enum import IntEnum
-from typing import TYPE_CHECKING, NewType, TypeAlias
+from typing import NewType, TypeAlias
 
 # re-exported: the model's leaves, so `from gpudoctor.model import …` reaches every type
 from gpudoctor.model_base import NOT_RECORDED as NOT_RECORDED
@@ -26,9 +25,6 @@ from gpudoctor.model_health import GpuHealth as GpuHealth
 from gpudoctor.model_health import GpuProcess as GpuProcess
 from gpudoctor.model_smoke import DistributedReport, SmokeReport
 from gpudoctor.requirements import Requirement
-
-if TYPE_CHECKING:
-    from gpudoctor.compat import Tables
 
 SCHEMA_VERSION = 1
 
@@ -420,27 +416,6 @@ class Finding:
     # this finding's own severity, where it differs from the check's: INFO makes a WARN a note
     # (e.g. no driver on a machine with no GPU), WARNING makes an INFO check's WARN a warning
     severity: Severity | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One registered check: a pure function of (Environment, Tables)."""
-
-    id: CheckId
-    slug: str
-    title: str
-    layer: Layer
-    severity: Severity  # applied to non-pass findings in renderers
-    needs: str  # the facts it reads, for `gpudoctor checks`
-    run: Callable[[Environment, Tables], Finding] = field(repr=False, compare=False)
-    # the Environment fields `run` reads: `probes.collect` runs only the probes of the selected
-    # checks (with a hanging torch, `check host` never waits for it)
-    facts: frozenset[str] = FACT_FIELDS
-
-    @property
-    def doc(self) -> str:
-        """The check's docs page: its function's docstring."""
-        return (self.run.__doc__ or "").strip()
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,8 @@ from gpudoctor.checks import (
     requirements,
     smoke,
 )
-from gpudoctor.model import Check, Environment, Layer, Report, Result
+from gpudoctor.checks.base import Check
+from gpudoctor.model import Environment, Layer, Report, Result
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables

@@ -1,17 +1,18 @@
-"""Helpers for writing checks: the `check` decorator and Finding constructors.
+"""The `Check` type, the `check` decorator and the Finding constructors.
 
 A check is a pure function `(Environment, Tables) -> Finding`: no I/O, no pynvml, no torch,
-no rich. Its docstring is its docs page.
+no rich. Its docstring is its docs page. `Check` lives here, not in the model: its function
+reads the compat tables, which sit above the model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.model import (
     FACT_FIELDS,
-    Check,
     CheckId,
     Environment,
     Finding,
@@ -25,6 +26,27 @@ if TYPE_CHECKING:
 
 CheckFn = Callable[[Environment, "Tables"], Finding]
 Evidence = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One registered check: a pure function of (Environment, Tables)."""
+
+    id: CheckId
+    slug: str
+    title: str
+    layer: Layer
+    severity: Severity  # applied to non-pass findings in renderers
+    needs: str  # the facts it reads, for `gpudoctor checks`
+    run: CheckFn = field(repr=False, compare=False)
+    # the Environment fields `run` reads: `probes.collect` runs only the probes of the selected
+    # checks (with a hanging torch, `check host` never waits for it)
+    facts: frozenset[str] = FACT_FIELDS
+
+    @property
+    def doc(self) -> str:
+        """The check's docs page: its function's docstring."""
+        return (self.run.__doc__ or "").strip()
 
 
 def check(

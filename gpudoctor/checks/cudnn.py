@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.checks import cudnn_files, cudnn_versions, mixed_loads
-from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.checks.base import Check, check, failed, passed, skipped, warned
 from gpudoctor.checks.cudnn_files import chmod_line
 from gpudoctor.model import (
-    Check,
     CudnnFacts,
     CudnnInstall,
     CudnnLibrary,

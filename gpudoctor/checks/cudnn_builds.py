@@ -9,7 +9,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
-from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.checks.base import Check, check, failed, passed, skipped, warned
 from gpudoctor.checks.cudnn import (
     _installs,
     _loaded_by_torch,
@@ -23,7 +23,6 @@ from gpudoctor.checks.cudnn import (
 from gpudoctor.compat import machine
 from gpudoctor.compat.rules import cudnn_runs_with_cuda
 from gpudoctor.model import (
-    Check,
     CudnnInstall,
     Environment,
     Finding,

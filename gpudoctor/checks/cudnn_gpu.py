@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
-from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.checks.base import Check, check, failed, passed, skipped, warned
 from gpudoctor.compat import machine
 from gpudoctor.compat.rules import CUDNN_GPU_FLOOR, NVCC_ARCHS, Ruling, cudnn_supports_gpu
-from gpudoctor.model import Check, CudnnFacts, Environment, Finding, Layer, Severity, Unavailable
+from gpudoctor.model import CudnnFacts, Environment, Finding, Layer, Severity, Unavailable
 from gpudoctor.versions import format_cudnn_version, sm_of
 
 if TYPE_CHECKING:

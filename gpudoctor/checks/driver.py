@@ -11,6 +11,7 @@ from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.driver_wanted import DRIVER_URL, install_driver
 from gpudoctor.checks.requirements import requirements_of
 from gpudoctor.compat import machine
+from gpudoctor.compat.advice import torch_advice
 from gpudoctor.compat.rows import UNVERIFIED
 from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import (
@@ -262,8 +263,6 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
 def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
     """", or install a build for this driver: <line>" from the one source of advice
     (`gpudoctor.compat.advice`): for any wheel the driver runs, and for one it runs in full."""
-    from gpudoctor.compat.advice import torch_advice  # imported here: advice reads gpudoctor.checks
-
     advice = torch_advice(env, tables)
     runs = advice.pick.runs if advice.pick else None
     alt = f", or install a build for this driver: {advice.fix}"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
-from gpudoctor.checks.base import check, noted, passed, skipped
+from gpudoctor.checks.base import Check, check, noted, passed, skipped
 from gpudoctor.compat.freshness import Beyond, beyond_tables, note
-from gpudoctor.model import Check, CudnnFacts, Environment, Finding, Layer, Severity
+from gpudoctor.model import CudnnFacts, Environment, Finding, Layer, Severity
 from gpudoctor.versions import format_cudnn_version
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.driver import driver_too_old_for_torch
 from gpudoctor.compat import machine
+from gpudoctor.compat.advice import install_fix
 from gpudoctor.compat.rules import arch_in_build
 from gpudoctor.model import (
     Environment,
@@ -30,8 +31,6 @@ TORCH_URL = "https://pytorch.org/get-started/locally/"
 
 def _install_fix(env: Environment, tables: Tables) -> str:
     """The torch install line, from the one source of advice (`gpudoctor.compat.advice`)."""
-    from gpudoctor.compat.advice import install_fix  # imported here: advice reads gpudoctor.checks
-
     return install_fix(env, tables)
 
 

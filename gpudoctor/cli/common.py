@@ -17,7 +17,7 @@ from gpudoctor.renderers.interface import OutputFormat, is_info
 from gpudoctor.renderers.interface import tally as tally
 
 if TYPE_CHECKING:
-    from gpudoctor.model import Check
+    from gpudoctor.checks.base import Check
 
 
 def fail_usage(message: str, *more: str) -> typer.Exit:

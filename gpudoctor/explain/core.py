@@ -48,8 +48,8 @@ from gpudoctor.reports.interface import not_reported
 from gpudoctor.reports.issue_body import find_blocks
 
 if TYPE_CHECKING:
+    from gpudoctor.checks.base import Check
     from gpudoctor.compat import Tables
-    from gpudoctor.model import Check
 
 REPORT_SCOPE = 256 << 10  # of a large text, this much of its head and end is read for a report
 NO_INSTALL_LINE = ("`gpudoctor recommend` prints the install line that fits the machine "

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from gpudoctor.checks import REGISTRY
+from gpudoctor.checks import REGISTRY, Check
 from gpudoctor.compat import Tables, load_tables
-from gpudoctor.model import FACT_FIELDS, Check, Environment, Reason, Unavailable
+from gpudoctor.model import FACT_FIELDS, Environment, Reason, Unavailable
 from gpudoctor.probes.gather import NOT_GATHERED
 from gpudoctor.snapshot import loads
 
