@@ -3,6 +3,7 @@
 
     python tools/refresh_compat.py [--write] [--stamp] [--only torch|cudnn|cuda ...]
                                    [--torch V ...] [--since V] [--wheels] [--arch-lists]
+                                   [--arch-from auto|import|libraries] [--arch-python PATH]
                                    [--tables DIR] [--index URL]
 
 Reads, from the registry's JSON index (PEP 691) and wheel metadata (PEP 658):
@@ -10,8 +11,10 @@ Reads, from the registry's JSON index (PEP 691) and wheel metadata (PEP 658):
   `cuda-toolkit` / `nvidia-cuda-runtime*` (its CUDA, hence its variant tag) and
   `nvidia-cudnn-cu*` (its cuDNN). PyPI holds only the default variant of each release; the
   others live on download.pytorch.org, which this tool does not read;
-- with `--wheels`, the wheel itself (`torch/version.py`); with `--arch-lists`, also its
-  `torch.cuda.get_arch_list()` from a throwaway venv (see tools/refresh_wheels.py for the cost);
+- with `--wheels`, the wheel itself (`torch/version.py`); with `--arch-lists`, also its arch
+  list: `torch.cuda.get_arch_list()` from a throwaway venv, or the records in the wheel's own
+  libraries where no wheel fits the venv's Python (`--arch-from`; see tools/refresh_wheels.py
+  for the cost and tools/refresh_arch.py for the records);
 - each torch release's CPython minors (its Linux x86_64 wheels) against `python`;
 - the releases of `nvidia-cudnn-cu11/12/13`, `cuda-toolkit` and the CUDA runtime wheels.
 
@@ -95,6 +98,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--arch-lists", action="store_true",
                         help="with --wheels: install each wheel and its dependencies into a "
                              "throwaway venv (several GB) and read torch.cuda.get_arch_list()")
+    parser.add_argument("--arch-from", choices=("auto", "import", "libraries"), default="auto",
+                        help="with --arch-lists: import the wheel in a venv, read its libraries "
+                             "(no install; any Python's wheel), or import where a wheel for "
+                             "--arch-python exists, else read the libraries (default auto)")
+    parser.add_argument("--arch-python", default=sys.executable, metavar="PATH",
+                        help="with --arch-lists: the Python whose venv imports the wheel "
+                             "(default: this one)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also print what was read for each torch release")
     parser.add_argument("--tables", type=Path, default=TABLES, metavar="DIR",
@@ -104,6 +114,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.arch_lists and not args.wheels:
         parser.error("--arch-lists needs --wheels")
+    if not args.arch_lists and (args.arch_from != "auto" or args.arch_python != sys.executable):
+        parser.error("--arch-from and --arch-python need --arch-lists")
     if args.stamp and (args.only or args.torch or args.since):
         parser.error("--stamp needs a run over every table (no --only, --torch or --since)")
     return args
@@ -126,7 +138,8 @@ def _torch(args: argparse.Namespace, registry: Registry, tables: Tables,
         for i, (version, item) in enumerate(zip(versions, found, strict=True)):
             base = item if isinstance(item, TorchFacts) else TorchFacts(
                 str(version), project.url, "wheel metadata", CudaPins(None, None))
-            found[i] = wheel_facts(project.linux_wheels(version), base, arch=args.arch_lists)
+            found[i] = wheel_facts(project.linux_wheels(version), base, arch=args.arch_lists,
+                                   route=args.arch_from, python=args.arch_python)
     read = [f for f in found if isinstance(f, TorchFacts)]
     evidence = sorted({f.evidence for f in read})
     scope = ", ".join(str(v) for v in sorted(args.torch)) if args.torch else f"from {since}"
@@ -155,6 +168,7 @@ def _facts(facts: TorchFacts) -> str:
     parts = [f"torch/version.py cuda = {facts.version_py_cuda!r}"] if facts.version_py_cuda else []
     parts += [p.text for p in (facts.pins.cuda, facts.pins.cudnn) if p]
     arch = f", arch list [{', '.join(facts.arch_list)}]" if facts.arch_list is not None else ""
+    parts += [facts.arch_evidence] if facts.arch_evidence else []
     cudnn = f", cuDNN {facts.pins.cudnn.version}" if facts.pins.cudnn else ""
     return (f"{facts.version}: {facts.tag or 'no CUDA pin'}{cudnn}{arch} "
             f"({'; '.join([*parts, facts.source])})")

@@ -83,6 +83,8 @@ def _torch_edit(facts: TorchFacts, kind: str, field: str, value: str | tuple[str
             else "PyPI's JSON API (requires_dist)")
     if facts.version_py_cuda or facts.arch_list is not None:
         read = "the PyPI wheel itself (its METADATA, torch/version.py, get_arch_list())"
+    if facts.arch_evidence:
+        read = f"the PyPI wheel itself (its METADATA, torch/version.py; {facts.arch_evidence})"
     evidence = f"{what} VERIFIED from {read} by tools/refresh_compat.py ({facts.source})."
     return Edit("torch.toml", facts.version, kind, field, value, facts.source, evidence, tag)
 

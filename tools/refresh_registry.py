@@ -225,6 +225,7 @@ class TorchFacts:
     pins: CudaPins
     version_py_cuda: str | None = None  # --wheels: `cuda` in the wheel's torch/version.py
     arch_list: tuple[str, ...] | None = None  # --arch-lists: torch.cuda.get_arch_list()
+    arch_evidence: str | None = None  # --arch-lists: how the arch list was read, one phrase
 
     @property
     def tag(self) -> str | None:

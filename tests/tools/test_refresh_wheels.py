@@ -2,8 +2,10 @@
 
 The wheel is built here from the installed torch's real torch/version.py (its `cuda` value set to
 13.0, so the expected variant does not depend on which torch build pip resolved) and the
-recorded METADATA of torch 2.11.0. `--arch-lists` needs the CUDA wheels from the registry
-(several GB), so only its conversion of a real `get_arch_list()` is tested here.
+recorded METADATA of torch 2.11.0. `--arch-lists` by import needs the CUDA wheels from the
+registry (several GB), so only its conversion of a real `get_arch_list()` is tested here; by
+the wheel's libraries it is tested on a cp38 wheel of torch 1.6.0's real files and library
+excerpts (tests/fixtures/registry/README.md), which this newer Python cannot import.
 """
 
 from __future__ import annotations
@@ -135,3 +137,82 @@ def test_wheels_mode_reads_torch_version_py(recorded: Recorded, tables_copy: Pat
     assert code == 1, err
     assert ("torch 1.10.0: pypi_default tables cu111, wheel cu102 "
             "(torch/version.py: cuda = '10.2')") in out
+
+
+LIBRARIES = REGISTRY / "libraries"
+
+
+def _cp38_wheel(directory: Path) -> Path:
+    """torch 1.6.0's cp38 wheel as far as the tool reads it: real files and library excerpts."""
+    path = directory / "torch-1.6.0-cp38-cp38-manylinux1_x86_64.whl"
+    info = "torch-1.6.0.dist-info"
+    excerpt = {name: (LIBRARIES / f"torch-1.6.0-{name}").read_bytes() for name in (
+        "libtorch_python.so.flags.bin", "libtorch_cuda.so.gencode.bin",
+        "libtorch_cuda.so.fatbin.bin", "torch-version.py")}
+    files = {
+        "torch/version.py": excerpt["torch-version.py"],
+        "torch/lib/libtorch_python.so": excerpt["libtorch_python.so.flags.bin"],
+        "torch/lib/libtorch_cuda.so": excerpt["libtorch_cuda.so.gencode.bin"]
+        + excerpt["libtorch_cuda.so.fatbin.bin"],
+        f"{info}/METADATA": (REGISTRY / "metadata" / f"{path.name}.metadata").read_bytes(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\n"
+                         b"Tag: cp38-cp38-linux_x86_64\n",
+    }
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        record = "".join(f"{n},,\n" for n in files) + f"{info}/RECORD,,\n"
+        archive.writestr(f"{info}/RECORD", record)
+    return path
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the wheel is tagged manylinux1_x86_64")
+def test_arch_lists_of_a_wheel_for_another_python_are_read_in_its_libraries(
+        recorded: Recorded, tables_copy: Path, tmp_path: Path) -> None:
+    _serve(recorded, _cp38_wheel(tmp_path), "1.6.0")
+    path = tables_copy / "torch.toml"
+    text = path.read_text(encoding="utf-8")
+    planted = text.replace('{ tag = "cu102", arch_list = ["3.7", "5.0", "6.0", "7.0", "7.5"] },',
+                           '{ tag = "cu102" },', 1)
+    assert planted != text
+    path.write_text(planted, encoding="utf-8")
+    argv = ["--tables", str(tables_copy), "--only", "torch", "--torch", "1.6.0", "--wheels",
+            "--arch-lists"]
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*argv, "--write"], fetch=recorded.fetch, out=out, err=err)
+
+    assert code == 1, err.getvalue()
+    assert ("torch 1.6.0 cu102: arch_list tables [(none)], wheel get_arch_list "
+            "[3.7, 5.0, 6.0, 7.0, 7.5]") in out.getvalue().splitlines()
+    written = path.read_text(encoding="utf-8")
+    assert '{ tag = "cu102", arch_list = ["3.7", "5.0", "6.0", "7.0", "7.5"] },' in written
+    assert ("cu102 arch list (torch.cuda.get_arch_list()) VERIFIED from the PyPI wheel itself "
+            "(its METADATA, torch/version.py; arch list: the flag string "
+            "torch.cuda.get_arch_list() returns, read in torch/lib/libtorch_python.so (sm_37 "
+            "sm_50 sm_60 sm_70 sm_75); agreeing with the build's NVCC architecture flags"
+            ) in written
+
+    again = io.StringIO()
+    assert main(argv, fetch=recorded.fetch, out=again, err=err) == 0, err.getvalue()
+    assert "No differences." in again.getvalue().splitlines()
+
+
+def test_the_import_route_needs_a_wheel_for_its_python(recorded: Recorded, tables_copy: Path,
+                                                       tmp_path: Path) -> None:
+    _serve(recorded, _cp38_wheel(tmp_path), "1.6.0")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--tables", str(tables_copy), "--only", "torch", "--torch", "1.6.0", "--wheels",
+                 "--arch-lists", "--arch-from", "import"], fetch=recorded.fetch, out=out, err=err)
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    assert (code, out.getvalue()) == (2, "")
+    assert f"no {tag} Linux x86_64 wheel of torch 1.6.0 to install here" in err.getvalue()
+
+
+@pytest.mark.parametrize("option", [["--arch-from", "libraries"], ["--arch-python", "python3"]])
+def test_arch_options_need_arch_lists(recorded: Recorded, option: list[str],
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--wheels", *option], fetch=recorded.fetch)
+    assert exc.value.code == 2
+    assert "--arch-from and --arch-python need --arch-lists" in capsys.readouterr().err
