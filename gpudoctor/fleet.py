@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudoctor.model import SCHEMA_VERSION
+from gpudoctor.policy import Verdict, verdict, verdict_of
 from gpudoctor.versions import decode_cuda_version, format_cudnn_version
 
 # the facts of the fleet view, in column order
@@ -44,7 +45,7 @@ class Node:
     path: str
     facts: tuple[str, ...]
     failed: tuple[str, ...]  # ids of the failing checks
-    warned: tuple[str, ...]
+    warned: tuple[str, ...]  # ids of the warning ones (a note is none: `gpudoctor.policy`)
     judged: bool  # the report held findings (False: none were made, e.g. checks not run)
 
 
@@ -217,23 +218,29 @@ def _verdicts(findings: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
             raise NodeError(f"finding {n} ({check_id}): status {str(status)[:20]!r} is not one of "
                             f"{', '.join(_STATUSES)}")
         seen.add(check_id)
-    return (tuple(f["id"] for f in findings if f["status"] == "fail"),
-            tuple(f["id"] for f in findings if f["status"] == "warn"))
+    judged = [(f["id"], verdict_of(f["status"], _severity(f.get("severity")))) for f in findings]
+    return (tuple(i for i, v in judged if v is Verdict.FAILURE),
+            tuple(i for i, v in judged if v is Verdict.WARNING))
+
+
+def _severity(value: Any) -> str | None:
+    """A finding's severity as the JSON report writes it; anything else weighs as the
+    status alone (a warn is then a warning, not a note)."""
+    return value if value in ("info", "warning", "error") else None
 
 
 def _judge(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     """A snapshot without findings: decode it in full and run every check."""
     from gpudoctor.checks import REGISTRY, run_checks
     from gpudoctor.compat import load_tables
-    from gpudoctor.model import Status
     from gpudoctor.snapshot import SnapshotError, loads
 
     try:
         report = run_checks(loads(text), load_tables(), REGISTRY)
     except SnapshotError as e:
         raise NodeError(f"not a usable snapshot: {e}") from None
-    return (tuple(r.check_id for r in report.results if r.finding.status is Status.FAIL),
-            tuple(r.check_id for r in report.results if r.finding.status is Status.WARN), True)
+    return (tuple(r.check_id for r in report.results if verdict(r) is Verdict.FAILURE),
+            tuple(r.check_id for r in report.results if verdict(r) is Verdict.WARNING), True)
 
 
 # --------------------------------------------------------------------------- aggregating

@@ -83,7 +83,7 @@ from gpudoctor.actions.transaction import (
     state_dirs,
     write_text,
 )
-from gpudoctor.model import Status
+from gpudoctor.policy import advisory
 from gpudoctor.probes.cudnn import MANIFEST, cuda_from_ldd, run_ldd, split_library_name
 
 if TYPE_CHECKING:
@@ -366,7 +366,7 @@ def _install(tarball: Path, prefix: Path, toolkit: str | None, old: Manifest | N
         remove_tree(staging)
         remove_tree(state / f"trash-{os.getpid()}")
         ran = system.run_ldconfig(Path(plan.lib_dir), ldconfig_argv, ld_conf) if ldconfig else None
-        report = _advice(system.verify(prefix, rules.tables))
+        report = advisory(system.verify(prefix, rules.tables))
     except KeyboardInterrupt as e:  # exit 0 all the same: the prefix holds the new cuDNN
         raise childproc.interrupt_with(
             e, f"cuDNN {plan.version} installed; interrupted during the post-install checks "
@@ -376,14 +376,6 @@ def _install(tarball: Path, prefix: Path, toolkit: str | None, old: Manifest | N
             exit_code=0) from e
     return InstallResult(dry_run=False, plan=plan, manifest=str(manifest), ldconfig=ran,
                          report=report)
-
-
-def _advice(report: Report) -> Report:
-    """The placement checks after a completed install: a failing one becomes a warning (the
-    install stands; what the check found is for the user to act on)."""
-    return replace(report, results=tuple(
-        replace(r, finding=replace(r.finding, status=Status.WARN))
-        if r.finding.status is Status.FAIL else r for r in report.results))
 
 
 def _cuda_from_libraries(archive: Archive, staging: Path, prefix: Path) -> Archive:

@@ -18,6 +18,7 @@ from gpudoctor.cli.options import (
     VerboseOption,
     resolve_format,
 )
+from gpudoctor.policy import exit_code
 from gpudoctor.renderers.interface import OutputFormat
 
 HELP = """check every layer of the NVIDIA stack and say how to fix what is wrong
@@ -105,7 +106,7 @@ def check(
         ci.npd(report, strict)
     common.emit(report, fmt, output, verbose, strict)
     ci.github_actions(report)
-    raise typer.Exit(common.exit_code(report, strict))
+    raise typer.Exit(exit_code(report, strict))
 
 
 check.__doc__ = HELP

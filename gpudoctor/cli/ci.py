@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from gpudoctor.cli.common import exit_code, fail_usage
+from gpudoctor.cli.common import fail_usage
 from gpudoctor.cli.output import OutputError, say, write_output
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.policy import exit_code, problems
 from gpudoctor.requirements import Requirement, RequirementError, parse_requirements
 
 if TYPE_CHECKING:
-    from gpudoctor.model import Report, Result
+    from gpudoctor.model import Report
 
 RequireOption = Annotated[
     list[str] | None,
@@ -49,16 +50,6 @@ def with_required(selectors: list[str], reqs: tuple[Requirement, ...]) -> list[s
     return [*selectors, *dict.fromkeys(KIND_CHECKS[r.kind] for r in reqs)]
 
 
-def problems(report: Report, strict: bool) -> tuple[Result, ...]:
-    """The results that make the exit code 1: failures, and with --strict warnings."""
-    from gpudoctor.model import Status
-    from gpudoctor.renderers.interface import is_info
-
-    return tuple(r for r in report.results if r.finding.status is Status.FAIL) + tuple(
-        r for r in report.results if strict and r.finding.status is Status.WARN
-        and not is_info(r))
-
-
 def github_actions(report: Report) -> None:
     """Under GitHub Actions (GITHUB_ACTIONS=true): the findings as workflow commands on
     stderr, and the Markdown report appended to $GITHUB_STEP_SUMMARY (a path that cannot be
@@ -86,7 +77,7 @@ def npd(report: Report, strict: bool) -> NoReturn:
 
     code = exit_code(report, strict)
     try:
-        write_output(status_line(report, problems(report, strict)) + "\n", "-")
+        write_output(status_line(report, problems(report.results, strict)) + "\n", "-")
     except OutputError:
         raise typer.Exit(ExitCode.USAGE) from None  # NPD: Unknown
     raise typer.Exit(code)

@@ -12,8 +12,8 @@ import typer
 from gpudoctor import views as V
 from gpudoctor.cli.output import say
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.model import Environment, Report, Status
-from gpudoctor.renderers.interface import OutputFormat, is_info
+from gpudoctor.model import Environment, Report
+from gpudoctor.renderers.interface import OutputFormat
 from gpudoctor.renderers.interface import tally as tally
 
 if TYPE_CHECKING:
@@ -239,15 +239,6 @@ def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool,
     deliver(to_renderer(fmt, console, verbose, strict).render(report), output, fmt.value)
     say(f"gpudoctor: {tally(report)}" + (f"; report written to {output}" if output != "-"
                                          else ""))
-
-
-def exit_code(report: Report, strict: bool) -> int:
-    """0 no failure; 1 a failure, or with --strict a warning (notes never fail)."""
-    if report.count(Status.FAIL):
-        return ExitCode.FAILURE
-    if strict and any(r.finding.status is Status.WARN and not is_info(r) for r in report.results):
-        return ExitCode.FAILURE
-    return ExitCode.OK
 
 
 def cuda_usable(env: Environment) -> bool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from gpudoctor import policy
 from gpudoctor.actions.smoke import (
     SmokeOptions,
     parse_device,
@@ -33,7 +34,6 @@ from gpudoctor.cli.options import (
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.model import Status
 from gpudoctor.renderers.progress import step_progress
 from gpudoctor.renderers.smoke import render_json, render_text, smoke_text
 
@@ -132,7 +132,7 @@ def smoke_test(
     else:
         text = smoke_text(outcome, results, report_console(output))
     deliver(text, output, fmt.value)
-    failed = any(r.finding.status is Status.FAIL for r in results)
+    failed = policy.failed(results)
     if output != "-" or fmt is not TextOrJson.TEXT:
         say(f"gpudoctor: smoke test {'failed' if failed else 'passed'}"
             + (f"; report written to {output}" if output != "-" else ""))
@@ -225,7 +225,7 @@ def _distributed(device: str, timeout: float, python: str | None, fmt: TextOrJso
               if isinstance(outcome, SmokeFailure) else DISTRIBUTED_CHECKS)
     report = run_checks(smoke_environment(outcome), load_tables(), checks)
     results = report.results
-    failed = any(r.finding.status is Status.FAIL for r in results)
+    failed = policy.failed(results)
     if where.rank != 0:
         # exit 0 whatever this rank found: torchrun stops every rank, rank 0 included, as soon
         # as one exits non-zero, and rank 0 would be killed before it wrote the report that

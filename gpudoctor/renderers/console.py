@@ -36,7 +36,8 @@ from rich.console import Console
 from rich.text import Text
 
 from gpudoctor.model import Layer, Report, Result, Status
-from gpudoctor.renderers.interface import clean, cuda_versions, is_info
+from gpudoctor.policy import Verdict, verdict, worst
+from gpudoctor.renderers.interface import clean, cuda_versions
 
 SYMBOLS = {
     Status.PASS: ("✓", "green"),
@@ -45,6 +46,10 @@ SYMBOLS = {
     Status.SKIP: ("–", "dim"),
 }
 INFO_SYMBOL = ("i", "cyan")
+# how each verdict shows (`gpudoctor.policy`): a note has a symbol of its own
+MARKS = {Verdict.PASS: SYMBOLS[Status.PASS], Verdict.NOTE: INFO_SYMBOL,
+         Verdict.WARNING: SYMBOLS[Status.WARN], Verdict.FAILURE: SYMBOLS[Status.FAIL],
+         Verdict.SKIP: SYMBOLS[Status.SKIP]}
 INDENT = 4  # a result under its layer heading; its other lines 2 more
 QUOTE = "│"  # before each further line of a multi-line evidence value
 CONTINUED = "┆"  # before each further line of a line wrapped at the console's width
@@ -69,9 +74,7 @@ class ConsoleRenderer:
             results = [r for r in report.results if r.layer is layer]
             if not results:
                 continue
-            worst = max((r.finding.status for r in results if not is_info(r)),
-                        key=_rank, default=Status.PASS)
-            sym, style = SYMBOLS[worst]
+            sym, style = MARKS[worst(results)]
             out.append((Text.assemble((f"[{sym}] ", style), (layer.heading, "bold")), False))
             for r in results:
                 out += result_lines(r, self.verbose, indent=INDENT)
@@ -98,7 +101,7 @@ def result_lines(r: Result, verbose: bool, indent: int = 0) -> list[Line]:
     that never wraps and, verbose, the evidence (wrapping). Shared by every command that shows
     findings (`check`, `smoke-test`, `install-cudnn`)."""
     f = r.finding
-    sym, style = INFO_SYMBOL if is_info(r) else SYMBOLS[f.status]
+    sym, style = MARKS[verdict(r)]
     pad, hang = " " * indent, " " * (indent + 2)
     first = Text.assemble(pad, (sym, style), " ", (r.check_id, "dim"), " ", clean(r.title), ": ",
                           (clean(f.message), "dim" if f.status is Status.SKIP else ""))
@@ -152,6 +155,3 @@ def _wrap(console: Console, line: Text) -> Sequence[Text]:
     parts = rest.wrap(console, max(width - len(lead) - 2, 20), overflow="fold")
     return [first, *(Text.assemble(lead, (f"{CONTINUED} ", "dim"), part) for part in parts)]
 
-
-def _rank(status: Status) -> int:
-    return {Status.SKIP: 0, Status.PASS: 1, Status.WARN: 2, Status.FAIL: 3}[status]

@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpudoctor import policy
 from gpudoctor.checks.smoke import rate
-from gpudoctor.model import Report, Result, SmokeFailure, Status
+from gpudoctor.model import Report, Result, SmokeFailure
 from gpudoctor.model_smoke import DistributedReport
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean
@@ -55,7 +56,7 @@ def render_text(outcome: DistributedReport | SmokeFailure, results: tuple[Result
         head = (print_lines(console, [Text(clean(title), style="bold")])
                 + "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines()) + "\n")
     lines: list[Line] = [line for r in results for line in result_lines(r, verbose=False)]
-    failed = any(r.finding.status is Status.FAIL for r in results)
+    failed = policy.failed(results)
     took = (f" in {outcome.seconds:.1f} s" if isinstance(outcome, DistributedReport) else "")
     lines.append((Text(f"\ndistributed smoke test {'failed' if failed else 'passed'}{took}",
                        style="bold"), True))

@@ -11,8 +11,9 @@ The summary is the Markdown report, appended to `$GITHUB_STEP_SUMMARY`.
 
 from __future__ import annotations
 
-from gpudoctor.model import Report, Result, Status
-from gpudoctor.renderers.interface import clean, is_info
+from gpudoctor.model import Report, Result
+from gpudoctor.policy import Verdict, verdict
+from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.markdown import MarkdownRenderer
 
 
@@ -28,11 +29,10 @@ def escape_property(text: str) -> str:
 
 def command_of(r: Result) -> str | None:
     """error, warning or notice for a finding worth showing; None for a pass or a skip."""
-    if r.finding.status is Status.FAIL:
-        return "error"
-    if r.finding.status is Status.WARN:
-        return "notice" if is_info(r) else "warning"
-    return None
+    return _COMMANDS.get(verdict(r))
+
+
+_COMMANDS = {Verdict.FAILURE: "error", Verdict.WARNING: "warning", Verdict.NOTE: "notice"}
 
 
 def workflow_commands(report: Report) -> str:

@@ -13,11 +13,10 @@ from gpudoctor.model import (
     Reason,
     Report,
     Result,
-    Severity,
-    Status,
     TorchFacts,
     Unavailable,
 )
+from gpudoctor.policy import Verdict, counts
 
 # docs/checks.md in this repository, generated from the registry (`gpudoctor checks --format
 # markdown`); a test keeps it current. Repo-relative: it resolves in a checkout, on GitHub and
@@ -97,22 +96,16 @@ def finding_dict(r: Result) -> dict[str, Any]:
     }
 
 
-def is_info(result: Result) -> bool:
-    """A WARN from an INFO-severity check is information, not a warning."""
-    return result.finding.status is Status.WARN and result.severity is Severity.INFO
-
-
 def tally(report: Report) -> str:
-    """'9 passed, 1 warning, 2 failed, 3 skipped'."""
-    warn = sum(1 for r in report.results if r.finding.status is Status.WARN and not is_info(r))
-    info = sum(1 for r in report.results if is_info(r))
-    parts = [f"{report.count(Status.PASS)} passed"]
-    if warn:
-        parts.append(f"{warn} warning{'s' if warn != 1 else ''}")
-    if info:
-        parts.append(f"{info} note{'s' if info != 1 else ''}")
-    parts.append(f"{report.count(Status.FAIL)} failed")
-    parts.append(f"{report.count(Status.SKIP)} skipped")
+    """'9 passed, 1 warning, 2 failed, 3 skipped': the policy's counts, in words."""
+    n = counts(report.results)
+    parts = [f"{n[Verdict.PASS]} passed"]
+    if n[Verdict.WARNING]:
+        parts.append(f"{n[Verdict.WARNING]} warning{'s' if n[Verdict.WARNING] != 1 else ''}")
+    if n[Verdict.NOTE]:
+        parts.append(f"{n[Verdict.NOTE]} note{'s' if n[Verdict.NOTE] != 1 else ''}")
+    parts.append(f"{n[Verdict.FAILURE]} failed")
+    parts.append(f"{n[Verdict.SKIP]} skipped")
     return ", ".join(parts)
 
 

@@ -6,7 +6,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from gpudoctor.model import Report, Result, Status
-from gpudoctor.renderers.interface import clean, docs_url, is_info
+from gpudoctor.policy import fails
+from gpudoctor.renderers.interface import clean, docs_url
 
 # what XML 1.0 cannot hold at all, even as a reference: the surrogates (a lone one comes from a
 # JSON snapshot's "\ud800"), U+FFFE and U+FFFF (C0 controls are `clean`'s)
@@ -65,7 +66,6 @@ class JunitRenderer:
             suite, encoding="unicode") + "\n"
 
     def _fails(self, r: Result) -> bool:
-        """Whether the result is a <failure>: a FAIL, or under --strict a warning (not a note),
-        exactly what makes `common.exit_code` 1."""
-        return r.finding.status is Status.FAIL or (
-            self.strict and r.finding.status is Status.WARN and not is_info(r))
+        """Whether the result is a <failure>: what fails the run (`policy.fails`): a FAIL, or
+        under --strict a warning (not a note)."""
+        return fails(r, self.strict)

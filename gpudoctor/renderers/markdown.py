@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 
 from gpudoctor import __version__
-from gpudoctor.model import Layer, Report, Status
-from gpudoctor.renderers.interface import DOCS_PATH, clean, cuda_versions, is_info, tally
+from gpudoctor.model import Layer, Report
+from gpudoctor.policy import Verdict, verdict
+from gpudoctor.renderers.interface import DOCS_PATH, clean, cuda_versions, tally
 
-_MARK = {Status.PASS: "✅", Status.WARN: "⚠️", Status.FAIL: "❌", Status.SKIP: "➖"}
+_MARK = {Verdict.PASS: "✅", Verdict.NOTE: "ℹ️", Verdict.WARNING: "⚠️", Verdict.FAILURE: "❌",
+         Verdict.SKIP: "➖"}
 
 
 # the ASCII punctuation that opens Markdown inside a line (CommonMark lets a backslash escape
@@ -64,7 +66,7 @@ class MarkdownRenderer:
             lines += ["", f"### {layer.heading}", "", "| | check | finding | fix |",
                       "|---|---|---|---|"]
             for r in results:
-                mark = "ℹ️" if is_info(r) else _MARK[r.finding.status]
+                mark = _MARK[verdict(r)]
                 lines.append(
                     f"| {mark} | `{r.check_id}` {cell(r.title)} | {cell(r.finding.message)} | "
                     f"{cell(r.finding.fix or '')} |"

@@ -24,7 +24,8 @@ from datetime import datetime
 from gpudoctor import __version__
 from gpudoctor import views as V
 from gpudoctor.model import GpuFacts, NvmlFacts, Report, Result, TorchFacts
-from gpudoctor.renderers.interface import clean, is_info
+from gpudoctor.policy import Verdict, verdict
+from gpudoctor.renderers.interface import clean
 from gpudoctor.versions import format_cudnn_version
 
 STATUSES = ("pass", "warn", "note", "fail", "skip")
@@ -42,7 +43,11 @@ def _labels(**labels: str) -> str:
 
 def status_of(r: Result) -> str:
     """pass, warn, note (a WARN of an INFO check), fail or skip."""
-    return "note" if is_info(r) else r.finding.status.value
+    return _WORDS[verdict(r)]
+
+
+_WORDS = {Verdict.PASS: "pass", Verdict.NOTE: "note", Verdict.WARNING: "warn",
+          Verdict.FAILURE: "fail", Verdict.SKIP: "skip"}
 
 
 def _family(name: str, help_text: str, samples: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ from gpudoctor import __version__
 from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, cudnn_text, rate
 from gpudoctor.model import SCHEMA_VERSION, Report, Result, Status
 from gpudoctor.model_smoke import SmokeReport
+from gpudoctor.policy import failed
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean, finding_dict
 from gpudoctor.renderers.json import dumps
@@ -69,7 +70,7 @@ def render_text(outcome: SmokeOutcome, results: tuple[Result, ...]) -> Renderabl
 def _summary(outcome: SmokeOutcome, results: tuple[Result, ...]) -> Text:
     counts = {s: sum(1 for r in results if r.finding.status is s) for s in Status}
     took = f" in {outcome.seconds:.1f} s" if isinstance(outcome, SmokeReport) else ""
-    return Text(f"smoke test {'failed' if counts[Status.FAIL] else 'passed'}{took}: "
+    return Text(f"smoke test {'failed' if failed(results) else 'passed'}{took}: "
                 + ", ".join(f"{n} {_WORDS[s]}" for s, n in counts.items() if n), style="bold")
 
 

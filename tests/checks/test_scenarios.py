@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.cli.common import exit_code
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
-from gpudoctor.renderers.interface import is_info
+from gpudoctor.policy import Verdict, exit_code, verdict
 from gpudoctor.snapshot import loads
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "envs").glob("*.json"))
@@ -84,12 +83,12 @@ def test_scenario(path: Path) -> None:
         assert f.message, f
         if f.status in (Status.FAIL, Status.WARN):
             assert f.fix, f"{f.check_id} says {f.status} without a fix: {f.message}"
-    notes = {r.check_id for r in report.results if is_info(r)}
+    notes = {r.check_id for r in report.results if verdict(r) is Verdict.NOTE}
     assert NOTES.get(path.stem, set()) <= notes, notes
     if path.stem in NOTES:  # a GPU-less machine: exit 0, with --strict too
         assert exit_code(report, strict=True) == 0, [
             (r.check_id, r.finding.message) for r in report.results
-            if r.finding.status in (Status.FAIL, Status.WARN) and not is_info(r)]
+            if r.finding.status in (Status.FAIL, Status.WARN) and verdict(r) is not Verdict.NOTE]
 
 
 def test_fix_names_exact_command() -> None:

@@ -18,7 +18,6 @@ import pytest
 from envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
 
 from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.cli.common import exit_code
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     DeviceNode,
@@ -32,10 +31,10 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
+from gpudoctor.policy import Verdict, exit_code, verdict
 from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
-from gpudoctor.renderers.interface import is_info
 
 TABLES = load_tables()
 
@@ -170,7 +169,7 @@ def test_cuda_build_without_a_gpu_is_a_note_and_exit_0_with_strict() -> None:
     e = gpu_less()
     got = results(e)
     gd101 = got["GD101"]
-    assert is_info(gd101) and gd101.severity is Severity.INFO
+    assert verdict(gd101) is Verdict.NOTE and gd101.severity is Severity.INFO
     assert "will use a GPU once one with a driver ≥ 580.65.06 is present" in gd101.finding.message
     assert "install the NVIDIA driver ≥ 580.65.06" in (gd101.finding.fix or "")
     assert got["GD403"].finding.status is Status.SKIP
@@ -183,7 +182,7 @@ def test_cuda_build_without_a_gpu_is_a_note_and_exit_0_with_strict() -> None:
 def test_cpu_build_beside_a_toolkit_without_a_gpu_is_a_note() -> None:
     e = gpu_less(torch=torch("2.13.0+cpu", None), cuda=toolkit("13.0"))
     got = results(e)
-    assert is_info(got["GD402"]) and is_info(got["GD101"])
+    assert verdict(got["GD402"]) is verdict(got["GD101"]) is Verdict.NOTE
     assert got["GD402"].finding.fix  # the install line, for where a GPU is
     assert exit_code(run_checks(e, TABLES, REGISTRY), strict=True) == 0
 
@@ -208,7 +207,7 @@ def test_a_sign_of_a_gpu_makes_the_same_states_failures(sign: str) -> None:
     e = gpu_less(**SIGNS[sign])
     got = results(e)
     assert got["GD101"].finding.status is Status.FAIL, got["GD101"].finding.message
-    assert not is_info(got["GD101"])
+    assert verdict(got["GD101"]) is not Verdict.NOTE
     assert got["GD403"].finding.status is Status.SKIP  # still counted once
     cpu = results(gpu_less(torch=torch("2.13.0+cpu", None), cuda=toolkit("13.0"),
                            **SIGNS[sign]))
@@ -243,7 +242,8 @@ def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
     for check_id in ("GD101", "GD402", "GD403", "GD406"):
         r = got[check_id]
         assert r.finding.status is not Status.FAIL, (check_id, r.finding.message)
-        assert r.finding.status is not Status.WARN or is_info(r), (check_id, r.finding.message)
+        assert verdict(r) in (Verdict.PASS, Verdict.NOTE, Verdict.SKIP), (check_id,
+                                                                         r.finding.message)
     assert got["GD406"].finding.status is Status.PASS, got["GD406"].finding.message
 
 
@@ -271,7 +271,8 @@ def test_cuda_home_that_is_no_toolkit_is_named_with_what_breaks(
     make(home)  # type: ignore[operator]
     r = results(probed_cuda(tmp_path, CUDA_HOME=str(home)))["GD201"]
     f = r.finding
-    assert f.status is Status.WARN and r.severity is Severity.WARNING and not is_info(r)
+    assert f.status is Status.WARN and r.severity is Severity.WARNING
+    assert verdict(r) is Verdict.WARNING
     assert f"CUDA_HOME={home} {says}" in f.message
     assert "torch.utils.cpp_extension" in f.message
     assert (f.fix or "").startswith("unset CUDA_HOME")
@@ -307,7 +308,7 @@ def test_runtime_only_toolkit_found_by_search_is_a_note(tmp_path: Path) -> None:
     kit.mkdir(parents=True)
     (kit / "version.json").write_text('{"cuda": {"version": "12.4.1"}}')
     r = results(probed_cuda(tmp_path))["GD201"]
-    assert is_info(r)
+    assert verdict(r) is Verdict.NOTE
     assert "not a toolkit for building" in r.finding.message
 
 
