@@ -10,7 +10,6 @@ Imported as `V` (`from gpudoctor import views as V`).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
@@ -127,6 +126,15 @@ def python_version(env: Environment) -> tuple[str, str] | None:
     if isinstance(t, TorchFacts) and isinstance(host, HostFacts) and t.python == \
             host.python_executable and version(host.python_version):
         return host.python_version, host.python_executable
+    return None
+
+
+def interpreter(env: Environment) -> str | None:
+    """The path of the interpreter diagnosed, which an install line runs pip with; None when
+    it is not known (a pasted report names no interpreter, or not as a path)."""
+    t = env.torch
+    if isinstance(t, TorchFacts) and isinstance(t.python, str) and t.python.startswith("/"):
+        return t.python
     return None
 
 
@@ -282,21 +290,15 @@ def gpu_details(g: GpuFacts) -> list[str]:
 
 
 # --------------------------------------------------------------------------- which torch imports
-# Shared by GD401 and GD406 and the advice: the child reports the directory of the torch that
-# imports (`TorchStatic.location`, `TorchRuntime.file`), every installed torch distribution with
-# the package directory it installed (`TorchStatic.distributions`; the child writes a directory
-# that is the imported one under the same string) and its working directory (`TorchStatic.cwd`).
+# Shared by GD401 and GD406 and the advice (`compat.advice.shadowing_torch` says what to do):
+# the child reports the directory of the torch that imports (`TorchStatic.location`,
+# `TorchRuntime.file`), every installed torch distribution with the package directory it
+# installed (`TorchStatic.distributions`; the child writes a directory that is the imported one
+# under the same string) and its working directory (`TorchStatic.cwd`).
 
 
-@dataclass(frozen=True, slots=True)
-class Shadow:
-    """A torch that imports from somewhere pip did not install it."""
-
-    message: str
-    fix: str
-
-
-def _same(a: str, b: str) -> bool:
+def same_dir(a: str, b: str) -> bool:
+    """Whether two paths name the same directory (as strings, normalised)."""
     return posixpath.normpath(a) == posixpath.normpath(b)
 
 
@@ -319,37 +321,3 @@ def installed_version(st: TorchStatic | None) -> str | None:
     if st.distributions:
         return st.distributions[0][0]
     return st.version if version(st.version) else None
-
-
-def shadow(t: TorchFacts) -> Shadow | None:
-    """The torch that imports is none of the installed distributions: a source checkout in
-    the working directory, a copy on PYTHONPATH. None when it is an installed one, or when the
-    facts cannot tell (a snapshot from before `distributions` was recorded)."""
-    st = t.static
-    where = imported_dir(t)
-    if not isinstance(st, TorchStatic) or where is None or not isinstance(st.cwd, str):
-        return None  # no facts, or from a gpudoctor that did not record the installs
-    if any(_same(where, loc) for _, loc in st.distributions):
-        return None
-    rt = t.runtime
-    found = rt.version if isinstance(rt, TorchRuntime) else st.version
-    if st.distributions:
-        v, loc = st.distributions[0]
-        instead = f"not the installed torch {v} ({loc})"
-    else:
-        instead = "and no torch is installed by pip in this interpreter"
-    parent = posixpath.dirname(posixpath.normpath(where))
-    if _same(parent, st.cwd):
-        return Shadow(
-            f"torch imports from ./torch, a source checkout or stray folder in the current "
-            f"directory ({where}, version {found}), {instead}",
-            f"cd to another directory before running Python, or rename {where}; to use a "
-            "source checkout, build and install it (pip install -e . in the checkout)",
-        )
-    if not st.distributions:  # a torch installed without dist-info (some conda builds)
-        return None
-    return Shadow(
-        f"torch imports from {where} (version {found}), {instead}",
-        f"remove {parent} from PYTHONPATH (or delete that copy); check .pth files and "
-        "`pip list --user`",
-    )

@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import Tables, load_tables
-from gpudoctor.compat.advice import UNKNOWN_PYTHON, TorchAdvice, torch_advice
+from gpudoctor.compat.advice import UNKNOWN_PYTHON, TorchAdvice, shadowing_torch, torch_advice
 from gpudoctor.compat.recommend import recommend
 from gpudoctor.model import (
     Environment,
@@ -420,3 +420,20 @@ def test_a_shadowing_torch_folder_is_the_fix_not_a_reinstall(tables: Tables) -> 
     fix = {r.check_id: r.finding for r in run_checks(env, tables).results}["GD402"].fix or ""
     assert fix.startswith("cd to another directory"), fix
     assert "reinstalling torch cannot help" in fix
+
+
+def test_a_shadowing_torch_is_named_with_what_to_do() -> None:
+    """A torch that imports from a ./torch checkout is not the installed one: the fix says to
+    leave the directory, or to install the checkout with the one builder's line."""
+    from test_views import torch_at
+
+    site = "/venv/lib/python3.11/site-packages/torch"
+    assert shadowing_torch(torch_at(f"{site}/__init__.py", (("2.13.0", site),), "/home/u")) \
+        is None
+    found = shadowing_torch(torch_at("/home/u/torch/__init__.py", (("2.13.0", site),),
+                                     "/home/u"))
+    assert found is not None and "./torch, a source checkout" in found.message
+    assert "(pip install -e . in the checkout)" in found.fix
+    elsewhere = shadowing_torch(torch_at("/opt/copy/torch/__init__.py", (("2.13.0", site),),
+                                         "/home/u"))
+    assert elsewhere is not None and "remove /opt/copy from PYTHONPATH" in elsewhere.fix

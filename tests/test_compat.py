@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat.wheels import pip_line
 from gpudoctor.versions import arch_list_supports, decode_cudnn_version, normalize_cc
 
 
@@ -163,7 +164,7 @@ def test_torch_install_commands(tables: Tables) -> None:
     def command(version: str, tag: str | None) -> str:
         release = tables.torch_release(version)
         assert release is not None
-        return release.install_command(tag)
+        return pip_line(release, None if tag == release.pypi_default else release.variant(tag))
 
     assert command("2.5.1", "cu121") == (
         "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu121"

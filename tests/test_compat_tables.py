@@ -17,6 +17,7 @@ from gpudoctor.compat import (
     load_tables,
     tables_dir,
 )
+from gpudoctor.compat.wheels import pip_line
 from gpudoctor.versions import normalize_cc
 
 TABLES_DIR = Path(__file__).resolve().parent.parent / "compat_tables"
@@ -274,7 +275,8 @@ def test_index_urls_come_from_the_index_rows(tmp_path: Path) -> None:
     assert found, "the tables have find-links releases"
     for release in found:
         tag = next(v.tag for v in release.variants if v.tag != release.pypi_default)
-        assert release.install_command(tag).endswith("-f https://mirror.example/torch_stable.html")
+        assert pip_line(release, release.variant(tag)).endswith(
+            "-f https://mirror.example/torch_stable.html")
     start = text.index("[[index]]\ninstall = \"find-links\"")
     path.write_text(text[:start] + text[text.index("[[index]]", start + 1):], encoding="utf-8")
     with pytest.raises(CompatTableError, match=r"torch\.toml.*no \[\[index\]\] row.*find-links"):

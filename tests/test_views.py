@@ -61,7 +61,7 @@ def test_versions() -> None:
                                                                           "2.5.1+cu124")
 
 
-def _torch(file: str, distributions: tuple[tuple[str, str], ...], cwd: str) -> TorchFacts:
+def torch_at(file: str, distributions: tuple[tuple[str, str], ...], cwd: str) -> TorchFacts:
     env = loads((ENVS / "h100-healthy.json").read_text())
     t = env.torch
     assert isinstance(t, TorchFacts) and isinstance(t.static, TorchStatic)
@@ -74,11 +74,11 @@ def _torch(file: str, distributions: tuple[tuple[str, str], ...], cwd: str) -> T
 
 def test_which_torch_imports() -> None:
     site = "/venv/lib/python3.11/site-packages/torch"
-    installed = _torch(f"{site}/__init__.py", (("2.13.0", site),), "/home/u")
-    assert V.shadow(installed) is None and V.imported_dir(installed) == site
-    checkout = _torch("/home/u/torch/__init__.py", (("2.13.0", site),), "/home/u")
-    found = V.shadow(checkout)
-    assert found is not None and "./torch, a source checkout" in found.message
+    installed = torch_at(f"{site}/__init__.py", (("2.13.0", site),), "/home/u")
+    assert V.imported_dir(installed) == site
+    checkout = torch_at("/home/u/torch/__init__.py", (("2.13.0", site),), "/home/u")
+    assert V.imported_dir(checkout) == "/home/u/torch"
+    assert V.same_dir("/home/u/torch/", "/home/u/x/../torch")
     assert V.installed_version(checkout.static if isinstance(checkout.static, TorchStatic)
                                else None) == "2.13.0"
 

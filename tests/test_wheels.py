@@ -4,13 +4,18 @@ Pythons of each release, and every torch line gpudoctor prints, built by it."""
 
 from __future__ import annotations
 
+import ast
+import re
 import shlex
+from pathlib import Path
 
 import pytest
 
 from gpudoctor.compat import Tables, load_tables, wheels
 from gpudoctor.compat.query import query_cuda, query_gpu, query_torch
 from gpudoctor.compat.wheels import Target, pip_line, python_fits, pythons_text
+
+ROOT = Path(__file__).resolve().parent.parent
 
 INDEX = "https://download.pytorch.org/whl/"
 
@@ -71,17 +76,14 @@ def test_the_pythons_of_a_release(tables: Tables) -> None:
 
 
 def test_every_compat_line_is_the_builders(tables: Tables) -> None:
-    """`compat torch|cuda|gpu` print the builder's line for each variant, and the rows'
-    `install_command` agrees with it (two builders once disagreed on 1.7.1)."""
+    """`compat torch|cuda|gpu` print the builder's line for each variant (the rows' own
+    builder once disagreed with it on 1.7.1; it is gone: `test_only_wheels_writes_pip_lines`)."""
     for rel in tables.torch_releases:
         rows = query_torch(tables, rel.version).section("variants").rows
         for row in rows:
             values = dict(row.values)
             variant = rel.variant(str(values["variant"]))
             assert values["pip"] == pip_line(rel, variant), (rel.version, values["variant"])
-        for v in rel.variants:
-            tag_line = pip_line(rel, None if v.tag == rel.pypi_default else v)
-            assert rel.install_command(v.tag) == tag_line, (rel.version, v.tag)
     lines = [dict(r.values).get("pip") for a in (query_cuda(tables, "12.4"),
                                                  query_gpu(tables, "sm_86"))
              for s in a.sections for r in s.rows]
@@ -97,22 +99,50 @@ def test_every_compat_line_is_the_builders(tables: Tables) -> None:
         assert text == pip_line(rel, variant), text
 
 
-def test_install_command_delegates_to_the_builder(tables: Tables,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """`TorchRelease.install_command` writes no pip line of its own: whatever the builder
-    writes, it returns (agreement on today's rows alone would not catch a second builder that
-    drifts the day `pip_line` learns something new)."""
-    calls: list[tuple[str, str | None]] = []
+def _pip_lines(path: Path) -> list[str]:
+    """Each string of a module (constant, or literal part of an f-string) that writes `pip
+    install`, docstrings aside (they describe, they print nothing)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                                | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [f"{path.name}:{node.lineno}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings and re.search(r"\bpip install\b", node.value)]
 
-    def builder(release: object, variant: object, target: object = None) -> str:
-        calls.append((getattr(release, "version", "?"), getattr(variant, "tag", None)))
-        return "the builder's line"
 
-    monkeypatch.setattr(wheels, "pip_line", builder)
-    rel = tables.torch_release("1.12.1")
-    assert rel is not None and rel.pypi_default is not None
-    other = next(v.tag for v in rel.variants if v.tag != rel.pypi_default)
-    assert rel.install_command(other) == "the builder's line"
-    assert rel.install_command(rel.pypi_default) == "the builder's line"
-    assert rel.install_command("cu999") == "the builder's line"  # a tag it lacks: PyPI's
-    assert calls == [("1.12.1", other), ("1.12.1", None), ("1.12.1", None)]
+# explain's knowledge base is its owner's: general advice sentences ("pip install
+# --no-build-isolation from source"), not lines for this machine
+ELSEWHERE = {"explain"}
+
+
+def test_only_wheels_writes_pip_lines() -> None:
+    """compat/wheels.py is the one pip-line builder: no other module writes `pip install`
+    (before: TorchRelease.install_command, compat.query's pip_line, the cuDNN and cuBLAS
+    lines of checks/cudnn.py and cudnn_builds.py, the nvidia-ml-py lines of the NVML probes,
+    the source-checkout line of the shadowing torch)."""
+    package = ROOT / "gpudoctor"
+    writers = [hit for path in sorted(package.rglob("*.py"))
+               if path != package / "compat" / "wheels.py"
+               and path.relative_to(package).parts[0] not in ELSEWHERE
+               for hit in _pip_lines(path)]
+    assert writers == []
+
+
+def test_the_scan_finds_a_second_writer(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text('"""pip install x: a docstring describes"""\n'
+                      'def fix(v):\n    return f"pip install --force-reinstall cudnn=={v}"\n')
+    assert _pip_lines(module) == ["m.py:3"]
+
+
+def test_the_library_lines(tables: Tables) -> None:
+    assert wheels.cudnn_wheel_line("12", "9.1.0.70") == (
+        "pip install --force-reinstall nvidia-cudnn-cu12==9.1.0.70")
+    assert wheels.cudnn_wheel_line(12, None, "/venv/bin/python") == (
+        "/venv/bin/python -m pip install --force-reinstall nvidia-cudnn-cu12")
+    assert wheels.cuda_library_line("cublas", "11", "/a b/python") == (
+        "'/a b/python' -m pip install nvidia-cublas-cu11")
+    assert wheels.package_line("x>=1", upgrade=True) == "pip install -U 'x>=1'"

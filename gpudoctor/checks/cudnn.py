@@ -10,6 +10,7 @@ from gpudoctor import views as V
 from gpudoctor.checks import cudnn_files, cudnn_versions, mixed_loads
 from gpudoctor.checks.base import Check, check, failed, passed, skipped, warned
 from gpudoctor.checks.cudnn_files import chmod_line
+from gpudoctor.compat.wheels import cuda_library_line, cudnn_wheel_line
 from gpudoctor.model import (
     CudnnFacts,
     CudnnInstall,
@@ -73,16 +74,14 @@ def _major(v: str | None) -> int | None:
     return int(v.split(".")[0]) if v and v.split(".")[0].isdigit() else None
 
 
-def _reinstall(i: CudnnInstall, version: str | None = None) -> str:
+def _reinstall(i: CudnnInstall, version: str | None, env: Environment) -> str:
     v = f"cuDNN {version}" if version else "cuDNN"
     if i.prefix:
         return (f"reinstall {v} into {i.prefix} from its tarball (TARBALL, downloaded from "
                 "NVIDIA): gpudoctor install-cudnn --tarball TARBALL --prefix "
                 f"{shlex.quote(i.prefix)}")
     if i.origin.startswith("pip wheel") and isinstance(i.cuda_build, str):
-        spec = f"=={version}" if version else ""
-        return ("pip install --force-reinstall "
-                f"{shlex.quote(f'nvidia-cudnn-cu{i.cuda_build}{spec}')}")
+        return cudnn_wheel_line(i.cuda_build, version, V.interpreter(env))
     return f"reinstall {v} in {_where(i)} from one package or tarball"
 
 
@@ -135,7 +134,7 @@ def check_headers(env: Environment, tables: Tables) -> Finding:
     if v.reason is Reason.PERMISSION_DENIED:
         fix = chmod_line("a+r", [f"{shlex.quote(i.include_dir or _where(i))}/cudnn*.h"])
     else:
-        fix = _reinstall(i, _version(i))
+        fix = _reinstall(i, _version(i), env)
     return failed("; ".join(f"{_where(i)}: {v.message}" for i, v in bad), fix, evidence)
 
 
@@ -168,7 +167,7 @@ def check_header_matches_library(env: Environment, tables: Tables) -> Finding:
         return passed("header and library versions agree in every copy", tuple(evidence))
     i, _, lib = bad[0]
     return failed("; ".join(text for _, text, _ in bad) + ": two cuDNN releases were copied "
-                  "over each other", _reinstall(i, lib), tuple(evidence))
+                  "over each other", _reinstall(i, lib, env), tuple(evidence))
 
 
 @check("GD303", "cudnn-files-readable", "cuDNN files readable by everyone", Layer.CUDNN,
@@ -331,7 +330,7 @@ def check_sublibraries(env: Environment, tables: Tables) -> Finding:
         return passed("every cuDNN copy has all its sub-libraries, each at one version and a "
                       "shared library" + (f" for {machine}" if machine else ""))
     i = problems[0][0]
-    return failed("; ".join(p for _, p in problems), _reinstall(i, _version(i)),
+    return failed("; ".join(p for _, p in problems), _reinstall(i, _version(i), env),
                   tuple((_where(i), p) for i, p in problems))
 
 
@@ -371,12 +370,13 @@ def check_loads(env: Environment, tables: Tables) -> Finding:
             return skipped(V.reason_of(_installs(env)[0].missing_deps))
         return passed("every cuDNN copy loads; ldd resolves all its dependencies", evidence)
     majors = sorted(set(re.findall(r"lib(?:cublas|cublasLt|nvrtc)\.so\.(\d+)", missing)))
-    fix = (f"install CUDA {majors[0]}'s libraries (e.g. `pip install nvidia-cublas-cu"
-           f"{majors[0]}`) and put their directory on LD_LIBRARY_PATH, or install the cuDNN "
-           "build for the CUDA you have") if majors else (
+    fix = (f"install CUDA {majors[0]}'s libraries (e.g. `"
+           f"{cuda_library_line('cublas', majors[0], V.interpreter(env))}`) and put their "
+           "directory on LD_LIBRARY_PATH, or install the cuDNN build for the CUDA you have"
+           ) if majors else (
         "install the libraries named and put their directory on LD_LIBRARY_PATH" if missing
         else "its library is damaged or built for another machine: "
-        + _reinstall(broken[0][0], _version(broken[0][0])) if broken
+        + _reinstall(broken[0][0], _version(broken[0][0]), env) if broken
         else "reinstall that cuDNN: its library is damaged or built for another machine")
     return failed("; ".join(bad), fix, evidence)
 

@@ -22,6 +22,7 @@ from gpudoctor.checks.cudnn import (
 )
 from gpudoctor.compat import machine
 from gpudoctor.compat.rules import cudnn_runs_with_cuda
+from gpudoctor.compat.wheels import cudnn_wheel_line
 from gpudoctor.model import (
     CudnnInstall,
     Environment,
@@ -141,7 +142,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
         return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {wanted})",
                       evidence)
     major = (V.torch_cuda(env) or "").split(".")[0]
-    fix = f"pip install --force-reinstall {shlex.quote(f'nvidia-cudnn-cu{major}=={wanted}')}"
+    fix = cudnn_wheel_line(major, wanted, V.interpreter(env))
     if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
         fix = _unset_fix(env, loaded[1].lib_dir)
     return failed(f"torch {rt.version} was compiled against cuDNN {wanted} but runs "
@@ -170,7 +171,7 @@ def check_known_bad(env: Environment, tables: Tables) -> Finding:
     newer = tables.newest_cudnn().version
     return warned(f"cuDNN {v} in {_where(i)} has a known defect: {why}",
                   f"replace cuDNN {v} with another release (newest: {newer}); "
-                  + _reinstall(i, newer), tuple((k, w) for k, w in bad.items()))
+                  + _reinstall(i, newer, env), tuple((k, w) for k, w in bad.items()))
 
 
 CHECKS: tuple[Check, ...] = (

@@ -9,7 +9,7 @@ from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.checks.driver import driver_too_old_for_torch
 from gpudoctor.compat import machine
-from gpudoctor.compat.advice import install_fix
+from gpudoctor.compat.advice import install_fix, shadowing_torch
 from gpudoctor.compat.rules import arch_in_build
 from gpudoctor.model import (
     Environment,
@@ -55,7 +55,7 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
         ev += (("package metadata", t.static.message),)
     else:
         ev += (("installed", f"{t.static.version} at {t.static.location}"),)
-    shadow = V.shadow(t)
+    shadow = shadowing_torch(t)
     rt = t.runtime
     if isinstance(rt, Unavailable) and rt.reason is Reason.NOT_REPORTED:  # a cut-off report
         return skipped(rt.message, ev)
@@ -341,7 +341,7 @@ def check_torch_shadowed(env: Environment, tables: Tables) -> Finding:
     t, rt, st = V.torch_facts(env), V.torch_runtime(env), V.torch_static(env)
     if t is None or st is None:
         return skipped("needs the package metadata of torch")
-    shadow = V.shadow(t)
+    shadow = shadowing_torch(t)
     if rt is None:
         return skipped("torch did not import (see GD401)")
     if isinstance(rt.version, Unavailable):

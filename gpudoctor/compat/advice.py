@@ -37,6 +37,7 @@ install: the fix then says what to do about the shadow first.
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from dataclasses import dataclass
 
@@ -44,11 +45,19 @@ from gpudoctor import views as V
 from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease, machine
 from gpudoctor.compat.pick import GpuSeen, Line, TorchPick, best_fit, pick_torch, runs
 from gpudoctor.compat.rules import arch_in_build, driver_for_cuda
-from gpudoctor.model import Environment, Reason, TorchFacts, TorchStatic, Unavailable
+from gpudoctor.compat.wheels import package_line
+from gpudoctor.model import (
+    Environment,
+    Reason,
+    TorchFacts,
+    TorchRuntime,
+    TorchStatic,
+    Unavailable,
+)
 from gpudoctor.versions import arch_list_supports, minor_of, normalize_cc, sm_of
 
-__all__ = ["UNJUDGED", "UNKNOWN_PYTHON", "GpuSeen", "TorchAdvice", "TorchPick",
-           "compute_capabilities", "install_fix", "torch_advice"]
+__all__ = ["UNJUDGED", "UNKNOWN_PYTHON", "GpuSeen", "Shadow", "TorchAdvice", "TorchPick",
+           "compute_capabilities", "install_fix", "shadowing_torch", "torch_advice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +137,7 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
         elif installed and _same_build(installed, rel, pick):
             notes.append(f"torch {installed} is already installed: the line only reinstalls it")
     t = V.torch_facts(env)
-    shadow = V.shadow(t) if t is not None else None
+    shadow = shadowing_torch(t) if t is not None else None
     if shadow is not None:
         notes.insert(0, f"{shadow.message}: an install changes the installed torch, not that "
                      "copy")
@@ -172,10 +181,7 @@ def _gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuSeen, ...], list[s
 
 
 def _line(env: Environment) -> Line:
-    t = env.torch  # a pasted report names no interpreter: python is Unavailable(NOT_REPORTED)
-    python = None
-    if isinstance(t, TorchFacts) and isinstance(t.python, str) and t.python.startswith("/"):
-        python = t.python
+    python = V.interpreter(env)  # a pasted report names none: `python -m pip`
     static = V.torch_static(env)
     companions = static.companions if isinstance(static, TorchStatic) else ()
     # pip compares the distribution's metadata version, not torch.__version__: PyPI's default
@@ -206,7 +212,7 @@ def _no_driver_note(env: Environment) -> str:
     tv = V.toolkit_version(env)
     by = (f"the pick follows the CUDA {tv} toolkit (its major, and not newer where a wheel "
           "is)" if tv else
-          "the pick is the PyPI default, what `pip install torch` gets")
+          f"the pick is the PyPI default, what `{package_line('torch')}` gets")
     head = ("the report states no NVIDIA driver" if V.driver_unknown(env) else
             "the report does not state the driver's version" if V.driver_present(env) else
             "no working NVIDIA driver found (see `gpudoctor check GD101`)")
@@ -277,3 +283,49 @@ def _companion_notes(line: Line, rel: TorchRelease | None) -> list[str]:
                          f"{name} with torch {rel.version}: after installing, `{python} -m pip "
                          f"check` tells whether it still fits (uninstall it if not)")
     return notes
+
+
+# --------------------------------------------------------------------------- a shadowing torch
+
+
+@dataclass(frozen=True, slots=True)
+class Shadow:
+    """A torch that imports from somewhere pip did not install it."""
+
+    message: str
+    fix: str
+
+
+def shadowing_torch(t: TorchFacts) -> Shadow | None:
+    """The torch that imports is none of the installed distributions: a source checkout in
+    the working directory, a copy on PYTHONPATH. None when it is an installed one, or when the
+    facts cannot tell (a snapshot from before `distributions` was recorded)."""
+    st = t.static
+    where = V.imported_dir(t)
+    if not isinstance(st, TorchStatic) or where is None or not isinstance(st.cwd, str):
+        return None  # no facts, or from a gpudoctor that did not record the installs
+    if any(V.same_dir(where, loc) for _, loc in st.distributions):
+        return None
+    rt = t.runtime
+    found = rt.version if isinstance(rt, TorchRuntime) else st.version
+    if st.distributions:
+        v, loc = st.distributions[0]
+        instead = f"not the installed torch {v} ({loc})"
+    else:
+        instead = "and no torch is installed by pip in this interpreter"
+    parent = posixpath.dirname(posixpath.normpath(where))
+    if V.same_dir(parent, st.cwd):
+        return Shadow(
+            f"torch imports from ./torch, a source checkout or stray folder in the current "
+            f"directory ({where}, version {found}), {instead}",
+            f"cd to another directory before running Python, or rename {where}; to use a "
+            f"source checkout, build and install it ({package_line('.', editable=True)} in "
+            "the checkout)",
+        )
+    if not st.distributions:  # a torch installed without dist-info (some conda builds)
+        return None
+    return Shadow(
+        f"torch imports from {where} (version {found}), {instead}",
+        f"remove {parent} from PYTHONPATH (or delete that copy); check .pth files and "
+        "`pip list --user`",
+    )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
+from gpudoctor.compat.wheels import cudnn_wheel_name
 from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
 from gpudoctor.versions import sm_of
 
@@ -42,7 +43,7 @@ def torch_built_cudnn(env: Environment, tables: Tables) -> tuple[str, str] | Non
     cuda = V.torch_cuda(env)
     st = V.torch_static(env)
     if cuda and st is not None:
-        name = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
+        name = cudnn_wheel_name(cuda.split('.')[0])
         wheel = next((v for n, v in st.nvidia_wheels if n == name), None)
         if wheel:
             return wheel, f"the installed {name} {wheel} wheel"

@@ -133,15 +133,6 @@ class TorchRelease(Sourced):
         """The variant with this tag ("cu121"), if the release has one."""
         return next((v for v in self.variants if v.tag == tag), None)
 
-    def install_command(self, tag: str | None = None) -> str:
-        """The pip command for this release from `tag`'s index (None, the PyPI default's tag
-        or a tag the release lacks: `pip install torch==X` from PyPI), written by the one
-        pip-line builder (`gpudoctor.compat.wheels.pip_line`), so the two cannot disagree."""
-        from gpudoctor.compat.wheels import pip_line  # wheels reads the rows defined here
-
-        variant = None if tag in (None, self.pypi_default) else self.variant(tag or "")
-        return pip_line(self, variant)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GpuArch(Sourced):

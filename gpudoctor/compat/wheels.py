@@ -1,4 +1,9 @@
-"""The one pip-line builder: every torch install line gpudoctor prints is `pip_line`'s.
+"""The one pip-line builder: every pip install line gpudoctor prints is written here.
+
+`pip_line` writes torch's (with torchvision and torchaudio beside it); `cudnn_wheel_line` and
+`cuda_library_line` the NVIDIA library wheels' (`nvidia-cudnn-cu12`, `nvidia-cublas-cu12`);
+`package_line` any other package's (gpudoctor's own nvidia-ml-py). Each runs pip through the
+diagnosed interpreter when it is known (`<python> -m pip`), else a bare `pip`.
 
 The checks and `recommend` reach it through `gpudoctor.compat.advice` (which picks the wheel);
 `gpudoctor compat torch|cuda|gpu` call it for each variant they list. It knows how each
@@ -58,19 +63,52 @@ def labelled(release: TorchRelease, variant: TorchVariant) -> bool:
     return release.install == "index-url" or variant.tag != release.pypi_default
 
 
+def pip(python: str | None) -> str:
+    """How pip is run: through the interpreter (`/venv/bin/python -m pip`), else `pip`."""
+    return f"{shlex.quote(python)} -m pip" if python else "pip"
+
+
+def package_line(*requirements: str, python: str | None = None, force: bool = False,
+                 upgrade: bool = False, editable: bool = False) -> str:
+    """`pip install [--force-reinstall] [-U] [-e] REQ...`, each requirement quoted for a shell
+    (`'nvidia-ml-py>=12.535.108'`)."""
+    flags = (" --force-reinstall" if force else "") + (" -U" if upgrade else "") + (
+        " -e" if editable else "")
+    return f"{pip(python)} install{flags} {' '.join(shlex.quote(r) for r in requirements)}"
+
+
+def cudnn_wheel_name(cuda_major: str | int) -> str:
+    """The pip wheel of cuDNN built for a CUDA major: `nvidia-cudnn-cu12`."""
+    return f"nvidia-cudnn-cu{cuda_major}"
+
+
+def cudnn_wheel_line(cuda_major: str | int, version: str | None = None,
+                     python: str | None = None) -> str:
+    """The line that (re)installs the cuDNN wheel for a CUDA major, pinned to `version` when
+    given: `pip install --force-reinstall nvidia-cudnn-cu12==9.1.0.70`."""
+    spec = f"=={version}" if version else ""
+    return package_line(f"{cudnn_wheel_name(cuda_major)}{spec}", python=python, force=True)
+
+
+def cuda_library_line(library: str, cuda_major: str | int, python: str | None = None) -> str:
+    """The line that installs one CUDA library's wheel (`cublas`): `pip install
+    nvidia-cublas-cu12`."""
+    return package_line(f"nvidia-{library}-cu{cuda_major}", python=python)
+
+
 def pip_line(release: TorchRelease, variant: TorchVariant | None,
              target: Target | None = None) -> str:
     """The exact pip line that installs `variant` of `release` for `target`; see the module.
     `variant` None: the release's PyPI default from PyPI (`pip install torch==2.5.1`)."""
     t = target or Target()
-    pip = f"{shlex.quote(t.python)} -m pip" if t.python else "pip"
+    pip_ = pip(t.python)
     if variant is None:
         plain = [f"torch=={release.version}"] + [
             f"{name}=={paired}" for name, _ in t.companions
             if (paired := companion_version(release, name))]
         force = t.installed is not None and (t.broken or satisfies(t.installed, release.version,
                                                                    None))
-        return f"{pip} install{' --force-reinstall' if force else ''} {' '.join(plain)}"
+        return f"{pip_} install{' --force-reinstall' if force else ''} {' '.join(plain)}"
     tagged = labelled(release, variant)
     exact = t.installed is not None and tagged
     pins = [("torch", release.version)] + [
@@ -87,7 +125,7 @@ def pip_line(release: TorchRelease, variant: TorchVariant | None,
               else f" --extra-index-url {variant.index_url}")
     force = t.installed is not None and (t.broken or satisfies(
         t.installed, release.version, variant.tag if exact else None))
-    return (f"{pip} install{' --force-reinstall' if force else ''} "
+    return (f"{pip_} install{' --force-reinstall' if force else ''} "
             f"{' '.join(pin(n, v) for n, v in pins)}{option}")
 
 

@@ -146,17 +146,21 @@ def _query() -> NvmlFacts | Unavailable:
     try:
         import pynvml
     except ImportError as e:
+        from gpudoctor.compat.wheels import package_line  # lazy: only a broken install says it
+
         return Unavailable(
             Reason.NOT_INSTALLED,
-            "the nvidia-ml-py package is not importable: pip install nvidia-ml-py",
+            f"the nvidia-ml-py package is not importable: {package_line('nvidia-ml-py')}",
             detail=repr(e),
         )
     binding = _binding(pynvml)
     if not hasattr(pynvml, "NVMLError") or not hasattr(pynvml, "nvmlInit"):
+        from gpudoctor.compat.wheels import package_line  # lazy: only a wrong binding says it
+
         return Unavailable(
             Reason.ERROR,
             "the 'pynvml' module is not NVIDIA's binding: pip uninstall pynvml && "
-            "pip install --force-reinstall nvidia-ml-py",
+            f"{package_line('nvidia-ml-py', force=True)}",
             detail=f"pynvml from {getattr(pynvml, '__file__', '?')}",
         )
     try:

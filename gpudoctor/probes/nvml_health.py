@@ -275,9 +275,12 @@ def process_struct_mismatch(pynvml: Any, driver_version: str) -> str | None:
     r535_early = m is not None and int(m.group(1)) == 535 and int(m.group(2)) < 98
     if size == PROCESS_ENTRY_SIZE or (size == 32 and r535_early):
         return None
+    from gpudoctor.compat.wheels import package_line  # lazy: only a wrong binding says it
+
+    upgrade = package_line(f"nvidia-ml-py>={PROCESS_STRUCT_FIXED_IN}", upgrade=True)
     return (f"this nvidia-ml-py reads process entries as {size} bytes, driver "
             f"{driver_version or '?'} writes {PROCESS_ENTRY_SIZE}: every entry after the first "
-            f"would be a wrong pid: pip install -U 'nvidia-ml-py>={PROCESS_STRUCT_FIXED_IN}'")
+            f"would be a wrong pid: {upgrade}")
 
 
 def own_pids(proc: Path | None = None, known: Collection[int] = ()) -> Callable[[int], bool]:
@@ -365,9 +368,11 @@ def _guard(fn: Callable[[], Any], what: str) -> Any:
     try:
         return fn()
     except AttributeError as e:
+        from gpudoctor.compat.wheels import package_line  # lazy: only an old binding says it
+
         return Unavailable(Reason.NOT_SUPPORTED, f"{what}: this nvidia-ml-py binding lacks the "
-                           "query (older than the driver): pip install -U nvidia-ml-py",
-                           detail=repr(e))
+                           "query (older than the driver): "
+                           f"{package_line('nvidia-ml-py', upgrade=True)}", detail=repr(e))
 
 
 def _same(value: Any) -> Any:

@@ -259,7 +259,9 @@ def test_runtime_cudnn_against_torchs_build(runtime: int, status: Status) -> Non
     assert f.status is status, f.message
     if status is Status.FAIL:
         assert "compiled against cuDNN 8.9.2.26" in f.message
-        assert f.fix == "pip install --force-reinstall nvidia-cudnn-cu12==8.9.2.26"
+        # through the diagnosed interpreter, as the torch lines are
+        assert f.fix == ("/usr/bin/python3 -m pip install --force-reinstall "
+                         "nvidia-cudnn-cu12==8.9.2.26")
 
 
 def test_cpu_torch_skips_the_build_check() -> None:

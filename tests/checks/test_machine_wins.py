@@ -99,7 +99,8 @@ def test_gd309_reads_the_installed_cudnn_wheel_for_a_torch_past_the_tables() -> 
             ) in f.evidence
     older = finding(future_machine("590.44.01", 13010, cudnn=92000), "GD309")
     assert older.status is Status.FAIL, older
-    assert older.fix == "pip install --force-reinstall nvidia-cudnn-cu13==9.30.0.10"
+    assert older.fix == ("/usr/bin/python3 -m pip install --force-reinstall "
+                         "nvidia-cudnn-cu13==9.30.0.10")
     unknown = finding(future_machine("590.44.01", 13010, wheels=()), "GD309")
     assert unknown.status is Status.SKIP
     assert "neither an installed nvidia-cudnn wheel nor the PyTorch table" in unknown.message

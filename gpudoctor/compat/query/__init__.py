@@ -23,7 +23,6 @@ from gpudoctor.compat.query.answer import (
     build_for,
     cudnn_tarball,
     driver_runs,
-    pip_line,
     torch_series,
 )
 from gpudoctor.compat.query.cuda import query_cuda, query_driver
@@ -36,6 +35,6 @@ QUERIES = {"cuda": query_cuda, "cudnn": query_cudnn, "driver": query_driver,
 
 __all__ = [
     "QUERIES", "SCHEMA_VERSION", "VERIFIED", "Answer", "NotInTables", "QueryError", "Row",
-    "Section", "build_for", "cudnn_tarball", "driver_runs", "pip_line", "query_cuda",
+    "Section", "build_for", "cudnn_tarball", "driver_runs", "query_cuda",
     "query_cudnn", "query_driver", "query_gpu", "query_torch", "torch_series",
 ]

@@ -10,7 +10,6 @@ from packaging.version import Version
 from gpudoctor.compat import CudnnRelease, Sourced, Tables, TorchRelease, TorchVariant
 from gpudoctor.compat.rows import _build_covers
 from gpudoctor.compat.rules import driver_runs as rule_driver_runs
-from gpudoctor.compat.wheels import pip_line as build_pip_line
 from gpudoctor.versions import minor_key as _minor_key
 from gpudoctor.versions import minor_of
 
@@ -169,12 +168,6 @@ def cudnn_tarball(tables: Tables, release: CudnnRelease, build: str) -> tuple[st
     if high or "." not in low:
         return None
     return fmt.pattern.format(cuda=low, build=release.build), False
-
-
-def pip_line(release: TorchRelease, variant: TorchVariant) -> str:
-    """The pip command for one variant: the one builder's (`gpudoctor.compat.wheels`), which
-    follows each era's naming (1.7.1's PyPI default cu102 is a plain `torch==1.7.1`)."""
-    return build_pip_line(release, variant)
 
 
 def build_for(release: CudnnRelease, cuda: str) -> str | None:

@@ -16,12 +16,12 @@ from gpudoctor.compat.query.answer import (
     fact,
     not_in_tables,
     parse_arg,
-    pip_line,
     same_release,
     tag_text,
     torch_series,
     versions_text,
 )
+from gpudoctor.compat.wheels import pip_line
 from gpudoctor.versions import minor_of
 
 TORCH_SERIES_SHOWN = 3  # `compat driver` lists the newest this many torch series it can run

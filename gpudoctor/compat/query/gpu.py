@@ -15,10 +15,10 @@ from gpudoctor.compat.query.answer import (
     Section,
     ascii_digits,
     fact,
-    pip_line,
     torch_series,
     versions_text,
 )
+from gpudoctor.compat.wheels import pip_line
 from gpudoctor.versions import arch_list_supports, normalize_cc, sm_of
 
 
