@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import platform
 import shlex
 import sys
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import __version__, childproc
 from gpudoctor.actions.transaction import STATE_DIR, Manifest
+from gpudoctor.linux import library_dirs
 from gpudoctor.model import CudaFacts, Environment, Reason, ToolkitFacts, Unavailable
 from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.cudnn import MANIFEST, probe_cudnn_at
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
     from gpudoctor.model import Report
 
 _NOWHERE = Path("/nonexistent/gpudoctor")  # a root with nothing: only --cuda-home is looked at
-_TRUSTED = ("/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu",
-            "/usr/lib/x86_64-linux-gnu")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ def verify(prefix: Path, tables: Tables | None) -> Report:
 
 def loader_dirs(conf: Path, depth: int = 0) -> list[str]:
     """Directories in an ld.so.conf, following `include` lines, plus the trusted ones."""
-    dirs: list[str] = [] if depth else list(_TRUSTED)
+    dirs: list[str] = [] if depth else list(library_dirs(platform.machine()))
     try:
         lines = conf.read_text().splitlines()
     except OSError:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.linux import container_hides_every_gpu
 from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity, Unavailable
 
 if TYPE_CHECKING:
@@ -13,7 +14,6 @@ if TYPE_CHECKING:
 
 TOOLKIT_URL = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
                "troubleshooting.html")
-_NO_GPU = ("void", "none", "")
 
 
 def _unknown_error(nvml: object) -> bool:
@@ -61,7 +61,7 @@ def check_container(env: Environment, tables: Tables) -> Finding:
           ("NVIDIA GPUs on the PCI bus", ", ".join(pci) or "none"), *cdi)
     if host.wsl:
         return skipped("WSL: GPUs are reached through /dev/dxg, not the container toolkit", ev)
-    if visible is not None and visible.strip().lower() in _NO_GPU:
+    if visible is not None and container_hides_every_gpu(visible):
         return noted(f"NVIDIA_VISIBLE_DEVICES={visible!r}: this container hides every GPU on "
                      "purpose", "unset it, or set it to all, to use the GPUs", ev)
     if _unknown_error(env.nvml) and nodes:

@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
+from gpudoctor.linux import hides_every_gpu
 from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
-
-_HIDE_ALL = ("", "-1", "NoDevFiles", "none", "void")
-
 
 @check("GD501", "cuda-visible-devices", "CUDA_VISIBLE_DEVICES names real GPUs", Layer.HOST,
        Severity.ERROR, "environment, NVML", facts={"host", "nvml"})
@@ -33,7 +31,7 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     if value is None:
         return passed("CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
     ev = (("CUDA_VISIBLE_DEVICES", repr(value)),)
-    if value.strip() in _HIDE_ALL:
+    if hides_every_gpu(value):
         return failed(f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU",
                       "unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use (e.g. 0,1)", ev)
     gpus = V.gpus(env)

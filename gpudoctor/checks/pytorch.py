@@ -11,6 +11,7 @@ from gpudoctor.checks.driver import driver_too_old_for_torch
 from gpudoctor.compat import machine
 from gpudoctor.compat.advice import install_fix, shadowing_torch
 from gpudoctor.compat.rules import arch_in_build
+from gpudoctor.linux import hides_every_gpu
 from gpudoctor.model import (
     Environment,
     Finding,
@@ -201,7 +202,7 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
     if not V.driver_present(env):  # one cause, counted once: GD101 says it and how to fix it
         return skipped(f"no working NVIDIA driver, so no CUDA device (see GD101); torch says: "
                        f"{reason}", ev)
-    hides_all = visible is not None and visible.strip() in ("", "-1", "NoDevFiles")
+    hides_all = visible is not None and hides_every_gpu(visible)
     too_old = None if hides_all else driver_too_old_for_torch(env, tables)
     if too_old is not None:  # one cause, counted once: GD103 says it and how to fix it
         return skipped(f"torch.cuda.is_available() is False: {too_old.message}; see GD103", ev)

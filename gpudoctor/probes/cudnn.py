@@ -3,8 +3,9 @@
 Copies are looked for, in this order, each recorded with every way it was reached
 (`CudnnInstall.found_by`): the CUDA toolkit prefixes (`candidate_roots`: `--cuda-home`,
 `CUDA_HOME`, …; the first that exists is the one in use), the distribution's headers
-(`/usr/include/x86_64-linux-gnu/cudnn_version_v*.h`, `/usr/include/cudnn*.h`) with the libraries
-in `/usr/lib/x86_64-linux-gnu`, the `LD_LIBRARY_PATH` directories, the loader cache
+(`/usr/include/<triplet>/cudnn_version_v*.h`, `/usr/include/cudnn*.h`) with the libraries in
+`/usr/lib/<triplet>` (the machine's multiarch triplet, `gpudoctor.linux`), the `LD_LIBRARY_PATH`
+directories, the loader cache
 (`ldconfig -p`), the `nvidia/cudnn` wheel and `torch/lib` in the site-packages of `Deps.python`,
 and `$CONDA_PREFIX`. The same directory reached twice is one copy.
 
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor import childproc
+from gpudoctor.linux import include_dirs, multiarch
 from gpudoctor.model import CudnnFacts, CudnnInstall, Reason, Unavailable
 from gpudoctor.probes.cuda import candidate_roots
 from gpudoctor.probes.cudnn_files import file_facts, library_facts
@@ -152,9 +154,8 @@ def _toolkit_places(deps: Deps, places: _Places, only: str | None = None) -> Non
 
 
 def _system_places(deps: Deps, places: _Places) -> None:
-    multiarch = deps.path("/usr/include/x86_64-linux-gnu")
-    include = [multiarch, deps.path("/usr/include")]
-    places.add(_Place(deps.path("/usr/lib/x86_64-linux-gnu"), include, "system",
+    include = [deps.path(d) for d in include_dirs(deps.machine)]
+    places.add(_Place(deps.path(f"/usr/lib/{multiarch(deps.machine)}"), include, "system",
                       ["system headers"]))
 
 

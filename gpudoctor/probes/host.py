@@ -18,6 +18,7 @@ import socket
 import sys
 from pathlib import Path
 
+from gpudoctor.linux import DRIVER_DIRS, library_dirs
 from gpudoctor.model import DeviceNode, HostFacts, Reason, Unavailable
 from gpudoctor.probes.interface import Deps
 
@@ -56,7 +57,7 @@ def probe_host(deps: Deps) -> HostFacts:
     return HostFacts(
         os_name=_os_name(deps),
         kernel=_read(deps.path("/proc/sys/kernel/osrelease")) or platform.release(),
-        machine=platform.machine(),
+        machine=deps.machine,
         glibc=_glibc(),
         python_version=platform.python_version(),
         python_executable=sys.executable,
@@ -241,13 +242,13 @@ def _nvidia_module(deps: Deps) -> str | Unavailable:
                        "/proc/driver/nvidia/version or /sys/module/nvidia/version)")
 
 
-# where the driver's user-space libraries live: distributions, containers (the NVIDIA
-# Container Toolkit mounts them), WSL
-NVML_DIRS = (
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-    "/lib/x86_64-linux-gnu", "/lib64", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
-    "/usr/lib/wsl/lib",
-)
+
+def nvml_dirs(machine: str | None) -> tuple[str, ...]:
+    """Where the driver's user-space libraries live: the system's library directories of this
+    machine's architecture, then the container toolkit's mounts and WSL's."""
+    return (*library_dirs(machine), *DRIVER_DIRS)
+
+
 _NVML_FILE = re.compile(r"^libnvidia-ml\.so\.(\d+\.\d+(?:\.\d+)?)$")
 
 
@@ -256,7 +257,7 @@ def _nvml_libraries(deps: Deps, ld_entries: list[str]) -> tuple[tuple[str, str],
     version its real file is named after (`libnvidia-ml.so.535.104.05`)."""
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for d in (*ld_entries, *NVML_DIRS):
+    for d in (*ld_entries, *nvml_dirs(deps.machine)):
         link = deps.path(d) / "libnvidia-ml.so.1"
         try:
             real = os.path.realpath(link)

@@ -9,6 +9,7 @@ processes only through `gpudoctor.childproc`.
 from __future__ import annotations
 
 import os
+import platform
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ class Deps:
     torch_timeout: float = DEFAULT_TORCH_TIMEOUT
     nvml_timeout: float = DEFAULT_NVML_TIMEOUT  # past it, a blocked NVML call is abandoned
     no_torch: bool = False
+    machine: str = field(default_factory=platform.machine)  # whose library directories
 
     def path(self, absolute: str) -> Path:
         """A system path under `root`."""

@@ -174,6 +174,21 @@ def test_debian_style_headers_and_libraries(tmp_path: Path, cudnn_kit: CudnnKit)
     assert inst.header_version == inst.library_version == "8.9.7"
 
 
+@pytest.mark.parametrize("machine", ["aarch64", "ppc64le"])
+def test_debian_style_cudnn_of_another_architecture(tmp_path: Path, cudnn_kit: CudnnKit,
+                                                    machine: str) -> None:
+    """An Arm (or POWER) machine's distribution puts cuDNN under its own multiarch triplet:
+    found there (before, only x86_64-linux-gnu was looked in)."""
+    triplet = {"aarch64": "aarch64-linux-gnu", "ppc64le": "powerpc64le-linux-gnu"}[machine]
+    cudnn_kit.populate(tmp_path / "usr", "8.9.7", include=f"include/{triplet}",
+                       lib=f"lib/{triplet}")
+    inst = only(probe_cudnn(deps_for(tmp_path, machine=machine)))
+    assert inst.origin == "system" and inst.lib_dir == str(tmp_path / "usr/lib" / triplet)
+    assert inst.header_version == inst.library_version == "8.9.7"
+    other = probe_cudnn(deps_for(tmp_path, machine="x86_64"))  # not where an x86_64 looks
+    assert isinstance(other, Unavailable) or not other.installs
+
+
 def test_ldconfig_cache(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     if shutil.which("ldconfig", path="/sbin:/usr/sbin:/usr/bin:/bin") is None:
         pytest.skip("no ldconfig")
