@@ -36,7 +36,7 @@ _NVML_MESSAGE = re.compile(r"\bnvml(?:error\w{0,30})?\b[^\n:]{0,60}:[ \t]{0,20}"
 _VARIANT = re.compile(r"\b(?:Cuda|CudaError|CuError|DriverError)(?:\(|::)"
                       r"(?P<name>[A-Z][A-Za-z]{2,40})\b")
 # a Go panic whose value is the result, raised in the binding's package (its path ends in /cu)
-_GO_PANIC = re.compile(r"panic: (?P<name>[A-Z][A-Za-z]{2,40})[ \t]*\n(?:[ \t]*\n){0,2}"
+_GO_PANIC = re.compile(r"panic: (?P<name>[A-Z][A-Za-z]{2,40})[ \t]{0,8}\n(?:[ \t]{0,8}\n){0,2}"
                        r"goroutine \d{1,9} \[running\]:\n(?P<frame>[^\n(]{1,200})")
 _GO_PACKAGE = re.compile(r"(?:^|/)cu\.")
 _JULIA = re.compile(r"\(code (?P<n>-?\d{1,4}), ERROR_(?P<name>[A-Z][A-Z_]{2,50})\)")

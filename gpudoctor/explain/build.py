@@ -38,14 +38,15 @@ _AROUND = 1500  # how far from NVRTC's message its options are looked for
 # an error located in a host header: gcc's "file:line:col: error:", EDG's "file(line): error:"
 _HOST_HEADER = re.compile(
     r"(?P<file>/usr/(?:local/)?(?:include|lib/gcc)/[^\s:()'\"]{1,200})"
-    r"(?::\d{1,6}(?::\d{1,6})?:|\(\d{1,6}\):)[ \t]*(?:fatal )?error\b[: \t]*(?P<msg>[^\n]{0,160})")
+    r"(?::\d{1,6}(?::\d{1,6})?:|\(\d{1,6}\):)[ \t]{0,8}(?:fatal )?error\b[: \t]{0,8}"
+    r"(?P<msg>[^\n]{0,160})")
 _CUDA_HEADER = re.compile(r"/crt/|/cuda[^/\s]*\.h|/cuda/|/targets/", re.I)
 _COMPILING_CUDA = re.compile(r"\.cu\b|\bnvcc\b|Building CUDA object|/crt/|cudafe|\bcicc\b", re.I)
 # the program's code instantiating a template (its error, shown where the header expands it)
 _INSTANTIATED = re.compile(r"required from here|In instantiation of|instantiated from|"
                            r"detected during instantiation", re.I)
 
-_TRITON = re.compile(r"Triton Error \[CUDA\]:[ \t]*(?P<msg>[^\n]{3,160})")
+_TRITON = re.compile(r"Triton Error \[CUDA\]:[ \t]{0,8}(?P<msg>[^\n]{3,160})")
 
 
 def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:

@@ -29,34 +29,36 @@ _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhan
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)"
 _NUMBER = re.compile(
-    r"(?:cuda(?:\s+runtime)?\s+error\s*\(?\s*|\berror\s*=\s*|\berror\s+|code\s*=\s*)"
-    r"(?P<n>\d{1,5})\b\s*\)?\s*[:(]?\s*(?P<rest>[^\n]{0,160})", re.I)
+    r"(?:cuda(?:\s{1,8}runtime)?\s{1,8}error\s{0,8}\(?\s{0,8}|\berror\s{0,8}=\s{0,8}|\berror\s{1,8}|code\s{0,8}=\s{0,8})"
+    r"(?P<n>\d{1,5})\b\s{0,8}\)?\s{0,8}[:(]?\s{0,8}(?P<rest>[^\n]{0,160})", re.I)
 # a call and the number it returned, the message after it on the line or, as the CUDA
 # samples print it, on the next after "-> " ("cudaGetDeviceCount returned 30\n-> unknown error")
-_CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s*(?:\(\s*\))?\s*(?:returned|"
-                          r"failed with(?: error)?|failed:?|error:?|err:?)\s*(?:code\s*)?"
-                          r"[:(]?\s*(?P<n>\d{1,4})\b\)?[ \t:]*(?:\n->[ \t]*)?"
+_CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s{0,8}(?:\(\s{0,8}\))?\s{0,8}"
+                          r"(?:returned|"
+                          r"failed with(?: error)?|failed:?|error:?|err:?)\s{0,8}(?:code\s{0,8})?"
+                          r"[:(]?\s{0,8}(?P<n>\d{1,4})\b\)?[ \t:]{0,8}(?:\n->[ \t]{0,8})?"
                           r"(?P<rest>[^\n]{0,160})")
 # glog's CHECK as Caffe, MXNet and others use it on a library's status: "Check failed: error ==
 # cudaSuccess (2 vs. 0)  out of memory", "status == CUDNN_STATUS_SUCCESS (4 vs. 0)"
-_CHECK = re.compile(r"==\s*(?P<ok>cudaSuccess|CUDA_SUCCESS|CUDNN_STATUS_SUCCESS|"
+_CHECK = re.compile(r"==\s{0,8}(?P<ok>cudaSuccess|CUDA_SUCCESS|CUDNN_STATUS_SUCCESS|"
                     r"CUBLAS_STATUS_SUCCESS|CUSOLVER_STATUS_SUCCESS|CUSPARSE_STATUS_SUCCESS|"
-                    r"CURAND_STATUS_SUCCESS|CUFFT_SUCCESS|ncclSuccess|NVRTC_SUCCESS)\s*"
-                    r"\((?P<n>\d{1,5}) vs\. 0\)[ \t]*(?P<rest>[^\n]{0,160})")
+                    r"CURAND_STATUS_SUCCESS|CUFFT_SUCCESS|ncclSuccess|NVRTC_SUCCESS)\s{0,8}"
+                    r"\((?P<n>\d{1,5}) vs\. 0\)[ \t]{0,8}(?P<rest>[^\n]{0,160})")
 _CHECK_STEM = {"cudaSuccess": "cuda_runtime", "CUDA_SUCCESS": "cuda_driver",
                "CUBLAS_STATUS_SUCCESS": "cublas", "CUSOLVER_STATUS_SUCCESS": "cusolver",
                "CUSPARSE_STATUS_SUCCESS": "cusparse", "CURAND_STATUS_SUCCESS": "curand",
                "CUFFT_SUCCESS": "cufft", "ncclSuccess": "nccl", "NVRTC_SUCCESS": "nvrtc"}
-_DRIVER_NUMBER = re.compile(r"(?:CUresult\s*\(\s*|UNKNOWN ERROR\s*\()(?P<n>-?\d{1,4})\s*\)", re.I)
+_DRIVER_NUMBER = re.compile(r"(?:CUresult\s{0,8}\(\s{0,8}|UNKNOWN ERROR\s{0,8}\()"
+                            r"(?P<n>-?\d{1,4})\s{0,8}\)", re.I)
 # a printed message after a CUDA context: "CUDA error: out of memory", "Status: the provided
 # PTX was compiled with an unsupported toolchain.", "CUDA kernel failed : an illegal ..."
 _MESSAGE = re.compile(
-    r"(?P<ctx>cuda(?:\s+runtime)?\s+error|cuda\s+kernel\s+failed|cudacheckerror\(\)\s+failed"
-    r"|cuda\s+failure|cuda\s+failed\s+with\s+error|cuda\s+call\s+failed|status"
-    r"|failed\s+to\s+initiali[sz]e\s+cuda|cuda\s+initiali[sz]ation\s+error"
-    r"|cudamalloc\s+failed|\[cuda\]"
-    r"|cuda\s+error\s+at\s+\S+)"
-    r"\s*[:=]?\s*(?:\(?\d{1,5}\)?)?\s*[:=]?\s*['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
+    r"(?P<ctx>cuda(?:\s{1,8}runtime)?\s{1,8}error|cuda\s{1,8}kernel\s{1,8}failed|cudacheckerror\(\)\s{1,8}failed"
+    r"|cuda\s{1,8}failure|cuda\s{1,8}failed\s{1,8}with\s{1,8}error|cuda\s{1,8}call\s{1,8}failed|status"
+    r"|failed\s{1,8}to\s{1,8}initiali[sz]e\s{1,8}cuda|cuda\s{1,8}initiali[sz]ation\s{1,8}error"
+    r"|cudamalloc\s{1,8}failed|\[cuda\]"
+    r"|cuda\s{1,8}error\s{1,8}at\s{1,8}\S+)"
+    r"\s{0,8}[:=]?\s{0,8}(?:\(?\d{1,5}\)?)?\s{0,8}[:=]?\s{0,8}['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
 # any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
 # system not yet initialized", "Error text: invalid device function"; the message must then be
 # the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)

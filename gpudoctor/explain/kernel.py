@@ -34,23 +34,25 @@ _NOT_FOUND = re.compile(
     rf"(?:Failed to find|could not find) module (?:by name=)?'{_module_name('mod3')}')", re.I)
 _REFUSED = re.compile(
     rf"(?:could not insert (?:module [^\s:]{{0,200}}?/)?'?{_module_name('mod1')}(?:\.ko)?'?|"
-    rf"Failed to insert (?:module )?'{_module_name('mod2')}')[ \t]*:[ \t]*"
+    rf"Failed to insert (?:module )?'{_module_name('mod2')}')[ \t]{{0,8}}:[ \t]{{0,8}}"
     r"(?P<why>[^\n]{1,120})", re.I)
 _SECURE_BOOT = ("key was rejected by service", "required key not available")
 _OTHER_KERNEL = ("invalid module format", "exec format error", "unknown symbol")
 
 _V = r"(?P<{}>\d{{2,4}}\.\d{{1,3}}(?:\.\d{{1,3}}){{0,2}})"
 _KERNEL_SIDE = (  # (a literal the pattern starts with, the pattern)
-    ("kernel reported", re.compile(r"kernel reported version is:?\s*" + _V.format("v"))),
-    ("nvrm version:", re.compile(r"NVRM version:[^\n]{0,80}?Kernel Module\s+" + _V.format("v"))),
-    ("this kernel module", re.compile(r"this kernel module has the version\s+"
+    ("kernel reported", re.compile(r"kernel reported version is:?\s{0,8}" + _V.format("v"))),
+    ("nvrm version:", re.compile(r"NVRM version:[^\n]{0,80}?Kernel Module\s{1,8}"
+                                 + _V.format("v"))),
+    ("this kernel module", re.compile(r"this kernel module has the version\s{1,8}"
                                       + _V.format("v"))),
 )
 _USER_SIDE = (
-    ("libcuda reported", re.compile(r"libcuda reported version is:?\s*" + _V.format("v"))),
-    ("nvml library", re.compile(r"NVML library version:?\s*" + _V.format("v"))),
-    ("the client", re.compile(r"the client (?:'[^'\n]{1,80}' \(pid \d{1,9}\)\s*(?:NVRM:\s*)?)?"
-                              r"has the version\s+" + _V.format("v"))),
+    ("libcuda reported", re.compile(r"libcuda reported version is:?\s{0,8}" + _V.format("v"))),
+    ("nvml library", re.compile(r"NVML library version:?\s{0,8}" + _V.format("v"))),
+    ("the client", re.compile(r"the client (?:'[^'\n]{1,80}' \(pid \d{1,9}\)\s{0,8}"
+                              r"(?:NVRM:\s{0,8})?)?"
+                              r"has the version\s{1,8}" + _V.format("v"))),
 )
 _BOTH = re.compile(r"kernel version " + _V.format("k") + r" does not match DSO version "
                    + _V.format("u"))

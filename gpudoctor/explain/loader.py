@@ -25,7 +25,7 @@ from gpudoctor.explain.libraries import Family, Library, decode_file, symbol_own
 
 _F = r"[\w.+-]+"
 _NOT_FOUND = (
-    re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?)\s*:\s*"
+    re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?)\s{0,8}:\s{0,8}"
                "cannot open shared object file"),
     re.compile(rf"Could not load dynamic library '(?P<lib>{_F})'"),
     re.compile(rf"Library (?P<lib>{_F}) is not found or cannot be loaded"),
@@ -53,12 +53,13 @@ _WINDOWS_LOADER = re.compile(r"The specified module could not be found|\bWinErro
                              r"Try using the full path with constructor syntax", re.I)
 _DLL_LOAD = re.compile(r"DLL load failed(?: while importing (?P<module>\w+))?")
 _UNDEFINED = re.compile(
-    r"(?:(?<![^\s:'\"`])(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]{0,100})\s*:\s*)?"
-    r"undefined symbol:\s*"
-    r"(?P<sym>[\w@.$]{2,400})(?:\s*,\s*version\s+(?P<ver>[\w.+-]{1,100}))?")
+    r"(?:(?<![^\s:'\"`])(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]{0,100})\s{0,8}:\s{0,8})?"
+    r"undefined symbol:\s{0,8}"
+    r"(?P<sym>[\w@.$]{2,400})(?:\s{0,8},\s{0,8}version\s{1,8}(?P<ver>[\w.+-]{1,100}))?")
 _NOT_DEFINED = re.compile(  # markdown's ** around names is read through
-    r"(?:relocation error:\s*(?P<file>[^\s:]{1,300}):\s*)?symbol\s+(?P<sym>[\w@.$]{2,400}),?"
-    r"\s+version\s+\**(?P<ver>[\w.+-]{1,100})\**\s+not defined in file\s+\**"
+    r"(?:relocation error:\s{0,8}(?P<file>[^\s:]{1,300}):\s{0,8})?symbol\s{1,8}"
+    r"(?P<sym>[\w@.$]{2,400}),?"
+    r"\s{1,8}version\s{1,8}\**(?P<ver>[\w.+-]{1,100})\**\s{1,8}not defined in file\s{1,8}\**"
     r"(?P<lib>[\w.+-]{1,100})")
 _VERSION_NOT_FOUND = re.compile(
     r"version [`'](?P<ver>[\w.+-]{1,100})' not found \(required by (?P<file>[^)\n]{1,300})\)")

@@ -29,12 +29,13 @@ from gpudoctor.explain.found import Match, derived, found, hits, kebab, slug
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
-_XID = re.compile(r"\bXid\s*(?:\((?:PCI:)?[0-9a-fA-F:.]{4,20}\))?\s*[:,]?\s*(?P<n>\d{1,3})\b",
-                  re.I)
-_SXID = re.compile(r"\bSXid\s*\((?:PCI:)?[0-9a-fA-F:.]{4,20}\)\s*:\s*(?P<n>\d{5})\b", re.I)
-_CLI = re.compile(r"nvidia-container-cli(?:\.real)?:\s*(?P<stage>[a-z]+) error:\s*"
+_XID = re.compile(r"\bXid\s{0,8}(?:\((?:PCI:)?[0-9a-fA-F:.]{4,20}\))?\s{0,8}[:,]?\s{0,8}"
+                  r"(?P<n>\d{1,3})\b", re.I)
+_SXID = re.compile(r"\bSXid\s{0,8}\((?:PCI:)?[0-9a-fA-F:.]{4,20}\)\s{0,8}:\s{0,8}"
+                   r"(?P<n>\d{5})\b", re.I)
+_CLI = re.compile(r"nvidia-container-cli(?:\.real)?:\s{0,8}(?P<stage>[a-z]+) error:\s{0,8}"
                   r"(?P<detail>[^\n]{0,300})")
-_CUDA_REQ = re.compile(r"cuda\s*>=?\s*(?P<v>\d+\.\d+)")
+_CUDA_REQ = re.compile(r"cuda\s{0,8}>=?\s{0,8}(?P<v>\d+\.\d+)")
 _NV_STATUS = re.compile(r"\b(NV_(?:ERR|WARN)_[A-Z0-9_]{2,60})\b")
 _NCCL_CUDA_FAILURE = re.compile(r"NCCL WARN Cuda failure(?: \d{1,4})? '(?P<msg>[^'\n]{3,120})'")
 # what the CUDA runtime says when a module has no code for the device (cudaErrorSymbolNotFound
@@ -170,7 +171,7 @@ def _stream(text: str, lowered: str, anchors: tuple[str, ...],
             nxt = text.find("\n", end + 1)
             end = len(text) if nxt < 0 else nxt
         if start >= last_end:
-            chunk = re.sub(r"\[\s*[\d.]+\]|NVRM:|NCCL WARN|\bWARN\b", " ", text[start:end])
+            chunk = re.sub(r"\[\s{0,8}[\d.]+\]|NVRM:|NCCL WARN|\bWARN\b", " ", text[start:end])
             out.append((start, end, " ".join(chunk.split()).lower()))
             last_end = text.find("\n", hit)
             last_end = len(text) if last_end < 0 else last_end
