@@ -6,8 +6,8 @@ like the genuine article. Each (soname, version, needs) is compiled once per ses
 that use the `cudnn_kit` fixture are skipped cleanly when gcc is missing.
 
 Make the fixtures visible to a test module (or a conftest) with
-`from cudnn_kit import cudnn_kit_fixture, toolkit_fixture, make_tarball_fixture` (tests/ is on
-sys.path: tests/conftest.py lives there): `toolkit` is a CUDA 12.4 prefix, `make_tarball` builds
+`from tests.cudnn_kit import cudnn_kit_fixture, toolkit_fixture, make_tarball_fixture` (tests/
+is a package): `toolkit` is a CUDA 12.4 prefix, `make_tarball` builds
 a real cuDNN tarball in NVIDIA's layout, `gpu_env` (`gpu_env_fixture`) makes the environment of a
 `python -m gpudoctor install-cudnn` child that sees the GPUs a test names and no other.
 """

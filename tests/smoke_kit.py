@@ -2,7 +2,7 @@
 
 A GPU cannot run here, so CUDA outcomes are built from the shapes the child reports (see
 `gpudoctor/actions/_smoke_child.py`); CPU outcomes come from real runs in the tests themselves.
-`from smoke_kit import report, run` (tests/ is on sys.path: tests/conftest.py lives there).
+`from tests.smoke_kit import report, run` (tests/ is a package).
 """
 
 from __future__ import annotations

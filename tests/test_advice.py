@@ -7,7 +7,6 @@ import dataclasses
 import os
 import re
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
@@ -37,11 +36,8 @@ from gpudoctor.versions import arch_list_supports
 TESTS = Path(__file__).resolve().parent
 ENVS = TESTS / "fixtures" / "envs"
 REPORTS = TESTS / "fixtures" / "reports"
-for _path in (TESTS / "checks", TESTS):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
-import advice_kit as K  # noqa: E402
-import envbuilder as B  # noqa: E402
+import tests.advice_kit as K  # noqa: E402
+import tests.checks.envbuilder as B  # noqa: E402
 
 INDEX = "https://download.pytorch.org/whl/"
 # sm_* entries of the torch 2.5.1+cu124 wheel's torch.cuda.get_arch_list()

@@ -14,7 +14,6 @@ followed too.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,7 @@ from gpudoctor.reports import ReportError, read_reports
 from gpudoctor.snapshot import loads
 
 TESTS = Path(__file__).resolve().parent
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
-import advice_kit as K  # noqa: E402
+import tests.advice_kit as K  # noqa: E402
 
 FIXTURES = TESTS / "fixtures"
 SOURCES = (FIXTURES / "envs", FIXTURES / "reports", FIXTURES / "heldout" / "round3" / "reports-A")

@@ -8,9 +8,9 @@ import random
 from pathlib import Path
 
 import pytest
-from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 from gpudoctor import elf
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 
 def test_a_real_shared_object_is_one(cudnn_kit: CudnnKit, tmp_path: Path) -> None:

@@ -85,3 +85,17 @@ def test_a_module_without_its_file_is_found(tmp_path: Path) -> None:
     assert not mirrored(Path("checks/brand_new.py")).exists()
     assert mirrored(Path("checks/__init__.py")) == ROOT / "tests" / "checks" / "test_checks.py"
     assert mirrored(Path("snapshot.py")) == ROOT / "tests" / "test_snapshot.py"
+
+
+def test_every_test_directory_is_a_package() -> None:
+    """The mirrored layout repeats basenames (tests/cli/test_recommend.py for cli/recommend.py,
+    tests/compat/test_recommend.py for compat/recommend.py): pytest imports a test module by its
+    basename unless its directory is a package, and a second file of the same name then stops
+    the whole run at collection ('import file mismatch', CI on 4f7722e). Every directory holding
+    a Python file under tests/ (fixtures aside) has its __init__.py."""
+    tests = ROOT / "tests"
+    dirs = {p.parent for p in tests.rglob("*.py")
+            if "fixtures" not in p.relative_to(tests).parts and "__pycache__" not in p.parts}
+    lacking = sorted(str(d.relative_to(ROOT)) for d in dirs
+                     if d.name != "support" and not (d / "__init__.py").exists())
+    assert not lacking, f"add an __init__.py to: {lacking}"

@@ -4,7 +4,6 @@ values that hide every GPU (issue 22, item 1)."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,7 @@ from gpudoctor.compat import load_tables
 from gpudoctor.model import HostFacts, Status
 from gpudoctor.probes.host import nvml_dirs, probe_host
 from gpudoctor.probes.interface import Deps
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "checks"))
-from envbuilder import SCENARIOS
+from tests.checks.envbuilder import SCENARIOS
 
 
 def test_each_architecture_has_its_own_directories() -> None:

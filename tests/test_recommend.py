@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,7 @@ from gpudoctor.versions import arch_list_supports
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures" / "envs"
-if str(TESTS / "checks") not in sys.path:
-    sys.path.insert(0, str(TESTS / "checks"))
-import envbuilder as B  # noqa: E402
+import tests.checks.envbuilder as B  # noqa: E402
 
 
 @pytest.fixture(scope="module")

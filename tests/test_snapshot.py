@@ -55,8 +55,8 @@ def test_unavailable_fields_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     from gpudoctor.reports import read_reports
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent / "reports"))
-    from report_excerpts import COLLECT_ENV_4090_CU117, TABLE_460_V100_CUT
-    from report_excerpts_q import Q_550_A10_HW_SLOWDOWN_CUT
+    from tests.reports.report_excerpts import COLLECT_ENV_4090_CU117, TABLE_460_V100_CUT
+    from tests.reports.report_excerpts_q import Q_550_A10_HW_SLOWDOWN_CUT
 
     for items in ([("a.md", COLLECT_ENV_4090_CU117), ("b.txt", TABLE_460_V100_CUT)],
                   [("q.txt", Q_550_A10_HW_SLOWDOWN_CUT)]):

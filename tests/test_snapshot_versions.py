@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from runner import gpudoctor
-from smoke_kit import report
 
 from gpudoctor.snapshot import SnapshotError, loads, to_data
+from tests.smoke_kit import report
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests" / "fuzz"), str(ROOT)]
+sys.path[:0] = [str(ROOT)]  # the tests package lives at the top of the repo
 
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
-from targets import TARGETS, bounded  # noqa: E402
+
+from tests.fuzz.targets import TARGETS, bounded  # noqa: E402
 
 
 def fuzz(name: str, examples: int, per_example: float, at: int | None) -> tuple[Counter[str],

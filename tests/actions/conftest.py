@@ -4,7 +4,7 @@ tests/cudnn_kit.py, shared with tests/hostile/)."""
 
 from __future__ import annotations
 
-from cudnn_kit import (  # noqa: F401 - the fixtures
+from tests.cudnn_kit import (  # noqa: F401 - the fixtures
     MakeTarball,
     cudnn_kit_fixture,
     gpu_env_fixture,

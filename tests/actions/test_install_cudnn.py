@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import CudnnKit, GpuEnv
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
 from gpudoctor.actions.system import ActionError
@@ -30,6 +29,7 @@ from gpudoctor.actions.tarball import Readable
 from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.model import Status
+from tests.cudnn_kit import CudnnKit, GpuEnv
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import GpuEnv, MakeTarball
 
 from gpudoctor.actions.preflight import Space
 from gpudoctor.actions.system import Refused
+from tests.cudnn_kit import GpuEnv, MakeTarball
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import SUBLIBS, CudnnKit, GpuEnv, MakeTarball
 
 from gpudoctor.actions.install_cudnn import install_cudnn
 from gpudoctor.actions.tarball import Readable
 from gpudoctor.actions.transaction import FileOps
+from tests.cudnn_kit import SUBLIBS, CudnnKit, GpuEnv, MakeTarball
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

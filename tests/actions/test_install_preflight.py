@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import NVML_RTX5090, CudnnKit, GpuEnv, MakeTarball
-from cudnn_kit import SUBLIBS as ALL_SUBLIBS
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
+from tests.cudnn_kit import NVML_RTX5090, CudnnKit, GpuEnv, MakeTarball
+from tests.cudnn_kit import SUBLIBS as ALL_SUBLIBS
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from smoke_kit import report
 
 from gpudoctor.actions.smoke import (
     CHILD_SOURCE,
@@ -29,6 +28,7 @@ from gpudoctor.actions.smoke import (
 from gpudoctor.model import Reason, SmokeFacts, SmokeFailure, Status
 from gpudoctor.model_smoke import SmokeReport
 from gpudoctor.snapshot import dumps, loads
+from tests.smoke_kit import report
 
 FAST = {"steps": 3, "warmup": 1}
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import CudnnKit, GpuEnv, MakeTarball
 
 from gpudoctor.actions.install_cudnn import install_cudnn
 from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.probes.cudnn import MANIFEST
+from tests.cudnn_kit import CudnnKit, GpuEnv, MakeTarball
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from envbuilder import SCENARIOS, not_reported, nvml
+
+from tests.checks.envbuilder import SCENARIOS, not_reported, nvml
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-import envbuilder as B
-
+import tests.checks.envbuilder as B
 from gpudoctor.checks.cuda import check_toolkit_vs_gpus
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import Status

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import envbuilder as B
 import pytest
 
+import tests.checks.envbuilder as B
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn_builds import check_cuda_build
 from gpudoctor.compat import load_tables

@@ -13,8 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cudnn_kit import CudnnKit, cudnn_kit_fixture, version_header  # noqa: F401 - the fixture
-from envbuilder import env, host, toolkit, torch
 
 from gpudoctor.checks import cudnn, cudnn_builds, run_checks
 from gpudoctor.compat import KnownBadCudnn, load_tables
@@ -31,6 +29,8 @@ from gpudoctor.model import (
 )
 from gpudoctor.probes.cudnn import probe_cudnn_at
 from gpudoctor.probes.interface import Deps
+from tests.checks.envbuilder import env, host, toolkit, torch
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture, version_header  # noqa: F401 - the fixture
 
 TABLES = load_tables()
 CHECKS = cudnn.CHECKS + cudnn_builds.CHECKS  # GD301-GD310

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
-from envbuilder import env
 from runner import gpudoctor
 
 from gpudoctor.model import CudnnFacts, CudnnInstall, CudnnLibrary, ElfFacts
 from gpudoctor.snapshot import dumps, loads
+from tests.checks.envbuilder import env
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
-from envbuilder import env, host, toolkit, torch
 from runner import gpudoctor
 
 from gpudoctor.model import (
@@ -31,6 +29,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.snapshot import dumps
+from tests.checks.envbuilder import env, host, toolkit, torch
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

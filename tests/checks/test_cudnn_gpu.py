@@ -4,18 +4,14 @@ support matrix gives its release and CUDA build (compat_tables/gpu.toml [[cudnn_
 from __future__ import annotations
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 
+import tests.checks.envbuilder as B
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn_gpu import CHECKS
 from gpudoctor.compat import load_tables
 from gpudoctor.model import CudnnFacts, CudnnInstall, Environment, Finding, Status
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import envbuilder as B
 
 TABLES = load_tables()
 

@@ -9,11 +9,10 @@ import dataclasses
 import json
 from pathlib import Path
 
-import envbuilder as B
 import pytest
 from runner import gpudoctor
-from smoke_kit import finding, report
 
+import tests.checks.envbuilder as B
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks.smoke import cudnn_text
 from gpudoctor.compat import load_tables
@@ -22,6 +21,7 @@ from gpudoctor.fleet import FACTS, key_facts
 from gpudoctor.model import Environment, Finding, Status, TorchFacts, TorchRuntime
 from gpudoctor.renderers.json import JsonRenderer
 from gpudoctor.snapshot import dumps, to_data
+from tests.smoke_kit import finding, report
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

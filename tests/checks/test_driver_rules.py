@@ -7,8 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import envbuilder as B
-
+import tests.checks.envbuilder as B
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Finding, LibcudaFacts, Status

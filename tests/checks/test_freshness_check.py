@@ -9,10 +9,10 @@ import dataclasses
 import json
 from pathlib import Path
 
-import envbuilder as B
 import pytest
 from runner import gpudoctor
 
+import tests.checks.envbuilder as B
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks.freshness import check_versions_in_tables
 from gpudoctor.compat import load_tables

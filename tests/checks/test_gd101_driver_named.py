@@ -9,8 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import envbuilder as B
-
+import tests.checks.envbuilder as B
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.driver import check_driver_present
 from gpudoctor.checks.driver_wanted import wanted

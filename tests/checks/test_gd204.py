@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from envbuilder import env, gpu, nvml, toolkit
 
 from gpudoctor.checks.cuda import CHECKS, check_toolkit_vs_gpus
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import Environment, Finding, GpuFacts, Reason, Status, Unavailable
+from tests.checks.envbuilder import env, gpu, nvml, toolkit
 
 
 @pytest.fixture(scope="module")

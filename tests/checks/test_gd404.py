@@ -11,7 +11,12 @@ import subprocess
 import sys
 
 import pytest
-from envbuilder import (
+
+from gpudoctor.checks.pytorch import check_gpu_arch
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Status
+from gpudoctor.versions import arch_list_supports, coverage, covers, parse_arch, parse_cc
+from tests.checks.envbuilder import (
     ARCH_CU126,
     ARCH_CU128,
     ARCH_CU130,
@@ -23,11 +28,6 @@ from envbuilder import (
     reported_torch,
     torch,
 )
-
-from gpudoctor.checks.pytorch import check_gpu_arch
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Status
-from gpudoctor.versions import arch_list_supports, coverage, covers, parse_arch, parse_cc
 
 TABLES = load_tables()
 

@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 import runner
-from envbuilder import NO_LIBCUDA, env, gpu, nvml
-from test_health import NA, REPO_ROOT, healthy, machine, run
 
 from gpudoctor.checks import driver, gpu_state, health
 from gpudoctor.compat import Tables, load_tables
@@ -28,6 +26,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
+from tests.checks.envbuilder import NO_LIBCUDA, env, gpu, nvml
+from tests.checks.test_health import NA, REPO_ROOT, healthy, machine, run
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

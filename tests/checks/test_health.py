@@ -16,8 +16,6 @@ from typing import Any
 
 import pytest
 import runner
-from envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
-from gpu_states import STATES, convert
 
 from gpudoctor.checks import container, health
 from gpudoctor.compat import Tables, load_tables
@@ -34,6 +32,8 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
+from tests.checks.envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
+from tests.gpu_states import STATES, convert
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -9,19 +9,15 @@ Hand-built machines (envbuilder) with versions past the bundled tables, e.g. tor
 from __future__ import annotations
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 
+import tests.checks.envbuilder as B
 from gpudoctor import views as V
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables, machine
 from gpudoctor.compat.advice import torch_advice
 from gpudoctor.model import Environment, Finding, Status, TorchFacts, TorchStatic
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import envbuilder as B
 
 TABLES = load_tables()
 NEWEST = TABLES.newest_cuda(include_unverified=True).version

@@ -4,11 +4,11 @@ with "not in the report": never a crash, never a pass or a failure on a guess.""
 from __future__ import annotations
 
 import pytest
-from envbuilder import env, gpu, nvml, reported_env, reported_gpu, reported_torch
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Reason, Status, Unavailable
+from tests.checks.envbuilder import env, gpu, nvml, reported_env, reported_gpu, reported_torch
 
 TABLES = load_tables()
 NO_DRIVER_LINE = None  # collect_env's "Nvidia driver version: Could not collect"
@@ -82,7 +82,7 @@ def test_gd102_evidence_shows_only_what_is_known() -> None:
 
 
 def test_gd204_takes_the_cc_from_the_product_name() -> None:
-    from envbuilder import toolkit
+    from tests.checks.envbuilder import toolkit
 
     e = env(nvml=nvml("580.65.06", 13000, reported_gpu("NVIDIA GeForce GTX 1080")),
             cuda=toolkit("13.0"))

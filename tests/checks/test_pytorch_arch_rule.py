@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from envbuilder import reported_env, reported_gpu, reported_torch
+from tests.checks.envbuilder import reported_env, reported_gpu, reported_torch
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.pytorch import check_gpu_arch

@@ -10,16 +10,6 @@ import json
 import re
 
 import pytest
-from smoke_kit import (
-    SMOKE_IDS,
-    base_env,
-    env_with,
-    finding,
-    report,
-    run,
-    smoke_findings,
-    statuses,
-)
 
 from gpudoctor.actions.smoke import smoke_report
 from gpudoctor.checks import REGISTRY, run_checks, select
@@ -37,6 +27,16 @@ from gpudoctor.model import (
 from gpudoctor.model_smoke import ConfigRun, RunError, Throughput
 from gpudoctor.renderers.json import JsonRenderer
 from gpudoctor.snapshot import dumps, loads, to_data
+from tests.smoke_kit import (
+    SMOKE_IDS,
+    base_env,
+    env_with,
+    finding,
+    report,
+    run,
+    smoke_findings,
+    statuses,
+)
 
 FAILURE = SmokeFailure(Reason.DRIVER_NOT_LOADED, "cuda:0 cannot be used: Found no NVIDIA driver",
                        "run `gpudoctor check` to find the layer at fault", "RuntimeError: …")

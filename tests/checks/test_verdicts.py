@@ -15,7 +15,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
@@ -35,6 +34,7 @@ from gpudoctor.policy import Verdict, exit_code, verdict
 from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
+from tests.checks.envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
 
 TABLES = load_tables()
 

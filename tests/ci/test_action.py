@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 import yaml
-from cikit import ROOT
+
+from tests.ci.cikit import ROOT
 
 ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text())
 _EXPR = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")

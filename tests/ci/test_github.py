@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-from cikit import GPU_LESS, H100
 from runner import gpudoctor
 
 from gpudoctor.checks import REGISTRY, run_checks
@@ -22,6 +21,7 @@ from gpudoctor.renderers.github import (
     workflow_commands,
 )
 from gpudoctor.snapshot import loads
+from tests.ci.cikit import GPU_LESS, H100
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cikit import FIXTURES, GPU_LESS, H100
 from runner import gpudoctor
 
 from gpudoctor.renderers.npd import MAX_BYTES, fit_bytes
+from tests.ci.cikit import FIXTURES, GPU_LESS, H100
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

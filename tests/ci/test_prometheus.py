@@ -7,7 +7,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from cikit import FIXTURES, H100
 from prometheus_client.parser import text_string_to_metric_families
 from runner import gpudoctor
 
@@ -16,6 +15,7 @@ from gpudoctor.compat import load_tables
 from gpudoctor.model import GpuFacts, NvmlFacts
 from gpudoctor.renderers.prometheus import STATUSES, PrometheusRenderer, status_of
 from gpudoctor.snapshot import loads
+from tests.ci.cikit import FIXTURES, H100
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

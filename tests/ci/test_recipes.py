@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 import yaml
-from cikit import GPU_LESS, H100, ROOT
 from prometheus_client.parser import text_string_to_metric_families
 from runner import gpudoctor
 
 from gpudoctor.model import NvmlFacts
 from gpudoctor.requirements import parse_requirements
 from gpudoctor.snapshot import loads
+from tests.ci.cikit import GPU_LESS, H100, ROOT
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from cikit import GPU_LESS, H100
 from runner import gpudoctor
 
 from gpudoctor.checks import REGISTRY, run_checks
@@ -26,6 +25,7 @@ from gpudoctor.requirements import (
     version_tuple,
 )
 from gpudoctor.snapshot import dumps, loads
+from tests.ci.cikit import GPU_LESS, H100
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -25,10 +24,8 @@ import pytest
 import runner
 from markdown_it import MarkdownIt
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
-from forgery import ENVS, RUNNER, hostile, write_hostile
-
 from gpudoctor.renderers.runners import disarm
+from tests.hostile.forgery import ENVS, RUNNER, hostile, write_hostile
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from targets import TARGETS, bounded
+
+from tests.fuzz.targets import TARGETS, bounded
 
 PER_EXAMPLE = 10.0  # seconds; the slowest real example takes well under one
 

@@ -5,14 +5,11 @@ GPU names, seconds per report); now a result, or exit 2 naming the field."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from runner import ROOT as REPO_ROOT
 from runner import gpudoctor
 
@@ -74,10 +71,9 @@ def test_nvidia_smi_cuda_version_with_a_superscript(tmp_path: Path) -> None:
 def test_smoke_fact_with_an_unknown_dtype(tmp_path: Path, dtype: str) -> None:
     """The smoke checks and the smoke-test renderer looked the dtype up in their tolerance
     tables: KeyError. The snapshot reader now refuses it, naming the field."""
-    from smoke_kit import env_with, report
-    from smoke_kit import run as config
-
     from gpudoctor.snapshot import dumps
+    from tests.smoke_kit import env_with, report
+    from tests.smoke_kit import run as config
 
     outcome = report(config("native"), config("cudnn"))
     text = dumps(env_with(outcome)).replace('"dtype": "float32"', json.dumps({"dtype": dtype})

@@ -26,15 +26,6 @@ from typing import Any
 
 import pytest
 import runner
-from cudnn_kit import (  # noqa: F401 - the fixtures
-    GpuEnv,
-    MakeTarball,
-    cudnn_kit_fixture,
-    gpu_env_fixture,
-    make_tarball_fixture,
-    toolkit_fixture,
-)
-from forgery import ENVS, FIX, forged, hostile, hostile_document, write_hostile
 from rich.console import Console
 
 from gpudoctor.checks import REGISTRY, run_checks
@@ -51,6 +42,15 @@ from gpudoctor.renderers import explain as explain_render
 from gpudoctor.renderers.console import CONTINUED, ConsoleRenderer
 from gpudoctor.renderers.json import JsonRenderer
 from gpudoctor.snapshot import SnapshotError, from_data, loads, to_data
+from tests.cudnn_kit import (  # noqa: F401 - the fixtures
+    GpuEnv,
+    MakeTarball,
+    cudnn_kit_fixture,
+    gpu_env_fixture,
+    make_tarball_fixture,
+    toolkit_fixture,
+)
+from tests.hostile.forgery import ENVS, FIX, forged, hostile, hostile_document, write_hostile
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
@@ -194,8 +194,8 @@ def fleet_unreadable() -> Any:
 
 
 def test_smoke_distributed_and_npd() -> None:
-    from smoke_kit import env_with, report
-    from smoke_kit import run as config
+    from tests.smoke_kit import env_with, report
+    from tests.smoke_kit import run as config
 
     outcome = hostile_dataclass(report(config("native"), config("cudnn")))
     assert isinstance(outcome, SmokeReport)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 import runner
-from proctable import PY, REPO, env, hanging_python
 
 from gpudoctor.model import Reason, Unavailable
 from gpudoctor.probes.native import read_version
+from tests.hostile.proctable import PY, REPO, env, hanging_python
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

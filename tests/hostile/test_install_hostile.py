@@ -22,7 +22,12 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import (  # noqa: F401 - the fixtures
+
+from gpudoctor.actions import members
+from gpudoctor.actions.install_cudnn import install_cudnn
+from gpudoctor.actions.members import ArchiveError
+from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
+from tests.cudnn_kit import (  # noqa: F401 - the fixtures
     CudnnKit,
     MakeTarball,
     cudnn_kit_fixture,
@@ -30,11 +35,6 @@ from cudnn_kit import (  # noqa: F401 - the fixtures
     make_tarball_fixture,
     toolkit_fixture,
 )
-
-from gpudoctor.actions import members
-from gpudoctor.actions.install_cudnn import install_cudnn
-from gpudoctor.actions.members import ArchiveError
-from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import runner
-from proctable import PY, descendants, hanging_python, wait_for
 
 from gpudoctor.childargv import by_stdin
 from gpudoctor.childproc import run
+from tests.hostile.proctable import PY, descendants, hanging_python, wait_for
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

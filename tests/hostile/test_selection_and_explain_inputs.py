@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import CudnnKit, gpu_env_fixture, toolkit_fixture  # noqa: F401 - the fixtures
 
 from gpudoctor.checks import REGISTRY, select
+from tests.cudnn_kit import CudnnKit, gpu_env_fixture, toolkit_fixture  # noqa: F401 - the fixtures
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 import runner
-from cudnn_kit import (  # noqa: F401 - the fixtures
+
+from tests.cudnn_kit import (  # noqa: F401 - the fixtures
     GpuEnv,
     MakeTarball,
     cudnn_kit_fixture,
@@ -28,7 +29,7 @@ from cudnn_kit import (  # noqa: F401 - the fixtures
     make_tarball_fixture,
     toolkit_fixture,
 )
-from proctable import (
+from tests.hostile.proctable import (
     PY,
     REPO,
     alive_in,

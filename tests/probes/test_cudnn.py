@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 from gpudoctor import snapshot
 from gpudoctor.model import CudnnFacts, CudnnInstall, Reason, Unavailable
@@ -21,6 +20,7 @@ from gpudoctor.probes.cudnn import (
     split_library_name,
 )
 from gpudoctor.probes.interface import Deps
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 
 def deps_for(root: Path, **kw: object) -> Deps:

@@ -11,12 +11,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 from gpudoctor.model import CudnnFacts, ElfFacts, Reason, Unavailable
 from gpudoctor.probes.cudnn import probe_cudnn_at
 from gpudoctor.probes.cudnn_files import library_facts, load_each
 from gpudoctor.probes.interface import Deps
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 ENV = {"PATH": "/usr/bin:/bin"}
 

@@ -11,10 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_nvml import H100, RTX3090, RunNvml, run_probe, unavailable
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason
 from gpudoctor.probes.nvml_health import decode_clock_events, process_name
+from tests.probes.test_nvml import H100, RTX3090, RunNvml, run_probe, unavailable
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_nvml import H100, RunNvml, run_probe, unavailable
 
 from gpudoctor.model import GpuFacts, GpuHealth, NvmlFacts, Reason
 from gpudoctor.probes.nvml import unavailable_from_nvml
@@ -33,6 +32,7 @@ from gpudoctor.probes.nvml_health import (
     decode_fabric_health,
     own_pids,
 )
+from tests.probes.test_nvml import H100, RunNvml, run_probe, unavailable
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,11 +158,10 @@ def test_memory_refused_on_a_mig_gpu_keeps_the_gpu(nvml: RunNvml) -> None:
     """A MIG-enabled GPU read by a non-root user: nvmlDeviceGetMemoryInfo answers
     NoPermission. The GPU stays a fact (before: "no permission to talk to the driver" for the
     whole GPU), so GD507 still sees its MIG mode."""
-    from smoke_kit import base_env
-
     from gpudoctor.checks.container import check_mig_visible
     from gpudoctor.compat import load_tables
     from gpudoctor.model import Status
+    from tests.smoke_kit import base_env
 
     facts = nvml(gpus=f"{H100};{H100}", mig_gpus="1", fail="nvmlDeviceGetMemoryInfo=4")
     assert isinstance(facts, NvmlFacts)

@@ -9,7 +9,6 @@ import io
 import json
 
 from rich.console import Console
-from smoke_kit import report, run
 
 from gpudoctor.actions.smoke import SmokeOptions, smoke_report
 from gpudoctor.checks import REGISTRY
@@ -18,6 +17,7 @@ from gpudoctor.model_smoke import RunError
 from gpudoctor.renderers.catalog import CheckDoc, catalog_markdown, catalog_text, check_page
 from gpudoctor.renderers.interface import finding_dict
 from gpudoctor.renderers.smoke import render_json, smoke_text
+from tests.smoke_kit import report, run
 
 
 def console(width: int) -> Console:

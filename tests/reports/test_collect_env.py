@@ -6,13 +6,6 @@ import subprocess
 import sys
 
 import pytest
-from report_excerpts import (
-    COLLECT_ENV_4090_CU117,
-    COLLECT_ENV_5090_CU126,
-    COLLECT_ENV_ROCM,
-    COLLECT_ENV_WINDOWS_CPU,
-    COLLECT_ENV_WSL_4070,
-)
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
@@ -29,6 +22,13 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
+from tests.reports.report_excerpts import (
+    COLLECT_ENV_4090_CU117,
+    COLLECT_ENV_5090_CU126,
+    COLLECT_ENV_ROCM,
+    COLLECT_ENV_WINDOWS_CPU,
+    COLLECT_ENV_WSL_4070,
+)
 
 
 def _runtime(env: Environment) -> TorchRuntime:

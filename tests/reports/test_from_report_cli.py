@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 import runner
-from report_excerpts import COLLECT_ENV_4090_CU117, TABLE_550_A10
+
+from tests.reports.report_excerpts import COLLECT_ENV_4090_CU117, TABLE_550_A10
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

@@ -7,17 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
-from report_excerpts import (
-    COLLECT_ENV_4090_CU117,
-    COLLECT_ENV_WSL_4070,
-    SMI_MISMATCH,
-    TABLE_550_A10,
-)
 
 from gpudoctor.model import NvmlFacts, Reason, TorchFacts, Unavailable
 from gpudoctor.reports import ReportError, read_reports
 from gpudoctor.reports.issue_body import find_blocks
 from gpudoctor.snapshot import dumps, loads
+from tests.reports.report_excerpts import (
+    COLLECT_ENV_4090_CU117,
+    COLLECT_ENV_WSL_4070,
+    SMI_MISMATCH,
+    TABLE_550_A10,
+)
 
 ENVS = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
 

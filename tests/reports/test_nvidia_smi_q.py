@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from report_excerpts_q import (
+
+from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
+from gpudoctor.reports import ReportError, read_reports
+from tests.reports.report_excerpts_q import (
     Q_396_GTX1080_CUT,
     Q_460_A100,
     Q_550_A10_HW_SLOWDOWN_CUT,
     QX_535_4090_CUT,
     QX_535_A100_MIG_CUT,
 )
-
-from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports import ReportError, read_reports
 
 
 def _gpu(env: Environment, i: int = 0) -> GpuFacts:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from report_excerpts import (
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Status, Unavailable
+from gpudoctor.reports import read_reports
+from tests.reports.report_excerpts import (
     SMI_FAILED,
     SMI_FAILED_CURLY,
     SMI_MISMATCH,
@@ -11,11 +16,6 @@ from report_excerpts import (
     TABLE_460_V100_CUT,
     TABLE_550_A10,
 )
-
-from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Status, Unavailable
-from gpudoctor.reports import read_reports
 
 
 def _nvml(env: Environment) -> NvmlFacts:

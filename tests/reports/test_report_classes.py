@@ -205,7 +205,7 @@ def test_collect_env_of_a_cuda_build_that_finds_no_driver() -> None:
 def test_no_driver_is_not_read_into_a_cpu_or_rocm_build() -> None:
     """The same "Could not collect" / "No CUDA" lines on a CPU build (pytorch#137846) and on a
     ROCm build (vllm#9713) say nothing of an NVIDIA driver: nothing fails."""
-    from report_excerpts import COLLECT_ENV_WINDOWS_CPU
+    from tests.reports.report_excerpts import COLLECT_ENV_WINDOWS_CPU
 
     cpu = read_reports([("pytorch-137846", COLLECT_ENV_WINDOWS_CPU)])
     assert isinstance(cpu.nvml, Unavailable) and cpu.nvml.reason is Reason.NOT_REPORTED

@@ -17,8 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from refresh_kit import REGISTRY
 
+from tests.tools.refresh_kit import REGISTRY
 from tools.refresh_arch import ELF, PTX, fatbin_entries, gencode_flags, read_arch, read_library
 from tools.refresh_diff import arch_list_from_flags
 from tools.refresh_registry import FetchError

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 from packaging.version import Version
-from refresh_kit import (
+
+from gpudoctor.compat import load_tables
+from tests.tools.refresh_kit import (
     REPO_ROOT,
     Recorded,
     drop_row,
@@ -26,8 +28,6 @@ from refresh_kit import (
     row_span,
     tables_copy,
 )
-
-from gpudoctor.compat import load_tables
 from tools.refresh_compat import main
 from tools.refresh_diff import EXISTS
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from refresh_kit import Recorded, recorded, replace_row, tables_copy
 
 from gpudoctor.compat import load_tables
+from tests.tools.refresh_kit import Recorded, recorded, replace_row, tables_copy
 from tools.refresh_compat import main
 from tools.refresh_diff import compare_cudnn
 from tools.refresh_registry import CudnnBuild

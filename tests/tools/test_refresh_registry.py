@@ -7,8 +7,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from refresh_kit import REGISTRY, Recorded, recorded
 
+from tests.tools.refresh_kit import REGISTRY, Recorded, recorded
 from tools.refresh_registry import (
     FetchError,
     NotFound,

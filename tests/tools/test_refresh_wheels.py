@@ -21,7 +21,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from refresh_kit import (
+
+from tests.tools.refresh_kit import (
     REGISTRY,
     Recorded,
     plant_variant_cudnn,
@@ -29,7 +30,6 @@ from refresh_kit import (
     row_span,
     tables_copy,
 )
-
 from tools.refresh_compat import main
 from tools.refresh_diff import arch_list_from_flags
 from tools.refresh_wheels import version_py_cuda

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from refresh_kit import REPO_ROOT  # noqa: F401 (puts the repository on sys.path)
 
+from tests.tools.refresh_kit import REPO_ROOT  # noqa: F401 (puts the repository on sys.path)
 from tools.refresh_diff import Edit
 from tools.refresh_write import EditError, apply_edits
 
