@@ -230,15 +230,20 @@ def _severity(value: Any) -> str | None:
 
 
 def _judge(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
-    """A snapshot without findings: decode it in full and run every check."""
+    """A snapshot without findings: read it as `check --from-snapshot` does (the one reader
+    entry, `gpudoctor.reports.read_inputs`) and run every check."""
     from gpudoctor.checks import REGISTRY, run_checks
     from gpudoctor.compat import load_tables
-    from gpudoctor.snapshot import SnapshotError, loads
+    from gpudoctor.reports import ReportError, read_inputs
 
+    tables = load_tables()
     try:
-        report = run_checks(loads(text), load_tables(), REGISTRY)
-    except SnapshotError as e:
-        raise NodeError(f"not a usable snapshot: {e}") from None
+        env = read_inputs([("the report", text)], tables)
+    except ReportError as e:
+        # "not a usable gpudoctor snapshot: …", "states what no machine has: …"
+        raise NodeError(str(e).removeprefix("the report is ").removeprefix("the report ")
+                        ) from None
+    report = run_checks(env, tables, REGISTRY)
     return (tuple(r.check_id for r in report.results if verdict(r) is Verdict.FAILURE),
             tuple(r.check_id for r in report.results if verdict(r) is Verdict.WARNING), True)
 

@@ -11,6 +11,7 @@ from gpudoctor.cli import ci, common
 from gpudoctor.cli.options import (
     CudaHomeOption,
     DebugOption,
+    FromReportOption,
     PythonOption,
     ReportFormatOption,
     ReportOutputOption,
@@ -63,13 +64,7 @@ def check(
     skip: Annotated[
         list[str] | None, typer.Option("--skip", help="leave out these ids / slugs / layers")
     ] = None,
-    from_report: Annotated[
-        list[str] | None,
-        typer.Option("--from-report", "--from-snapshot", "--from-json", metavar="FILE",
-                     help="judge a pasted report instead of this machine: a snapshot or JSON "
-                     "report, collect_env or nvidia-smi output, or an issue body holding them "
-                     "('-' reads stdin; repeat to merge several)"),
-    ] = None,
+    from_report: FromReportOption = None,
     cuda_home: CudaHomeOption = None,
     python: PythonOption = None,
     timeout: TimeoutOption = 60.0,
@@ -90,7 +85,7 @@ def check(
                                               required), common.split(skip, "--skip"))
     common.warm_up(fmt)
     env = common.load_reports(from_report) if from_report else common.environment(
-        None, cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
+        cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
     if required:  # they travel to the checks as data (GD601-GD607, GD101)
         env = dataclasses.replace(env, requirements=required)
     if smoke and not from_report and "smoke" in common.facts_of(checks):

@@ -101,17 +101,14 @@ def facts_of(checks: Iterable[Check], smoke: bool = False) -> frozenset[str]:
 
 
 def environment(
-    from_snapshot: Path | None,
     cuda_home: Path | None,
     python: str | None,
     timeout: float,
     no_torch: bool,
     fields: Iterable[str] | None = None,
 ) -> Environment:
-    """Load a snapshot, or probe this machine: only the probes of `fields` (`facts_of` the
-    selected checks; default all), with `timeout` for `import torch` and NVML alike."""
-    if from_snapshot is not None:
-        return load_snapshot(str(from_snapshot))
+    """Probe this machine: only the probes of `fields` (`facts_of` the selected checks;
+    default all), with `timeout` for `import torch` and NVML alike."""
     from gpudoctor.probes.gather import collect
     from gpudoctor.probes.interface import Deps
 
@@ -143,11 +140,13 @@ def environment(
 
 
 def load_reports(paths: Sequence[str]) -> Environment:
-    """Pasted reports read from files ('-': stdin), bounded, merged into one Environment
-    (`gpudoctor.reports`); nothing on this machine is probed. An input that cannot be read or
-    holds no report is a one-line usage error (exit 2) naming it."""
+    """Saved snapshots and pasted reports read from files ('-': stdin), bounded, through the
+    one reader entry (`gpudoctor.reports.read_inputs`); nothing on this machine is probed. An
+    input that cannot be read or holds no usable report is a one-line usage error (exit 2)
+    naming it."""
     from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, read_input
-    from gpudoctor.reports import ReportError, read_reports
+    from gpudoctor.compat import load_tables
+    from gpudoctor.reports import ReportError, read_inputs
 
     def read(path: str) -> tuple[str, str]:
         try:
@@ -155,45 +154,11 @@ def load_reports(paths: Sequence[str]) -> Environment:
         except InputError as e:
             raise fail_usage(f"cannot read {e}") from None
 
-    from gpudoctor.cli.inputs import credible_driver_cuda
-    from gpudoctor.compat import load_tables
-
     items = [read(path) for path in paths]
     try:
-        env = read_reports(items)
+        return read_inputs(items, load_tables())
     except ReportError as e:
         raise fail_usage(str(e)) from None
-    return credible_driver_cuda(_possible(env, items), load_tables())
-
-
-def _possible(env: Environment, items: Sequence[tuple[str, str]]) -> Environment:
-    """`env` read from pasted reports, held to the rules a snapshot is (`gpudoctor.snapshot`:
-    a version of 5000 digits, a negative memory size): what a report states that no machine
-    has is a usage error naming the field, as for a snapshot, never a crash in a check."""
-    from gpudoctor.snapshot import SnapshotError, from_data, to_data
-
-    try:
-        from_data(Environment, to_data(env))
-    except SnapshotError as e:
-        names = ", ".join(name for name, _ in items)
-        raise fail_usage(f"{names} states what no machine has: {e}") from None
-    return env
-
-
-def load_snapshot(path: str) -> Environment:
-    """A snapshot or JSON report read from a file ('-': stdin), bounded and validated; any
-    problem is a one-line usage error (exit 2) naming the file, or the field."""
-    from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, credible_driver_cuda, read_input
-    from gpudoctor.compat import load_tables
-    from gpudoctor.snapshot import SnapshotError, loads
-
-    try:
-        return credible_driver_cuda(loads(read_input(path, SNAPSHOT_LIMIT)), load_tables())
-    except InputError as e:
-        raise fail_usage(f"cannot read {e}") from None
-    except SnapshotError as e:
-        raise fail_usage(f"{'stdin' if path == '-' else path} is not a usable gpudoctor "
-                         f"snapshot: {e}") from None
 
 
 def warm_up(fmt: OutputFormat) -> None:

@@ -104,6 +104,13 @@ ReportOutputOption = Annotated[  # `check`'s report: GPUDOCTOR_OUTPUT may name t
 OutputOption = Annotated[
     str, typer.Option("--output", "-o", help="write to this file ('-' is stdout)"),
 ]
+FromReportOption = Annotated[  # check's and recommend's: one reader entry for both
+    list[str] | None,
+    typer.Option("--from-report", "--from-snapshot", "--from-json", metavar="FILE",
+                 help="judge a pasted report instead of this machine: a snapshot or JSON "
+                 "report, collect_env or nvidia-smi output, or an issue body holding them "
+                 "('-' reads stdin; repeat to merge several)"),
+]
 CudaHomeOption = Annotated[
     Path | None,
     typer.Option("--cuda-home", help="CUDA toolkit to check first (default: CUDA_HOME, nvcc, "

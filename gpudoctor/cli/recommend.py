@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,6 +10,7 @@ from gpudoctor.cli import common
 from gpudoctor.cli.options import (
     CudaHomeOption,
     DebugOption,
+    FromReportOption,
     PythonOption,
     TextOrJson,
     TextOrJsonOption,
@@ -29,6 +29,7 @@ Exit 0: a PyTorch wheel fits; 1: nothing in the tables fits; 2: usage error.
 examples:
   gpudoctor recommend                          for this machine
   gpudoctor recommend --from-snapshot n1.json  for a saved snapshot
+  gpudoctor recommend --from-report issue.md   for the machine an issue reports
   gpudoctor recommend --format json -v         every field, with sources
 """
 
@@ -37,11 +38,7 @@ def recommend(
     ctx: typer.Context,
     fmt: TextOrJsonOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show sources")] = False,
-    from_snapshot: Annotated[
-        Path | None,
-        typer.Option("--from-snapshot", "--from-json", help="recommend for a saved snapshot "
-                     "('-' reads stdin) instead of this machine"),
-    ] = None,
+    from_report: FromReportOption = None,
     cuda_home: CudaHomeOption = None,
     python: PythonOption = None,
     timeout: TimeoutOption = 60.0,
@@ -53,10 +50,11 @@ def recommend(
     from gpudoctor.renderers.compat import recommendation_json, recommendation_text
 
     fmt = resolve_format(fmt, TextOrJson)
-    if from_snapshot is not None:
-        common.refuse_with(ctx, "--from-snapshot", ("python", "cuda_home", "timeout",
-                                                    "no_torch"))
-    env = common.environment(from_snapshot, cuda_home, python, timeout, no_torch)
+    if from_report:  # read as check reads it (`gpudoctor.reports.read_inputs`)
+        common.refuse_with(ctx, "--from-report / --from-snapshot", (
+            "python", "cuda_home", "timeout", "no_torch"))
+    env = common.load_reports(from_report) if from_report else common.environment(
+        cuda_home, python, timeout, no_torch)
     rec = pick(env, load_tables())
     deliver(recommendation_json(rec) if fmt is TextOrJson.JSON
             else recommendation_text(rec, verbose), "-", fmt.value)

@@ -1,5 +1,8 @@
 """Readers of pasted reports: the same `Environment` the probes fill, from text someone pasted.
 
+`read_inputs(items, tables)` is the one entry every command reads a saved snapshot or a pasted
+report through: `read_reports` and the rules after it (`possible`, `credible_driver_cuda`).
+
 `read_reports([(name, text), ...])` accepts, detected from the content: a gpudoctor snapshot or
 `check --format json` report; the output of `python -m torch.utils.collect_env` (its top may
 be cut off); `nvidia-smi` (every banner layout), `nvidia-smi -q` and `nvidia-smi -q -x`, or
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from gpudoctor import __version__
 from gpudoctor.model import Environment, Reason, TorchFacts, TorchRuntime, Unavailable
@@ -32,10 +35,15 @@ from gpudoctor.reports import (
     snapshot,
     torch_messages,
 )
+from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import Partial, ReportError, not_reported
 from gpudoctor.reports.issue_body import Block, find_blocks
+from gpudoctor.snapshot import SnapshotError, from_data, to_data
 
-__all__ = ["ReportError", "read_reports"]
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+
+__all__ = ["ReportError", "read_inputs", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
@@ -157,3 +165,23 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
     if snapshots:
         return snapshots[0]
     return _merge(found)
+
+
+def read_inputs(items: Sequence[tuple[str, str]], tables: Tables) -> Environment:
+    """The one entry for what a user saved or pasted, whichever command reads it (`check`,
+    `recommend`, `explain --from-report`, `diff`): `read_reports`, the result held to the rules
+    a snapshot is (`possible`), and a driver's CUDA version no driver can report set aside
+    (`credible_driver_cuda`). Raises ReportError, one line naming the input."""
+    return credible_driver_cuda(possible(read_reports(items), items), tables)
+
+
+def possible(env: Environment, items: Sequence[tuple[str, str]]) -> Environment:
+    """`env` read from pasted reports, held to the rules a snapshot is (`gpudoctor.snapshot`:
+    a version of 5000 digits, a negative memory size): what a report states that no machine
+    has is a ReportError naming the field, as for a snapshot, never a crash in a check."""
+    try:
+        from_data(Environment, to_data(env))
+    except SnapshotError as e:
+        names = ", ".join(name for name, _ in items)
+        raise ReportError(f"{names} states what no machine has: {e}") from None
+    return env
