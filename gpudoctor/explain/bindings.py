@@ -10,7 +10,9 @@ A binding prints a code in its own spelling, not the header's:
   (`CudaError::NoBinaryForGpu`, `Cuda(NoBinaryForGpu)` as `{:?}` prints it, `UnknownError`
   for CUDA_ERROR_UNKNOWN) and Go's gorgonia/cu (`panic: Unknown` raised in package `cu`): the
   header's name without `CUDA_ERROR_`, in CamelCase;
-- Julia's CUDA.jl: `(code 209, ERROR_NO_BINARY_FOR_GPU)`.
+- Julia's CUDA.jl: `(code 209, ERROR_NO_BINARY_FOR_GPU)`;
+- numba: `[999] Call to cuInit results in UNKNOWN_CUDA_ERROR` (the number names the code where
+  numba has no name for it).
 
 Each scanner yields (code, (start, end, excerpt)); `errcodes` turns them into diagnoses.
 """
@@ -39,6 +41,10 @@ _VARIANT = re.compile(r"\b(?:Cuda|CudaError|CuError|DriverError)(?:\(|::)"
 _GO_PANIC = re.compile(r"panic: (?P<name>[A-Z][A-Za-z]{2,40})[ \t]{0,8}\n(?:[ \t]{0,8}\n){0,2}"
                        r"goroutine \d{1,9} \[running\]:\n(?P<frame>[^\n(]{1,200})")
 _GO_PACKAGE = re.compile(r"(?:^|/)cu\.")
+# numba's CudaAPIError: "[999] Call to cuInit results in UNKNOWN_CUDA_ERROR" (its name for a
+# code it does not know), "[100] Call to cuInit results in CUDA_ERROR_NO_DEVICE"
+_NUMBA = re.compile(r"\[(?P<n>-?\d{1,4})\] Call to (?P<fn>cu[A-Z]\w{1,40}) results in "
+                    r"(?P<name>[A-Z][A-Z_]{2,60})")
 _JULIA = re.compile(r"\(code (?P<n>-?\d{1,4}), ERROR_(?P<name>[A-Z][A-Z_]{2,50})\)")
 
 
@@ -57,6 +63,10 @@ def binding_codes(cat: Catalog, text: str, lowered: str) -> Found:
     for m in anchored(_GO_PANIC, text, lowered, "panic: "):
         if _GO_PACKAGE.search(m["frame"]):
             yield variants.get(m["name"]), (m.start(), m.end(), m.group(0))
+    if "call to cu" in lowered:
+        for m in hits(_NUMBA, text):
+            code = cat.codes.get(m["name"]) or cat.driver_by_number.get(int(m["n"]))
+            yield code, (m.start(), m.end(), line_of(text, m.start()))
     if "(code " in lowered:
         for m in hits(_JULIA, text):
             yield cat.codes.get(f"CUDA_ERROR_{m['name']}"), (m.start(), m.end(),

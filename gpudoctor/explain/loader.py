@@ -45,6 +45,10 @@ _NOT_FOUND = (
                re.I),
     re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?) cannot (?:be )?"
                "found"),  # Triton's
+    # cuDNN 8's own loader of its sub-libraries: "Could not load library cudnn_cnn_infer64_8.dll.
+    # Error code 126", "Could not load library libcudnn_ops_infer.so.8. Error: ..."
+    re.compile(r"Could not load library (?P<lib>[\w+-]{1,200}\.(?:dll|so(?:\.\d{1,4}){0,3}))"
+               r"(?![\w-])"),
 )
 # NVRTC's builtins are a library of their own: "nvrtc: error: failed to load builtins"
 _NVRTC_BUILTINS = re.compile(r"nvrtc: error: failed to load builtins", re.I)

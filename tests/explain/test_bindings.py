@@ -87,3 +87,18 @@ def test_a_driver_version_code_outranks_what_fails_after_it() -> None:
             "E0101 runtime.cc:52] cuModuleGetFunction(&function, module, \"fused_kernel_42\") "
             "failed: CUDA_ERROR_INVALID_HANDLE (a longer line than the one before it)\n")
     assert best(text)[1] == "driver-too-old"
+
+
+@pytest.mark.parametrize(("text", "cls"), [
+    # numba names the code, or gives its number where it has no name for it
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [999] Call to cuInit results in "
+     "UNKNOWN_CUDA_ERROR", "cuda-init-failure"),
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [209] Call to cuLaunchKernel results in "
+     "CUDA_ERROR_NO_BINARY_FOR_GPU", "arch-not-in-build"),
+    # TensorRT's logger: the runtime's number after its own words
+    ("[W] [TRT] CUDA initialization failure with error: 35. Please check your CUDA "
+     "installation:  http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html",
+     "driver-too-old"),
+])
+def test_numbas_and_tensorrts_numbers(text: str, cls: str) -> None:
+    assert best(text)[1] == cls

@@ -245,3 +245,11 @@ def test_a_windows_dll_that_exists_but_cannot_be_mapped_is_not_a_missing_library
              'complete. Error loading "C:\\x\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its '
              'dependencies.')
     assert d.match.signature.id == "windows-paging-file-too-small"
+
+
+def test_cudnns_own_loader_naming_a_windows_sub_library() -> None:
+    """cuDNN 8 loads its sub-libraries itself and says so without quotes."""
+    d = best("Could not load library cudnn_adv_infer64_8.dll. Error code 126\nPlease make sure "
+             "cudnn_adv_infer64_8.dll is in your library path!")
+    assert d.match.signature.cause_class == "library-not-found"
+    assert "cuDNN" in d.match.captures[0].meaning

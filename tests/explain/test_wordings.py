@@ -128,7 +128,7 @@ def test_the_jax_fallback_warning_ranks_below_the_plugins_own_error() -> None:
         "jax-cuda-library-not-loaded")
 
 
-ROUND3B = [
+MORE = [  # the families explain-B showed missing, worded as other programs and releases print them
     ("ERROR: Unable to find the kernel source tree for the currently running kernel.  Please "
      "make sure you have installed the kernel source files for your kernel",
      "nvidia-installer-refused", "no-driver"),
@@ -153,14 +153,17 @@ ROUND3B = [
      "onnxruntime-cuda-provider-unavailable", "cpu-only-build"),
     ("DEBUG: Possible options found for libcudart.so: set()\nCUDA SETUP: PyTorch settings "
      "found: CUDA_VERSION=121", "bitsandbytes-cuda-setup-failed", "library-not-found"),
+    ("2023-05-02 11:02:03.1: W tensorflow/tsl/framework/bfc_allocator.cc:485] Allocator "
+     "(GPU_0_bfc) ran out of memory trying to allocate 2.00GiB (rounded to 2147483648)requested "
+     "by op MatMul", "tf-oom", "out-of-memory"),
     ("docker: Error response from daemon: ... stderr: nvidia-container-cli: initialization "
      "error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such "
      "file or directory: unknown.", "container-cli-no-nvml", "container-gpu-setup"),
 ]
 
 
-@pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND3B, ids=[c[1] for c in ROUND3B])
-def test_a_programs_wording_found_in_explain_b(text: str, sid: str, cause_class: str) -> None:
+@pytest.mark.parametrize(("text", "sid", "cause_class"), MORE, ids=[c[1] for c in MORE])
+def test_more_programs_wordings(text: str, sid: str, cause_class: str) -> None:
     test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
 
 
