@@ -291,3 +291,19 @@ def test_cudnn_pick_refuses_a_gpu_above_the_release_range(tables: Tables) -> Non
     at sm_90, so nothing is picked rather than a release that does not support the GPU."""
     rec = recommend(blackwell_on("11.8"), tables)
     assert rec.cudnn is None and "sm_120" in rec.cudnn_notes[0]
+
+
+def test_cubins_beat_an_old_ptx_for_a_newer_gpu(tables: Tables) -> None:
+    """https://github.com/pytorch/pytorch/issues/57922: an A100 (sm_80) on driver 450 (CUDA
+    11.0), Python 3.8. torch 1.5.1+cu102 reaches sm_80 only by JIT-compiling compute_37 PTX
+    with CUDA 10.2's libraries; torch 1.7.1+cu110 is built by a CUDA that compiles sm_80.
+    Before, the PTX-only list counted as confirmed and the pick was torch 1.5.1."""
+    name = "r1-016.txt"
+    path = Path(__file__).resolve().parent / "fixtures" / "heldout" / "round3" / "reports-A"
+    from gpudoctor.reports import read_reports
+    rec = recommend(read_reports([(name, (path / name).read_text(encoding="utf-8"))]), tables)
+    assert rec.torch is not None
+    assert (rec.torch.version, rec.torch.variant) == ("1.7.1", "cu110"), rec.torch
+    # the installed 1.8.1+cu102: the PyPI build's list cannot tell for the same-named other one
+    assert rec.installed_fits is None and rec.installed_why
+    assert "download.pytorch.org" in rec.installed_why

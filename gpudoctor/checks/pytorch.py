@@ -256,8 +256,21 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         if cov is None:
             missing.append(f"{g.name} ({sm_name(cc)})")
     if missing:
+        names = ", ".join(dict.fromkeys(missing))
+        other = machine.pypi_build_only(env, tables)
+        if other is not None:  # a 1.x wheel of two builds: which one is not in the report
+            return warned(
+                f"{V.torch_name(env)} as built for PyPI has no kernels for {names}; the build "
+                f"of the same name from {other} carries more architectures, and the report "
+                "does not show which one is installed",
+                "see its arch list on that machine: python -c 'import torch; "
+                "print(torch.cuda.get_arch_list())'; if no entry runs on the GPU, install a "
+                f"torch build that includes it: {_install_fix(env, tables)}",
+                (*ev, ("rule", "until torch 2.0, PyPI's wheel and download.pytorch.org's of "
+                       "the same name were separate builds; PyPI's was cut to fit its size "
+                       "limit")))
         return failed(
-            f"{V.torch_name(env)} has no kernels for {', '.join(dict.fromkeys(missing))}",
+            f"{V.torch_name(env)} has no kernels for {names}",
             f"install a torch build that includes it: {_install_fix(env, tables)}",
             tuple(ev))
     if unknown:

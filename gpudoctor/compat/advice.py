@@ -260,6 +260,10 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
         return version, rel, None, ("its variant is not in the tables" if variant is None
                                     else "its arch list is not in the tables")
     missing = [sm_of(c) for c in ccs if not arch_list_supports(arch, c)]
+    if missing and not own and (other := machine.pypi_build_only(env, tables)):
+        return version, rel, None, (
+            f"the arch list of its PyPI build ({' '.join(arch)}) does not include "
+            f"{', '.join(missing)}, but the build of the same name from {other} may")
     if missing:
         return version, rel, False, (f"its arch list ({' '.join(arch)}) does not include "
                                      f"{', '.join(missing)}")

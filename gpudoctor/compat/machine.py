@@ -134,6 +134,30 @@ def torch_arch_list(env: Environment, tables: Tables
                                f"{variant.tag} wheel, from compat_tables/torch.toml")
 
 
+def pypi_build_only(env: Environment, tables: Tables) -> str | None:
+    """Where torch's arch list is the table's (the report does not show it) and was read in the
+    PyPI wheel of a 1.x release installed with find-links or extra-index-url, the index of the
+    other build of the same name; else None.
+
+    The rule: until 2.0, PyPI's wheel of the default CUDA variant and download.pytorch.org's
+    were separate builds, and PyPI's was cut to fit its size limit (RELEASE.md, "Special
+    support cases"): torch 1.8.1+cu102 from PyPI carries sm_37 sm_50 sm_60 sm_70, the
+    same-named wheel from download.pytorch.org also sm_61 sm_75 and compute_37 PTX
+    (pytorch/pytorch#57922). A report naming only the version cannot tell which was installed,
+    so the PyPI list may not judge a GPU it lacks."""
+    rt = V.torch_runtime(env)
+    if rt is None or isinstance(rt.arch_list, tuple) or isinstance(rt.version, Unavailable):
+        return None
+    base, _, tag = rt.version.partition("+")
+    release = tables.torch_release(base)
+    if release is None or release.install not in ("find-links", "extra-index-url"):
+        return None
+    if (tag or release.pypi_default) != release.pypi_default:
+        return None
+    variant = release.variant(release.pypi_default or "")
+    return variant.index_url if variant is not None else None
+
+
 def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str], ...]:
     """The driver's GPUs with the compute capability filled in where `gpu_cc` can tell it,
     each with where it came from (or, when it stays Unavailable, why)."""

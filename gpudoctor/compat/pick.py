@@ -20,7 +20,7 @@ from gpudoctor.compat.query import torch_series
 from gpudoctor.compat.rules import arch_in_build, cudnn_supports_gpu, driver_for_cuda
 from gpudoctor.compat.wheels import Target, pip_line, python_fits, pythons_text
 from gpudoctor.model import Environment
-from gpudoctor.versions import arch_list_supports, sm_of
+from gpudoctor.versions import arch_list_supports, coverage, parse_cc, sm_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class _Candidate:
     how: str  # "full", "mvc", "no-driver", "no-toolkit" (no driver, not the toolkit's major)
     order: int  # the driver's order of the release's variants (0 best)
     confirmed: bool  # the arch list is known and covers every GPU
-    native: bool  # confirmed, or (list unknown) its CUDA compiles cubins for every GPU
+    native: bool  # cubins for every GPU: in its arch list, or (list unknown) its CUDA compiles them
     python: bool | None  # wheels for this Python: True, or None (not known)
     paired: bool  # pairs the installed torchvision / torchaudio
 
@@ -123,14 +123,20 @@ def _variants(env: Environment, tables: Tables, rel: TorchRelease
 
 
 def _arch(tables: Tables, v: TorchVariant, ccs: list[str]) -> bool | str:
-    """True: the arch list covers every GPU; False: it cannot (its list, or the arch rule for
-    its CUDA, says so; or its cuDNN leaves a GPU out); "sass": the list is not known, and its
-    CUDA compiles cubins for every GPU; "unknown": not known, and only PTX could run on some
-    GPU."""
+    """True: the arch list has cubins for every GPU; "ptx": it covers every GPU, some only by
+    JIT-compiling PTX of an older architecture (slow first use, and the CUDA of the build
+    predates the GPU: torch 1.5.1+cu102's compute_37 on an A100); False: it cannot (its list,
+    or the arch rule for its CUDA, says so; or its cuDNN leaves a GPU out); "sass": the list
+    is not known, and its CUDA compiles cubins for every GPU; "unknown": not known, and only
+    PTX could run on some GPU."""
     if not ccs:  # no GPU's compute capability is known: no arch list can be checked
         return _cudnn_ok(tables, v, ccs)
     if v.arch_list is not None:
-        return all(arch_list_supports(v.arch_list, c) for c in ccs) and _cudnn_ok(tables, v, ccs)
+        if not all(arch_list_supports(v.arch_list, c) for c in ccs) or not _cudnn_ok(
+                tables, v, ccs):
+            return False
+        found = [coverage(v.arch_list, cc) for c in ccs if (cc := parse_cc(c)) is not None]
+        return "ptx" if any(f is not None and f.arch.ptx for f in found) else True
     rulings = [arch_in_build(tables, v.cuda, c).verdict for c in ccs]
     if "cannot" in rulings or not _cudnn_ok(tables, v, ccs):
         return False
@@ -154,7 +160,7 @@ def _candidates(env: Environment, tables: Tables, rel: TorchRelease, ccs: list[s
     for i, (v, how) in enumerate(_variants(env, tables, rel)):
         arch = _arch(tables, v, ccs)
         if arch is not False:
-            out.append(_Candidate(rel, v, how, i, arch is True, arch in (True, "sass"),
+            out.append(_Candidate(rel, v, how, i, arch in (True, "ptx"), arch in (True, "sass"),
                                   python, paired))
     return out
 

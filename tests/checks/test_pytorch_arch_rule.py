@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.checks.envbuilder import reported_env, reported_gpu, reported_torch
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.pytorch import check_gpu_arch
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Finding, Status
 from gpudoctor.reports import read_reports
+from tests.checks.envbuilder import reported_env, reported_gpu, reported_torch
 
 TABLES = load_tables()
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
@@ -69,3 +69,52 @@ def test_an_arch_list_in_the_report_still_decides() -> None:
     f = gd404(env)
     assert f.status is Status.PASS, f
     assert "arch rule" not in f.message
+
+
+# --- a 1.x wheel of two builds: PyPI's arch list does not judge the other ---------------------
+
+HELDOUT_A = REPORTS.parent / "heldout" / "round3" / "reports-A"
+
+
+def test_pypi_list_of_a_1x_wheel_warns_instead_of_failing() -> None:
+    """https://github.com/pytorch/pytorch/issues/57922: torch 1.8.1+cu102 on an A100. The table's
+    arch list is the PyPI wheel's (sm_37 sm_50 sm_60 sm_70, no PTX), but the same-named wheel
+    from download.pytorch.org carries compute_37 PTX that runs on sm_80, and the report does
+    not say which was installed. Before the rule GD404 failed a machine whose torch ran."""
+    name = "r1-016.txt"
+    env = read_reports([(name, (HELDOUT_A / name).read_text(encoding="utf-8"))])
+    f = gd404(env)
+    assert f.status is Status.WARN and f.severity is None, f
+    assert "as built for PyPI has no kernels for A100-SXM4-40GB (sm_80)" in f.message
+    assert "https://download.pytorch.org/whl/torch_stable.html" in f.message
+    assert f.fix and f.fix.startswith("see its arch list on that machine: python -c 'import "
+                                      "torch; print(torch.cuda.get_arch_list())'")
+    # the install line names a build with sm_80 cubins (CUDA 11.0), not torch 1.5.1's
+    # compute_37 PTX
+    assert "torch==1.7.1+cu110" in f.fix
+
+
+@pytest.mark.parametrize("version", ["1.8.1", "1.8.1+cu102", "1.9.0+cu102"])
+def test_pypi_default_of_a_find_links_release_warns(version: str) -> None:
+    env = reported_env(reported_torch(version, "10.2"), reported_gpu("NVIDIA A100-SXM4-40GB"),
+                       driver="450.80.02")
+    assert gd404(env).status is Status.WARN
+
+
+@pytest.mark.parametrize(("version", "cuda", "gpu", "driver"), [
+    # from 2.0 (index-url) PyPI's and download.pytorch.org's default builds are the same
+    ("2.5.1", "12.4", "NVIDIA GeForce RTX 5090", "570.86.10"),
+    ("2.5.1+cu124", "12.4", "NVIDIA GeForce RTX 5090", "570.86.10"),
+])
+def test_one_build_still_fails(version: str, cuda: str, gpu: str, driver: str) -> None:
+    env = reported_env(reported_torch(version, cuda), reported_gpu(gpu), driver=driver)
+    f = gd404(env)
+    assert f.status is Status.FAIL, f
+
+
+def test_the_arch_list_the_report_shows_still_fails() -> None:
+    """torch's own warning names the arch list: nothing is guessed, the failure stands."""
+    env = reported_env(reported_torch("1.8.1+cu102", "10.2", arch=("sm_37", "sm_50", "sm_60",
+                                                                     "sm_70")),
+                       reported_gpu("NVIDIA A100-SXM4-40GB"), driver="450.80.02")
+    assert gd404(env).status is Status.FAIL

@@ -264,7 +264,9 @@ def test_gpu_pascal_and_kepler() -> None:
     torch = {v: r for r in rows(kepler, "torch") for v in r["versions"]}
     assert torch["2.0.1"]["includes"] == ["cu117", "cu118"]
     assert torch["2.14.1"]["includes"] == []
-    assert "1.4.0-1.8.2" in kepler["sections"]["torch"]["note"]  # arch lists read from 1.9 on
+    # arch lists read in the PyPI wheels from 1.4 on (92bf065); only the LTS 1.8.2 lacks one
+    assert kepler["sections"]["torch"]["note"] == "arch lists not in the tables for torch 1.8.2"
+    assert torch["1.4.0"]["includes"] == ["cu101"] and torch["1.8.1"]["includes"] == ["cu102"]
     assert torch["1.12.1"]["includes"] == ["cu102"]  # the PyPI wheel has sm_37
     cudnn = {r["first"]: r["supported"] for r in rows(kepler, "cudnn")}
     assert cudnn["8.0.0"] and not cudnn["9.0.0"]
