@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gpudoctor.model import SCHEMA_VERSION
+from gpudoctor import schemas
 from gpudoctor.policy import Verdict, verdict, verdict_of
 from gpudoctor.versions import decode_cuda_version, format_cudnn_version
 
@@ -178,9 +178,9 @@ def read_node(path: str, text: str) -> Node:
         raise NodeError(f"not a report: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("environment"), dict):
         raise NodeError("no 'environment' object: not a gpudoctor report or snapshot")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise NodeError(f"schema_version {data.get('schema_version')!r}; this gpudoctor reads "
-                        f"{SCHEMA_VERSION}")
+    refused = schemas.accepts(data)
+    if refused is not None:
+        raise NodeError(refused)
     env = data["environment"]
     findings = data.get("findings")
     if findings is None:

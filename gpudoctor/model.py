@@ -26,8 +26,6 @@ from gpudoctor.model_health import GpuProcess as GpuProcess
 from gpudoctor.model_smoke import DistributedReport, SmokeReport
 from gpudoctor.requirements import Requirement
 
-SCHEMA_VERSION = 1
-
 
 class Status(_StrEnum):
     """Verdict of one check."""

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from gpudoctor import schemas
 from gpudoctor.compat.query import Answer
 from gpudoctor.compat.recommend import Recommendation, TorchPick
 from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
 from gpudoctor.versions import sm_of
-
-RECOMMEND_SCHEMA_VERSION = 1
 
 
 def _text(lines: list[str]) -> str:
@@ -96,4 +95,4 @@ def _describe(pick: TorchPick) -> str:
 
 def recommendation_json(rec: Recommendation) -> str:
     """The recommendation as JSON: every field of `Recommendation`."""
-    return dumps({"schema_version": RECOMMEND_SCHEMA_VERSION, **dataclasses.asdict(rec)})
+    return dumps({"schema_version": schemas.version(schemas.RECOMMEND), **dataclasses.asdict(rec)})

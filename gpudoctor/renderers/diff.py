@@ -12,9 +12,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from gpudoctor import __version__
+from gpudoctor import __version__, schemas
 from gpudoctor.diff import Diff, FactChange
-from gpudoctor.model import SCHEMA_VERSION, Layer, Status
+from gpudoctor.model import Layer, Status
 from gpudoctor.renderers.console import SYMBOLS, Line, print_lines
 from gpudoctor.renderers.interface import clean, tally
 from gpudoctor.renderers.json import dumps
@@ -61,7 +61,7 @@ def render_text(d: Diff, a: str, b: str, console: Console) -> str:
 def to_dict(d: Diff, a: str, b: str) -> dict[str, Any]:
     """The diff as JSON-ready data, in a stable key order."""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": schemas.version(schemas.DIFF),
         "gpudoctor_version": __version__,
         "command": "diff",
         "a": a,

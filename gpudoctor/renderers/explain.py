@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from gpudoctor import __version__
-from gpudoctor.model import SCHEMA_VERSION
+from gpudoctor import __version__, schemas
 from gpudoctor.renderers.console import Line, print_lines
 from gpudoctor.renderers.interface import clean, finding_dict
 from gpudoctor.renderers.json import dumps
@@ -105,7 +104,7 @@ def explain_json(expl: Explanation) -> str:
     """The explanation as JSON: every diagnosis, best first, with the confirming checks'
     findings in the same shape as `check --format json`."""
     return dumps({
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": schemas.version(schemas.EXPLAIN),
         "gpudoctor_version": __version__,
         "command": "explain",
         "found": expl.found,

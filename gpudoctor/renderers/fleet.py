@@ -14,9 +14,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from gpudoctor import __version__
+from gpudoctor import __version__, schemas
 from gpudoctor.fleet import FACTS, Fleet
-from gpudoctor.model import SCHEMA_VERSION, Status
+from gpudoctor.model import Status
 from gpudoctor.renderers.console import SYMBOLS, Line, print_lines
 from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
@@ -95,7 +95,7 @@ def _table(f: Fleet) -> list[Text]:
 def to_dict(f: Fleet) -> dict[str, Any]:
     """The view as JSON-ready data, in a stable key order."""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": schemas.version(schemas.FLEET),
         "gpudoctor_version": __version__,
         "command": "fleet",
         "summary": {"nodes": len(f.nodes), "failing": len(f.failing),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from gpudoctor.model import SCHEMA_VERSION
+from gpudoctor import schemas
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean, finding_dict
 from gpudoctor.renderers.json import dumps
@@ -25,8 +25,8 @@ _VERBS = {"create": "create ", "replace": "replace", "update": "update ", "remov
 def install_json(r: InstallResult) -> str:
     """The result as JSON: the plan, what happened, and the placement checks' findings."""
     data: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "command": "install-cudnn", "ok": r.ok,
-        "dry_run": r.dry_run, "error": to_data(r.error), "rolled_back": r.rolled_back,
+        "schema_version": schemas.version(schemas.INSTALL_CUDNN), "command": "install-cudnn",
+        "ok": r.ok, "dry_run": r.dry_run, "error": to_data(r.error), "rolled_back": r.rolled_back,
         "plan": to_data(r.plan), "manifest": r.manifest, "ldconfig": r.ldconfig,
         "checks": [finding_dict(x) for x in (r.report.results if r.report else ())]}
     return dumps(data)
@@ -34,8 +34,8 @@ def install_json(r: InstallResult) -> str:
 
 def uninstall_json(r: UninstallResult) -> str:
     """The result as JSON: what was removed and restored."""
-    return dumps({"schema_version": SCHEMA_VERSION, "command": "uninstall-cudnn", "ok": r.ok,
-                  **to_data(r)})
+    return dumps({"schema_version": schemas.version(schemas.UNINSTALL_CUDNN),
+                  "command": "uninstall-cudnn", "ok": r.ok, **to_data(r)})
 
 
 def render_install(r: InstallResult, console: Console) -> str:

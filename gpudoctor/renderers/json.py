@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpudoctor import __version__
-from gpudoctor.model import SCHEMA_VERSION, Report, Status
+from gpudoctor import __version__, schemas
+from gpudoctor.model import Report, Status
 from gpudoctor.renderers.interface import finding_dict
 from gpudoctor.snapshot import to_data
 
@@ -39,7 +39,7 @@ class JsonRenderer:
     def render(self, report: Report) -> str:
         """The report as JSON text."""
         return dumps({
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": schemas.version(schemas.CHECK),
             "gpudoctor_version": __version__,
             "summary": {s.value: report.count(s) for s in Status},
             "compat_tables_known_until": _known_until(),

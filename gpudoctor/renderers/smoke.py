@@ -9,9 +9,9 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from gpudoctor import __version__
+from gpudoctor import __version__, schemas
 from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, cudnn_text, rate
-from gpudoctor.model import SCHEMA_VERSION, Report, Result, Status
+from gpudoctor.model import Report, Result, Status
 from gpudoctor.model_smoke import SmokeReport
 from gpudoctor.policy import failed
 from gpudoctor.renderers.console import Line, print_lines, result_lines
@@ -141,8 +141,9 @@ def _figures(r: SmokeReport) -> list[Text]:
 def json_head(command: str, options: Any, results: tuple[Result, ...]) -> dict[str, Any]:
     """The keys every smoke-test JSON report starts with (plain and --distributed): schema,
     version, command, options, the count of each status and every finding."""
+    document = schemas.SMOKE_TEST if command == "smoke-test" else schemas.SMOKE_TEST_DISTRIBUTED
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": schemas.version(document),
         "gpudoctor_version": __version__,
         "command": command,
         "options": dataclasses.asdict(options),

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
+from gpudoctor import schemas
 from gpudoctor.compat import CudnnRelease, Sourced, Tables, TorchRelease, TorchVariant
 from gpudoctor.compat.rows import _build_covers
 from gpudoctor.compat.rules import driver_runs as rule_driver_runs
 from gpudoctor.versions import minor_key as _minor_key
 from gpudoctor.versions import minor_of
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = schemas.version(schemas.COMPAT)  # the JSON document's (to_dict)
 VERIFIED = ("verified", "copy")  # `copy` is a verbatim copy of the primary document
 
 
