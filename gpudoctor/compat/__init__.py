@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from gpudoctor.compat.gpu_names import GpuMatch, match_gpu
 from gpudoctor.compat.load import known_until as _known_until
 from gpudoctor.compat.load import load_rows
 from gpudoctor.compat.rows import (
@@ -65,6 +64,8 @@ from gpudoctor.versions import release3 as _release3
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
+    from gpudoctor.compat.gpu_names import GpuMatch
+
 __all__ = [
     "EXISTS",
     "STATUSES",
@@ -80,7 +81,6 @@ __all__ = [
     "DriverMinimum",
     "FactStatus",
     "GpuArch",
-    "GpuMatch",
     "GpuProduct",
     "KnownBadCudnn",
     "Sourced",
@@ -213,6 +213,10 @@ class Tables:
     def match_gpu(self, name: str) -> GpuMatch | None:
         """The [[product]] row a GPU name (as NVML, nvidia-smi or torch print it) names, and the
         rule that placed it (`gpudoctor.compat.gpu_names`); None: no rule places it."""
+        # lazy: only a GPU name is matched here, and a GPU-less `check` never names one; the
+        # module's 13 patterns and 2 dataclasses cost ~6 ms of every start-up otherwise
+        from gpudoctor.compat.gpu_names import match_gpu
+
         return match_gpu(name, self.gpu_products)
 
     def find_gpu(self, name: str) -> GpuArch | None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from gpudoctor.compat import CudnnSupport, GpuMatch, Tables
+from gpudoctor.compat import CudnnSupport, Tables
 from gpudoctor.compat.query.answer import (
     Answer,
     NotInTables,
@@ -20,6 +21,9 @@ from gpudoctor.compat.query.answer import (
 )
 from gpudoctor.compat.wheels import pip_line
 from gpudoctor.versions import arch_list_supports, normalize_cc, sm_of
+
+if TYPE_CHECKING:
+    from gpudoctor.compat.gpu_names import GpuMatch  # imported where a name is matched
 
 
 def query_gpu(tables: Tables, text: str) -> Answer:
