@@ -29,9 +29,11 @@ import os
 import re
 import shutil
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar, cast
 
 from gpudoctor import childproc
 from gpudoctor.linux import include_dirs, multiarch
@@ -369,17 +371,16 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
             real.setdefault(_real(p), p)
     # the children (ldd, the one that loads every library, and the one that asks libcudnn
     # its version) run at the same time
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        ldd_future = pool.submit(run_ldd, list(real.values()), env)
-        files_future = pool.submit(library_facts, lib_files, shared, env)
-        if main is None:
-            lib_version: str | Unavailable = Unavailable(
-                Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")
-        else:
-            raw = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=env)
-            lib_version = decode_version(raw) if isinstance(raw, int) else raw
-        ldd = ldd_future.result()
-        libraries = files_future.result()
+    ldd_future = _Background(lambda: run_ldd(list(real.values()), env))
+    files_future = _Background(lambda: library_facts(lib_files, shared, env))
+    if main is None:
+        lib_version: str | Unavailable = Unavailable(
+            Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")
+    else:
+        raw = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=env)
+        lib_version = decode_version(raw) if isinstance(raw, int) else raw
+    ldd = ldd_future.result()
+    libraries = files_future.result()
     cuda_build, cuda_from = _cuda_build(place, ldd)
     return CudnnInstall(
         origin=place.origin,
@@ -408,9 +409,60 @@ def _collect(places: _Places, deps: Deps) -> CudnnFacts | Unavailable:
             "no cuDNN found (looked in the CUDA toolkits, /usr/include, LD_LIBRARY_PATH, "
             "ldconfig -p, site-packages/nvidia/cudnn, torch/lib and $CONDA_PREFIX)",
         )
-    with ThreadPoolExecutor(max_workers=min(8, len(places.items))) as pool:
-        installs = list(pool.map(lambda p: _install(p, deps), places.items))
+    installs = _map_bounded(lambda p: _install(p, deps), places.items, 8)
     return CudnnFacts(installs=tuple(installs))
+
+
+# threading rather than concurrent.futures: its import (~3 ms) was on every start-up's path
+_T = TypeVar("_T")
+_I = TypeVar("_I")
+
+
+class _Background(Generic[_T]):
+    """`fn()` running in a daemon thread; `result()` waits for it and returns its value or
+    raises what it raised (a future without the executor)."""
+
+    def __init__(self, fn: Callable[[], _T]) -> None:
+        self._value: _T | None = None
+        self._error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(fn,), daemon=True,
+                                        name="gpudoctor-cudnn")
+        self.thread.start()
+
+    def _run(self, fn: Callable[[], _T]) -> None:
+        try:
+            self._value = fn()
+        except BaseException as e:  # noqa: BLE001 - raised again by result(), in the caller
+            self._error = e
+
+    def result(self) -> _T:
+        self.thread.join()
+        if self._error is not None:
+            raise self._error
+        return cast("_T", self._value)
+
+
+def _map_bounded(fn: Callable[[_I], _T], items: Sequence[_I], limit: int) -> list[_T]:
+    """`[fn(i) for i in items]` computed by at most `limit` threads at once; after every
+    thread has ended, the first failed worker's exception is raised."""
+    done: dict[int, _T] = {}
+    todo = iter(enumerate(items))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                job = next(todo, None)
+            if job is None:
+                return
+            done[job[0]] = fn(job[1])
+
+    workers = [_Background(work) for _ in range(min(limit, len(items)))]
+    for w in workers:
+        w.thread.join()
+    for w in workers:
+        w.result()
+    return [done[i] for i in range(len(items))]
 
 
 def probe_cudnn(deps: Deps) -> CudnnFacts | Unavailable:
