@@ -1,4 +1,8 @@
-"""Shared test set-up: the opt-in `gpu` marker and the fake native libraries.
+"""Shared test set-up: what the markers do, and the fake native libraries.
+
+The markers are declared in pyproject.toml (`--strict-markers`: an undeclared one is an error):
+`slow` (over ~0.5 s here; `-m "not slow"` is the fast subset), `subprocess` (starts a program),
+`needs_torch` (skipped here when torch is not installed) and `gpu` (skipped unless `--run-gpu`).
 
 The fakes under `tests/fakes/` are C sources compiled once per session into a temporary
 directory; a test puts that directory on `LD_LIBRARY_PATH` of a *new* process (the loader reads
@@ -32,11 +36,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "gpu: needs a real NVIDIA GPU (opt in with --run-gpu)")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`needs_torch` tests skip where torch is not installed, `gpu` tests unless --run-gpu."""
     no_torch = importlib.util.find_spec("torch") is None
     skip_torch = pytest.mark.skip(reason="needs torch installed (pip install torch)")
     skip_gpu = pytest.mark.skip(reason="needs a real GPU: run with --run-gpu")
