@@ -39,16 +39,20 @@ def _install_early() -> None:
 if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "gpudoctor":
     _install_early()
 
-# `check` options that take a value: what follows them is not a selector
+# The options of `check` and `snapshot` (the commands started early) that take a value: what
+# follows one is its value, not a selector. Written out here, as importing the CLI to ask it
+# would cost the time the early start saves; tests/test___main__.py fails when the commands'
+# options and this list part.
 _VALUED = frozenset(("--format", "-f", "--output", "-o", "--only", "--skip", "--from-snapshot",
                      "--from-json", "--from-report", "--cuda-home", "--python", "--timeout",
                      "--require"))
 
 
-def _selection(args: list[str]) -> tuple[list[str], list[str]]:
-    """The selectors (positional and --only) and --skip values of `check`'s arguments."""
-    only: list[str] = []
-    skip: list[str] = []
+def _parse(args: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The positional arguments and the values of each option of `_VALUED` (`--x v` and
+    `--x=v` alike, in order), as the command's own parser will read them."""
+    positional: list[str] = []
+    values: dict[str, list[str]] = {}
     i = 0
     while i < len(args):
         a = args[i]
@@ -57,13 +61,22 @@ def _selection(args: list[str]) -> tuple[list[str], list[str]]:
             if not eq:
                 value = args[i + 1] if i + 1 < len(args) else ""
                 i += 1
-            if name in ("--only", "--skip"):
-                (only if name == "--only" else skip).extend(
-                    v.strip() for v in value.split(",") if v.strip())
+            values.setdefault(name, []).append(value)
         elif not a.startswith("-"):
-            only.append(a)
+            positional.append(a)
         i += 1
-    return only, skip
+    return positional, values
+
+
+def _selection(args: list[str]) -> tuple[list[str], list[str]]:
+    """The selectors (positional and --only) and --skip values of `check`'s arguments."""
+    positional, values = _parse(args)
+
+    def each(option: str) -> list[str]:
+        return [v.strip() for value in values.get(option, ()) for v in value.split(",")
+                if v.strip()]
+
+    return positional + each("--only"), each("--skip")
 
 
 def _needs_torch(args: list[str]) -> bool:
@@ -89,18 +102,21 @@ def _prestart_torch(argv: list[str]) -> None:
         return  # rare paths: let the probe start its child itself
     if argv[1] == "check" and not _needs_torch(argv[2:]):
         return
-    python = os.environ.get("GPUDOCTOR_PYTHON")
-    for i, a in enumerate(argv):
-        if a == "--python" and i + 1 < len(argv):
-            python = argv[i + 1]
-        elif a.startswith("--python="):
-            python = a.split("=", 1)[1]
+    # the interpreter the command will run: the last --python, else GPUDOCTOR_PYTHON (empty:
+    # unset, as the option reads it), else this one; located as the command will resolve it
+    # (`gpudoctor.interpreters`), so that the probe takes this child, without a child run
+    python = _parse(argv[2:])[1].get("--python", [os.environ.get("GPUDOCTOR_PYTHON") or ""])[-1]
     from gpudoctor.probes.prestart import prestart
 
-    if python is None:
+    if not python:
         prestart(sys.executable, os.environ)
-    elif os.path.isabs(python) and os.path.exists(python):
-        prestart(python, os.environ)
+        return
+    from gpudoctor.interpreters import NotAnInterpreter, locate
+
+    try:
+        prestart(locate(python, os.environ), os.environ)
+    except NotAnInterpreter:
+        return  # the command says why, exit 2
 
 
 def _interrupted(exc: KeyboardInterrupt, caught: list[int]) -> None:

@@ -23,7 +23,7 @@ EXEMPT = {
 }
 
 NOT_YET = {
-    "__main__.py", "actions/__init__.py", "actions/childlines.py", "actions/distributed.py",
+    "actions/__init__.py", "actions/childlines.py", "actions/distributed.py",
     "actions/members.py", "actions/preflight.py", "actions/system.py", "actions/tarball.py",
     "actions/transaction.py", "actions/uninstall_cudnn.py", "checks/__init__.py", "checks/base.py",
     "checks/container.py", "checks/cuda.py", "checks/cudnn.py", "checks/cudnn_builds.py",

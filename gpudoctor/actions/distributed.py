@@ -78,7 +78,7 @@ class DistributedOptions:
 
     device: str = "cuda"
     timeout: float = 300.0
-    python: str | None = None
+    python: str = sys.executable  # as `gpudoctor.interpreters.resolve` returned it
 
     @property
     def backend(self) -> str:
@@ -94,7 +94,7 @@ class DistributedOptions:
 def run_distributed(options: DistributedOptions,
                     environ: Mapping[str, str] | None = None) -> DistributedReport | SmokeFailure:
     """Run this rank's child and read its report (see the module docstring)."""
-    python = options.python or sys.executable
+    python = options.python
     kind = "cpu" if options.device == "cpu" else "cuda"
     config = {"device": kind, "backend": options.backend, "deadline": options.deadline,
               "elements": ELEMENTS[kind], "bandwidth_bytes": BANDWIDTH_BYTES[kind],

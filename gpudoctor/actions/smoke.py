@@ -75,7 +75,8 @@ class SmokeOptions:
     dtype: str = "float32"  # autocast to float16 / bfloat16; float32 runs without autocast
     profile_dir: str | None = None  # save one Chrome trace per model and configuration
     timeout: float = 300.0  # seconds for the whole child run: past it, it is called hung
-    python: str | None = None  # interpreter whose torch is tested; None: this one
+    # the interpreter whose torch is tested, as `gpudoctor.interpreters.resolve` returned it
+    python: str = sys.executable
 
     def __post_init__(self) -> None:
         if parse_device(self.device) != self.device:
@@ -112,7 +113,7 @@ def run_smoke(
     environ: Mapping[str, str] | None = None,
 ) -> SmokeOutcome:
     """Run the child and read what it measured (see the module docstring)."""
-    python = options.python or sys.executable
+    python = options.python
     config = {"device": options.device, "models": list(options.models),
               "batch_size": options.batch_size, "steps": options.steps,
               "warmup": options.warmup, "dtype": options.dtype,

@@ -109,11 +109,11 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
-    """Console-script entry point: run the app, map crashes to exit 3 and Ctrl-C to 130
-    (SIGTERM 143, SIGHUP 129), every child process group killed first."""
+    """Run the app, map crashes to exit 3 and Ctrl-C to 130 (SIGTERM 143, SIGHUP 129), every
+    child process group killed first. Called by the entry point (`gpudoctor.__main__`), which
+    has installed the signal handlers already, first thing: they are installed there only."""
     from gpudoctor import childproc
 
-    childproc.install_signal_handlers()
     command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
     application = build_app(command if command in COMMANDS else None)
     try:

@@ -84,12 +84,17 @@ def check(
     checks = common.selected(ci.with_required([*(selectors or ()), *common.split(only, "--only")],
                                               required), common.split(skip, "--skip"))
     common.warm_up(fmt)
-    env = common.load_reports(from_report) if from_report else common.environment(
-        cuda_home, python, timeout, no_torch, common.facts_of(checks, smoke))
+    interpreter: str | None = None  # the resolved --python, where this machine is probed
+    if from_report:
+        env = common.load_reports(from_report)
+    else:
+        interpreter = common.interpreter(python, timeout)
+        env = common.environment(cuda_home, interpreter, timeout, no_torch,
+                                 common.facts_of(checks, smoke))
     if required:  # they travel to the checks as data (GD601-GD607, GD101)
         env = dataclasses.replace(env, requirements=required)
-    if smoke and not from_report and "smoke" in common.facts_of(checks):
-        env = common.with_smoke(env, python, timeout)  # only when a selected check reads it
+    if smoke and interpreter is not None and "smoke" in common.facts_of(checks):
+        env = common.with_smoke(env, interpreter, timeout)  # only when a selected check reads it
     report = common.judge(env, checks)
     if common.smoke_pending(env) and common.cuda_usable(env):
         report = dataclasses.replace(report, notes=(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -100,27 +102,33 @@ def facts_of(checks: Iterable[Check], smoke: bool = False) -> frozenset[str]:
     return read | {"torch"} if smoke else read
 
 
+def interpreter(python: str | None, timeout: float) -> str:
+    """The interpreter `--python` names (`gpudoctor.interpreters.resolve`: as a shell would
+    run it, and it must answer as Python within `timeout` seconds), else this one. Anything
+    else is a one-line usage error (exit 2). Resolved once here: what runs below takes it."""
+    if python is None:
+        return sys.executable
+    from gpudoctor.interpreters import NotAnInterpreter, resolve
+
+    try:
+        return resolve(python, os.environ, timeout)
+    except NotAnInterpreter as e:
+        raise fail_usage(str(e)) from None
+
+
 def environment(
     cuda_home: Path | None,
-    python: str | None,
+    python: str,
     timeout: float,
     no_torch: bool,
     fields: Iterable[str] | None = None,
 ) -> Environment:
     """Probe this machine: only the probes of `fields` (`facts_of` the selected checks;
-    default all), with `timeout` for `import torch` and NVML alike."""
+    default all), with `timeout` for `import torch` and NVML alike; `python` as `interpreter`
+    returned it."""
     from gpudoctor.probes.gather import collect
     from gpudoctor.probes.interface import Deps
 
-    if python is not None:  # as a shell would run it, and it must be a Python: else exit 2
-        import os
-
-        from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
-
-        try:
-            python = resolve_python(python, os.environ, timeout)
-        except NotAnInterpreter as e:
-            raise fail_usage(str(e)) from None
     if cuda_home is not None:  # a toolkit, else exit 2 (one with only version.json: GD201)
         from gpudoctor.checks.cuda import NAMED_STATE
         from gpudoctor.probes.cuda import describe_root
@@ -133,9 +141,8 @@ def environment(
         torch_timeout=timeout,
         nvml_timeout=timeout,
         no_torch=no_torch,
+        python=python,
     )
-    if python:
-        deps = dataclasses.replace(deps, python=python)
     return collect(deps, fields)
 
 
@@ -219,7 +226,7 @@ def smoke_pending(env: Environment) -> bool:
     return isinstance(env.smoke, Unavailable)
 
 
-def with_smoke(env: Environment, python: str | None, timeout: float) -> Environment:
+def with_smoke(env: Environment, python: str, timeout: float) -> Environment:
     """Run the quick LeNet smoke test and put its outcome into the environment (the smoke
     checks GD450-GD455 then judge it with the others).
 

@@ -86,7 +86,8 @@ def explain(
         report = (env, "; ".join(env.sources) or ", ".join(from_report))
 
     def probe(fields: frozenset[str]) -> Environment:
-        return common.environment(cuda_home, python, timeout, False, fields)
+        return common.environment(cuda_home, common.interpreter(python, timeout), timeout,
+                                  False, fields)
 
     expl = run(body, load_tables(), report=report, probe=None if no_probe else probe,
                text_name=name)

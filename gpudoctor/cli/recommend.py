@@ -54,7 +54,7 @@ def recommend(
         common.refuse_with(ctx, "--from-report / --from-snapshot", (
             "python", "cuda_home", "timeout", "no_torch"))
     env = common.load_reports(from_report) if from_report else common.environment(
-        cuda_home, python, timeout, no_torch)
+        cuda_home, common.interpreter(python, timeout), timeout, no_torch)
     rec = pick(env, load_tables())
     deliver(recommendation_json(rec) if fmt is TextOrJson.JSON
             else recommendation_text(rec, verbose), "-", fmt.value)

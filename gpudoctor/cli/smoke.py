@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import threading
 from collections.abc import Callable
 from enum import Enum
@@ -20,6 +19,7 @@ from gpudoctor.actions.smoke import (
     run_smoke,
     smoke_report,
 )
+from gpudoctor.cli import common
 from gpudoctor.cli.common import fail_usage
 from gpudoctor.cli.options import (
     DebugOption,
@@ -113,14 +113,15 @@ def smoke_test(
         device = parse_device(device)
     except ValueError as e:
         raise fail_usage(f"--device: {e}") from None
+    interpreter = common.interpreter(python, timeout)  # not a Python: exit 2, one line
     if distributed:
-        _distributed(device, timeout, _interpreter(python), fmt, output)
+        _distributed(device, timeout, interpreter, fmt, output)
     if profile is not None:
         _writable(profile)
     options = SmokeOptions(
         device=device, model=model.value, batch_size=batch_size, steps=steps, warmup=warmup,
         dtype=dtype.value, profile_dir=str(profile) if profile else None, timeout=timeout,
-        python=_interpreter(python))
+        python=interpreter)
     err = stderr_console()
     with_host = _host_beside(fmt is TextOrJson.JSON)
     with step_progress(err, enabled=fmt is TextOrJson.TEXT and err.is_terminal) as on_progress:
@@ -188,16 +189,7 @@ def _writable(directory: Path) -> None:
                          f"{e.strerror or e}") from None
 
 
-def _interpreter(python: str | None) -> str | None:
-    if python is None or Path(python).exists():
-        return python
-    found = shutil.which(python)
-    if found is None:
-        raise fail_usage(f"--python {python}: no such interpreter")
-    return found
-
-
-def _distributed(device: str, timeout: float, python: str | None, fmt: TextOrJson,
+def _distributed(device: str, timeout: float, python: str, fmt: TextOrJson,
                  output: str) -> NoReturn:
     """`--distributed`: this rank's part (`gpudoctor.actions.distributed`); rank 0 writes the
     report of every rank, another rank one line on stderr. Exit 1 when a verdict fails."""

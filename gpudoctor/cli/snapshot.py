@@ -41,7 +41,7 @@ def snapshot(
 ) -> None:
     from gpudoctor.snapshot import dumps
 
-    env = common.environment(cuda_home, python, timeout, no_torch)
+    env = common.environment(cuda_home, common.interpreter(python, timeout), timeout, no_torch)
     deliver(dumps(env), output, "json")
     raise typer.Exit(ExitCode.OK)
 

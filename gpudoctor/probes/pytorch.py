@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import shutil
 import signal
-from collections.abc import Mapping
 from typing import Any
 
 from gpudoctor import childproc
@@ -41,56 +38,6 @@ from gpudoctor.probes.interface import Deps
 logger = logging.getLogger(__name__)
 
 PREFIX = "GPUDOCTOR:"
-
-
-class NotAnInterpreter(ValueError):
-    """`--python` names no usable Python; `str(e)` is the one-line usage error."""
-
-
-# Python 2 syntax too, so that a Python 2 answers with its version instead of a SyntaxError
-_WHO = "import sys; sys.stdout.write('GPUDOCTOR-PYTHON %d.%d\\n' % sys.version_info[:2])"
-WHO_TIMEOUT = 10.0
-
-
-def resolve_python(value: str, environ: Mapping[str, str],
-                   timeout: float | None = None) -> str:
-    """`--python VALUE` as a shell runs it: a bare name (`python3`) from the PATH of
-    `environ`, a path made absolute (symlinks kept: a venv's python is one). It is run once,
-    briefly (`-E -s -S`), and must answer as Python ≥ 3.8 within `timeout` seconds (the CLI
-    passes its --timeout; default WHO_TIMEOUT).
-
-    Raises `NotAnInterpreter` for a name not on PATH, a missing file, a directory, a file that
-    cannot be run, a program that is not Python (`/bin/ls`), a Python older than 3.8, or one
-    that does not answer within `timeout` seconds.
-    """
-    timeout = WHO_TIMEOUT if timeout is None else timeout
-    if "/" not in value:
-        found = shutil.which(value, path=environ.get("PATH", os.defpath))
-        if found is None:
-            raise NotAnInterpreter(f"--python {value}: no {value} on PATH")
-        path = os.path.abspath(found)
-    else:
-        path = os.path.abspath(os.path.expanduser(value))
-    shown = value if value == path else f"{value} ({path})"
-    if not os.path.lexists(path):
-        raise NotAnInterpreter(f"--python {shown}: no such file")
-    if os.path.isdir(path):
-        raise NotAnInterpreter(f"--python {shown}: a directory, not a Python interpreter")
-    try:
-        result = childproc.run([path, "-E", "-s", "-S", "-c", _WHO], timeout, dict(environ),
-                               limit=4096)
-    except childproc.ChildTimeout:
-        raise NotAnInterpreter(f"--python {shown}: did not answer within {timeout:g} s"
-                               ) from None
-    except OSError as e:
-        raise NotAnInterpreter(f"--python {shown}: cannot be run ({e.strerror or e})") from None
-    m = re.search(r"^GPUDOCTOR-PYTHON (\d+)\.(\d+)$", result.stdout, re.MULTILINE)
-    if m is None:
-        raise NotAnInterpreter(f"--python {shown}: not a Python interpreter")
-    if (int(m.group(1)), int(m.group(2))) < (3, 8):
-        raise NotAnInterpreter(f"--python {shown}: Python {m.group(1)}.{m.group(2)} is too "
-                               "old (the torch probe needs 3.8 or newer)")
-    return path
 
 
 def probe_torch(deps: Deps) -> TorchFacts | Unavailable:

@@ -283,64 +283,6 @@ def test_source_checkout_in_the_working_directory(tmp_path: Path,
 # ---------------------------------------------------------------------------- (h) --python
 
 
-def test_bare_name_resolves_from_path_as_a_shell_would(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpudoctor.probes.pytorch import resolve_python
-
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "py3").symlink_to(sys.executable)  # a venv's python is a symlink: kept
-    work = tmp_path / "work"
-    work.mkdir()
-    decoy = work / "py3"  # a file of that name in the working directory is not run
-    decoy.write_text("#!/bin/sh\necho decoy\n")
-    decoy.chmod(0o755)
-    monkeypatch.chdir(work)
-    assert resolve_python("py3", {"PATH": str(bin_dir)}) == str(bin_dir / "py3")
-    from gpudoctor.probes.pytorch import NotAnInterpreter
-
-    with pytest.raises(NotAnInterpreter, match="not a Python interpreter"):
-        resolve_python("./py3", {"PATH": str(bin_dir)})  # a path: the one in this directory
-
-
-@pytest.mark.parametrize(
-    ("kind", "says"),
-    [("ls", "not a Python interpreter"), ("directory", "a directory, not a Python interpreter"),
-     ("text", "cannot be run"), ("missing", "no such file"), ("not-on-path", "on PATH"),
-     ("python2", "Python 2.7 is too old"), ("script", "not a Python interpreter")],
-)
-def test_not_an_interpreter(tmp_path: Path, kind: str, says: str) -> None:
-    from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
-
-    text = tmp_path / "notes.txt"
-    text.write_text("just text\n")
-    py2 = tmp_path / "python2"
-    py2.write_text("#!/bin/sh\necho 'GPUDOCTOR-PYTHON 2.7'\n")
-    py2.chmod(0o755)
-    script = tmp_path / "script"
-    script.write_text("#!/bin/sh\necho hello\n")
-    script.chmod(0o755)
-    value = {"ls": "/bin/ls", "directory": str(tmp_path), "text": str(text),
-             "missing": str(tmp_path / "nope"), "not-on-path": "no-such-python-here",
-             "python2": str(py2), "script": str(script)}[kind]
-    with pytest.raises(NotAnInterpreter) as e:
-        resolve_python(value, {"PATH": "/usr/bin:/bin"})
-    assert str(e.value).startswith(f"--python {value}")
-    assert says in str(e.value)
-
-
-def test_interpreter_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpudoctor.probes import pytorch
-    from gpudoctor.probes.pytorch import NotAnInterpreter, resolve_python
-
-    monkeypatch.setattr(pytorch, "WHO_TIMEOUT", 0.5)
-    slow = tmp_path / "python"
-    slow.write_text("#!/bin/sh\nsleep 30\n")
-    slow.chmod(0o755)
-    with pytest.raises(NotAnInterpreter, match=r"did not answer within 0\.5 s"):
-        resolve_python(str(slow), {"PATH": "/usr/bin:/bin"})
-
-
 def test_cli_refuses_what_is_not_python_with_exit_2(tmp_path: Path) -> None:
     for value in ("/bin/ls", str(tmp_path)):
         result = runner.gpudoctor("check", "--python", value, "--only", "host", timeout=120)
@@ -353,9 +295,9 @@ def test_second_venv_is_probed_and_shown_resolved(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
                    capture_output=True, timeout=60)
-    from gpudoctor.probes.pytorch import resolve_python
+    from gpudoctor.interpreters import resolve
 
-    python = resolve_python("python", {"PATH": str(venv / "bin")})
+    python = resolve("python", {"PATH": str(venv / "bin")})
     assert python == str(venv / "bin" / "python")
     facts = facts_of(Deps(python=python, environ=_without_pythonpath()))
     assert facts.python == python

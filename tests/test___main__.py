@@ -1,0 +1,110 @@
+"""The entry point (`gpudoctor.__main__`): its reading of argv agrees with the commands', it
+starts the torch child under the interpreter the command will resolve, and the signal handlers
+go in once (issue 22 item 1)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from runner import environment
+
+import gpudoctor.__main__ as entry
+from gpudoctor.cli import build_app
+from gpudoctor.interpreters import locate
+from gpudoctor.probes import prestart
+
+
+def value_options(command: str) -> set[str]:
+    """Every name of the options of `command` that take a value (flags do not)."""
+    cmd: Any = typer.main.get_command(build_app(command)).commands[command]  # type: ignore[attr-defined]
+    return {name for p in cmd.params if p.param_type_name == "option"
+            and not p.is_flag and not p.count for name in (*p.opts, *p.secondary_opts)}
+
+
+def test_the_entry_points_valued_options_are_the_commands() -> None:
+    """`_VALUED` is written out (importing the CLI to ask would cost the early start): an
+    option that takes a value, added to `check` or `snapshot` and not there, or left there
+    after it is gone, fails here."""
+    assert value_options("snapshot") <= value_options("check")
+    assert value_options("check") == entry._VALUED
+
+
+@pytest.mark.parametrize(("args", "positional", "values"), [
+    (["GD101", "-o", "r.json", "--python=py", "host"], ["GD101", "host"],
+     {"-o": ["r.json"], "--python": ["py"]}),
+    (["--only", "a", "--only=b", "--format"], [], {"--only": ["a", "b"], "--format": [""]}),
+    (["-v", "--strict", "x"], ["x"], {}),
+])
+def test_parse_reads_values_as_the_command_does(args: list[str], positional: list[str],
+                                                 values: dict[str, list[str]]) -> None:
+    assert entry._parse(args) == (positional, values)
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The interpreters `prestart` is asked to start the torch child under."""
+    calls: list[str] = []
+    monkeypatch.setattr(prestart, "prestart", lambda python, environ: calls.append(python))
+    monkeypatch.delenv("GPUDOCTOR_PYTHON", raising=False)
+    return calls
+
+
+def test_the_early_child_runs_the_interpreter_the_command_resolves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: list[str]) -> None:
+    """A bare name (from PATH) and a relative path were not started early (only an absolute
+    path was), so the probe started its own child later; the key of the early child is the
+    path `interpreters.resolve` returns, or the probe would not take it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "py3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.chdir(tmp_path)
+    for value in ("py3", "bin/py3", str(bin_dir / "py3")):
+        entry._prestart_torch(["gpudoctor", "check", "--python", value])
+    monkeypatch.setenv("GPUDOCTOR_PYTHON", "bin/py3")
+    entry._prestart_torch(["gpudoctor", "snapshot"])
+    wanted = locate("py3", {"PATH": str(bin_dir)})
+    assert started == [wanted] * 4
+
+
+def test_no_early_child_for_what_is_no_interpreter(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   started: list[str]) -> None:
+    for value in ("no-such-python-here", str(tmp_path), str(tmp_path / "missing")):
+        entry._prestart_torch(["gpudoctor", "check", "--python", value])
+    assert started == []
+    monkeypatch.setenv("GPUDOCTOR_PYTHON", "")  # empty: unset, as the option reads it
+    entry._prestart_torch(["gpudoctor", "check"])
+    assert started == [sys.executable]
+
+
+_COUNT = """
+import sys
+from gpudoctor import childproc
+
+install = childproc.install_signal_handlers
+
+def counted():
+    sys.stderr.write("signal handlers installed\\n")
+    sys.stderr.flush()
+    install()
+
+childproc.install_signal_handlers = counted
+sys.argv = ["gpudoctor", "checks", "GD101"]
+from gpudoctor.__main__ import main
+main()
+"""
+
+
+def test_signal_handlers_are_installed_once() -> None:
+    """The entry point installs them first thing; the CLI it runs installed them again."""
+    p = subprocess.run([sys.executable, "-c", _COUNT], env=environment(), capture_output=True,
+                       text=True, timeout=60, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("GD101")
+    assert p.stderr.splitlines().count("signal handlers installed") == 1, p.stderr
