@@ -44,7 +44,7 @@ NOT_YET = {
     "model_base.py", "model_health.py", "model_smoke.py", "probes/__init__.py", "probes/cuda.py",
     "probes/cudnn_files.py", "probes/gather.py", "probes/interface.py", "probes/native.py",
     "probes/prestart.py", "probes/pytorch.py", "renderers/catalog.py", "renderers/compat.py",
-    "renderers/console.py", "renderers/diff.py", "renderers/distributed.py",
+    "renderers/diff.py", "renderers/distributed.py",
     "renderers/encoding.py", "renderers/explain.py", "renderers/fleet.py", "renderers/github.py",
     "renderers/install.py", "renderers/interface.py", "renderers/json.py", "renderers/junit.py",
     "renderers/markdown.py", "renderers/npd.py", "renderers/progress.py", "renderers/prometheus.py",

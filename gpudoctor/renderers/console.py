@@ -30,6 +30,7 @@ commands quote every outside string they carry, and start with gpudoctor's own w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
@@ -53,6 +54,12 @@ MARKS = {Verdict.PASS: SYMBOLS[Status.PASS], Verdict.NOTE: INFO_SYMBOL,
 INDENT = 4  # a result under its layer heading; its other lines 2 more
 QUOTE = "│"  # before each further line of a multi-line evidence value
 CONTINUED = "┆"  # before each further line of a line wrapped at the console's width
+# by default a list of more than LONG items in a message shows its first SHOWN (-v: all)
+LONG, SHOWN = 8, 5
+MORE = "-v shows every check, its evidence and each list in full"
+_ID = re.compile(r"([A-Z]+)(\d+)")
+# a skip message's pointer to the check that says why, or its example: not its cause
+_ASIDE = re.compile(r" \((?:see GD\d+|e\.g\. [^()]*)\)")
 
 # a line and whether it may wrap at the console's width (a fix line never does)
 Line = tuple[Text, bool]
@@ -67,19 +74,30 @@ class ConsoleRenderer:
         self.verbose = verbose
 
     def lines(self, report: Report) -> list[Line]:
-        """The report, line by line."""
+        """The report, line by line: every result with `-v`; else a layer's failures,
+        warnings and notes in full, its passes as a count and its skips as one line."""
         out: list[Line] = [(line, False) for line in version_lines(report)]
         out.append((Text(""), False))
+        collapsed = False
         for layer in Layer:
             results = [r for r in report.results if r.layer is layer]
             if not results:
                 continue
-            sym, style = MARKS[worst(results)]
-            out.append((Text.assemble((f"[{sym}] ", style), (layer.heading, "bold")), False))
-            for r in results:
-                out += result_lines(r, self.verbose, indent=INDENT)
+            if self.verbose:
+                out.append((heading(layer, results), False))
+                for r in results:
+                    out += result_lines(r, True, indent=INDENT)
+                out.append((Text(""), False))
+            else:  # a layer of a few lines: no blank line between layers
+                out += glance_lines(layer, results)
+                collapsed = collapsed or any(
+                    verdict(r) in (Verdict.PASS, Verdict.SKIP) or r.finding.evidence
+                    or cut_lists(r.finding.message) != r.finding.message for r in results)
+        if not self.verbose and (report.notes or collapsed):
             out.append((Text(""), False))
         out += [(Text(clean(note), style="dim"), True) for note in report.notes]
+        if collapsed:
+            out.append((Text(MORE, style="dim"), False))
         if not out[-1][0].plain:
             out.pop()
         return out
@@ -96,15 +114,133 @@ def version_lines(report: Report) -> list[Text]:
     return [Text.assemble((label.ljust(width), "bold"), clean(value)) for label, value in rows]
 
 
-def result_lines(r: Result, verbose: bool, indent: int = 0) -> list[Line]:
+def heading(layer: Layer, results: Sequence[Result], tail: str = "") -> Text:
+    """`[✓] cuDNN`, the mark of the layer's worst verdict; `tail` (": 8 passed") after it."""
+    sym, style = MARKS[worst(results)]
+    return Text.assemble((f"[{sym}] ", style), (layer.heading, "bold"), (clean(tail), "dim"))
+
+
+def glance_lines(layer: Layer, results: Sequence[Result]) -> list[Line]:
+    """A layer read at a glance: its failures, warnings and notes in full (each list in them
+    cut, `cut_lists`); its passes as a count in the heading when nothing else of the layer is
+    shown in full, else each on its line; its skips as one line, grouped by cause."""
+    shown = [r for r in results if verdict(r) not in (Verdict.PASS, Verdict.SKIP)]
+    passes = [r for r in results if verdict(r) is Verdict.PASS]
+    skips = [r for r in results if verdict(r) is Verdict.SKIP]
+    if shown:  # a pass beside a failure is context: each one is shown
+        shown = [r for r in results if verdict(r) is not Verdict.SKIP]
+    tail = f": {len(passes)} passed" if passes and not shown else ""
+    if not shown and not passes:  # nothing but skips: the heading says why
+        return [(Text.assemble(heading(layer, results, ": "), skip_summary(skips)), True)]
+    out: list[Line] = [(heading(layer, results, tail), False)]
+    for r in shown:
+        out += result_lines(r, False, indent=INDENT, cut=True)
+    if skips:
+        sym, style = MARKS[Verdict.SKIP]
+        out.append((Text.assemble(" " * INDENT, (sym, style), " ", skip_summary(skips)), True))
+    return out
+
+
+def skip_summary(skips: Sequence[Result]) -> Text:
+    """'12 skipped: the NVIDIA driver's libnvidia-ml.so.1 was not found (GD102, GD105-GD108,
+    GD110-GD113); no NVIDIA GPU on the PCI bus (GD109)': each cause (`cause`) with the ids it
+    skipped, the largest group first."""
+    groups: dict[str, list[str]] = {}
+    for r in skips:
+        groups.setdefault(cause(r.finding.message), []).append(r.check_id)
+    place: dict[str, int] = {r.check_id: n for n, r in enumerate(skips)}
+    ordered = sorted(_alike(groups).items(), key=lambda group: -len(group[1]))  # ties in order
+    return Text(f"{len(skips)} skipped: " + "; ".join(
+        f"{clean(why)} ({clean(id_ranges(sorted(ids, key=place.__getitem__)))})"
+        for why, ids in ordered), style="dim")
+
+
+def _alike(groups: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Causes of three words or more that differ in one word, the same word each time, as
+    one: 'no gpus requirement given' and 'no driver requirement given' read 'no gpus or driver
+    requirement given'."""
+    merged: list[tuple[list[str], list[str], list[str]]] = []  # words, the word's forms, ids
+    at: list[int | None] = []  # where the forms differ
+    for why, ids in groups.items():
+        words = why.split(" ")
+        for n, (first, forms, seen) in enumerate(merged):
+            differ = [i for i, (a, b) in enumerate(zip(first, words, strict=False)) if a != b]
+            if len(first) == len(words) > 2 and len(differ) == 1 and at[n] in (None, differ[0]):
+                at[n] = differ[0]
+                forms.append(words[differ[0]])
+                seen += ids
+                break
+        else:
+            merged.append((words, [], list(ids)))
+            at.append(None)
+    out: dict[str, list[str]] = {}
+    for (words, forms, ids), i in zip(merged, at, strict=True):
+        if i is not None:
+            words = [*words[:i], _either([words[i], *forms]), *words[i + 1:]]
+        out[" ".join(words)] = ids
+    return out
+
+
+def _either(words: Sequence[str]) -> str:
+    """'gpus, driver or cuda'."""
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def cause(message: str) -> str:
+    """A skip's cause: its message up to the first `: ` or `; ` outside parentheses, where a
+    message goes on to the detail, less its pointers and examples (`(see GD101)`, `(e.g.
+    check --require 'gpus>=8')`), every list in it cut; `-v` shows the whole message."""
+    depth, lead = 0, message
+    for i, c in enumerate(message):
+        depth += (c == "(") - (c == ")")
+        if depth <= 0 and c in ":;" and message[i + 1:i + 2] == " ":
+            lead = message[:i]
+            break
+    return cut_lists(_ASIDE.sub("", lead).strip() or message)
+
+
+def id_ranges(ids: Sequence[str]) -> str:
+    """'GD102, GD105-GD108, GD110-GD113': three or more ids in a row as a range."""
+    runs: list[list[str]] = []
+    for check_id in ids:
+        if runs and _follows(runs[-1][-1], check_id):
+            runs[-1].append(check_id)
+        else:
+            runs.append([check_id])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(run) for run in runs)
+
+
+def _follows(before: str, check_id: str) -> bool:
+    a, b = _ID.fullmatch(before), _ID.fullmatch(check_id)
+    return bool(a and b and a[1] == b[1] and int(b[2]) == int(a[2]) + 1)
+
+
+def cut_lists(text: str) -> str:
+    """`text` with each list of more than LONG items cut to its first SHOWN, a count and its
+    last: 'LD_LIBRARY_PATH has 1000 entries that do not exist: /nope/0, /nope/1, /nope/2,
+    /nope/3, /nope/4, … 994 more …, /nope/999'. A list is a run of `, `-separated items in a
+    `; ` clause, or a run of such clauses; the last item stays whole, as what follows it on
+    its clause (the rest of a sentence) cannot be told from it."""
+    return _cut([_cut(clause.split(", "), ", ") for clause in text.split("; ")], "; ")
+
+
+def _cut(items: Sequence[str], sep: str) -> str:
+    if len(items) <= LONG:
+        return sep.join(items)
+    return sep.join([*items[:SHOWN], f"… {len(items) - SHOWN - 1} more …", items[-1]])
+
+
+def result_lines(r: Result, verbose: bool, indent: int = 0, cut: bool = False) -> list[Line]:
     """One result: `✓ GD101 title: message` (wrapping), then `→ fix: …` on a line of its own
     that never wraps and, verbose, the evidence (wrapping). Shared by every command that shows
-    findings (`check`, `smoke-test`, `install-cudnn`)."""
+    findings (`check`, `smoke-test`, `install-cudnn`). With `cut`, each long list in the
+    message shows its first items and a count (`cut_lists`)."""
     f = r.finding
     sym, style = MARKS[verdict(r)]
     pad, hang = " " * indent, " " * (indent + 2)
+    message = cut_lists(f.message) if cut else f.message
     first = Text.assemble(pad, (sym, style), " ", (r.check_id, "dim"), " ", clean(r.title), ": ",
-                          (clean(f.message), "dim" if f.status is Status.SKIP else ""))
+                          (clean(message), "dim" if f.status is Status.SKIP else ""))
     out: list[Line] = [(first, True)]
     if f.fix and f.status in (Status.FAIL, Status.WARN):
         out.append((Text.assemble(hang, ("→ fix: ", "bold"), clean(f.fix)), False))

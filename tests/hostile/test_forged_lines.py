@@ -148,7 +148,8 @@ def test_check_report_at_every_width(name: str) -> None:
 
 def test_every_offset_of_the_fake_fix_at_a_wrap_point() -> None:
     """One GPU name, the fake fix at each column from 30 to 130: at some width it starts a
-    wrapped line every time; it must go on behind `┆`."""
+    wrapped line every time; it must go on behind `┆`. With `-v`: by default a healthy
+    machine's passes are a count, and its GPU name is not shown."""
     base = hostile_env("h100-healthy")
     assert base.nvml is not None
     doc = json.loads((ENVS / "h100-healthy.json").read_text())
@@ -157,7 +158,7 @@ def test_every_offset_of_the_fake_fix_at_a_wrap_point() -> None:
         doc["environment"]["nvml"]["gpus"][0]["name"] = "NVIDIA H100 " + "x" * pad + " " + FIX
         report = run_checks(loads(json.dumps(doc)), TABLES, REGISTRY)
         for width in (80, 100, 120):
-            text = ConsoleRenderer(con(width)).render(report)
+            text = ConsoleRenderer(con(width), True).render(report)
             assert_unforged(text, f"pad {pad} width {width}")
             wrapped += sum(1 for line in text.splitlines()
                            if line.lstrip().startswith(f"{CONTINUED} → fix: curl"))

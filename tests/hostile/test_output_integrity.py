@@ -199,15 +199,18 @@ def test_forged_gpu_name_starts_no_line(tmp_path: Path, verbose: list[str]) -> N
     assert code == 0, err
     assert fake_lines(out) == []
     assert layer_headings(out) == layer_headings(plain)  # one `[✓] PyTorch`, gpudoctor's
+    if not verbose:  # a healthy layer's passes are a count by default: the name is not shown
+        assert "[✓] PyTorch: " in out and "GD404" not in out
+        return
     assert sum(line.lstrip().startswith("✓ GD404 ") for line in out.splitlines()) == 1
     # the name is shown, its line breaks escaped (a long message wraps behind `┆`: compare the
     # words)
     words = [w for w in out.split() if w != "┆"]
     assert " ".join(FORGED.replace("\n", "\\n").split()) in " ".join(words)
-    if verbose:  # an evidence value's further lines are quoted behind a bar
-        quoted = [line.lstrip() for line in out.splitlines()
-                  if "evil.example" in line and "\\n" not in line]
-        assert quoted and all(line.startswith("│ ") for line in quoted), quoted
+    # an evidence value's further lines are quoted behind a bar
+    quoted = [line.lstrip() for line in out.splitlines()
+              if "evil.example" in line and "\\n" not in line]
+    assert quoted and all(line.startswith("│ ") for line in quoted), quoted
 
 
 @pytest.mark.parametrize("sep", ["\r", "\v", "\f", "\x1c", "\x85", "\u2028", "\u2029"],
