@@ -16,7 +16,6 @@ from gpudoctor.cli.options import (
     ReportFormatOption,
     ReportOutputOption,
     TimeoutOption,
-    VerboseOption,
     resolve_format,
 )
 from gpudoctor.policy import exit_code
@@ -54,7 +53,9 @@ def check(
     ] = None,
     fmt: ReportFormatOption = None,
     output: ReportOutputOption = "-",
-    verbose: VerboseOption = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="show every check one by one, each list whole, and the evidence "
+        "(the facts each check used)")] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="warnings fail too (exit 1)", envvar="GPUDOCTOR_STRICT")
     ] = False,
