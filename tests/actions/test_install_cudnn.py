@@ -440,6 +440,7 @@ def test_unwritable_prefix_gets_the_sudo_line(toolkit: Path, make_tarball: MakeT
 # --------------------------------------------------------------------------- the commands
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_formats(toolkit: Path, make_tarball: MakeTarball,
                                     gpu_env: GpuEnv) -> None:
     """The commands as a user runs them, in a child that sees no GPU (`gpu_env`): the verdicts

@@ -45,6 +45,7 @@ def between(text: str, start: str, end: str | None = None) -> str:
     return tail[:tail.rindex(end)] if end else tail
 
 
+@pytest.mark.slow
 def test_the_ldconfig_hint(tmp_path: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     prefix = hostile_toolkit(tmp_path, NEWLINE)
     p = cli(gpu_env(), "install-cudnn", "--tarball", str(make_tarball("9.1.0")), "--prefix",
@@ -57,6 +58,7 @@ def test_the_ldconfig_hint(tmp_path: Path, make_tarball: MakeTarball, gpu_env: G
     assert not list(tmp_path.rglob("PWNED*"))
 
 
+@pytest.mark.slow
 def test_the_undo_line(tmp_path: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     prefix = hostile_toolkit(tmp_path, HOSTILE)
     p = cli({**gpu_env(), "NO_COLOR": "1", "COLUMNS": "400"}, "install-cudnn", "--tarball",
@@ -67,6 +69,7 @@ def test_the_undo_line(tmp_path: Path, make_tarball: MakeTarball, gpu_env: GpuEn
                                                     str(prefix)]
 
 
+@pytest.mark.slow
 def test_the_changed_since_refusal(tmp_path: Path, make_tarball: MakeTarball,
                                    gpu_env: GpuEnv) -> None:
     prefix = hostile_toolkit(tmp_path, NEWLINE)
@@ -104,6 +107,7 @@ def test_the_df_line(tmp_path: Path) -> None:
     assert shlex.split(between(fix, "(", ")")) == ["df", "-h", "--", str(prefix)]
 
 
+@pytest.mark.slow
 def test_smoke_test_names_the_interpreter_quoted(tmp_path: Path) -> None:
     where = tmp_path / HOSTILE
     where.mkdir()

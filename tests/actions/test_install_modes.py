@@ -50,6 +50,7 @@ def modes(prefix: Path) -> dict[str, int]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask", [0o000, 0o077])
 def test_modes_are_0644_and_0755_whatever_the_tarball_and_umask_say(
         tmp_path: Path, make_tarball: MakeTarball, gpu_env: GpuEnv, umask: int) -> None:
@@ -154,6 +155,7 @@ def test_a_member_that_is_no_shared_library_is_never_written(
     assert state(toolkit) == before
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_pie_library_and_writes_nothing(
         toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit, gpu_env: GpuEnv) -> None:
     tarball = with_member(make_tarball, cudnn_kit.program())

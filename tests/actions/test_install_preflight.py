@@ -273,6 +273,7 @@ def test_uninstall_without_a_manifest_names_only_files_that_exist(
 # --------------------------------------------------------------------------- the command
 
 
+@pytest.mark.slow
 def test_the_command_exits_1_unchanged_or_0_installed(
         toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     tarball = make_tarball("9.1.0", sublibs=["libcudnn", "libcudnn_graph"])
@@ -327,6 +328,7 @@ def test_cudnn_that_does_not_support_a_gpu_here_is_refused(
         assert state(toolkit) == before
 
 
+@pytest.mark.slow
 def test_the_command_refuses_for_a_gpu_nvml_shows(
         toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     """The GPUs come from NVML (here the fake libnvidia-ml showing one RTX 5090, sm_120):
@@ -374,6 +376,7 @@ def test_the_toolkit_picks_the_range_of_a_cuda12_tarball(
         assert result.error is not None and "with CUDA 12.4 " in result.error.message
 
 
+@pytest.mark.slow
 def test_every_test_names_the_gpus_it_installs_for() -> None:
     """Called in-process, the action reads the GPUs from this machine's NVML unless told: a
     test that leaves `gpus=` out would pass in CI and fail on a Blackwell workstation (cuDNN 8

@@ -75,6 +75,7 @@ def test_options_are_validated() -> None:
 # --------------------------------------------------------------------------- real CPU runs
 
 
+@pytest.mark.slow
 def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
     seen: list[SmokeProgress] = []
     outcome = run_smoke(SmokeOptions(device="cpu", **FAST), seen.append)
@@ -124,6 +125,7 @@ def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
     assert loads(dumps(env)) == env
 
 
+@pytest.mark.slow
 def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
     outcome = run_smoke(SmokeOptions(device="cpu", model="lenet", dtype="bfloat16", batch_size=8,
                                      profile_dir=str(tmp_path / "traces"), **FAST))
@@ -137,6 +139,7 @@ def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
     assert statuses(outcome)["smoke-training-correct"] is Status.PASS
 
 
+@pytest.mark.slow
 def test_cuda_here_is_torchs_reason(torch_cuda: str | None) -> None:
     outcome = run_smoke(SmokeOptions(device="cuda:0", model="lenet", **FAST))
     assert isinstance(outcome, SmokeFailure)
@@ -166,6 +169,7 @@ def fake_torch(tmp_path: Path, body: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "timeout", "reason", "needle"),
     [
@@ -231,6 +235,7 @@ def test_arch_supported(child: dict[str, Any], major: int, minor: int, arch_list
     assert child["arch_supported"](major, minor, arch_list) is ok
 
 
+@pytest.mark.slow
 def test_summarize_and_rel_diff(child: dict[str, Any]) -> None:
     t = child["summarize"]([float(x) for x in range(1, 12)], "perf_counter")  # 1..11 ms
     assert (t["median_ms"], t["p10_ms"], t["p90_ms"]) == (6.0, 2.0, 10.0)
@@ -273,6 +278,7 @@ def test_tf32_through_fp32_precision(child: dict[str, Any]) -> None:
         b.cudnn.conv.fp32_precision = "tf32"
 
 
+@pytest.mark.slow
 def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
     """float16 backpropagates loss x LOSS_SCALE, as GradScaler does (the first convolutions'
     gradients lie below float16's normal range otherwise), and unscales the gradients before
@@ -294,6 +300,7 @@ def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
     assert float((g16 - g32).abs().max() / g32.abs().max()) < 0.1  # unscaled
 
 
+@pytest.mark.slow
 def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The three CUDA configurations (native, cudnn, cudnn-benchmark) through the real child

@@ -53,6 +53,7 @@ def run(env: dict[str, str], *args: str) -> tuple[int, str, str]:
     return p.returncode, p.stdout, p.stderr
 
 
+@pytest.mark.slow
 def test_cli_keeps_changed_files_says_so_and_force_finishes(
         toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv) -> None:
     original, lib = installed(toolkit, make_tarball)
@@ -108,6 +109,7 @@ def test_unchanged_install_uninstalls_as_before(toolkit: Path, make_tarball: Mak
     assert state(toolkit) == original
 
 
+@pytest.mark.slow
 def test_retargeted_link_and_a_file_become_link_are_kept(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     installed(toolkit, make_tarball)
@@ -151,6 +153,7 @@ class FailOnMove(FileOps):
         super().move(src, dst)
 
 
+@pytest.mark.slow
 def test_a_failure_with_kept_files_leaves_the_prefix_as_it_was(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     _, lib = installed(toolkit, make_tarball)

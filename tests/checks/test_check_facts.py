@@ -70,6 +70,7 @@ def test_reads_only_declared_facts(check: Check, tables: Tables) -> None:
     assert not undeclared, f"{check.id} reads fields missing from its facts=: {undeclared}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", REGISTRY, ids=lambda c: c.id)
 def test_finding_unchanged_without_undeclared_facts(check: Check, tables: Tables) -> None:
     for name, env in ENVIRONMENTS:

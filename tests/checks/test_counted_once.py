@@ -47,6 +47,7 @@ def corpus(tables: Tables) -> dict[str, dict[str, Any]]:
         for e in INDEX}
 
 
+@pytest.mark.slow
 def test_no_report_fails_both_gd103_and_gd403(corpus: dict[str, dict[str, Any]]) -> None:
     both = [name for name, got in corpus.items()
             if got["GD103"].status is Status.FAIL and got["GD403"].status is Status.FAIL]

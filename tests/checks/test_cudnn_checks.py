@@ -59,6 +59,7 @@ def manifest(prefix: Path, cuda_build: str) -> None:
     path.write_text(json.dumps({"cuda_build": cuda_build}))
 
 
+@pytest.mark.slow
 def test_well_placed_copy_passes_everything(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
     manifest(prefix, "12")
@@ -80,6 +81,7 @@ def test_every_check_skips_without_cudnn_and_names_why() -> None:
             assert f.message, check_id
 
 
+@pytest.mark.slow
 def test_plain_cp_copies_warn_and_the_ln_commands_fix_them(
         tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0", chain=False)
@@ -145,6 +147,7 @@ def test_missing_and_mixed_sublibraries(tmp_path: Path, cudnn_kit: CudnnKit) -> 
     assert "mixes cuDNN 9.0.0, 9.1.0" in f.message
 
 
+@pytest.mark.slow
 def test_header_and_library_disagree(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.6.0")
     (prefix / "include/cudnn_version.h").write_text(version_header("8.9.7"))
@@ -168,6 +171,7 @@ def test_headers_missing_or_garbage(tmp_path: Path, cudnn_kit: CudnnKit) -> None
     assert "no cudnn_version.h or cudnn.h" in f.message
 
 
+@pytest.mark.slow
 def test_unresolved_dependency_is_named(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", needs=["libcublas.so.11"])
     results = run(probed(prefix, cuda="12.4"))
@@ -297,6 +301,7 @@ def test_header_of_one_release_beside_libraries_of_another(
                      f"--prefix {prefix}")
 
 
+@pytest.mark.slow
 def test_two_releases_of_libraries_in_one_directory(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     """9.1.0 copied over 8.5.0 with its header left behind: the old files stay too."""
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.5.0")
@@ -388,6 +393,7 @@ cuda = types.SimpleNamespace(is_available=lambda: False, init=_init, device_coun
 '''
 
 
+@pytest.mark.slow
 def test_real_mixed_load_named_and_the_fix_works(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     """Real libraries, a real child: torch's process maps the wheel's libcudnn.so.9 and the
     libcudnn_graph.so.9.0.0 of a cuDNN 9.0.0 on LD_LIBRARY_PATH (through a symlinked path)."""

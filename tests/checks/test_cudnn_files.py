@@ -21,7 +21,8 @@ from gpudoctor.snapshot import dumps, loads
 from tests.checks.envbuilder import env
 from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 
 def toolkit_with_cudnn(root: Path, cudnn_kit: CudnnKit, version: str = "9.1.0") -> Path:

@@ -32,7 +32,8 @@ from gpudoctor.snapshot import dumps
 from tests.checks.envbuilder import env, host, toolkit, torch
 from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 # a directory name as hostile as a file system allows (no "/", no ":" for LD_LIBRARY_PATH)
 HOSTILE = "cu da 'q\" $(touch PWNED) `touch PWNED2` ;touch PWNED3\nnext line"

@@ -59,6 +59,7 @@ def test_fleet_and_diff_show_the_version() -> None:
     assert dict(zip(FACTS, key_facts(to_data(no_cudnn)), strict=True))["torch cuDNN"] == "-"
 
 
+@pytest.mark.slow
 def test_fleet_cli_prints_the_version(tmp_path: Path) -> None:
     """`fleet -v` over two reports the real `check --format json` renderer wrote."""
     for name in ("node1", "node2"):
@@ -98,6 +99,7 @@ def test_gd404_empty_arch_list_without_cuda_points_at_gd403() -> None:
     assert "CUDA is not available: see GD403" in f.message, f.message
 
 
+@pytest.mark.slow
 def test_snapshot_through_the_cli(tmp_path: Path) -> None:
     """A saved snapshot with an empty arch list and CUDA available, judged by the real CLI."""
     snap = tmp_path / "snap.json"

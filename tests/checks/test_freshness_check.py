@@ -99,6 +99,7 @@ def test_nothing_to_compare_skips() -> None:
     assert judge(e).finding.status is Status.SKIP
 
 
+@pytest.mark.slow
 def test_the_note_leaves_a_strict_check_green(tmp_path: Path) -> None:
     """Through the CLI, on the snapshot with torch 2.16.0: the JSON shows the note (status
     warn, severity info) and `--strict` exits 0."""

@@ -101,6 +101,7 @@ def _venv_torch_arch_flags() -> tuple[str, ...]:
     return tuple(out.stdout.split())
 
 
+@pytest.mark.slow
 def test_this_venvs_torch_covers_its_own_archs() -> None:
     flags = _venv_torch_arch_flags()
     if not flags:

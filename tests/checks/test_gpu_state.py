@@ -213,6 +213,7 @@ def test_nvml_timeout_is_a_driver_not_responding(tables: Tables) -> None:
 # ---------------------------------------------------------------------------- replay
 
 
+@pytest.mark.slow
 def test_replay_through_the_real_probe(fake_nvml: Path, tmp_path: Path) -> None:
     """The real probe reads each fact through nvidia-ml-py from the fake; the CLI exits 1."""
     state = tmp_path / "state"

@@ -345,6 +345,7 @@ def test_every_state_file_is_indexed() -> None:
         assert (prefix == "healthy") == (not s.get("expect_fail") and not s.get("names"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("state", _states(), ids=lambda s: s["file"])
 def test_replay_through_the_real_probe(state: dict[str, Any], fake_nvml: Path,
                                        tmp_path: Path) -> None:

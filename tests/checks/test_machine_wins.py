@@ -142,6 +142,7 @@ def test_advice_takes_the_arch_list_from_torch_itself() -> None:
     assert f.status is Status.FAIL, f
 
 
+@pytest.mark.slow
 def test_the_real_torch_here() -> None:
     """The torch installed in this venv: its cuDNN wheel, when it has one, is what GD309 reads."""
     from gpudoctor.probes.interface import Deps

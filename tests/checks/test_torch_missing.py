@@ -57,6 +57,7 @@ def gd401(report: dict[str, Any]) -> dict[str, Any]:
     return next(f for f in report["findings"] if f["id"] == "GD401")
 
 
+@pytest.mark.slow
 def test_json_fix_runs_pip_through_the_probed_interpreter(bare_python: str,
                                                           fake_nvml: Path) -> None:
     p = gpudoctor("check", "--python", bare_python, "--format", "json", "--only", "GD401",
@@ -74,6 +75,7 @@ def test_json_fix_runs_pip_through_the_probed_interpreter(bare_python: str,
     assert torch["static"]["unavailable"] == torch["runtime"]["unavailable"] == "not-installed"
 
 
+@pytest.mark.slow
 def test_text_fix_line_pastes_as_is(bare_python: str, fake_nvml: Path) -> None:
     p = gpudoctor("check", "--python", bare_python, "--only", "GD401", nvml=fake_nvml)
     assert p.returncode == 0, p.stderr
@@ -84,6 +86,7 @@ def test_text_fix_line_pastes_as_is(bare_python: str, fake_nvml: Path) -> None:
     assert f"PyTorch is not installed for {bare_python}" in p.stdout
 
 
+@pytest.mark.slow
 def test_this_machine_as_it_is(bare_python: str) -> None:
     """No fake driver: GD401 skips, notes or warns by what this machine has (a toolkit, a GPU);
     whatever it says names the interpreter, and any install line runs through it."""
@@ -117,6 +120,7 @@ def old_shape(env: Environment) -> Environment:
     return loads(json.dumps(data))
 
 
+@pytest.mark.slow
 def test_the_new_shape_round_trips(snapshot: Environment) -> None:
     assert loads(dumps(snapshot)) == snapshot
     missing = V.torch_missing(snapshot)

@@ -229,6 +229,7 @@ def test_driver_present_but_cuda_unavailable_still_fails_gd403() -> None:
     assert f.fix == "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
 
 
+@pytest.mark.slow
 def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
     """This machine's own probes: where it has no GPU, the verdict passes `--strict`'s bar on
     the driver and torch checks (PyPI's CUDA torch here: notes and skips, no failure)."""

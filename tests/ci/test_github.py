@@ -66,6 +66,7 @@ def test_summary_is_the_markdown_report() -> None:
     assert summary.startswith("## gpudoctor ") and "| `GD101`" in summary
 
 
+@pytest.mark.slow
 def test_cli_under_github_actions(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier step\n")
@@ -82,6 +83,7 @@ def test_cli_under_github_actions(tmp_path: Path) -> None:
     assert summary.read_text().count("## gpudoctor ") == 2
 
 
+@pytest.mark.slow
 def test_cli_without_github_actions_writes_no_commands(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     p = gpudoctor("check", "--from-snapshot", str(GPU_LESS),
@@ -100,6 +102,7 @@ def test_an_unwritable_summary_is_a_warning_not_a_failure(tmp_path: Path) -> Non
         locked.chmod(0o700)
 
 
+@pytest.mark.slow
 def test_a_summary_path_that_is_a_directory_is_a_warning(tmp_path: Path) -> None:
     _unwritable_summary(tmp_path)  # root cannot append to a directory either
 

@@ -15,6 +15,7 @@ from tests.ci.cikit import FIXTURES, GPU_LESS, H100
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
 def test_one_short_line_and_the_exit_code_of_check(path: Path) -> None:
     plain = gpudoctor("check", "--from-snapshot", str(path), "--format", "json")
@@ -30,6 +31,7 @@ def test_one_short_line_and_the_exit_code_of_check(path: Path) -> None:
         assert lines[0].startswith("OK: ")
 
 
+@pytest.mark.slow
 def test_strict_makes_a_warning_a_problem() -> None:
     p = gpudoctor("check", "--npd", "--strict", "--from-snapshot", str(GPU_LESS),
                   "--require", "torch>=1.0")
@@ -37,6 +39,7 @@ def test_strict_makes_a_warning_a_problem() -> None:
     assert p.returncode == plain.returncode
 
 
+@pytest.mark.slow
 def test_usage_error_is_unknown_and_the_report_goes_to_the_file(tmp_path: Path) -> None:
     p = gpudoctor("check", "--npd", "--require", "gpus>>1")
     assert p.returncode == 2 and p.stdout == ""

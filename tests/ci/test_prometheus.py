@@ -71,6 +71,7 @@ def test_gpu_labels_and_hostile_names_round_trip() -> None:
     assert info["driver_version"] == env.nvml.driver_version
 
 
+@pytest.mark.slow
 def test_cli_writes_the_textfile_atomically(tmp_path: Path) -> None:
     target = tmp_path / "gpudoctor.prom"
     target.write_text("old\n")

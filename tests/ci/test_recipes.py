@@ -53,6 +53,7 @@ def test_github_workflow_uses_the_actions_inputs() -> None:
     assert step["with"]["format"] in {"text", "json", "markdown", "junit", "prometheus"}
 
 
+@pytest.mark.slow
 def test_gitlab_job_writes_the_junit_report_it_declares(tmp_path: Path) -> None:
     job = yaml.safe_load(BLOCKS["GitLab CI"])["gpu-preflight"]
     report = job["artifacts"]["reports"]["junit"]
@@ -67,6 +68,7 @@ def test_gitlab_job_writes_the_junit_report_it_declares(tmp_path: Path) -> None:
     assert any(c.get("name", "").startswith("GD601 ") for c in suite.iter("testcase"))
 
 
+@pytest.mark.slow
 def test_dockerfile_run_passes_at_build_time_without_a_gpu() -> None:
     run = BLOCKS["Dockerfile"].replace("\\\n", " ")
     line = next(part.strip() for part in run.split("&&") if part.strip().startswith("gpudoctor"))
@@ -78,6 +80,7 @@ def test_dockerfile_run_passes_at_build_time_without_a_gpu() -> None:
     assert p.returncode == 0, p.stderr
 
 
+@pytest.mark.slow
 def test_kubernetes_init_container_fails_a_node_without_the_gpus() -> None:
     job = yaml.safe_load(BLOCKS["Kubernetes"])
     pod = job["spec"]["template"]["spec"]
@@ -101,6 +104,7 @@ def test_kubernetes_init_container_fails_a_node_without_the_gpus() -> None:
         assert gd601["status"] == "pass"
 
 
+@pytest.mark.slow
 def test_systemd_unit_writes_a_textfile_node_exporter_reads(tmp_path: Path) -> None:
     unit = BLOCKS["Prometheus"]
     assert "SuccessExitStatus=1" in unit
@@ -115,6 +119,7 @@ def test_systemd_unit_writes_a_textfile_node_exporter_reads(tmp_path: Path) -> N
     assert {"gpudoctor_check_status", "gpudoctor_last_run_timestamp_seconds"} <= names
 
 
+@pytest.mark.slow
 def test_node_problem_detector_plugin_config() -> None:
     config = json.loads(BLOCKS["node-problem-detector"])
     assert config["plugin"] == "custom"

@@ -189,6 +189,7 @@ def test_a_malformed_requirement_in_a_snapshot_fails_its_check_without_a_crash()
 # --------------------------------------------------------------------------- the CLI
 
 
+@pytest.mark.slow
 def test_cli_malformed_requirement_is_a_usage_error_naming_it() -> None:
     p = gpudoctor("check", "--from-snapshot", str(H100), "--require", "gpus>=8,vram>=8")
     assert p.returncode == 2, p.stderr
@@ -196,6 +197,7 @@ def test_cli_malformed_requirement_is_a_usage_error_naming_it() -> None:
     assert p.stdout == ""
 
 
+@pytest.mark.slow
 def test_cli_requirements_from_the_environment_and_options_fail_with_the_value() -> None:
     env = h100()
     assert isinstance(env.nvml, NvmlFacts)
@@ -216,6 +218,7 @@ def test_cli_requirements_from_the_environment_and_options_fail_with_the_value()
     assert p.returncode == 2 and "'gpus>=x'" in p.stderr
 
 
+@pytest.mark.slow
 def test_cli_a_selection_still_judges_the_requirements() -> None:
     p = gpudoctor("check", "host", "--from-snapshot", str(GPU_LESS), "--format", "json",
                   "--require", "gpus>=1")
@@ -224,6 +227,7 @@ def test_cli_a_selection_still_judges_the_requirements() -> None:
     assert p.returncode == 1
 
 
+@pytest.mark.slow
 def test_cli_a_gpu_less_machine_here_fails_a_gpu_requirement() -> None:
     """This machine, probed for real (no driver here; on a GPU machine, ask for more GPUs
     than any has): the requirement fails with the measured count."""
@@ -240,6 +244,7 @@ def test_cli_a_gpu_less_machine_here_fails_a_gpu_requirement() -> None:
 # error naming the requirement (it was an internal error, exit 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("req", "named"), [
     ("gpus>=²", "'gpus>=²'"), ("gpus>=٣", "'gpus>=٣'"), ("cuda>=١٢", "'cuda>=١٢'"),
     ("gpus>=99999999999999999999", "whole number of GPUs"),
@@ -282,6 +287,7 @@ def test_cudnn_build_number(wheel: str | None, req: str, status: Status) -> None
     assert judge(with_cudnn(h100(), wheel), req)["GD604"][0] is status
 
 
+@pytest.mark.slow
 def test_cudnn_exact_build_through_the_cli(tmp_path: Path) -> None:
     snap = tmp_path / "snap.json"
     snap.write_text(dumps(with_cudnn(h100(), "9.26.0.51")))

@@ -66,6 +66,7 @@ def snaps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             for n in ("h100-healthy", "pascal-gpu-cu130-torch")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "junit", "prometheus"])
 def test_check_every_format(snaps: dict[str, Path], tmp_path: Path, fmt: str) -> None:
     for snap in snaps.values():
@@ -85,6 +86,7 @@ def test_check_every_format(snaps: dict[str, Path], tmp_path: Path, fmt: str) ->
     assert "##[" not in err
 
 
+@pytest.mark.slow
 def test_npd_and_the_job_summary(snaps: dict[str, Path], tmp_path: Path) -> None:
     snap = snaps["pascal-gpu-cu130-torch"]
     assert_inert(run(["check", "--from-snapshot", str(snap), "--npd"], tmp_path), "npd")
@@ -99,6 +101,7 @@ def test_npd_and_the_job_summary(snaps: dict[str, Path], tmp_path: Path) -> None
     assert "**bold** _em_ `code` ~~gone~~ $x^2$" in html
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
 def test_fleet_diff_explain(snaps: dict[str, Path], tmp_path: Path, fmt: str) -> None:
     reports = tmp_path / "r"
@@ -116,6 +119,7 @@ def test_fleet_diff_explain(snaps: dict[str, Path], tmp_path: Path, fmt: str) ->
         assert_inert(run([*args, "--format", fmt], tmp_path, stdin=error), f"{args[0]} {fmt}")
 
 
+@pytest.mark.slow
 def test_recommend_compat_smoke_install_snapshot(snaps: dict[str, Path], tmp_path: Path
                                                   ) -> None:
     """Commands whose outside strings are a snapshot, or argv / file names echoed in a

@@ -27,6 +27,7 @@ def no_traceback(p: subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in p.stderr + p.stdout, p.stderr
 
 
+@pytest.mark.slow
 def test_help_and_version() -> None:
     p = gpudoctor("--help")
     assert p.returncode == 0 and "examples:" in p.stdout and "check" in p.stdout
@@ -36,6 +37,7 @@ def test_help_and_version() -> None:
     assert p.stdout.rstrip().endswith(f"(compat tables known until {until})")
 
 
+@pytest.mark.slow
 def test_check_json_on_this_machine(torch_cuda: str | None) -> None:
     p = gpudoctor("check", "--format", "json")
     no_traceback(p)
@@ -46,6 +48,7 @@ def test_check_json_on_this_machine(torch_cuda: str | None) -> None:
     assert p.returncode == (1 if data["summary"]["fail"] else 0)
 
 
+@pytest.mark.slow
 def test_check_text_no_torch(tmp_path: Path) -> None:
     p = gpudoctor("check", "--no-torch", "-v")
     no_traceback(p)
@@ -53,6 +56,7 @@ def test_check_text_no_torch(tmp_path: Path) -> None:
     assert "PyTorch (CUDA it was built with)" in p.stdout and "--no-torch" in p.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -68,6 +72,7 @@ def test_usage_errors_exit_2(args: list[str], needle: str) -> None:
     assert p.returncode == 2 and needle in p.stderr
 
 
+@pytest.mark.slow
 def test_garbage_snapshot_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(b"\xff\xfe garbage")
@@ -76,6 +81,7 @@ def test_garbage_snapshot_exit_2(tmp_path: Path) -> None:
     assert p.returncode == 2 and "not UTF-8" in p.stderr
 
 
+@pytest.mark.slow
 def test_replay_exit_codes_strict_only_skip() -> None:
     healthy = str(FIXTURES / "h100-healthy.json")
     r = invoke("check", "--from-snapshot", healthy)
@@ -98,6 +104,7 @@ def test_output_file_and_junit(tmp_path: Path) -> None:
     assert r.exit_code == 1 and out.read_text().startswith("<?xml")
 
 
+@pytest.mark.slow
 def test_snapshot_then_replay(tmp_path: Path) -> None:
     snap = tmp_path / "snap.json"
     p = gpudoctor("snapshot", "--no-torch", "-o", str(snap))
@@ -114,6 +121,7 @@ def broken_torch(tmp_path: Path, body: str) -> dict[str, str]:
     return {"PYTHONPATH": str(tmp_path)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "needle"),
     [
@@ -133,6 +141,7 @@ def test_broken_torch_is_a_finding(tmp_path: Path, body: str, needle: str) -> No
     assert "GD401" in p.stdout
 
 
+@pytest.mark.slow
 def test_garbage_toolkit_files(tmp_path: Path) -> None:
     tk = tmp_path / "cuda"
     (tk / "include").mkdir(parents=True)

@@ -196,6 +196,7 @@ def test_torch_2_1_0() -> None:
     assert "PyPI default not in the tables" in run("torch", "1.8.2").stdout
 
 
+@pytest.mark.slow
 def test_torch_fixed_rows() -> None:
     v211 = {r["variant"]: r for r in rows(as_json("torch", "2.11.0"), "variants")}
     assert v211["cu130"]["cudnn"] == v211["cu128"]["cudnn"] == "9.19.0.56"
@@ -314,6 +315,7 @@ SAMPLES = [("cuda", "10.1"), ("cuda", "13.4"), ("cudnn", "7.6.5"), ("cudnn", "9.
            ("torch", "2.15.0"), ("gpu", "sm_86"), ("gpu", "sm_88")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "query"), SAMPLES)
 def test_every_row_has_status_and_source(kind: str, query: str) -> None:
     data = as_json(kind, query)
@@ -407,6 +409,7 @@ def test_non_ascii_digits_are_a_usage_error(kind: str, digits: str) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_non_ascii_digits_through_the_real_command() -> None:
     done = runner.gpudoctor("compat", "cuda", "١٢.٤")
     assert done.returncode == 2, done.stderr

