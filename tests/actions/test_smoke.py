@@ -125,6 +125,7 @@ def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
     assert loads(dumps(env)) == env
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
     outcome = run_smoke(SmokeOptions(device="cpu", model="lenet", dtype="bfloat16", batch_size=8,
@@ -235,6 +236,7 @@ def test_arch_supported(child: dict[str, Any], major: int, minor: int, arch_list
     assert child["arch_supported"](major, minor, arch_list) is ok
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_summarize_and_rel_diff(child: dict[str, Any]) -> None:
     t = child["summarize"]([float(x) for x in range(1, 12)], "perf_counter")  # 1..11 ms
@@ -247,6 +249,7 @@ def test_summarize_and_rel_diff(child: dict[str, Any]) -> None:
         0.002 / 4.002, rel=1e-4)
 
 
+@pytest.mark.needs_torch
 def test_tf32_off_restores_flags(child: dict[str, Any]) -> None:
     import torch
 
@@ -257,6 +260,7 @@ def test_tf32_off_restores_flags(child: dict[str, Any]) -> None:
     assert child["tf32_state"](torch) == before
 
 
+@pytest.mark.needs_torch
 def test_tf32_through_fp32_precision(child: dict[str, Any]) -> None:
     """torch >= 2.9: TF32 is switched through `fp32_precision` (the legacy `allow_tf32` flags
     are retiring), and read through it where the legacy flags refuse (conv and RNN set apart,
@@ -278,6 +282,7 @@ def test_tf32_through_fp32_precision(child: dict[str, Any]) -> None:
         b.cudnn.conv.fp32_precision = "tf32"
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
     """float16 backpropagates loss x LOSS_SCALE, as GradScaler does (the first convolutions'
@@ -300,6 +305,7 @@ def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
     assert float((g16 - g32).abs().max() / g32.abs().max()) < 0.1  # unscaled
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
