@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__, childproc
 from gpudoctor.model import Environment, Reason, Unavailable
@@ -24,9 +24,21 @@ from gpudoctor.probes.cudnn import probe_cudnn
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.nvml import probe_nvml
-from gpudoctor.probes.pytorch import probe_torch
+
+if TYPE_CHECKING:
+    from gpudoctor.model import TorchFacts
 
 logger = logging.getLogger(__name__)
+
+
+def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
+    """`gpudoctor.probes.pytorch.probe_torch`, imported when it runs."""
+    # lazy: `check host` never runs the torch probe, and `--no-torch` returns at its first
+    # line; imported here, in the probe's own thread, the module overlaps the other probes'
+    # waits on their children instead of adding to the imports before any probe starts
+    from gpudoctor.probes.pytorch import probe_torch as probe
+
+    return probe(deps)
 
 # Environment field → probe. The torch child is the slowest: it is started first.
 PROBES: tuple[tuple[str, Callable[[Deps], Any]], ...] = (
