@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # gpudoctor in new processes: ~1 s each
+
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"
 ERRORS = ROOT / "tests" / "fixtures" / "errors"

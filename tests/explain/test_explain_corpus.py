@@ -93,6 +93,7 @@ def _log() -> str:
 LOG = _log()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", INDEX, ids=lambda e: e["file"])
 def test_inside_a_large_log_the_text_is_explained_alike(entry: dict[str, str]) -> None:
     """Past WHOLE characters only the lines around trigger words and the end are read: none of
@@ -100,6 +101,7 @@ def test_inside_a_large_log_the_text_is_explained_alike(entry: dict[str, str]) -
     assert top(entry, LOG)[1] == top(entry)[1]
 
 
+@pytest.mark.slow
 def test_readme_states_the_measured_figure() -> None:
     hits = sum(right(e, top(e)) for e in INDEX)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -99,6 +99,7 @@ def test_unknown_text_matches_nothing() -> None:
     assert find_matches("everything is fine, the model trained", KB, TABLES) == ()
 
 
+@pytest.mark.slow
 def test_large_adversarial_input_finishes() -> None:
     """16 MiB of near-misses of every needle: each pattern examines at most MAX_WINDOWS bounded
     windows, so this finishes in pytest's normal run (no timing assertion)."""
@@ -119,6 +120,7 @@ NOISE = "".join(f"2024-05-01 12:00:{i % 60:02d} INFO step {i} loss=0.{i % 97:02d
                 f"mem {9000 + i % 5000}MiB\n" for i in range(40000))  # about 2.4 MiB
 
 
+@pytest.mark.slow
 def test_an_error_in_the_middle_of_a_large_log_is_found_on_its_line() -> None:
     assert len(NOISE) > WHOLE
     half = NOISE.count("\n") // 2
@@ -131,6 +133,7 @@ def test_an_error_in_the_middle_of_a_large_log_is_found_on_its_line() -> None:
     assert text.splitlines()[m.line - 1].startswith("ImportError: libcusparse.so.11")
 
 
+@pytest.mark.slow
 def test_focus_keeps_the_trigger_lines_and_the_end_only() -> None:
     text = NOISE + "RuntimeError: something\n" + NOISE + "the last line\n"
     f = focus(text, text.lower())

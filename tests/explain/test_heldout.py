@@ -31,6 +31,7 @@ def scored(request: pytest.FixtureRequest) -> tuple[str, list[dict[str, Any]]]:
     return name, score_explain(ROUND3 / name)
 
 
+@pytest.mark.slow
 def test_the_set_is_the_one_scored(scored: tuple[str, list[dict[str, Any]]]) -> None:
     name, rows = scored
     totals = summary("explain", rows)

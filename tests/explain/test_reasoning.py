@@ -219,6 +219,7 @@ def test_a_windows_dll_missing_on_windows_is_still_a_missing_library() -> None:
 # ------------------------------------------------------------------ large logs
 
 
+@pytest.mark.slow
 def test_lines_without_an_error_word_are_kept_in_a_large_log() -> None:
     """TensorFlow's and XLA's lines say 'minimum required' and 'older than', not 'error'."""
     noise = "".join(f"I0101 step {i} loss 0.{i % 97:02d}\n" for i in range(WHOLE // 24 + 1))
