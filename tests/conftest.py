@@ -15,8 +15,9 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="run the tests marked gpu (they need a real NVIDIA GPU and driver)",
     )
+    parser.addoption(
+        "--check-subprocess-marker",
+        action="store_true",
+        default=False,
+        help="fail a test that starts a process without the subprocess marker",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -46,6 +53,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_torch)
         if "gpu" in item.keywords and not config.getoption("--run-gpu"):
             item.add_marker(skip_gpu)
+
+
+@pytest.fixture(autouse=True)
+def _subprocess_marker_is_honest(request: pytest.FixtureRequest,
+                                 monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """With --check-subprocess-marker: a test that starts a process (subprocess.Popen, which
+    childproc and subprocess.run use too) without the `subprocess` marker fails, naming the
+    program, so that `-m "not subprocess"` stays free of new processes."""
+    started: list[object] = []
+    if (request.config.getoption("--check-subprocess-marker")
+            and "subprocess" not in request.keywords):
+        real = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+        def record(self: subprocess.Popen[bytes], args: object, *rest: Any, **kw: Any) -> Any:
+            started.append(args)
+            return real(self, args, *rest, **kw)
+
+        monkeypatch.setattr(subprocess.Popen, "_execute_child", record)
+    yield
+    if started:
+        pytest.fail(f"starts a process ({started[0]!r}) but is not marked subprocess",
+                    pytrace=False)
 
 
 CompileFake = Callable[[str, str, Sequence[str]], Path]
