@@ -35,6 +35,7 @@ def test_same_environment_has_no_difference() -> None:
     assert not d.verdict_changed
 
 
+@pytest.mark.slow
 def test_old_driver_changes_driver_facts_and_verdicts() -> None:
     a, b = env(HEALTHY), env(OLD_DRIVER)
     d = diff_environments(a, b, load_tables())
@@ -67,6 +68,7 @@ def test_host_only_difference_changes_no_verdict() -> None:
     assert "Verdicts that change" not in text
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_formats(tmp_path: Path) -> None:
     r = invoke("diff", str(HEALTHY), str(HEALTHY))
     assert r.exit_code == 0, r.output
@@ -99,6 +101,7 @@ def test_usage_errors(args: list[str], needle: str) -> None:
     assert needle in r.stderr
 
 
+@pytest.mark.slow
 def test_stdin_and_a_pasted_report_against_a_snapshot() -> None:
     """A snapshot piped in against a collect_env paste: the real subprocess, real streams."""
     paste = next((ROOT / "tests" / "fixtures" / "reports").rglob("*collect_env*"), None)

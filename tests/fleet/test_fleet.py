@@ -44,6 +44,7 @@ def reports(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.mark.slow
 def test_majority_deviants_and_failures(reports: Path) -> None:
     nodes = [read_node(str(p), p.read_text()) for p in sorted(reports.iterdir())]
     view = aggregate(nodes)
@@ -62,6 +63,7 @@ def test_majority_deviants_and_failures(reports: Path) -> None:
     assert not view.ok
 
 
+@pytest.mark.slow
 def test_cli_json_names_unreadable_and_missing_reports(reports: Path) -> None:
     (reports / "broken.json").write_text('{"schema_version": 1, "environ')
     (reports / "notes.txt").write_text("not a report, not *.json: ignored")
@@ -77,6 +79,7 @@ def test_cli_json_names_unreadable_and_missing_reports(reports: Path) -> None:
     assert "2 unreadable" in r.stderr
 
 
+@pytest.mark.slow
 def test_healthy_fleet_exits_0_and_text_names_deviants(tmp_path: Path) -> None:
     for i in range(3):
         (tmp_path / f"n{i}.json").write_text(report("h100-healthy", f"gpu{i}"))
@@ -104,6 +107,7 @@ def test_no_report_at_all_is_a_usage_error(tmp_path: Path) -> None:
     assert "no report found" in r.stderr
 
 
+@pytest.mark.slow
 def test_reports_written_by_check_on_this_machine(tmp_path: Path) -> None:
     """The recipe itself: `check --format json -o reports/$(hostname).json`, then fleet."""
     out = tmp_path / "reports"
@@ -120,6 +124,7 @@ def test_reports_written_by_check_on_this_machine(tmp_path: Path) -> None:
 ODD_VALUES = (None, 5, True, "x", [], {}, [[["a"], "b"]], {"unavailable": "error"}, [{"x": 1}])
 
 
+@pytest.mark.slow
 def test_odd_values_anywhere_never_crash_the_view() -> None:
     """Each field a key fact is read from, replaced by values of every other shape: the node
     is read (or refused with a NodeError), aggregated and rendered, never a crash."""
