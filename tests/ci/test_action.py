@@ -70,6 +70,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_torch  # requires torch>=1.0 of this interpreter
 def test_the_steps_install_and_fail_an_unmet_requirement(installed: Path) -> None:
     out = installed / "gpudoctor.xml"
     check = ACTION["runs"]["steps"][1]
