@@ -421,7 +421,7 @@ def test_a_shadowing_torch_folder_is_the_fix_not_a_reinstall(tables: Tables) -> 
 def test_a_shadowing_torch_is_named_with_what_to_do() -> None:
     """A torch that imports from a ./torch checkout is not the installed one: the fix says to
     leave the directory, or to install the checkout with the one builder's line."""
-    from test_views import torch_at
+    from tests.test_views import torch_at
 
     site = "/venv/lib/python3.11/site-packages/torch"
     assert shadowing_torch(torch_at(f"{site}/__init__.py", (("2.13.0", site),), "/home/u")) \
