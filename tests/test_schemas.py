@@ -32,6 +32,7 @@ jsonschema = pytest.importorskip("jsonschema")  # 4.18+: the test extra
 Draft = jsonschema.Draft202012Validator
 
 ENVS = sorted((ROOT / "tests" / "fixtures" / "envs").glob("*.json"))
+H100 = ROOT / "tests" / "fixtures" / "envs" / "h100-healthy.json"
 REPORTS = [ROOT / "tests" / "fixtures" / "reports" / name for name in (
     "collect_env-h100-cu126-healthy.txt", "collect_env-titanxp-cu101-driver410-too-old.txt",
     "collect_env-conda-cpuonly-2x-rtx3090.txt", "collect_env-rocm60-7900xtx.txt")]
@@ -101,7 +102,7 @@ def test_snapshot_schema_follows_the_model(monkeypatch: pytest.MonkeyPatch) -> N
     after = json.loads(write_schemas.text_of(schemas.SNAPSHOT))
     assert after != json.loads(before)
     grown = after["$defs"]["Environment2"]
-    assert grown["properties"]["new_fact"] == {"type": "integer"}
+    assert grown["properties"]["new_fact"]["type"] == "integer"
     assert "new_fact" not in grown["required"]  # it has a default: old snapshots still read
 
 
@@ -189,10 +190,60 @@ def test_an_impossible_environment_is_invalid(outputs: dict[str, list[Any]]) -> 
     data = copy.deepcopy(outputs[schemas.SNAPSHOT][0])
     data["environment"]["torch"] = {"unavailable": "no-such-reason"}
     assert errors(schemas.SNAPSHOT, data)
-    h100 = json.loads((ROOT / "tests" / "fixtures" / "envs" / "h100-healthy.json").read_text())
+    h100 = json.loads(H100.read_text())
     assert errors(schemas.SNAPSHOT, h100) == []
     h100["environment"]["nvml"]["gpus"][0]["index"] = "0"
     assert errors(schemas.SNAPSHOT, h100)
+
+
+# (path into the h100 snapshot's environment, a value the reader refuses there)
+IMPOSSIBLE = [
+    (("nvml", "gpus", 0, "memory_total"), -1),
+    (("nvml", "gpus", 0, "index"), 2**64),
+    (("nvml", "gpus", 0, "compute_capability"), "x.y"),
+    (("nvml", "gpus", 0, "compute_capability"), "9.0\n"),
+    (("nvml", "driver_version"), "550.54.15\n"),
+    (("nvml", "driver_version"), "\u0665\u0665\u0660.54"),  # Arabic-Indic digits
+    (("nvml", "cuda_driver_version"), -12040),
+    (("cuda", "toolkits"), []),
+    (("torch", "static", "version"), "two"),
+    (("torch", "static", "distributions"), [["not a version", "/x"]]),
+    (("torch", "seconds"), "NaN"),
+    (("torch", "seconds"), -1.0),
+]
+
+
+def _set(data: Any, path: tuple[Any, ...], value: Any) -> None:
+    for key in path[:-1]:
+        data = data[key]
+    data[path[-1]] = value
+
+
+@pytest.mark.parametrize(("path", "value"), IMPOSSIBLE)
+def test_schema_refuses_what_the_reader_refuses(path: tuple[Any, ...], value: Any) -> None:
+    """The reader's rules for impossible values (gpudoctor.snapshot._RULES) are in the
+    generated schema: a value the reader refuses is invalid, and in its field."""
+    data = json.loads(H100.read_text())
+    assert errors(schemas.SNAPSHOT, data) == []
+    loads(json.dumps(data))
+    env = data["environment"]
+    for key in path[:-1]:
+        env = env[key]
+    assert path[-1] in env, f"the fixture changed: {path} is not in it"
+    _set(data["environment"], path, value)
+    with pytest.raises(SnapshotError):
+        loads(json.dumps(data))
+    found = errors(schemas.SNAPSHOT, data)
+    assert found, f"{path} = {value!r} validates"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "Float32"])
+def test_smoke_dtype_rule_is_the_readers(dtype: str) -> None:
+    from gpudoctor.snapshot import _RULES
+
+    s = schema(schemas.SNAPSHOT)["$defs"]["SmokeReport"]["properties"]["dtype"]
+    valid = not list(Draft(s).iter_errors(dtype))
+    assert valid == (_RULES[("SmokeReport", "dtype")](dtype) is None)
 
 
 # ------------------------------------------------------------------------ the readers

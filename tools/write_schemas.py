@@ -10,7 +10,10 @@ report; a smoke test's measurements; an install plan; a recommendation) is descr
 walking its type hints with the rules `gpudoctor.snapshot.from_data` decodes it by: `X |
 Unavailable` is X or the object with an `"unavailable"` reason, a tuple is an array, a float
 is a number or "NaN"/"Infinity"/"-Infinity", a field without a default is required, and no
-other key is written. Change the model and tests/test_schemas.py fails until this is rerun.
+other key is written; the reader's rules for impossible values (`snapshot._RULES`: counts ≥ 0,
+version and compute-capability patterns, facts that must not be empty; every integer within
+64 bits) become constraints of the field. Change the model and tests/test_schemas.py fails
+until this is rerun.
 The keys each renderer writes around those classes are described here, document by document,
 with the renderer named. Each file is self-contained: its data classes are under `$defs`.
 """
@@ -33,6 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from gpudoctor import schemas  # noqa: E402
+from gpudoctor import snapshot as reader  # noqa: E402
 from gpudoctor.actions.distributed import DistributedOptions  # noqa: E402
 from gpudoctor.actions.install_cudnn import InstallPlan  # noqa: E402
 from gpudoctor.actions.smoke import SmokeOptions  # noqa: E402
@@ -115,7 +119,9 @@ class Walker:
             return self._dataclass(tp)
         if tp is float:  # an int reads as a float; a non-finite one is written as a string
             return {"anyOf": [NUMBER, {"enum": NONFINITE}]}
-        simple = {bool: BOOL, int: INT, str: STR}
+        if tp is int:  # the reader refuses an integer past 64 bits, whatever the field
+            return {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
+        simple = {bool: BOOL, str: STR}
         if tp in simple:
             return dict(simple[tp])
         raise TypeError(f"no JSON Schema for {tp!r}: teach tools/write_schemas.py, as "
@@ -128,6 +134,9 @@ class Walker:
         props, required = {}, []
         for f in dataclasses.fields(tp):
             props[f.name] = self.of(hints[f.name])
+            rule = reader._RULES.get((tp.__name__, f.name))
+            if rule is not None and tp.__module__.startswith("gpudoctor.model"):
+                props[f.name] = _constrained(rule.__name__, props[f.name])
             no_default = (f.default is dataclasses.MISSING
                           and f.default_factory is dataclasses.MISSING)
             if f.init and no_default:
@@ -168,6 +177,49 @@ def _classes(tp: Any) -> list[type]:
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return [tp]
     return [c for a in typing.get_args(tp) for c in _classes(a)]
+
+
+# ------------------------------------------------------- the reader's impossible values
+def _exact(rx: Any) -> str:
+    """A full-match pattern that means the same in ECMA-262 and in Python's `re.search`
+    (jsonschema's): `\\d` spelled [0-9], and no trailing newline let through by `$`."""
+    return f"^(?:{rx.pattern.replace(chr(92) + 'd', '[0-9]')})(?!\\n)$"
+
+
+def _narrow(s: Schema, kind: str, extra: Schema, drop_nonfinite: bool = False) -> Schema:
+    """`s` with `extra` added to its arm of JSON type `kind` (the others, Unavailable and
+    null, stay as they are: the reader judges neither)."""
+    if "anyOf" in s:
+        arms = [_narrow(a, kind, extra, drop_nonfinite) for a in s["anyOf"]
+                if not (drop_nonfinite and a.get("enum") == NONFINITE)]
+        return arms[0] if len(arms) == 1 else {**s, "anyOf": arms}
+    return {**s, **extra} if s.get("type") == kind else s
+
+
+def _constrained(rule: str, s: Schema) -> Schema:
+    """The field's schema `s` narrowed by the reader's rule of that name."""
+    version = {"pattern": _exact(reader._VERSION)}
+    package = {"pattern": _exact(reader._PACKAGE_VERSION)}
+    if rule == "_count":
+        return _narrow(s, "integer", {"minimum": 0})
+    if rule in ("_version", "_package_version", "_capability"):
+        rx = {"_version": version, "_package_version": package,
+              "_capability": {"pattern": _exact(reader._CAPABILITY)}}[rule]
+        return _narrow(s, "string", rx)
+    if rule == "_installed_version":
+        return _narrow(s, "string", {"anyOf": [{"const": reader._NO_METADATA}, package]})
+    if rule == "_package_versions":  # (version, where) pairs; "None": metadata without one
+        pair = s["items"]
+        first = {**pair["prefixItems"][0], "anyOf": [{"const": "None"}, package]}
+        return {**s, "items": {**pair, "prefixItems": [first, *pair["prefixItems"][1:]]}}
+    if rule == "_not_empty":
+        return _narrow(s, "array", {"minItems": 1})
+    if rule == "_dtype":
+        return _narrow(s, "string", {"enum": list(TOLERANCE)})
+    if rule == "_seconds":
+        return _narrow(s, "number", {"minimum": 0}, drop_nonfinite=True)
+    raise TypeError(f"gpudoctor.snapshot has a rule {rule} that tools/write_schemas.py does "
+                    "not know: say in _constrained what it allows")
 
 
 # ----------------------------------------------------------------------------- the documents
