@@ -34,12 +34,13 @@ def _version(value: bool) -> None:
     if value:
         from gpudoctor.cli.output import deliver
         from gpudoctor.compat import CompatTableError, known_until
+        from gpudoctor.renderers.interface import OutputFormat
 
         try:
             tables = f"compat tables known until {known_until().isoformat()}"
         except CompatTableError as exc:  # a broken install: say so, never a traceback
             tables = f"compat tables unreadable: {exc}"
-        deliver(f"gpudoctor {__version__} ({tables})\n", "-", "text")
+        deliver(f"gpudoctor {__version__} ({tables})\n", "-", OutputFormat.TEXT)
         raise typer.Exit(ExitCode.OK)
 
 

@@ -9,17 +9,20 @@ import typer
 
 from gpudoctor.cli import ci, common
 from gpudoctor.cli.options import (
+    REPORT_FORMATS,
     CudaHomeOption,
     DebugOption,
     FromReportOption,
     PythonOption,
-    ReportFormatOption,
     ReportOutputOption,
     TimeoutOption,
+    format_option,
     resolve_format,
 )
 from gpudoctor.policy import exit_code
 from gpudoctor.renderers.interface import OutputFormat
+
+FORMATS = REPORT_FORMATS
 
 HELP = """check every layer of the NVIDIA stack and say how to fix what is wrong
 
@@ -51,7 +54,7 @@ def check(
         list[str] | None,
         typer.Argument(help="check ids, slugs or layers to run (default: all)", show_default=False),
     ] = None,
-    fmt: ReportFormatOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     output: ReportOutputOption = "-",
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="show every check one by one, each list whole, and the evidence "
@@ -77,7 +80,7 @@ def check(
     npd: ci.NpdOption = False,
     debug: DebugOption = False,
 ) -> None:
-    fmt = resolve_format(fmt, OutputFormat)
+    fmt = resolve_format(fmt, FORMATS)
     if from_report:  # what only a probe of this machine uses: a usage error, not ignored
         common.refuse_with(ctx, "--from-report / --from-snapshot", (
             "smoke", "python", "cuda_home", "timeout", "no_torch"))

@@ -8,14 +8,15 @@ import typer
 
 from gpudoctor.cli import common
 from gpudoctor.cli.options import (
-    CatalogFormat,
-    CatalogFormatOption,
+    DOCUMENT_FORMATS,
     DebugOption,
     OutputOption,
+    format_option,
     resolve_format,
 )
 from gpudoctor.cli.output import deliver
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
 from gpudoctor.renderers.catalog import (
     CheckDoc,
     catalog_json,
@@ -23,6 +24,9 @@ from gpudoctor.renderers.catalog import (
     catalog_text,
     check_page,
 )
+from gpudoctor.renderers.interface import OutputFormat
+
+FORMATS = DOCUMENT_FORMATS
 
 HELP = """list every check, or print the documentation of the ones named
 
@@ -54,21 +58,16 @@ def checks(
         typer.Argument(help="check ids, slugs or layers to document (default: list all)",
                        show_default=False),
     ] = None,
-    fmt: CatalogFormatOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     output: OutputOption = "-",
     debug: DebugOption = False,
 ) -> None:
-    fmt = resolve_format(fmt, CatalogFormat)
+    fmt = resolve_format(fmt, FORMATS)
     docs = check_docs(selectors)
-    if fmt is CatalogFormat.JSON:
-        text = catalog_json(docs)
-    elif fmt is CatalogFormat.MARKDOWN:
-        text = catalog_markdown(docs)
-    elif selectors:
-        text = "\n".join(check_page(d) for d in docs)
-    else:
-        text = catalog_text(docs)
-    deliver(text, output, fmt.value)
+    deliver(render(fmt, Renderings(
+        text=lambda: "\n".join(check_page(d) for d in docs) if selectors else catalog_text(docs),
+        json=lambda: catalog_json(docs),
+        markdown=lambda: catalog_markdown(docs))), output, fmt)
     raise typer.Exit(ExitCode.OK)
 
 

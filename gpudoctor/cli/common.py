@@ -177,14 +177,13 @@ def warm_up(fmt: OutputFormat) -> None:
 
     def load() -> None:
         try:
-            from gpudoctor.compat import load_tables
-            from gpudoctor.renderers import to_renderer
+            from importlib import import_module
 
-            load_tables()
-            if fmt is OutputFormat.TEXT:
-                import gpudoctor.renderers.console  # noqa: F401 - imported for its cost
-            else:
-                to_renderer(fmt)
+            from gpudoctor.compat import load_tables
+
+            load_tables()  # then the module of `renderers.report_renderings` for `fmt`
+            import_module("gpudoctor.renderers."
+                          + ("console" if fmt is OutputFormat.TEXT else fmt.value))
         except Exception:  # noqa: BLE001 - judge / emit raise it where it is handled
             pass
 
@@ -205,10 +204,10 @@ def emit(report: Report, fmt: OutputFormat, output: str, verbose: bool,
     summary line on stderr; `strict`: warnings fail the job (JUnit counts them as failures)."""
     from gpudoctor.cli.options import report_console
     from gpudoctor.cli.output import deliver
-    from gpudoctor.renderers import to_renderer
+    from gpudoctor.renderers import render, report_renderings
 
-    console = report_console(output) if fmt is OutputFormat.TEXT else None
-    deliver(to_renderer(fmt, console, verbose, strict).render(report), output, fmt.value)
+    deliver(render(fmt, report_renderings(report, lambda: report_console(output), verbose,
+                                          strict)), output, fmt)
     say(f"gpudoctor: {tally(report)}" + (f"; report written to {output}" if output != "-"
                                          else ""))
 

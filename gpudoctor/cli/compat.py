@@ -6,10 +6,15 @@ from typing import Annotated
 
 import typer
 
-from gpudoctor.cli.options import DebugOption, TextOrJson, TextOrJsonOption, resolve_format
+from gpudoctor.cli.options import TEXT_JSON, DebugOption, format_option, resolve_format
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.compat.query import QUERIES, NotInTables, QueryError
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
+from gpudoctor.renderers.interface import OutputFormat
+
+FORMATS = TEXT_JSON
+FormatOption = Annotated[OutputFormat | None, format_option(FORMATS)]
 
 app = typer.Typer(
     help="""answer compatibility questions from the bundled tables (text or json)
@@ -36,11 +41,11 @@ VerboseOption = Annotated[
 ]
 
 
-def _answer(kind: str, query: str, fmt: TextOrJson | None, verbose: bool) -> None:
+def _answer(kind: str, query: str, fmt: OutputFormat | None, verbose: bool) -> None:
     from gpudoctor.compat import load_tables
     from gpudoctor.renderers.compat import answer_json, answer_text
 
-    fmt = resolve_format(fmt, TextOrJson)
+    fmt = resolve_format(fmt, FORMATS)
     try:
         answer = QUERIES[kind](load_tables(), query)
     except QueryError as e:
@@ -49,15 +54,15 @@ def _answer(kind: str, query: str, fmt: TextOrJson | None, verbose: bool) -> Non
     except NotInTables as e:
         say(f"gpudoctor: {e}")
         raise typer.Exit(ExitCode.FAILURE) from None
-    deliver(answer_json(answer) if fmt is TextOrJson.JSON else answer_text(answer, verbose),
-            "-", fmt.value)
+    deliver(render(fmt, Renderings(text=lambda: answer_text(answer, verbose),
+                                   json=lambda: answer_json(answer))), "-", fmt)
     raise typer.Exit(ExitCode.OK)
 
 
 @app.command("cuda")
 def cuda(
     version: Annotated[str, typer.Argument(metavar="VERSION", help="CUDA version: 10.1, 12.4.1")],
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -75,7 +80,7 @@ def cuda(
 def cudnn(
     version: Annotated[str, typer.Argument(metavar="VERSION",
                                            help="cuDNN version: 7.6.5, 8.9.7.29")],
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -93,7 +98,7 @@ def cudnn(
 def driver(
     version: Annotated[str, typer.Argument(metavar="VERSION",
                                            help="Linux driver version: 470.82.01")],
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -111,7 +116,7 @@ def driver(
 def torch(
     version: Annotated[str, typer.Argument(metavar="VERSION",
                                            help="PyTorch version: 2.1.0, 2.1.0+cu121")],
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> None:
@@ -129,7 +134,7 @@ def torch(
 def gpu(
     gpu: Annotated[str, typer.Argument(metavar="SM_OR_NAME",
                                        help="compute capability (sm_86, 8.6) or product name")],
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> None:

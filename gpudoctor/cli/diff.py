@@ -8,15 +8,19 @@ import typer
 
 from gpudoctor.cli.common import fail_usage, load_reports
 from gpudoctor.cli.options import (
-    CatalogFormat,
-    CatalogFormatOption,
+    DOCUMENT_FORMATS,
     DebugOption,
     OutputOption,
-    render_as,
+    format_option,
+    report_console,
     resolve_format,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
+from gpudoctor.renderers.interface import OutputFormat
+
+FORMATS = DOCUMENT_FORMATS
 
 HELP = """what differs between two machines' snapshots or reports, layer by layer
 
@@ -38,25 +42,25 @@ def diff(
     a: Annotated[str, typer.Argument(metavar="A",
                                      help="the first snapshot or report ('-': stdin)")],
     b: Annotated[str, typer.Argument(metavar="B", help="the second one ('-': stdin)")],
-    fmt: CatalogFormatOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     output: OutputOption = "-",
     debug: DebugOption = False,
 ) -> None:
-    fmt = resolve_format(fmt, CatalogFormat)
+    fmt = resolve_format(fmt, FORMATS)
     if a == "-" and b == "-":
         raise fail_usage("only one of A and B can be '-' (stdin)")
     from gpudoctor.compat import load_tables
     from gpudoctor.diff import diff_environments
-    from gpudoctor.renderers import diff as render
+    from gpudoctor.renderers import diff as renderer
 
     env_a, env_b = load_reports([a]), load_reports([b])
     name_a, name_b = ("stdin" if a == "-" else a), ("stdin" if b == "-" else b)
     d = diff_environments(env_a, env_b, load_tables())
-    text = render_as(fmt, output, json=lambda: render.render_json(d, name_a, name_b),
-                     markdown=lambda: render.render_markdown(d, name_a, name_b),
-                     text=lambda console: render.render_text(d, name_a, name_b, console))
-    deliver(text, output, fmt.value)
-    say(f"gpudoctor: {render.summary(d)}"
+    deliver(render(fmt, Renderings(
+        text=lambda: renderer.render_text(d, name_a, name_b, report_console(output)),
+        json=lambda: renderer.render_json(d, name_a, name_b),
+        markdown=lambda: renderer.render_markdown(d, name_a, name_b))), output, fmt)
+    say(f"gpudoctor: {renderer.summary(d)}"
         + (f"; report written to {output}" if output != "-" else ""))
     raise typer.Exit(ExitCode.FAILURE if d.verdict_changed else ExitCode.OK)
 

@@ -9,21 +9,25 @@ import typer
 
 from gpudoctor.cli import common
 from gpudoctor.cli.options import (
-    CatalogFormat,
-    CatalogFormatOption,
+    DOCUMENT_FORMATS,
     CudaHomeOption,
     DebugOption,
     OutputOption,
     PythonOption,
     TimeoutOption,
-    render_as,
+    format_option,
+    report_console,
     resolve_format,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
+from gpudoctor.renderers.interface import OutputFormat
 
 if TYPE_CHECKING:
     from gpudoctor.model import Environment
+
+FORMATS = DOCUMENT_FORMATS
 
 HELP = """say what an error means and whether its cause is on this machine
 
@@ -52,7 +56,7 @@ def explain(
         typer.Argument(help="the error text, a file holding it, or '-' for stdin",
                        show_default=False),
     ] = None,
-    fmt: CatalogFormatOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     output: OutputOption = "-",
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="show the checks' evidence and the sources")
@@ -73,9 +77,9 @@ def explain(
 ) -> None:
     from gpudoctor.compat import load_tables
     from gpudoctor.explain import explain as run
-    from gpudoctor.renderers import explain as render
+    from gpudoctor.renderers import explain as renderer
 
-    fmt = resolve_format(fmt, CatalogFormat)
+    fmt = resolve_format(fmt, FORMATS)
     if from_report or no_probe:  # nothing of this machine is probed: these would be ignored
         common.refuse_with(ctx, "--from-report" if from_report else "--no-probe",
                            ("python", "cuda_home", "timeout"))
@@ -91,11 +95,11 @@ def explain(
 
     expl = run(body, load_tables(), report=report, probe=None if no_probe else probe,
                text_name=name)
-    out = render_as(fmt, output, json=lambda: render.explain_json(expl),
-                    markdown=lambda: render.explain_markdown(expl),
-                    text=lambda console: render.explain_text(expl, console, verbose))
-    deliver(out, output, fmt.value)
-    say(render.summary(expl))
+    deliver(render(fmt, Renderings(
+        text=lambda: renderer.explain_text(expl, report_console(output), verbose),
+        json=lambda: renderer.explain_json(expl),
+        markdown=lambda: renderer.explain_markdown(expl))), output, fmt)
+    say(renderer.summary(expl))
     raise typer.Exit(ExitCode.OK if expl.found else ExitCode.FAILURE)
 
 

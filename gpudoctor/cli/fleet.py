@@ -8,16 +8,20 @@ import typer
 
 from gpudoctor.cli.common import fail_usage
 from gpudoctor.cli.options import (
-    CatalogFormat,
-    CatalogFormatOption,
+    DOCUMENT_FORMATS,
     DebugOption,
     OutputOption,
     VerboseOption,
-    render_as,
+    format_option,
+    report_console,
     resolve_format,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
+from gpudoctor.renderers.interface import OutputFormat
+
+FORMATS = DOCUMENT_FORMATS
 
 HELP = """one view of many nodes' reports: the majority of each fact, the nodes that differ or fail
 
@@ -39,15 +43,15 @@ examples:
 def fleet(
     paths: Annotated[list[str], typer.Argument(
         metavar="PATH...", help="report files or directories of them", show_default=False)],
-    fmt: CatalogFormatOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     output: OutputOption = "-",
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> None:
-    fmt = resolve_format(fmt, CatalogFormat)
+    fmt = resolve_format(fmt, FORMATS)
     from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, read_input
     from gpudoctor.fleet import Node, NodeError, Unreadable, aggregate, expand, read_node
-    from gpudoctor.renderers import fleet as render
+    from gpudoctor.renderers import fleet as renderer
 
     files, unreadable = expand(paths)
     if not files:
@@ -64,11 +68,11 @@ def fleet(
     read = [node(f) for f in files]
     view = aggregate([n for n in read if isinstance(n, Node)],
                      [*unreadable, *(u for u in read if isinstance(u, Unreadable))])
-    text = render_as(fmt, output, json=lambda: render.render_json(view),
-                     markdown=lambda: render.render_markdown(view),
-                     text=lambda console: render.render_text(view, console, verbose))
-    deliver(text, output, fmt.value)
-    say(f"gpudoctor: {render.summary(view)}"
+    deliver(render(fmt, Renderings(
+        text=lambda: renderer.render_text(view, report_console(output), verbose),
+        json=lambda: renderer.render_json(view),
+        markdown=lambda: renderer.render_markdown(view))), output, fmt)
+    say(f"gpudoctor: {renderer.summary(view)}"
         + (f"; report written to {output}" if output != "-" else ""))
     raise typer.Exit(ExitCode.OK if view.ok else ExitCode.FAILURE)
 

@@ -14,22 +14,27 @@ import typer
 from gpudoctor.actions.install_cudnn import install_cudnn as run_install
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn as run_uninstall
 from gpudoctor.cli.options import (
+    TEXT_JSON,
     DebugOption,
-    TextOrJson,
-    TextOrJsonOption,
+    format_option,
     resolve_format,
     stderr_console,
     stdout_console,
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
 from gpudoctor.renderers.install import (
     install_json,
     render_install,
     render_uninstall,
     uninstall_json,
 )
+from gpudoctor.renderers.interface import OutputFormat
 from gpudoctor.renderers.progress import byte_progress
+
+FORMATS = TEXT_JSON
+FormatOption = Annotated[OutputFormat | None, format_option(FORMATS)]
 
 _BAR_FROM = 64 << 20  # a progress bar for tarballs larger than this
 
@@ -57,7 +62,7 @@ def install_cudnn(
     ldconfig: Annotated[bool, typer.Option(
         "--ldconfig", help="run ldconfig afterwards (when the prefix is on the loader path)")
     ] = False,
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     debug: DebugOption = False,
 ) -> None:
     """install a cuDNN tarball into a CUDA toolkit: symlinks kept, a+r, all or nothing
@@ -73,15 +78,15 @@ def install_cudnn(
       gpudoctor install-cudnn -t cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz \\
           --prefix ~/cuda-12.4 --format json
     """
-    fmt = resolve_format(fmt, TextOrJson)
+    fmt = resolve_format(fmt, FORMATS)
     size = _regular_file_size(tarball)
     err = stderr_console()
     with byte_progress(err, tarball.name, size, err.is_terminal and size >= _BAR_FROM) as progress:
         result = run_install(tarball, prefix, dry_run=dry_run, force=force,
                              allow_incomplete=allow_incomplete, ldconfig=ldconfig,
                              progress=progress, command=sys.argv)
-    deliver(install_json(result) if fmt is TextOrJson.JSON
-            else render_install(result, stdout_console()), "-", fmt.value)
+    deliver(render(fmt, Renderings(text=lambda: render_install(result, stdout_console()),
+                                   json=lambda: install_json(result))), "-", fmt)
     if result.error is not None:
         _one_line(result.error.message, result.error.fix)
     raise typer.Exit(ExitCode.OK if result.ok else ExitCode.FAILURE)
@@ -93,7 +98,7 @@ def uninstall_cudnn(
         "--force", help="remove the files changed since the install too, and restore the "
         "originals over them")
     ] = False,
-    fmt: TextOrJsonOption = None,
+    fmt: FormatOption = None,
     debug: DebugOption = False,
 ) -> None:
     """restore a CUDA toolkit to its state before gpudoctor install-cudnn
@@ -112,10 +117,10 @@ def uninstall_cudnn(
       sudo gpudoctor uninstall-cudnn --prefix /usr/local/cuda
       gpudoctor uninstall-cudnn --prefix ~/cuda-12.4 --format json
     """
-    fmt = resolve_format(fmt, TextOrJson)
+    fmt = resolve_format(fmt, FORMATS)
     result = run_uninstall(prefix, command=sys.argv, force=force)
-    deliver(uninstall_json(result) if fmt is TextOrJson.JSON
-            else render_uninstall(result, stdout_console()), "-", fmt.value)
+    deliver(render(fmt, Renderings(text=lambda: render_uninstall(result, stdout_console()),
+                                   json=lambda: uninstall_json(result))), "-", fmt)
     if result.error is not None:
         _one_line(result.error.message, result.error.fix)
     for kept in result.kept:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import io
 import math
 import os
-from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer._types import TyperChoice  # typer's own Choice (0.26-0.28 vendor click; pinned)
 
-from gpudoctor.cli.output import write_output
+from gpudoctor.cli.output import say, write_output
+from gpudoctor.exitcodes import ExitCode
 from gpudoctor.renderers.interface import OutputFormat
 
 if TYPE_CHECKING:  # rich is imported when a console is made: JSON output never needs it
@@ -24,60 +24,69 @@ MAX_SECONDS = 86400.0  # a day: longer is a typo, and past ~1e9 s some waits ove
 FORMAT_ENV = "GPUDOCTOR_FORMAT"
 
 
-class TextOrJson(str, Enum):
-    """The formats of the commands that write text or JSON only."""
-
-    TEXT = "text"
-    JSON = "json"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class CatalogFormat(str, Enum):
-    """`gpudoctor checks`: a table, JSON, or the Markdown of docs/checks.md."""
-
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-E = TypeVar("E", bound=Enum)
+# The formats each kind of command writes (its `--format` choices, in this order)
+REPORT_FORMATS = tuple(OutputFormat)  # check: text json markdown junit prometheus
+DOCUMENT_FORMATS = (OutputFormat.TEXT, OutputFormat.JSON, OutputFormat.MARKDOWN)
+TEXT_JSON = (OutputFormat.TEXT, OutputFormat.JSON)
 
 _FORMAT_HELP = f"output format (default: {FORMAT_ENV} when it names one of these, else text)"
-ReportFormatOption = Annotated[
-    OutputFormat | None,
-    typer.Option("--format", "-f", help=_FORMAT_HELP, case_sensitive=False, show_default=False),
-]
-TextOrJsonOption = Annotated[
-    TextOrJson | None,
-    typer.Option("--format", "-f", help=_FORMAT_HELP, case_sensitive=False, show_default=False),
-]
-CatalogFormatOption = Annotated[
-    CatalogFormat | None,
-    typer.Option("--format", "-f", help=_FORMAT_HELP, case_sensitive=False, show_default=False),
-]
 
 
-def resolve_format(value: E | None, formats: type[E]) -> E:
+def _pick(value: str, supported: tuple[OutputFormat, ...]) -> OutputFormat:
+    """The format `--format VALUE` names (any case), if this command writes it; else a
+    one-line usage error (exit 2) that says which formats it writes."""
+    wanted = value.strip().lower()
+    for fmt in supported:
+        if fmt.value == wanted:
+            return fmt
+    choices = ", ".join(f.value for f in supported)
+    what = "a format this command writes" if wanted in _NAMES else "a format"
+    raise _usage(f"invalid value for --format: {value!r} is not {what} ({choices})")
+
+
+def _usage(message: str) -> typer.Exit:
+    say(f"gpudoctor: error: {message}")
+    return typer.Exit(ExitCode.USAGE)
+
+
+_NAMES = frozenset(f.value for f in OutputFormat)
+
+
+class _FormatChoice(TyperChoice[OutputFormat]):
+    """`--format`'s type: the help and the completion offer the command's own formats, and
+    any other value is the one-line usage error of `_pick`."""
+
+    def __init__(self, supported: tuple[OutputFormat, ...]) -> None:
+        super().__init__(supported, case_sensitive=False)
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> OutputFormat:
+        if isinstance(value, OutputFormat):
+            return value
+        return _pick(str(value), tuple(self.choices))
+
+
+def format_option(supported: tuple[OutputFormat, ...]) -> Any:
+    """The `--format/-f` option of a command that writes the formats `supported`: use as
+    `fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None`, then
+    `resolve_format(fmt, FORMATS)`."""
+    return typer.Option("--format", "-f", help=_FORMAT_HELP, click_type=_FormatChoice(supported),
+                        show_default=False)
+
+
+def resolve_format(value: OutputFormat | None, supported: tuple[OutputFormat, ...]
+                   ) -> OutputFormat:
     """The format asked for: `--format`, else GPUDOCTOR_FORMAT when this command writes that
     format (a format only other commands write is ignored here, so one variable can serve a
-    whole CI job), else text. A variable naming no format at all is a usage error."""
+    whole CI job), else text. A variable naming no format at all is a usage error (exit 2)."""
     if value is not None:
-        return value
+        return _pick(value.value, supported)
     wanted = os.environ.get(FORMAT_ENV, "").strip().lower()
-    if wanted:
-        for member in formats:
-            if member.value == wanted:
-                return member
-        if wanted not in {f.value for f in OutputFormat}:
-            known = ", ".join(f.value for f in OutputFormat)
-            raise typer.BadParameter(f"{FORMAT_ENV}={wanted!r} is not a format ({known})",
-                                     param_hint="--format")
-    return formats("text")
+    if wanted and wanted not in _NAMES:
+        raise _usage(f"{FORMAT_ENV}={wanted!r} is not a format "
+                     f"({', '.join(f.value for f in OutputFormat)})")
+    if wanted in {f.value for f in supported}:
+        return OutputFormat(wanted)
+    return OutputFormat.TEXT
 
 
 def seconds(value: float | None) -> float | None:
@@ -169,17 +178,6 @@ def file_console() -> Console:
 def report_console(output: str) -> Console:
     """The console a report bound for `output` is rendered for: stdout's ('-'), else a file's."""
     return stdout_console() if output == "-" else file_console()
-
-
-def render_as(fmt: CatalogFormat, output: str, *, json: Callable[[], str],
-              markdown: Callable[[], str], text: Callable[[Console], str]) -> str:
-    """A report in the format asked for (`explain`, `fleet`, `diff`): only the renderer of
-    `fmt` runs, and the text one gets the console of `output`."""
-    if fmt is CatalogFormat.JSON:
-        return json()
-    if fmt is CatalogFormat.MARKDOWN:
-        return markdown()
-    return text(report_console(output))
 
 
 def stderr_console() -> Console:

@@ -29,7 +29,7 @@ import typer
 
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.renderers.encoding import fit
-from gpudoctor.renderers.interface import clean
+from gpudoctor.renderers.interface import OutputFormat, clean
 from gpudoctor.renderers.runners import disarm
 
 
@@ -59,15 +59,15 @@ def _to_stderr(text: str) -> None:
     stream = sys.stderr
     if stream is None or not text:
         return
-    text = fit(text, "text", getattr(stream, "encoding", None) or "utf-8")
+    text = fit(text, OutputFormat.TEXT, getattr(stream, "encoding", None) or "utf-8")
     with contextlib.suppress(OSError, ValueError):
         stream.write(text)
         stream.flush()
 
 
-def deliver(text: str, output: str, fmt: str) -> None:
-    """Write a rendered report (`fmt`: text, json, markdown, junit) to stdout ('-') or a
-    file; on failure say why (nothing, for a closed pipe) and exit 2."""
+def deliver(text: str, output: str, fmt: OutputFormat) -> None:
+    """Write a report rendered as `fmt` to stdout ('-') or a file; on failure say why
+    (nothing, for a closed pipe) and exit 2."""
     try:
         write_output(text, output, fmt)
     except OutputError as e:
@@ -76,7 +76,7 @@ def deliver(text: str, output: str, fmt: str) -> None:
         raise typer.Exit(ExitCode.USAGE) from None
 
 
-def write_output(text: str, output: str, fmt: str = "text") -> None:
+def write_output(text: str, output: str, fmt: OutputFormat = OutputFormat.TEXT) -> None:
     """Write `text` whole to stdout ('-') or to the file `output`, or raise OutputError."""
     text = disarm(text, fmt)
     if output == "-":
@@ -89,7 +89,7 @@ def write_output(text: str, output: str, fmt: str = "text") -> None:
         raise OutputError(f"cannot write {output}: {e.strerror or e}") from None
 
 
-def _write_stdout(text: str, fmt: str) -> None:
+def _write_stdout(text: str, fmt: OutputFormat) -> None:
     stream = sys.stdout
     if stream is None:
         raise OutputError("stdout is closed, so the report cannot be written "

@@ -8,17 +8,21 @@ import typer
 
 from gpudoctor.cli import common
 from gpudoctor.cli.options import (
+    TEXT_JSON,
     CudaHomeOption,
     DebugOption,
     FromReportOption,
     PythonOption,
-    TextOrJson,
-    TextOrJsonOption,
     TimeoutOption,
+    format_option,
     resolve_format,
 )
 from gpudoctor.cli.output import deliver
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
+from gpudoctor.renderers.interface import OutputFormat
+
+FORMATS = TEXT_JSON
 
 HELP = """the PyTorch install line and cuDNN tarball that fit this machine's driver, GPUs and CUDA
 
@@ -36,7 +40,7 @@ examples:
 
 def recommend(
     ctx: typer.Context,
-    fmt: TextOrJsonOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show sources")] = False,
     from_report: FromReportOption = None,
     cuda_home: CudaHomeOption = None,
@@ -49,15 +53,15 @@ def recommend(
     from gpudoctor.compat.recommend import recommend as pick
     from gpudoctor.renderers.compat import recommendation_json, recommendation_text
 
-    fmt = resolve_format(fmt, TextOrJson)
+    fmt = resolve_format(fmt, FORMATS)
     if from_report:  # read as check reads it (`gpudoctor.reports.read_inputs`)
         common.refuse_with(ctx, "--from-report / --from-snapshot", (
             "python", "cuda_home", "timeout", "no_torch"))
     env = common.load_reports(from_report) if from_report else common.environment(
         cuda_home, common.interpreter(python, timeout), timeout, no_torch)
     rec = pick(env, load_tables())
-    deliver(recommendation_json(rec) if fmt is TextOrJson.JSON
-            else recommendation_text(rec, verbose), "-", fmt.value)
+    deliver(render(fmt, Renderings(text=lambda: recommendation_text(rec, verbose),
+                                   json=lambda: recommendation_json(rec))), "-", fmt)
     raise typer.Exit(ExitCode.OK if rec.torch else ExitCode.FAILURE)
 
 

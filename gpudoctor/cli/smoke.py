@@ -22,11 +22,11 @@ from gpudoctor.actions.smoke import (
 from gpudoctor.cli import common
 from gpudoctor.cli.common import fail_usage
 from gpudoctor.cli.options import (
+    TEXT_JSON,
     DebugOption,
     OutputOption,
     PythonOption,
-    TextOrJson,
-    TextOrJsonOption,
+    format_option,
     report_console,
     resolve_format,
     seconds,
@@ -34,6 +34,8 @@ from gpudoctor.cli.options import (
 )
 from gpudoctor.cli.output import deliver, say
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers import Renderings, render
+from gpudoctor.renderers.interface import OutputFormat
 from gpudoctor.renderers.progress import step_progress
 from gpudoctor.renderers.smoke import render_json, render_text, smoke_text
 
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
     from gpudoctor.model import Report
 
 __all__ = ["render_json", "render_text", "smoke_test"]
+
+FORMATS = TEXT_JSON
 
 # bounds: below 2 steps no loss can fall; past these the run takes hours or cannot fit
 STEPS = (2, 10000)
@@ -81,7 +85,7 @@ def smoke_test(
     profile: Annotated[Path | None, typer.Option(
         "--profile", help="save a Chrome trace per model and configuration in this directory",
         file_okay=False)] = None,
-    fmt: TextOrJsonOption = None,
+    fmt: Annotated[OutputFormat | None, format_option(FORMATS)] = None,
     output: OutputOption = "-",
     timeout: Annotated[float, typer.Option(
         "--timeout", help="seconds before the test is called hung (above 0, at most 86400)",
@@ -108,7 +112,7 @@ def smoke_test(
       torchrun --nproc-per-node 8 -m gpudoctor smoke-test --distributed
                                                     every GPU of the node, all-reduce over NCCL
     """
-    fmt = resolve_format(fmt, TextOrJson)
+    fmt = resolve_format(fmt, FORMATS)
     try:
         device = parse_device(device)
     except ValueError as e:
@@ -123,18 +127,16 @@ def smoke_test(
         dtype=dtype.value, profile_dir=str(profile) if profile else None, timeout=timeout,
         python=interpreter)
     err = stderr_console()
-    with_host = _host_beside(fmt is TextOrJson.JSON)
-    with step_progress(err, enabled=fmt is TextOrJson.TEXT and err.is_terminal) as on_progress:
+    with_host = _host_beside(fmt is OutputFormat.JSON)
+    with step_progress(err, enabled=fmt is OutputFormat.TEXT and err.is_terminal) as on_progress:
         outcome = run_smoke(options, on_progress)
     report = smoke_report(outcome)
     results = report.results
-    if fmt is TextOrJson.JSON:
-        text = render_json(options, outcome, with_host(report))
-    else:
-        text = smoke_text(outcome, results, report_console(output))
-    deliver(text, output, fmt.value)
+    deliver(render(fmt, Renderings(
+        text=lambda: smoke_text(outcome, results, report_console(output)),
+        json=lambda: render_json(options, outcome, with_host(report)))), output, fmt)
     failed = policy.failed(results)
-    if output != "-" or fmt is not TextOrJson.TEXT:
+    if output != "-" or fmt is not OutputFormat.TEXT:
         say(f"gpudoctor: smoke test {'failed' if failed else 'passed'}"
             + (f"; report written to {output}" if output != "-" else ""))
     raise typer.Exit(ExitCode.FAILURE if failed else ExitCode.OK)
@@ -189,7 +191,7 @@ def _writable(directory: Path) -> None:
                          f"{e.strerror or e}") from None
 
 
-def _distributed(device: str, timeout: float, python: str, fmt: TextOrJson,
+def _distributed(device: str, timeout: float, python: str, fmt: OutputFormat,
                  output: str) -> NoReturn:
     """`--distributed`: this rank's part (`gpudoctor.actions.distributed`); rank 0 writes the
     report of every rank, another rank one line on stderr. Exit 1 when a verdict fails."""
@@ -205,7 +207,7 @@ def _distributed(device: str, timeout: float, python: str, fmt: TextOrJson,
     from gpudoctor.checks.smoke import DISTRIBUTED_CHECKS, check_smoke_device_usable
     from gpudoctor.compat import load_tables
     from gpudoctor.model import SmokeFailure
-    from gpudoctor.renderers import distributed as render
+    from gpudoctor.renderers import distributed as renderer
 
     try:
         where = rank_environment(os.environ)
@@ -227,13 +229,11 @@ def _distributed(device: str, timeout: float, python: str, fmt: TextOrJson,
         say(f"gpudoctor: rank {where.rank} of {where.world_size}: {state}; rank 0 writes "
             "the report and carries the exit status")
         raise typer.Exit(ExitCode.OK)
-    if fmt is TextOrJson.JSON:
-        # no host probe here: each rank's host is in the report, and rank 0 keeps its path
-        # short (torchrun stops it when another rank exits before it has written the report)
-        text = render.render_json(options, outcome, report)
-    else:
-        text = render.render_text(outcome, results, report_console(output))
-    deliver(text, output, fmt.value)
+    # no host probe in the JSON: each rank's host is in the report, and rank 0 keeps its path
+    # short (torchrun stops it when another rank exits before it has written the report)
+    deliver(render(fmt, Renderings(
+        text=lambda: renderer.render_text(outcome, results, report_console(output)),
+        json=lambda: renderer.render_json(options, outcome, report))), output, fmt)
     say(f"gpudoctor: distributed smoke test {'failed' if failed else 'passed'}"
         + (f"; report written to {output}" if output != "-" else ""))
     raise typer.Exit(ExitCode.FAILURE if failed else ExitCode.OK)

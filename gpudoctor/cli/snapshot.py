@@ -16,6 +16,7 @@ from gpudoctor.cli.options import (
 )
 from gpudoctor.cli.output import deliver
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.renderers.interface import OutputFormat
 
 HELP = """save this machine's facts as JSON (replay with `check --from-snapshot FILE`)
 
@@ -42,7 +43,7 @@ def snapshot(
     from gpudoctor.snapshot import dumps
 
     env = common.environment(cuda_home, common.interpreter(python, timeout), timeout, no_torch)
-    deliver(dumps(env), output, "json")
+    deliver(dumps(env), output, OutputFormat.JSON)
     raise typer.Exit(ExitCode.OK)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable
 
+from gpudoctor.renderers.interface import OutputFormat, assert_never
+
 # the glyphs gpudoctor prints, and what an ASCII reader sees instead
 ASCII_GLYPHS: dict[str, str] = {
     "✓": "+", "✗": "x", "–": "-", "—": "--", "−": "-", "→": "->", "←": "<-", "…": "...",
@@ -17,12 +19,12 @@ ASCII_GLYPHS: dict[str, str] = {
 }
 
 
-def fit(text: str, fmt: str, encoding: str) -> str:
-    """`text` (rendered as `fmt`: text, markdown, json, junit) in a form `encoding` can carry.
+def fit(text: str, fmt: OutputFormat, encoding: str) -> str:  # noqa: RET503 - assert_never
+    """`text` (rendered as `fmt`) in a form `encoding` can carry.
 
     Unchanged when it encodes; else JSON gets `\\uXXXX` escapes (the same document), JUnit
-    XML gets `&#N;` references, and text and Markdown get ASCII glyphs, with anything else
-    shown as a backslash escape.
+    XML gets `&#N;` references, and text, Markdown and Prometheus get ASCII glyphs, with
+    anything else shown as a backslash escape.
     """
     try:
         codecs.lookup(encoding)
@@ -33,10 +35,17 @@ def fit(text: str, fmt: str, encoding: str) -> str:
         return text
     except UnicodeEncodeError:
         pass
-    if fmt == "json":
-        return _each_unencodable(text, encoding, _json_escape)
-    if fmt == "junit":
-        return _each_unencodable(text, encoding, lambda c: f"&#{ord(c)};")
+    match fmt:
+        case OutputFormat.JSON:
+            return _each_unencodable(text, encoding, _json_escape)
+        case OutputFormat.JUNIT:
+            return _each_unencodable(text, encoding, lambda c: f"&#{ord(c)};")
+        case OutputFormat.TEXT | OutputFormat.MARKDOWN | OutputFormat.PROMETHEUS:
+            return _ascii_glyphs(text, encoding)
+    assert_never(fmt)
+
+
+def _ascii_glyphs(text: str, encoding: str) -> str:
     for glyph in sorted(ASCII_GLYPHS, key=len, reverse=True):  # "⚠️" before "⚠"
         if glyph in text:
             try:
