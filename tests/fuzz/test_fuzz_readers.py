@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.fuzz.targets import TARGETS, bounded
 
+pytestmark = pytest.mark.slow  # hypothesis runs each reader over many examples: seconds each
+
 PER_EXAMPLE = 10.0  # seconds; the slowest real example takes well under one
 
 

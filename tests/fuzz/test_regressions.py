@@ -13,7 +13,8 @@ import pytest
 from runner import ROOT as REPO_ROOT
 from runner import gpudoctor
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 ENVS = REPO_ROOT / "tests" / "fixtures" / "envs"
 
