@@ -60,9 +60,8 @@ class _FormatChoice(TyperChoice[OutputFormat]):
         super().__init__(supported, case_sensitive=False)
 
     def convert(self, value: Any, param: Any, ctx: Any) -> OutputFormat:
-        if isinstance(value, OutputFormat):
-            return value
-        return _pick(str(value), tuple(self.choices))
+        return _pick(value.value if isinstance(value, OutputFormat) else str(value),
+                     tuple(self.choices))
 
 
 def format_option(supported: tuple[OutputFormat, ...]) -> Any:
