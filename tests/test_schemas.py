@@ -63,7 +63,12 @@ def run_json(*args: str) -> Any:
 
 
 # ------------------------------------------------------------------------------ the schemas
-@pytest.mark.parametrize("document", list(schemas.VERSIONS))
+# the metaschema check takes ~0.7 s on each schema that holds the Environment
+_BIG = (schemas.SNAPSHOT, schemas.CHECK, schemas.SMOKE_TEST, schemas.SMOKE_TEST_DISTRIBUTED)
+
+
+@pytest.mark.parametrize("document", [
+    pytest.param(d, marks=pytest.mark.slow) if d in _BIG else d for d in schemas.VERSIONS])
 def test_schema_is_valid_and_names_its_document(document: str) -> None:
     s = schema(document)
     Draft.check_schema(s)
@@ -112,25 +117,28 @@ def test_snapshot_schema_follows_the_model(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 # ------------------------------------------------------------------- real output validates
+COMPAT_QUERIES = (("cuda", "12.4"), ("cudnn", "8.9.7"), ("driver", "535.104.05"),
+                  ("torch", "2.5.1"), ("gpu", "sm_86"), ("gpu", "RTX 3090"))
+
+
 @pytest.fixture(scope="module")
 def outputs() -> dict[str, list[Any]]:
-    """Real output of each in-process command, by document."""
-    out: dict[str, list[Any]] = {d: [] for d in schemas.VERSIONS}
-    for path in [*ENVS, *REPORTS]:
-        out[schemas.CHECK].append(run_json("check", "--from-report", str(path), "-f", "json"))
-        out[schemas.RECOMMEND].append(
-            run_json("recommend", "--from-report", str(path), "-f", "json"))
-    out[schemas.SNAPSHOT] += [json.loads(p.read_text()) for p in ENVS]
-    out[schemas.DIFF].append(run_json("diff", str(ENVS[0]), str(ENVS[-1]), "-f", "json"))
-    out[schemas.DIFF].append(run_json("diff", str(ENVS[0]), str(ENVS[0]), "-f", "json"))
-    for text in (ERROR_TEXT, "nothing gpudoctor knows"):
-        out[schemas.EXPLAIN].append(run_json("explain", "--no-probe", "-f", "json", text))
-    out[schemas.FLEET].append(run_json("fleet", str(ENVS[0].parent), "-f", "json"))
-    for kind, query in (("cuda", "12.4"), ("cudnn", "8.9.7"), ("driver", "535.104.05"),
-                        ("torch", "2.5.1"), ("gpu", "sm_86"), ("gpu", "RTX 3090")):
-        out[schemas.COMPAT].append(run_json("compat", kind, query, "--format", "json"))
-    out[schemas.CHECKS].append(run_json("checks", "--format", "json"))
-    return out
+    """Real output of each in-process command, by document: one or two of each (the sweep
+    over every fixture is test_every_fixture_validates, slow)."""
+    no_driver = ROOT / "tests" / "fixtures" / "envs" / "no-driver-cuda-torch.json"
+    return {
+        schemas.SNAPSHOT: [json.loads(p.read_text()) for p in ENVS],
+        schemas.CHECK: [run_json("check", "--from-report", str(p), "-f", "json")
+                        for p in (H100, REPORTS[1])],
+        schemas.RECOMMEND: [run_json("recommend", "--from-report", str(H100), "-f", "json")],
+        schemas.DIFF: [run_json("diff", str(H100), str(no_driver), "-f", "json"),
+                       run_json("diff", str(H100), str(H100), "-f", "json")],
+        schemas.EXPLAIN: [run_json("explain", "--no-probe", "-f", "json", text)
+                          for text in (ERROR_TEXT, "nothing gpudoctor knows")],
+        schemas.FLEET: [run_json("fleet", str(H100.parent), "-f", "json")],
+        schemas.COMPAT: [run_json("compat", *COMPAT_QUERIES[0], "--format", "json")],
+        schemas.CHECKS: [run_json("checks", "--format", "json")],
+    }
 
 
 REAL = [d for d in schemas.VERSIONS if d not in (
@@ -145,6 +153,21 @@ def test_real_output_validates(outputs: dict[str, list[Any]], document: str) -> 
         assert errors(document, data) == []
 
 
+@pytest.mark.slow
+def test_every_fixture_validates() -> None:
+    """check and recommend on every snapshot fixture and on pasted reports of each kind
+    (healthy, old driver, CPU-only, ROCm), compat on each kind of query."""
+    for path in [*ENVS, *REPORTS]:
+        for command, document in (("check", schemas.CHECK), ("recommend", schemas.RECOMMEND)):
+            data = run_json(command, "--from-report", str(path), "-f", "json")
+            assert errors(document, data) == [], (command, path.name)
+    for kind, query in COMPAT_QUERIES:
+        data = run_json("compat", kind, query, "--format", "json")
+        assert errors(schemas.COMPAT, data) == [], (kind, query)
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess  # the probes run nvcc, ldconfig
 def test_this_machines_snapshot_validates() -> None:
     data = run_json("snapshot", "--no-torch")
     assert errors(schemas.SNAPSHOT, data) == []
@@ -270,14 +293,9 @@ def test_readers_accept_a_document_by_its_own_version(outputs: dict[str, list[An
 
 
 # ------------------------------------------------- commands that need torch, gcc, a tarball
-torch_ok = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True,
-                          check=False).returncode == 0
-needs_torch = pytest.mark.skipif(not torch_ok, reason="torch does not import here")
-
-
 @pytest.mark.slow
+@pytest.mark.subprocess  # the smoke test's child
 @pytest.mark.needs_torch
-@needs_torch
 def test_smoke_test_output_validates() -> None:
     data = run_json("smoke-test", "--device", "cpu", "--model", "lenet", "--steps", "2",
                     "--warmup", "0", "--format", "json")
@@ -291,7 +309,6 @@ def test_smoke_test_output_validates() -> None:
 @pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.needs_torch
-@needs_torch
 def test_distributed_smoke_test_output_validates(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
