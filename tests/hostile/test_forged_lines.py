@@ -52,7 +52,8 @@ from tests.cudnn_kit import (  # noqa: F401 - the fixtures
 )
 from tests.hostile.forgery import ENVS, FIX, forged, hostile, hostile_document, write_hostile
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = (40, 57, 80, 100, 137, 200)

@@ -22,7 +22,8 @@ from gpudoctor.model import Reason, Unavailable
 from gpudoctor.probes.native import read_version
 from tests.hostile.proctable import PY, REPO, env, hanging_python
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 BOUND = 60.0  # seconds: generous; without the deadlines these runs never end
 

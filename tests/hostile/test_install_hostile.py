@@ -112,6 +112,7 @@ def tmpfs(path: Path, size: str) -> Iterator[Path]:
 # --------------------------------------------------------------------------- bombs
 
 
+@pytest.mark.slow
 def test_a_10_gib_sparse_member_is_refused_by_its_header(
         toolkit: Path, cudnn_kit: CudnnKit, tmp_path: Path) -> None:
     if shutil.which("tar") is None:
@@ -130,6 +131,7 @@ def test_a_10_gib_sparse_member_is_refused_by_its_header(
     assert state(toolkit) == before
 
 
+@pytest.mark.slow
 def test_a_member_whose_header_says_10_gib_is_refused_before_its_data(
         toolkit: Path, tmp_path: Path) -> None:
     bomb = gzip_bomb(tmp_path / "cudnn-12.4-linux-x64-v8.9.7.29.tgz",
@@ -141,6 +143,7 @@ def test_a_member_whose_header_says_10_gib_is_refused_before_its_data(
     assert state(toolkit) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "role"), [
     ("cuda/lib64/libcudnn.so.8.9.7", "library"), ("cuda/doc/zeros.bin", "other")])
 def test_a_decompression_bomb_under_the_size_bound_is_stopped_while_it_expands(
@@ -173,6 +176,7 @@ def test_the_bounds_are_above_every_real_cudnn_file() -> None:
 # --------------------------------------------------------------------------- broken files
 
 
+@pytest.mark.slow
 def test_broken_and_missing_tarballs(toolkit: Path, make_tarball: MakeTarball,
                                      tmp_path: Path) -> None:
     good_xz, good_tgz = make_tarball("8.9.7"), make_tarball("8.9.7", layout="legacy")
@@ -197,6 +201,7 @@ def test_broken_and_missing_tarballs(toolkit: Path, make_tarball: MakeTarball,
         assert state(toolkit) == before, tarball
 
 
+@pytest.mark.slow
 def test_random_corruption_never_escapes_and_never_half_installs(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     rng = random.Random(2024)
@@ -224,6 +229,7 @@ def test_random_corruption_never_escapes_and_never_half_installs(
 # --------------------------------------------------------------------------- the file system
 
 
+@pytest.mark.slow
 def test_a_read_only_prefix(toolkit: Path, make_tarball: MakeTarball, tmp_path: Path) -> None:
     tarball = make_tarball("8.9.7")
     with tmpfs(tmp_path / "ro", "4m") as mount:
@@ -236,6 +242,7 @@ def test_a_read_only_prefix(toolkit: Path, make_tarball: MakeTarball, tmp_path: 
         assert state(prefix) == before
 
 
+@pytest.mark.slow
 def test_a_full_file_system_refuses_the_member_that_does_not_fit(
         toolkit: Path, make_tarball: MakeTarball, tmp_path: Path) -> None:
     big = "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib/libcudnn_cnn_infer_static.a"
@@ -251,6 +258,7 @@ def test_a_full_file_system_refuses_the_member_that_does_not_fit(
             assert state(prefix) == before
 
 
+@pytest.mark.slow
 def test_a_file_size_limit_refuses_the_member_over_it(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     big = "cudnn-linux-x86_64-8.9.7.29_cuda12-archive/lib/libcudnn_cnn_infer_static.a"

@@ -20,7 +20,8 @@ from gpudoctor.childargv import by_stdin
 from gpudoctor.childproc import run
 from tests.hostile.proctable import PY, descendants, hanging_python, wait_for
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 # a line of each child's program that no argv of gpudoctor's own holds
 SOURCES = ("Child-process half of the PyTorch probe", "Child-process half of `gpudoctor "

@@ -84,6 +84,7 @@ def as_text_fixture() -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_a_quoted_text_and_a_regular_file_agree(tmp_path: Path, as_text: list[str]) -> None:
     log = tmp_path / "train.log"
     log.write_text(f"epoch 1\n{NO_KERNEL}\n")
@@ -92,6 +93,7 @@ def test_a_quoted_text_and_a_regular_file_agree(tmp_path: Path, as_text: list[st
     assert diagnoses(p) == as_text
 
 
+@pytest.mark.slow
 def test_process_substitution_is_read_like_a_file(as_text: list[str]) -> None:
     p = in_bash(f"$GD explain <(echo {shlex.quote(NO_KERNEL)}) --no-probe --format json")
     assert p.returncode == 0, p.stderr
@@ -116,12 +118,14 @@ def fifo_fixture(tmp_path: Path) -> Iterator[Path]:
         writer.join(10)
 
 
+@pytest.mark.slow
 def test_a_fifo_is_read_like_a_file(fifo: Path, as_text: list[str]) -> None:
     p = gpudoctor("explain", str(fifo), "--no-probe", "--format", "json")
     assert p.returncode == 0, p.stderr
     assert diagnoses(p) == as_text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "needle"), [
     ("{tmp}", "is a directory"),
     ("/dev/zero", "larger than 16 MiB"),
@@ -135,6 +139,7 @@ def test_an_existing_path_that_is_no_text_is_refused(tmp_path: Path, path: str,
     usage_error(gpudoctor("explain", name, "--no-probe"), "cannot read", name, needle)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arg", [
     "/nonexistent/train.log", "logs/run-3", "train.log", "stderr.TXT", "job.out", "job.err",
 ])
@@ -143,6 +148,7 @@ def test_a_missing_path_is_a_usage_error_not_a_text(tmp_path: Path, arg: str) ->
     usage_error(p, f"no such file: {arg}", "quote it")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     [NO_KERNEL],
     NO_KERNEL.split(),  # unquoted: several arguments, joined
@@ -158,6 +164,7 @@ def test_an_error_text_is_still_explained(args: list[str]) -> None:
 # --------------------------------------------------------------------------- selections
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["--only", ""], ["--only", ","], ["--only", "host,"], ["--only", " , host"],
     ["--skip", ""], ["--skip", ","], ["--only", "host", "--skip", "cuda,,"],
@@ -169,10 +176,12 @@ def test_an_empty_selector_is_a_usage_error(args: list[str]) -> None:
     assert repr(args[-1]) in line
 
 
+@pytest.mark.slow
 def test_an_empty_positional_selector_stays_a_usage_error() -> None:
     usage_error(gpudoctor("check", "", "--from-snapshot", str(HEALTHY)), "no such check")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "cancelling"), [
     (["--only", "host", "--skip", "host"], ["host"]),
     (["host", "--skip", "Environment"], ["Environment"]),
@@ -195,6 +204,7 @@ def test_a_selection_that_leaves_nothing_is_a_usage_error(args: list[str],
         assert repr(selector) not in line.split("leaves out")[0]
 
 
+@pytest.mark.slow
 def test_a_selection_that_leaves_some_checks_runs_them() -> None:
     host, _ = select(REGISTRY, ["host"])
     p = gpudoctor("check", "--only", "host", "--skip", host[0].id, "--from-snapshot",
@@ -204,6 +214,7 @@ def test_a_selection_that_leaves_some_checks_runs_them() -> None:
     assert ran == {c.id for c in host[1:]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["", "GD404"], ["GD404", ","]])
 def test_checks_command_refuses_empty_selectors(args: list[str]) -> None:
     usage_error(gpudoctor("checks", *args), "no such check")
@@ -222,6 +233,7 @@ def child_env_fixture(request: pytest.FixtureRequest) -> dict[str, str]:
     return {**env, "NO_COLOR": "1", "COLUMNS": "200"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tarball", "needle"), [
     ("/dev/null", "a character device"),
     ("/dev/zero", "a character device"),
@@ -244,6 +256,7 @@ def test_a_tarball_that_is_no_regular_file_is_a_usage_error(
     assert not (toolkit / ".gpudoctor").exists()
 
 
+@pytest.mark.slow
 def test_a_process_substitution_tarball_is_a_usage_error(
         toolkit: Path, child_env: dict[str, str]) -> None:
     before = CudnnKit.tree_state(toolkit)
@@ -267,6 +280,7 @@ def test_an_unreadable_tarball_is_a_usage_error(
     assert CudnnKit.tree_state(toolkit) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["missing", "directory"])
 def test_a_missing_or_directory_tarball_stays_a_usage_error(
         toolkit: Path, tmp_path: Path, child_env: dict[str, str], kind: str) -> None:

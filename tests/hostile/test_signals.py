@@ -104,6 +104,7 @@ def test_signal_during_hanging_import_torch(hang: Path, signum: int) -> None:
     assert out == ""  # no half report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM],
                          ids=lambda s: signal.Signals(s).name)
 def test_signal_during_the_smoke_test(hang: Path, signum: int) -> None:
@@ -113,6 +114,7 @@ def test_signal_during_the_smoke_test(hang: Path, signum: int) -> None:
     _assert_interrupted(proc, err, signum)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.4])
 def test_ctrl_c_during_start_up(hang: Path, delay: float) -> None:
     """From the moment gpudoctor's entry point runs (it catches SIGTERM: Python by itself does
@@ -140,6 +142,7 @@ def test_ctrl_c_during_start_up(hang: Path, delay: float) -> None:
                                  if str(hang) in p.cmdline and p.state not in ("Z", "X")], 5)
 
 
+@pytest.mark.slow
 def test_install_interrupted_after_commit_says_installed(
     toolkit: Path, make_tarball: MakeTarball, gpu_env: GpuEnv
 ) -> None:
@@ -173,6 +176,7 @@ def _frames(err: str) -> list[str]:
     return re.findall(r'File "([^"]+)", line \d+', err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.005, 0.01, 0.02, 0.03, 0.04])
 def test_ctrl_c_milliseconds_after_exec(delay: float) -> None:
     """SIGINT 5-40 ms after the process starts (not after gpudoctor's handler is in): gpudoctor

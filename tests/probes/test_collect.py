@@ -108,6 +108,7 @@ sys.stdout.write(dumps(collect(Deps(root=Path(root), environ=environ, torch_time
 """
 
 
+@pytest.mark.slow
 def test_full_environment_round_trips(
     tmp_path: Path, fake_nvml: Path, fake_libcuda: Path
 ) -> None:

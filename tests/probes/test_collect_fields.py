@@ -105,6 +105,7 @@ def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
     return script, log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "children"), [
     (["check"], 1),  # prestarted by the entry point, then taken by the probe: one child
     (["check", "GD101"], 1),

@@ -203,6 +203,7 @@ def test_nvcc_that_cannot_be_executed(tmp_path: Path) -> None:
     assert "PermissionError" in (u.detail or "")
 
 
+@pytest.mark.slow
 def test_nvcc_that_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cuda_probe, "NVCC_TIMEOUT", 0.5)
     kit = make_toolkit(tmp_path / "cuda", cuda_h=12040, nvcc="#!/bin/sh\nsleep 60\n")
@@ -275,6 +276,7 @@ def cudart_wheel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     return found[0]
 
 
+@pytest.mark.slow
 def test_real_libcudart_from_the_wheel(tmp_path: Path, cudart_wheel: Path) -> None:
     """A toolkit assembled the way pip lays the wheel out: dist-info, cuda.h, libcudart."""
     kit = tmp_path / "usr" / "local" / "cuda-12.4"
@@ -428,6 +430,7 @@ def _check_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return runner.gpudoctor("check", "--no-torch", *args, timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["missing", "file", "empty", "not-a-toolkit"])
 def test_cuda_home_option_that_is_no_toolkit_is_a_usage_error(tmp_path: Path, name: str) -> None:
     root = named_roots(tmp_path)[name]
@@ -437,6 +440,7 @@ def test_cuda_home_option_that_is_no_toolkit_is_a_usage_error(tmp_path: Path, na
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_cuda_home_option_with_only_version_json_runs(tmp_path: Path) -> None:
     root = named_roots(tmp_path)["version-json-only"]
     result = _check_cli("--cuda-home", str(root), "--format", "json", "GD201")

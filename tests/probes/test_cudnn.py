@@ -55,6 +55,7 @@ def test_pure_helpers() -> None:
     assert parse_version_header("#define CUDNN_MAJOR 8\n") is None
 
 
+@pytest.mark.slow
 def test_toolkit_copy_v8_with_intact_chains(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
     inst = only(probe_cudnn(deps_for(tmp_path, cuda_home=str(prefix))))
@@ -86,6 +87,7 @@ def test_v7_header_is_cudnn_h(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     assert (inst.header_version, inst.library_version) == ("7.6.5", "7.6.5")
 
 
+@pytest.mark.slow
 def test_copies_instead_of_symlinks_are_recorded(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0", chain=False, mode=0o600)
     inst = only(probe_cudnn_at(str(prefix), deps_for(tmp_path)))
@@ -94,6 +96,7 @@ def test_copies_instead_of_symlinks_are_recorded(tmp_path: Path, cudnn_kit: Cudn
     assert inst.library_version == "9.1.0"
 
 
+@pytest.mark.slow
 def test_unresolved_dependency_and_cuda_build_from_ldd(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     # the sub-libraries link libcublas.so.11, which is nowhere on the loader path
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", needs=["libcublas.so.11"])
@@ -103,6 +106,7 @@ def test_unresolved_dependency_and_cuda_build_from_ldd(tmp_path: Path, cudnn_kit
     assert inst.cuda_build_from == "linked CUDA libraries (ldd)"
 
 
+@pytest.mark.slow
 def test_the_toolkits_own_cublas_resolves(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0", needs=["libcublas.so.12"])
     shutil.copy(cudnn_kit.stubs / "libcublas.so.12", prefix / "lib64")

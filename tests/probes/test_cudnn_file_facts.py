@@ -50,6 +50,7 @@ def test_a_crash_is_named_and_the_next_library_is_still_loaded(
     assert found[after] is True
 
 
+@pytest.mark.slow
 def test_a_library_that_hangs_the_loader_is_abandoned_in_time(
         tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     hang, good = str(hanging_library(tmp_path)), str(cudnn_kit.compile("libcudnn.so.9", 90100))

@@ -115,6 +115,7 @@ def test_two_gpus_every_field(nvml: RunNvml) -> None:
     assert mig.message == "GPU 1 MIG mode is not supported by this GPU or driver"
 
 
+@pytest.mark.slow
 def test_no_gpus(nvml: RunNvml) -> None:
     facts = nvml(gpus="", driver="550.54.15", cuda="12040", persistence="0")
     assert isinstance(facts, NvmlFacts)
@@ -125,6 +126,7 @@ def test_no_gpus(nvml: RunNvml) -> None:
 # ---------------------------------------------------------------------------- nvmlInit
 
 
+@pytest.mark.slow
 def test_library_not_found_is_the_no_driver_case() -> None:
     if _system_has_nvml():
         pytest.skip("this machine has a real libnvidia-ml.so.1")
@@ -134,6 +136,7 @@ def test_library_not_found_is_the_no_driver_case() -> None:
     assert u.detail == "NVMLError_LibraryNotFound: NVML Shared Library Not Found"
 
 
+@pytest.mark.slow
 def test_library_present_but_unloadable(tmp_path: Path) -> None:
     (tmp_path / "libnvidia-ml.so.1").write_bytes(b"not an ELF file\n")
     u = unavailable(run_probe(tmp_path), Reason.ERROR)

@@ -60,6 +60,7 @@ def assert_fake_static(static: TorchStatic | Unavailable, folder: Path) -> None:
 # ---------------------------------------------------------------------------- (a) real torch
 
 
+@pytest.mark.slow
 def test_real_torch(real_torch_facts: TorchFacts) -> None:
     installed = metadata.version("torch")
     spec = importlib.util.find_spec("torch")
@@ -192,6 +193,7 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")  # a zombie waits for a reaper that no longer matters
 
 
+@pytest.mark.slow
 def test_import_hangs(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     body = (
@@ -283,6 +285,7 @@ def test_source_checkout_in_the_working_directory(tmp_path: Path,
 # ---------------------------------------------------------------------------- (h) --python
 
 
+@pytest.mark.slow
 def test_cli_refuses_what_is_not_python_with_exit_2(tmp_path: Path) -> None:
     for value in ("/bin/ls", str(tmp_path)):
         result = runner.gpudoctor("check", "--python", value, "--only", "host", timeout=120)

@@ -39,6 +39,7 @@ def header(text: str) -> dict[str, str]:
     return rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("selector", "skipped"), [
     ("GD302", (DRIVER, TORCH, TOOLKIT)),  # reads only the cuDNN installs
     ("GD201", (DRIVER, TORCH)),  # the toolkit alone
@@ -54,6 +55,7 @@ def test_cli_header_says_not_gathered(selector: str, skipped: tuple[str, ...]) -
         assert "not gathered" not in rows[label], (label, rows)
 
 
+@pytest.mark.slow
 def test_cli_markdown_header_says_not_gathered() -> None:
     p = gpudoctor("check", "GD302", "--format", "markdown")
     assert p.returncode in (0, 1), p.stderr
@@ -61,6 +63,7 @@ def test_cli_markdown_header_says_not_gathered() -> None:
         assert f"- **{label}**: {SHOWN}" in p.stdout, p.stdout
 
 
+@pytest.mark.slow
 def test_json_keeps_the_skipped_facts_and_a_read_back_report_says_not_gathered(
         tmp_path: Path) -> None:
     """`check GD302 --format json` records the facts it skipped as such; judging that report

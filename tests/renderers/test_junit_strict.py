@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import runner
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 ENVS = Path(__file__).resolve().parents[1] / "fixtures" / "envs"
 FIXTURES = sorted(ENVS.glob("*.json"))

@@ -141,6 +141,7 @@ def test_cut_before_the_cuda_build_is_not_a_cpu_build() -> None:
     assert verdicts["GD401"] is Status.SKIP and verdicts["GD402"] is Status.SKIP
 
 
+@pytest.mark.slow
 def test_this_machines_collect_env() -> None:
     """The real script of the torch in this venv, run here (no GPU, no driver), against what
     that torch says of itself."""

@@ -111,6 +111,7 @@ CLI_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "code"), CLI_CASES, ids=[n for n, _ in CLI_CASES])
 def test_cli_exit_code(name: str, code: int) -> None:
     assert BY_FILE[name]["healthy"] is (code == 0) and bool(BY_FILE[name]["expect_fail"]) is (

@@ -309,6 +309,7 @@ def _torch_warning(device_cc: int, code_ccs: list[int], name: str) -> str:
     return "\n".join(str(w.message) for w in caught)
 
 
+@pytest.mark.slow
 def test_compute_capability_cc_wording_fails_a_v100_on_a_build_without_sm70() -> None:
     text = _torch_warning(70, [75, 80, 86, 90, 100, 120], "Tesla V100-SXM2-16GB")
     assert "compute capability (CC) 7.0" in text

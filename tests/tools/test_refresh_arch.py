@@ -131,6 +131,7 @@ def _torch_lib() -> Path:
     return Path(spec.origin).parent / "lib"
 
 
+@pytest.mark.slow
 def test_the_flag_string_of_the_installed_torch() -> None:
     code = "import torch; print(torch._C._cuda_getArchFlags() or '')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -141,6 +142,7 @@ def test_the_flag_string_of_the_installed_torch() -> None:
     assert read_library((_torch_lib() / "libtorch_python.so").read_bytes()).flags == (flags,)
 
 
+@pytest.mark.slow
 def test_fatbin_entries_agree_with_cuobjdump() -> None:
     lib = _torch_lib()
     cuobjdump = shutil.which("cuobjdump") or next(

@@ -47,6 +47,7 @@ def loopback() -> Iterator[str]:
     server.server_close()
 
 
+@pytest.mark.slow
 def test_urllib_fetch_sends_accept_and_maps_404_and_errors(loopback: str) -> None:
     assert urllib_fetch(f"{loopback}/ok", "application/vnd.pypi.simple.v1+json") == \
         b"application/vnd.pypi.simple.v1+json"

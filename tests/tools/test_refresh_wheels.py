@@ -52,11 +52,13 @@ def _torch_says(expr: str) -> object:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_version_py_of_the_installed_torch() -> None:
     source = _torch_file("version.py").read_text(encoding="utf-8")
     assert version_py_cuda(source) == _torch_says("torch.version.cuda")
 
 
+@pytest.mark.slow
 def test_arch_list_forms() -> None:
     assert arch_list_from_flags(["sm_120", "sm_75", "compute_120", "sm_90a"]) == (
         "7.5", "9.0a", "12.0+PTX")
@@ -105,6 +107,7 @@ def _run(recorded: Recorded, tables: Path, version: str) -> tuple[int, list[str]
     return code, out.getvalue().splitlines(), err.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="the wheel is tagged linux_x86_64")
 def test_wheels_mode_reads_the_downloaded_metadata(recorded: Recorded, tables_copy: Path,
                                                    tmp_path: Path) -> None:
@@ -119,6 +122,7 @@ def test_wheels_mode_reads_the_downloaded_metadata(recorded: Recorded, tables_co
     assert f"    {url}" in lines
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="the wheel is tagged linux_x86_64")
 def test_wheels_mode_reads_torch_version_py(recorded: Recorded, tables_copy: Path,
                                             tmp_path: Path) -> None:
@@ -166,6 +170,7 @@ def _cp38_wheel(directory: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="the wheel is tagged manylinux1_x86_64")
 def test_arch_lists_of_a_wheel_for_another_python_are_read_in_its_libraries(
         recorded: Recorded, tables_copy: Path, tmp_path: Path) -> None:
