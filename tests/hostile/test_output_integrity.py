@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 import runner
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 ENVS = ROOT / "tests" / "fixtures" / "envs"

@@ -158,6 +158,7 @@ def test_verbose_shows_every_check_and_every_evidence_item() -> None:
         assert MORE not in loud
 
 
+@pytest.mark.slow
 def test_long_lists_show_the_first_few_and_a_count() -> None:
     """1,000 missing LD_LIBRARY_PATH entries (354 lines of text before this change at the
     default width, GD503's message alone 250): GD503 names 5, the count and the last; the
@@ -173,6 +174,7 @@ def test_long_lists_show_the_first_few_and_a_count() -> None:
     assert all(f"/nope/{i}" in message for i in (0, 5, 500, 998, 999))
 
 
+@pytest.mark.slow
 def test_long_lists_in_failures_stay_short() -> None:
     """64 GPUs torch cannot use and 40 cuDNN headers of other versions: no result of the
     default report takes more than 10 lines (its fix included), where -v takes hundreds."""
