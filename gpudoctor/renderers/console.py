@@ -56,6 +56,7 @@ QUOTE = "│"  # before each further line of a multi-line evidence value
 CONTINUED = "┆"  # before each further line of a line wrapped at the console's width
 # by default a list of more than LONG items in a message shows its first SHOWN (-v: all)
 LONG, SHOWN = 8, 5
+PASSES = 3  # by default a layer's passes are a count where they are this many or more
 MORE = "-v shows every check, its evidence and each list in full"
 _ID = re.compile(r"([A-Z]+)(\d+)")
 # a skip message's pointer to the check that says why, or its example: not its cause
@@ -122,17 +123,20 @@ def heading(layer: Layer, results: Sequence[Result], tail: str = "") -> Text:
 
 def glance_lines(layer: Layer, results: Sequence[Result]) -> list[Line]:
     """A layer read at a glance: its failures, warnings and notes in full (each list in them
-    cut, `cut_lists`); its passes as a count in the heading when nothing else of the layer is
-    shown in full, else each on its line; its skips as one line, grouped by cause."""
+    cut, `cut_lists`); its passes as a count with their ids in the heading ("[✓] CUDA: 3
+    passed (GD201-GD203)") where they are PASSES or more and nothing else of the layer is shown
+    in full, else each on its line; its skips as one line, grouped by cause. The Requirements
+    layer's passes always show: each answers what the user asked (`--require`)."""
     shown = [r for r in results if verdict(r) not in (Verdict.PASS, Verdict.SKIP)]
     passes = [r for r in results if verdict(r) is Verdict.PASS]
     skips = [r for r in results if verdict(r) is Verdict.SKIP]
-    if shown:  # a pass beside a failure is context: each one is shown
-        shown = [r for r in results if verdict(r) is not Verdict.SKIP]
-    tail = f": {len(passes)} passed" if passes and not shown else ""
+    if shown or len(passes) < PASSES or layer is Layer.REQUIREMENTS:
+        shown = [r for r in results if verdict(r) is not Verdict.SKIP]  # beside: context
+    tail = (f": {len(passes)} passed ({id_ranges([r.check_id for r in passes])})"
+            if passes and not shown else "")
     if not shown and not passes:  # nothing but skips: the heading says why
         return [(Text.assemble(heading(layer, results, ": "), skip_summary(skips)), True)]
-    out: list[Line] = [(heading(layer, results, tail), False)]
+    out: list[Line] = [(heading(layer, results, tail), True)]
     for r in shown:
         out += result_lines(r, False, indent=INDENT, cut=True)
     if skips:

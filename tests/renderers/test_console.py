@@ -114,7 +114,7 @@ def test_this_vm_fits_in_30_lines() -> None:
     quiet, loud = render(report), render(report, verbose=True)
     assert len(quiet.splitlines()) <= 30, quiet
     assert len(loud.splitlines()) > 100
-    assert "[✓] cuDNN: 8 passed" in quiet
+    assert "[✓] cuDNN: 8 passed (GD302-GD307, GD309, GD310)\n" in quiet
     assert re.search(r"^    – 12 skipped: .*\(GD102, GD105-GD108,$", quiet, re.M), quiet
     assert "[–] Requirements: 7 skipped: no gpus, driver, cuda, cudnn, torch, arch or gpu-memory" \
         " requirement" in quiet
@@ -137,14 +137,42 @@ def test_failures_warnings_and_notes_print_in_full_with_their_fix() -> None:
         named = [i for line in summaries for i in ids_in(line.partition(" skipped: ")[2])]
         skipped = [r.check_id for r in report.results if verdict(r) is Verdict.SKIP]
         assert sorted(named) == sorted(skipped), path.name
+        # every check is named: on its own line, in its layer's pass count or skip line
+        counted = [i for line in quiet.splitlines() if re.match(r"\[✓\] .*: \d+ passed \(", line)
+                   for i in ids_in(line.partition(" passed ")[2])]
+        own = re.findall(r"^    [✓✗!i] (GD\d+) ", quiet, re.M)
+        assert sorted(counted + own + named) == sorted(r.check_id for r in report.results), \
+            path.name
 
 
 def test_passes_collapse_only_where_nothing_else_of_the_layer_shows() -> None:
     report = judged(FIXTURES / "envs" / "pascal-gpu-cu130-torch.json")
     quiet = render(report)
-    assert "[✓] Environment: 6 passed" in quiet  # nothing else: a count
+    assert "[✓] Environment: 6 passed (GD501-GD504, GD506, GD507)\n" in quiet  # nothing else
     assert "[✗] CUDA\n" in quiet  # a failure: each pass beside it is shown
     assert "✓ GD201 CUDA toolkit found:" in quiet
+
+
+def test_a_few_passes_and_what_the_user_required_show_one_by_one() -> None:
+    """`check GD403` shows GD403's message, not '1 passed'; a requirement that passes says
+    what the machine has (it answers the job's `--require`)."""
+    full = judged(FIXTURES / "envs" / "h100-healthy.json")
+    one = Report(full.environment, tuple(r for r in full.results if r.check_id == "GD403"))
+    assert "    ✓ GD403 torch.cuda.is_available(): CUDA available" in render(one)
+    two = Report(full.environment, tuple(r for r in full.results
+                                         if r.check_id in ("GD201", "GD202")))
+    assert "✓ GD201 " in render(two) and "✓ GD202 " in render(two)
+    three = Report(full.environment, tuple(r for r in full.results
+                                           if r.check_id in ("GD201", "GD202", "GD203")))
+    assert render(three).splitlines()[4] == "[✓] CUDA: 3 passed (GD201-GD203)"
+    required = Report(full.environment, (
+        result("GD601", Status.PASS, "8 GPUs (≥ 8)", Layer.REQUIREMENTS),
+        result("GD602", Status.PASS, "driver 580.65.06 (≥ 535)", Layer.REQUIREMENTS),
+        result("GD603", Status.PASS, "CUDA 13.0 (≥ 12.1)", Layer.REQUIREMENTS),
+        result("GD604", Status.SKIP, "no cudnn requirement given", Layer.REQUIREMENTS)))
+    text = render(required)
+    assert "✓ GD601 a title: 8 GPUs (≥ 8)" in text and "✓ GD603 a title: CUDA 13.0" in text
+    assert "– 1 skipped: no cudnn requirement given (GD604)" in text
 
 
 def test_verbose_shows_every_check_and_every_evidence_item() -> None:
