@@ -86,6 +86,7 @@ def test_not_executable(tmp_path: Path) -> None:
         childproc.run([str(script)], 30)
 
 
+@pytest.mark.slow
 def test_deadline_kills_the_whole_group(tmp_path: Path) -> None:
     """The child starts a grandchild and both sleep: at the deadline both are gone, and what
     the child printed before is kept."""

@@ -428,6 +428,7 @@ COMPAT_MODULES = ("gpudoctor.compat", "gpudoctor.compat.rows", "gpudoctor.compat
                   "gpudoctor.versions")
 
 
+@pytest.mark.slow
 def test_each_compat_module_imports_alone() -> None:
     """No import cycle in the compat package: each module imports first in a fresh interpreter
     (a cycle shows as an ImportError on a partially initialised module)."""

@@ -81,6 +81,7 @@ def test_every_product_row_cites_its_page_and_has_an_arch(tables: Tables) -> Non
     assert archs["7.5"].products[:2] == ("NVIDIA T4", "QUADRO RTX 8000")  # the page's order
 
 
+@pytest.mark.slow
 def test_every_page_name_finds_itself(tables: Tables) -> None:
     """A name as the page prints it is matched to its own row, except where the page itself
     lists one name under two compute capabilities (GeForce G210M: 1.1 and 1.2)."""

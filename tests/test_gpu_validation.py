@@ -144,6 +144,7 @@ def test_refuses_to_run_inside_a_validation_run(tmp_path: Path) -> None:
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_full_validation_test_skips_under_the_tag() -> None:
     """Even collected (deselection bypassed), the test that runs the script does not run
     inside a validation run."""
@@ -175,6 +176,7 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("sleep", "rc"), [("300", 124), ("0", 0)],
                          ids=["past-its-deadline", "exits-leaving-a-process"])
 def test_a_step_leaves_nothing_behind(sleep: str, rc: int) -> None:
@@ -197,6 +199,7 @@ def test_a_step_without_budget_is_not_run() -> None:
     assert (step.rc, step.verdict) == (None, "not run") and "budget" in step.note
 
 
+@pytest.mark.slow
 def test_results_written_after_every_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
     """Each step finds the results of the steps before it on disk: a lease that ends

@@ -138,6 +138,7 @@ def _decisions(path: Path) -> list[str]:
 NOT_YET = {"gpudoctor/explain/core.py"}
 
 
+@pytest.mark.slow
 def test_nothing_else_decides() -> None:
     """Only the policy (and the checks, which give a finding its severity) weigh a severity:
     a renderer or a command that decided note-or-warning itself could disagree with the exit

@@ -24,7 +24,8 @@ from gpudoctor.model import TorchFacts
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.pytorch import probe_torch
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.5 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[1]
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"

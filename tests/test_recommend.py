@@ -193,6 +193,7 @@ def test_only_unknown_arch_lists_fit_then_the_pick_says_so(tables: Tables) -> No
     assert any("may not include sm_100" in n for n in rec.notes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.stem)
 def test_cli_on_every_snapshot(path: Path) -> None:
     result = invoke("recommend", "--from-snapshot", str(path))

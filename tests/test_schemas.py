@@ -146,6 +146,7 @@ REAL = [d for d in schemas.VERSIONS if d not in (
     schemas.UNINSTALL_CUDNN)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", REAL)
 def test_real_output_validates(outputs: dict[str, list[Any]], document: str) -> None:
     assert outputs[document], f"no {document} output collected"

@@ -103,6 +103,7 @@ def test_smoke_cudnn_version_must_be_a_count() -> None:
 
 
 
+@pytest.mark.slow
 def test_cli_refuses_with_exit_2_naming_the_field(tmp_path: Path) -> None:
     snap = tmp_path / "node.json"
     snap.write_text(snapshot(set_static("-2.13.0")))

@@ -118,6 +118,7 @@ def _pip_lines(path: Path) -> list[str]:
 ELSEWHERE = {"explain"}
 
 
+@pytest.mark.slow
 def test_only_wheels_writes_pip_lines() -> None:
     """compat/wheels.py is the one pip-line builder: no other module writes `pip install`
     (before: TorchRelease.install_command, compat.query's pip_line, the cuDNN and cuBLAS
