@@ -266,6 +266,7 @@ def test_nothing_probed_points_at_recommend(tables: Tables) -> None:
 # --------------------------------------------------------------------------- companions, probed
 
 
+@pytest.mark.subprocess
 def test_the_probe_reads_companions_from_metadata(tmp_path: Path) -> None:
     """The real child, under this interpreter, reads torchvision's dist-info beside a torch
     package (one that does not import: the static facts come first, and survive)."""

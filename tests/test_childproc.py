@@ -38,6 +38,7 @@ def _wait_gone(pid: int, within: float = 5.0) -> bool:
     return True
 
 
+@pytest.mark.subprocess
 def test_captures_both_streams_and_the_exit_code() -> None:
     r = childproc.run([PY, "-c", "import sys; print('out'); print('err', file=sys.stderr); "
                        "sys.exit(3)"], 30)
@@ -45,27 +46,32 @@ def test_captures_both_streams_and_the_exit_code() -> None:
     assert r.argv[0] == PY
 
 
+@pytest.mark.subprocess
 def test_killed_by_a_signal_is_a_negative_code() -> None:
     r = childproc.run([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGABRT)"], 30)
     assert r.returncode == -signal.SIGABRT
 
 
+@pytest.mark.subprocess
 def test_stdin_is_fed_whole() -> None:
     text = "line\n" * 100_000  # larger than a pipe's buffer
     assert childproc.run(["cat"], 30, stdin=text).stdout == text
 
 
+@pytest.mark.subprocess
 def test_stdin_is_empty_by_default() -> None:
     assert childproc.run([PY, "-c", "import sys; print(repr(sys.stdin.read()))"],
                          30).stdout == "''\n"
 
 
+@pytest.mark.subprocess
 def test_env_is_passed() -> None:
     r = childproc.run([PY, "-c", "import os; print(os.environ['GD_TEST'])"], 30,
                       {**os.environ, "GD_TEST": "x y"})
     assert r.stdout == "x y\n"
 
 
+@pytest.mark.subprocess
 def test_own_session_and_process_group() -> None:
     r = childproc.run([PY, "-c", "import os; print(os.getpid(), os.getpgid(0), os.getsid(0))"],
                       30)
@@ -74,11 +80,13 @@ def test_own_session_and_process_group() -> None:
     assert pgid != os.getpgid(0)
 
 
+@pytest.mark.subprocess
 def test_missing_program() -> None:
     with pytest.raises(FileNotFoundError):
         childproc.run(["/nonexistent/gpudoctor-test"], 30)
 
 
+@pytest.mark.subprocess
 def test_not_executable(tmp_path: Path) -> None:
     script = tmp_path / "script"
     script.write_text("#!/bin/sh\necho hi\n")
@@ -100,6 +108,7 @@ def test_deadline_kills_the_whole_group(tmp_path: Path) -> None:
     assert _wait_gone(grandchild)
 
 
+@pytest.mark.subprocess
 def test_grandchild_left_behind_is_killed_when_the_child_exits() -> None:
     """A child that exits while its grandchild still holds the pipes: the call returns (it
     does not wait for the deadline) and the grandchild is killed."""
@@ -108,6 +117,7 @@ def test_grandchild_left_behind_is_killed_when_the_child_exits() -> None:
     assert _wait_gone(int(r.stdout.split()[0]))
 
 
+@pytest.mark.subprocess
 def test_flood_is_cut_with_a_note() -> None:
     r = childproc.run([PY, "-c", "import sys; sys.stdout.write('a' * 5000 + 'b' * 10**6 + "
                        "'c' * 5000)"], 60, limit=10_000)
@@ -121,6 +131,7 @@ def test_flood_is_cut_with_a_note() -> None:
     assert r.stderr == ""
 
 
+@pytest.mark.subprocess
 def test_flood_of_100_mb_keeps_memory_bounded() -> None:
     """`python -c "print('x' * 10**8)"` under the default bound: the runner keeps 4 MiB and
     its process never holds the 100 MB (the peak RSS of a separate interpreter running it:
@@ -142,6 +153,7 @@ def test_flood_of_100_mb_keeps_memory_bounded() -> None:
     assert data["rss_kib"] * 1024 < 10**8 / 2  # far below what the child printed
 
 
+@pytest.mark.subprocess
 def test_lines_reach_the_callback_as_they_come() -> None:
     seen: list[tuple[str, int]] = []
     r = childproc.run(
@@ -153,6 +165,7 @@ def test_lines_reach_the_callback_as_they_come() -> None:
     assert r.stdout == "0\n1\n2\ntail"
 
 
+@pytest.mark.subprocess
 def test_a_line_longer_than_the_bound_is_dropped_from_the_callback() -> None:
     seen: list[str] = []
     childproc.run([PY, "-c", "print('short'); print('x' * 50000); print('after')"], 30,
@@ -160,6 +173,7 @@ def test_a_line_longer_than_the_bound_is_dropped_from_the_callback() -> None:
     assert seen == ["short", "after"]
 
 
+@pytest.mark.subprocess
 def test_registry_holds_a_child_until_it_is_finished() -> None:
     child = childproc.start([PY, "-c", "import time; time.sleep(0.2)"])
     assert child.pid in childproc.live()
@@ -167,6 +181,7 @@ def test_registry_holds_a_child_until_it_is_finished() -> None:
     assert child.pid not in childproc.live()
 
 
+@pytest.mark.subprocess
 def test_a_callback_that_raises_kills_the_child() -> None:
     def boom(line: str) -> None:
         raise RuntimeError(line)

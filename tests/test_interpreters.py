@@ -30,6 +30,7 @@ def executable(path: Path, text: str) -> Path:
 # --------------------------------------------------------------------------- locate
 
 
+@pytest.mark.subprocess
 def test_bare_name_comes_from_the_path_of_environ_symlink_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / "bin"
@@ -54,6 +55,7 @@ def test_a_relative_path_is_made_absolute_and_home_comes_from_environ(
     assert locate("~/venv/bin/python", {**PATH, "HOME": str(tmp_path)}) == str(python)
 
 
+@pytest.mark.subprocess
 def test_locate_runs_nothing(tmp_path: Path) -> None:
     ran = tmp_path / "ran"
     script = executable(tmp_path / "python", f"#!/bin/sh\ntouch {ran}\n")
@@ -91,6 +93,7 @@ def test_locate_refuses(tmp_path: Path, kind: str, says: str) -> None:
 # --------------------------------------------------------------------------- resolve
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("kind", "says"), [
     ("ls", "not a Python interpreter"),
     ("script", "not a Python interpreter"),
@@ -112,12 +115,14 @@ def test_resolve_refuses_what_is_not_a_python_of_3_8_or_newer(
     assert says in str(e.value)
 
 
+@pytest.mark.subprocess
 def test_resolve_gives_up_at_its_timeout(tmp_path: Path) -> None:
     slow = executable(tmp_path / "python", "#!/bin/sh\nsleep 30\n")
     with pytest.raises(NotAnInterpreter, match=r"did not answer within 0\.5 s"):
         resolve(str(slow), PATH, 0.5)
 
 
+@pytest.mark.subprocess
 def test_resolve_accepts_real_pythons_from_3_8() -> None:
     assert resolve(sys.executable, PATH) == os.path.abspath(sys.executable)
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")))
@@ -128,6 +133,7 @@ def test_resolve_accepts_real_pythons_from_3_8() -> None:
 # --------------------------------------------------------------------------- every command
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("args", [
     ["smoke-test", "--device", "cpu"],
     ["smoke-test", "--device", "cpu", "--distributed"],

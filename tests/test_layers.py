@@ -52,6 +52,7 @@ def copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.subprocess
 @needs_import_linter
 def test_the_tree_keeps_every_contract() -> None:
     result = lint(ROOT)
@@ -59,6 +60,7 @@ def test_the_tree_keeps_every_contract() -> None:
     assert "0 broken" in result.stdout
 
 
+@pytest.mark.subprocess
 @needs_import_linter
 def test_a_wrong_way_import_breaks_the_layers(copy: Path) -> None:
     model = copy / "gpudoctor" / "model.py"
@@ -69,6 +71,7 @@ def test_a_wrong_way_import_breaks_the_layers(copy: Path) -> None:
     assert "gpudoctor.model is not allowed to import gpudoctor.cli" in result.stdout
 
 
+@pytest.mark.subprocess
 @needs_import_linter
 def test_an_import_hidden_in_a_function_breaks_them_too(copy: Path) -> None:
     versions = copy / "gpudoctor" / "versions.py"

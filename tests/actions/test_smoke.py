@@ -191,6 +191,7 @@ def test_broken_torch_is_a_finding(tmp_path: Path, body: str, timeout: float, re
     assert statuses(outcome)["smoke-device-usable"] is Status.FAIL
 
 
+@pytest.mark.subprocess
 def test_missing_interpreter_and_missing_torch(tmp_path: Path) -> None:
     outcome = run_smoke(SmokeOptions(device="cpu", python=str(tmp_path / "no-python")))
     assert isinstance(outcome, SmokeFailure)
@@ -236,6 +237,7 @@ def test_arch_supported(child: dict[str, Any], major: int, minor: int, arch_list
     assert child["arch_supported"](major, minor, arch_list) is ok
 
 
+@pytest.mark.subprocess  # the first `import torch` of a process runs ldconfig -p
 @pytest.mark.needs_torch
 @pytest.mark.slow
 def test_summarize_and_rel_diff(child: dict[str, Any]) -> None:
@@ -249,6 +251,7 @@ def test_summarize_and_rel_diff(child: dict[str, Any]) -> None:
         0.002 / 4.002, rel=1e-4)
 
 
+@pytest.mark.subprocess  # the first `import torch` of a process runs ldconfig -p
 @pytest.mark.needs_torch
 def test_tf32_off_restores_flags(child: dict[str, Any]) -> None:
     import torch
@@ -260,6 +263,7 @@ def test_tf32_off_restores_flags(child: dict[str, Any]) -> None:
     assert child["tf32_state"](torch) == before
 
 
+@pytest.mark.subprocess  # the first `import torch` of a process runs ldconfig -p
 @pytest.mark.needs_torch
 def test_tf32_through_fp32_precision(child: dict[str, Any]) -> None:
     """torch >= 2.9: TF32 is switched through `fp32_precision` (the legacy `allow_tf32` flags
@@ -282,6 +286,7 @@ def test_tf32_through_fp32_precision(child: dict[str, Any]) -> None:
         b.cudnn.conv.fp32_precision = "tf32"
 
 
+@pytest.mark.subprocess  # the first `import torch` of a process runs ldconfig -p
 @pytest.mark.needs_torch
 @pytest.mark.slow
 def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
@@ -305,6 +310,7 @@ def test_float16_scales_the_loss(child: dict[str, Any]) -> None:
     assert float((g16 - g32).abs().max() / g32.abs().max()) < 0.1  # unscaled
 
 
+@pytest.mark.subprocess  # the first `import torch` of a process runs ldconfig -p
 @pytest.mark.needs_torch
 @pytest.mark.slow
 def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],

@@ -97,6 +97,7 @@ def test_plain_cp_copies_warn_and_the_ln_commands_fix_them(
     assert run(probed(prefix))["GD304"].status is Status.PASS
 
 
+@pytest.mark.subprocess
 def test_dangling_or_missing_soname_link_fails(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0")
     (prefix / "lib64/libcudnn_cnn.so.9").unlink()
@@ -110,6 +111,7 @@ def test_dangling_or_missing_soname_link_fails(tmp_path: Path, cudnn_kit: CudnnK
     assert run(probed(prefix))["GD304"].status is Status.PASS
 
 
+@pytest.mark.subprocess
 def test_files_not_world_readable_get_the_chmod_line(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", mode=0o600)
     f = run(probed(prefix))["GD303"]
@@ -129,6 +131,7 @@ def test_unreadable_by_this_user_fails() -> None:
     assert "cannot read them either" in f.message
 
 
+@pytest.mark.subprocess
 def test_missing_and_mixed_sublibraries(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0")
     for name in ("libcudnn_heuristic.so.9", "libcudnn_heuristic.so.9.1.0",
@@ -158,6 +161,7 @@ def test_header_and_library_disagree(tmp_path: Path, cudnn_kit: CudnnKit) -> Non
     assert "gpudoctor install-cudnn" in (f.fix or "")
 
 
+@pytest.mark.subprocess
 def test_headers_missing_or_garbage(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
     (prefix / "include/cudnn_version.h").write_text("nothing here\n")
@@ -187,6 +191,7 @@ def test_unresolved_dependency_is_named(tmp_path: Path, cudnn_kit: CudnnKit) -> 
                      f"cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz --prefix {prefix}")
 
 
+@pytest.mark.subprocess
 def test_a_library_that_crashes_its_loader_fails(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", abort=True)
     f = run(probed(prefix))["GD306"]
@@ -194,6 +199,7 @@ def test_a_library_that_crashes_its_loader_fails(tmp_path: Path, cudnn_kit: Cudn
     assert "crashed the process that loaded it (signal 6)" in f.message
 
 
+@pytest.mark.subprocess
 def test_release_without_a_build_for_the_toolkit(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "7.6.5")
     f = run(probed(prefix, cuda="12.4"))["GD308"]
@@ -288,6 +294,7 @@ def test_known_bad_release_warns() -> None:
 # ---------------------------------------------------------------------------- GD302, for real
 
 
+@pytest.mark.subprocess
 def test_header_of_one_release_beside_libraries_of_another(
         tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     """cudnn_version.h of 8.5.0 copied beside 9.1.0 libraries: both versions named."""

@@ -279,6 +279,7 @@ def test_cuda_home_that_is_no_toolkit_is_named_with_what_breaks(
     assert (f.fix or "").startswith("unset CUDA_HOME")
 
 
+@pytest.mark.subprocess
 def test_cuda_home_broken_beside_a_real_toolkit_points_at_it(tmp_path: Path) -> None:
     kit = tmp_path / "sys" / "usr" / "local" / "cuda"
     (kit / "bin").mkdir(parents=True)
@@ -291,6 +292,7 @@ def test_cuda_home_broken_beside_a_real_toolkit_points_at_it(tmp_path: Path) -> 
     assert f.fix == f"export CUDA_HOME={kit}"
 
 
+@pytest.mark.subprocess
 def test_cuda_path_broken_while_cuda_home_is_set(tmp_path: Path) -> None:
     good = tmp_path / "good"
     (good / "bin").mkdir(parents=True)

@@ -97,6 +97,7 @@ def test_the_step_with_defaults_and_a_malformed_requirement(installed: Path) -> 
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.subprocess
 def test_a_missing_interpreter_is_an_annotated_error(tmp_path: Path) -> None:
     p = run_step(ACTION["runs"]["steps"][0], {"python": "no-such-python3"}, tmp_path)
     assert p.returncode == 2

@@ -50,6 +50,7 @@ def assert_round_trips(env: Environment) -> None:
     assert dumps(loads(text)) == text
 
 
+@pytest.mark.subprocess
 def test_a_probe_that_raises_becomes_a_fact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,6 +89,7 @@ def test_every_probe_raising(
     assert_round_trips(env)
 
 
+@pytest.mark.subprocess
 def test_hermetic_collect_without_torch(tmp_path: Path) -> None:
     env = collect(hermetic(tmp_path, no_torch=True))
     assert isinstance(env.torch, Unavailable)

@@ -80,6 +80,7 @@ def test_toolkit_copy_v8_with_intact_chains(tmp_path: Path, cudnn_kit: CudnnKit)
     assert {h.name for h in inst.headers} >= {"cudnn.h", "cudnn_version.h"}
 
 
+@pytest.mark.subprocess
 def test_v7_header_is_cudnn_h(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "7.6.5")
     inst = only(probe_cudnn_at(str(prefix), deps_for(tmp_path)))
@@ -115,6 +116,7 @@ def test_the_toolkits_own_cublas_resolves(tmp_path: Path, cudnn_kit: CudnnKit) -
     assert inst.cuda_build == "12"
 
 
+@pytest.mark.subprocess
 def test_a_library_that_aborts_its_loader_is_a_fact(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", abort=True)
     inst = only(probe_cudnn_at(str(prefix), deps_for(tmp_path)))
@@ -123,6 +125,7 @@ def test_a_library_that_aborts_its_loader_is_a_fact(tmp_path: Path, cudnn_kit: C
     assert inst.header_version == "8.9.7"
 
 
+@pytest.mark.subprocess
 def test_header_without_macros_and_dangling_include(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
     (prefix / "include" / "cudnn_version.h").write_text("garbage\n")
@@ -137,6 +140,7 @@ def test_header_without_macros_and_dangling_include(tmp_path: Path, cudnn_kit: C
     assert "cudnn_version.h" in inst.header_version.message
 
 
+@pytest.mark.subprocess
 def test_dangling_symlink(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
     (prefix / "lib64" / "libcudnn_adv_train.so.8.9.7").unlink()
@@ -145,6 +149,7 @@ def test_dangling_symlink(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     assert (lib.size, lib.readable) == (-1, False)
 
 
+@pytest.mark.subprocess
 def test_same_directory_two_ways_is_one_copy(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "usr/local/cuda-12.4", "9.1.0")
     (tmp_path / "usr/local/cuda").symlink_to("cuda-12.4")
@@ -154,6 +159,7 @@ def test_same_directory_two_ways_is_one_copy(tmp_path: Path, cudnn_kit: CudnnKit
     assert inst.in_use
 
 
+@pytest.mark.subprocess
 def test_toolkit_in_use_is_the_first_that_exists(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     first = tmp_path / "opt/first"
     first.mkdir(parents=True)  # exists, holds no cuDNN: still the toolkit in use
@@ -164,6 +170,7 @@ def test_toolkit_in_use_is_the_first_that_exists(tmp_path: Path, cudnn_kit: Cudn
     assert not inst.in_use
 
 
+@pytest.mark.subprocess
 def test_debian_style_headers_and_libraries(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     root = tmp_path
     cudnn_kit.populate(root / "usr", "8.9.7", include="include/x86_64-linux-gnu",
@@ -178,6 +185,7 @@ def test_debian_style_headers_and_libraries(tmp_path: Path, cudnn_kit: CudnnKit)
     assert inst.header_version == inst.library_version == "8.9.7"
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("machine", ["aarch64", "ppc64le"])
 def test_debian_style_cudnn_of_another_architecture(tmp_path: Path, cudnn_kit: CudnnKit,
                                                     machine: str) -> None:
@@ -193,6 +201,7 @@ def test_debian_style_cudnn_of_another_architecture(tmp_path: Path, cudnn_kit: C
     assert isinstance(other, Unavailable) or not other.installs
 
 
+@pytest.mark.subprocess
 def test_ldconfig_cache(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     if shutil.which("ldconfig", path="/sbin:/usr/sbin:/usr/bin:/bin") is None:
         pytest.skip("no ldconfig")
@@ -209,6 +218,7 @@ def test_ldconfig_cache(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     assert inst.header_version == inst.library_version == "9.1.0"
 
 
+@pytest.mark.subprocess
 def test_pip_wheel_finds_its_sibling_cublas(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     site = tmp_path / "venv/site-packages"
     wheel = site / "nvidia/cudnn"
@@ -233,6 +243,7 @@ def test_pip_wheel_finds_its_sibling_cublas(tmp_path: Path, cudnn_kit: CudnnKit)
     assert inst.library_version == "9.1.0"
 
 
+@pytest.mark.subprocess
 def test_conda_and_manifest_cuda_build(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     conda = cudnn_kit.populate(tmp_path / "conda/env", "8.9.7", lib="lib")
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
@@ -249,18 +260,21 @@ def test_conda_and_manifest_cuda_build(tmp_path: Path, cudnn_kit: CudnnKit) -> N
     assert isinstance(env.cuda_build, Unavailable)
 
 
+@pytest.mark.subprocess
 def test_nothing_found(tmp_path: Path) -> None:
     facts = probe_cudnn(deps_for(tmp_path))
     assert isinstance(facts, Unavailable)
     assert facts.reason is Reason.NOT_INSTALLED
 
 
+@pytest.mark.subprocess
 def test_real_interpreter_site_packages_is_cheap(tmp_path: Path) -> None:
     # the default Deps.python is this interpreter: no child process is started for it
     facts = probe_cudnn(Deps(root=tmp_path, environ={}, python=sys.executable))
     assert isinstance(facts, CudnnFacts | Unavailable)
 
 
+@pytest.mark.subprocess
 def test_facts_round_trip_through_a_snapshot(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", needs=["libcublas.so.11"])
     facts = probe_cudnn_at(str(prefix), deps_for(tmp_path))
@@ -268,6 +282,7 @@ def test_facts_round_trip_through_a_snapshot(tmp_path: Path, cudnn_kit: CudnnKit
     assert snapshot.from_data(CudnnFacts | Unavailable, data) == facts
 
 
+@pytest.mark.subprocess
 def test_patients_own_venv_wheel_is_found(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     """`--python` of another venv: its own site-packages hold the cuDNN wheel (the child asks
     that interpreter as it runs: with -S a venv reports its base's site-packages instead)."""

@@ -18,6 +18,8 @@ from gpudoctor.probes.cudnn_files import library_facts, load_each
 from gpudoctor.probes.interface import Deps
 from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.subprocess  # starts programs (the probes' children, ldd, ...)
+
 ENV = {"PATH": "/usr/bin:/bin"}
 
 

@@ -82,6 +82,7 @@ def unavailable(value: object, reason: Reason) -> Unavailable:
 # ---------------------------------------------------------------------------- happy path
 
 
+@pytest.mark.subprocess
 def test_two_gpus_every_field(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{RTX3090}", driver="580.65.06", cuda="13000",
                  mig_gpus="0", not_supported="mig:1")
@@ -147,6 +148,7 @@ def test_library_present_but_unloadable(tmp_path: Path) -> None:
     assert str(tmp_path / "libnvidia-ml.so.1") in u.detail
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("code", "reason", "message", "detail"),
     [
@@ -181,22 +183,26 @@ def test_init_errors(
 # ---------------------------------------------------------------------------- after init
 
 
+@pytest.mark.subprocess
 def test_driver_query_failing_after_init(nvml: RunNvml) -> None:
     u = unavailable(nvml(fail="nvmlSystemGetDriverVersion=999"), Reason.ERROR)
     assert u.message == "reading the driver version: NVML said Unknown Error"
 
 
+@pytest.mark.subprocess
 def test_device_count_without_permission(nvml: RunNvml) -> None:
     u = unavailable(nvml(fail="nvmlDeviceGetCount_v2=4"), Reason.PERMISSION_DENIED)
     assert u.message == "no permission to talk to the driver"
 
 
+@pytest.mark.subprocess
 def test_shutdown_error_keeps_the_facts(nvml: RunNvml) -> None:
     facts = nvml(fail="nvmlShutdown=999")
     assert isinstance(facts, NvmlFacts)
     assert len(facts.gpus) == 1
 
 
+@pytest.mark.subprocess
 def test_optional_system_queries_not_supported(nvml: RunNvml) -> None:
     facts = nvml(not_supported="cuda,nvmlversion")
     assert isinstance(facts, NvmlFacts)
@@ -207,6 +213,7 @@ def test_optional_system_queries_not_supported(nvml: RunNvml) -> None:
     assert isinstance(facts.gpus[0], GpuFacts)
 
 
+@pytest.mark.subprocess
 def test_old_driver_without_newer_functions(fake_nvml_old: Path) -> None:
     facts = run_probe(fake_nvml_old, gpus=RTX3090)
     assert isinstance(facts, NvmlFacts)
@@ -221,6 +228,7 @@ def test_old_driver_without_newer_functions(fake_nvml_old: Path) -> None:
 # ---------------------------------------------------------------------------- per GPU
 
 
+@pytest.mark.subprocess
 def test_lost_gpu_among_healthy_ones(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{H100};{RTX3090}", lost_gpu="1")
     assert isinstance(facts, NvmlFacts)
@@ -235,6 +243,7 @@ def test_lost_gpu_among_healthy_ones(nvml: RunNvml) -> None:
     assert u.detail == "NVMLError_GpuIsLost: GPU is lost"
 
 
+@pytest.mark.subprocess
 def test_one_failing_query_marks_only_that_gpu(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{RTX3090}", fail="nvmlDeviceGetPciInfo_v3=4")
     assert isinstance(facts, NvmlFacts)
@@ -242,6 +251,7 @@ def test_one_failing_query_marks_only_that_gpu(nvml: RunNvml) -> None:
         unavailable(gpu, Reason.PERMISSION_DENIED)
 
 
+@pytest.mark.subprocess
 def test_mig_and_persistence_not_supported_gpu_still_listed(nvml: RunNvml) -> None:
     facts = nvml(gpus=RTX3090, not_supported="mig,persistence")
     assert isinstance(facts, NvmlFacts)
@@ -254,6 +264,7 @@ def test_mig_and_persistence_not_supported_gpu_still_listed(nvml: RunNvml) -> No
     assert m.detail == "NVMLError_NotSupported: Not Supported"
 
 
+@pytest.mark.subprocess
 def test_persistence_disabled(nvml: RunNvml) -> None:
     facts = nvml(persistence="0")
     assert isinstance(facts, NvmlFacts)
@@ -264,6 +275,7 @@ def test_persistence_disabled(nvml: RunNvml) -> None:
 # ---------------------------------------------------------------------------- the binding
 
 
+@pytest.mark.subprocess
 def test_pynvml_that_is_not_nvidias_binding(tmp_path: Path, fake_nvml: Path) -> None:
     (tmp_path / "pynvml.py").write_text('"""an unrelated module named pynvml"""\n')
     u = unavailable(run_probe(fake_nvml, extra_path=tmp_path), Reason.ERROR)
@@ -274,6 +286,7 @@ def test_pynvml_that_is_not_nvidias_binding(tmp_path: Path, fake_nvml: Path) -> 
     assert u.detail == f"pynvml from {tmp_path / 'pynvml.py'}"
 
 
+@pytest.mark.subprocess
 def test_pynvml_not_importable(tmp_path: Path, fake_nvml: Path) -> None:
     (tmp_path / "pynvml.py").write_text("raise ImportError('half-uninstalled')\n")
     u = unavailable(run_probe(fake_nvml, extra_path=tmp_path), Reason.NOT_INSTALLED)

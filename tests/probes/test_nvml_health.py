@@ -32,6 +32,7 @@ def healths(facts: object) -> list[GpuHealth]:
     return out
 
 
+@pytest.mark.subprocess
 def test_every_field_read(nvml: RunNvml) -> None:
     (h,) = healths(nvml(
         ecc_vol_unc="2", ecc_agg_unc="9", ecc_vol_corr="5", ecc_agg_corr="40", retired_sbe="3",
@@ -55,6 +56,7 @@ def test_every_field_read(nvml: RunNvml) -> None:
     unavailable(h.fabric_state, Reason.NOT_SUPPORTED)  # no NVSwitch by default
 
 
+@pytest.mark.subprocess
 def test_healthy_defaults(nvml: RunNvml) -> None:
     (h,) = healths(nvml())
     assert (h.ecc_mode, h.ecc_volatile_uncorrectable, h.remapped_rows_pending) == (
@@ -62,6 +64,7 @@ def test_healthy_defaults(nvml: RunNvml) -> None:
     assert (h.clock_events, h.gpu_idle) == ((), True)
 
 
+@pytest.mark.subprocess
 def test_geforce_has_no_ecc_or_remapping(nvml: RunNvml) -> None:
     """ECC and row remapping are NOT_SUPPORTED on a GeForce; the rest is still read."""
     (h,) = healths(nvml(gpus=RTX3090, ecc_mode="NA", remap_corr="NA", retired_sbe="NA",
@@ -76,6 +79,7 @@ def test_geforce_has_no_ecc_or_remapping(nvml: RunNvml) -> None:
     assert (h.temperature, h.pcie_width) == (35, 16)
 
 
+@pytest.mark.subprocess
 def test_per_gpu_values_and_isolation(nvml: RunNvml) -> None:
     """FAKE_NVML_<KEY>_<index> sets one GPU; a lost GPU leaves the others' health read."""
     facts = nvml(gpus=f"{H100};{H100};{H100}", remap_pending_2="1", temp_0="NA", lost_gpu="1")
@@ -88,6 +92,7 @@ def test_per_gpu_values_and_isolation(nvml: RunNvml) -> None:
     assert (first.health.remapped_rows_pending, third.health.remapped_rows_pending) == (False, True)
 
 
+@pytest.mark.subprocess
 def test_one_failing_query_is_one_unavailable_field(nvml: RunNvml) -> None:
     (h,) = healths(nvml(fail="nvmlDeviceGetRemappedRows=999,nvmlDeviceGetPowerUsage=4"))
     u = unavailable(h.remapped_rows_pending, Reason.ERROR)
@@ -97,12 +102,14 @@ def test_one_failing_query_is_one_unavailable_field(nvml: RunNvml) -> None:
     assert h.power_limit == 700.0
 
 
+@pytest.mark.subprocess
 def test_old_driver_falls_back_to_throttle_reasons(fake_nvml_old: Path) -> None:
     """Before driver 535 the query is nvmlDeviceGetCurrentClocksThrottleReasons."""
     (h,) = healths(run_probe(fake_nvml_old, clock_events="0x21"))
     assert (h.clock_events, h.gpu_idle) == (("SW Thermal Slowdown",), True)
 
 
+@pytest.mark.subprocess
 def test_state_file(nvml: RunNvml, tmp_path: Path) -> None:
     """FAKE_NVML_STATE: NAME=value lines become FAKE_NVML_NAME; the environment wins."""
     state = tmp_path / "state"
@@ -118,6 +125,7 @@ def test_state_file(nvml: RunNvml, tmp_path: Path) -> None:
     assert isinstance(facts.gpus[1], GpuFacts) and facts.gpus[1].persistence_mode is False
 
 
+@pytest.mark.subprocess
 def test_missing_state_file_is_ignored(nvml: RunNvml, tmp_path: Path) -> None:
     facts = nvml(state=str(tmp_path / "absent"))
     assert isinstance(facts, NvmlFacts) and len(facts.gpus) == 1
@@ -132,6 +140,7 @@ def test_decode_clock_events() -> None:
         "Display Clock Setting")
 
 
+@pytest.mark.subprocess
 def test_compute_mode(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{H100};{H100}", compute_mode_1="2", compute_mode_2="NA")
     assert isinstance(facts, NvmlFacts)
@@ -200,6 +209,7 @@ def test_real_gpu_health() -> None:
 # ------------------------------------------------------------- recovery, fabric, processes
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("code", "name"), [
     ("0", "None"), ("1", "Reset"), ("2", "Reboot"), ("3", "Drain P2P"), ("4", "Drain and Reset"),
     ("9", "unknown action 9")])
@@ -209,6 +219,7 @@ def test_recovery_action(nvml: RunNvml, code: str, name: str) -> None:
     assert h.recovery_action == name
 
 
+@pytest.mark.subprocess
 def test_recovery_action_not_supported(nvml: RunNvml) -> None:
     """A driver without the field answers NOT_SUPPORTED in the field's own return code."""
     (h,) = healths(nvml(recovery_action="NA"))
@@ -218,6 +229,7 @@ def test_recovery_action_not_supported(nvml: RunNvml) -> None:
     unavailable(h.recovery_action, Reason.ERROR)
 
 
+@pytest.mark.subprocess
 def test_fabric_states(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{H100};{H100};{H100}", fabric_state="3", fabric_state_1="1",
                  fabric_status_2="999", fabric_state_3="NA")
@@ -230,6 +242,7 @@ def test_fabric_states(nvml: RunNvml) -> None:
         "GPU 0 has no NVSwitch fabric")
 
 
+@pytest.mark.subprocess
 def test_processes(nvml: RunNvml) -> None:
     """Compute and graphics processes merge by pid; names come from /proc/PID/comm (a real
     child here), and a pid this process cannot see says so."""
@@ -247,6 +260,7 @@ def test_processes(nvml: RunNvml) -> None:
     unavailable(other.used_memory, Reason.NOT_SUPPORTED)
 
 
+@pytest.mark.subprocess
 def test_processes_none_and_not_supported(nvml: RunNvml) -> None:
     (h,) = healths(nvml())
     assert h.processes == ()

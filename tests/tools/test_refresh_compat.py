@@ -250,6 +250,7 @@ status = "verified"
             in out.splitlines())
 
 
+@pytest.mark.subprocess
 def test_a_network_failure_is_one_line_and_exit_2(tables_copy: Path) -> None:
     with socket.socket() as sock:  # a loopback port nothing listens on
         sock.bind(("127.0.0.1", 0))
