@@ -101,6 +101,7 @@ main()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_signal_handlers_are_installed_once() -> None:
     """The entry point installs them first thing; the CLI it runs installed them again."""

@@ -266,6 +266,7 @@ def test_nothing_probed_points_at_recommend(tables: Tables) -> None:
 # --------------------------------------------------------------------------- companions, probed
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_the_probe_reads_companions_from_metadata(tmp_path: Path) -> None:
     """The real child, under this interpreter, reads torchvision's dist-info beside a torch
@@ -327,6 +328,7 @@ def install_fixes(env: Environment, tables: Tables) -> list[tuple[str, str]]:
             if r.finding.fix and TORCH_LINE.search(r.finding.fix)]
 
 
+@pytest.mark.slow
 def test_the_fixtures_exercise_the_agreement(tables: Tables) -> None:
     """The recorded machines make GD401, GD402, GD103 and GD404 print install lines (so the
     test above compares something), and GD404's for the GTX 1080 is recommend's cu126 line."""

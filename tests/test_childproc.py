@@ -131,6 +131,7 @@ def test_flood_is_cut_with_a_note() -> None:
     assert r.stderr == ""
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_flood_of_100_mb_keeps_memory_bounded() -> None:
     """`python -c "print('x' * 10**8)"` under the default bound: the runner keeps 4 MiB and
@@ -153,6 +154,7 @@ def test_flood_of_100_mb_keeps_memory_bounded() -> None:
     assert data["rss_kib"] * 1024 < 10**8 / 2  # far below what the child printed
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_lines_reach_the_callback_as_they_come() -> None:
     seen: list[tuple[str, int]] = []
@@ -173,6 +175,7 @@ def test_a_line_longer_than_the_bound_is_dropped_from_the_callback() -> None:
     assert seen == ["short", "after"]
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_registry_holds_a_child_until_it_is_finished() -> None:
     child = childproc.start([PY, "-c", "import time; time.sleep(0.2)"])

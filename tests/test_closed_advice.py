@@ -83,6 +83,7 @@ def test_the_kit_catches_advice_that_is_not_closed(tables: Tables) -> None:
     assert verdicts["GD103"] == "warn"
 
 
+@pytest.mark.slow
 def test_a_machine_without_a_driver_is_told_which_one_and_following_it_closes(
         tables: Tables) -> None:
     """GD101's fix on a machine with a GPU and no driver names the driver (the one torch's CUDA

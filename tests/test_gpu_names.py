@@ -163,6 +163,7 @@ def test_real_names_from_public_reports(tables: Tables, name: str, cc: str, wher
     assert found.cc == cc, (name, found.describe(), where)
 
 
+@pytest.mark.slow
 def test_every_gpu_name_in_the_report_fixtures_is_placed_or_known_unknown(tables: Tables) -> None:
     """The report readers' GPU names from every real report under tests/fixtures: each is in
     REAL_NAMES, or one no rule can place (a name nvidia-smi cut short, a GPU outside both

@@ -135,6 +135,7 @@ def test_pytest_step_cannot_collect_itself(tmp_path: Path) -> None:
     assert "test_full_validation_on_a_real_gpu" not in r.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_refuses_to_run_inside_a_validation_run(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, str(SCRIPT), "--results", str(tmp_path)],
@@ -265,6 +266,7 @@ def test_judge_spread_and_cudnn_evidence(tmp_path: Path) -> None:
     assert verdict["profiler"]["cudnn_kernels"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize(("flags", "code"), [((), 1), (("--allow-no-gpu",), 0)])
 def test_no_gpu_exit(flags: tuple[str, ...], code: int, tmp_path: Path) -> None:

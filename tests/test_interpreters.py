@@ -115,6 +115,7 @@ def test_resolve_refuses_what_is_not_a_python_of_3_8_or_newer(
     assert says in str(e.value)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_resolve_gives_up_at_its_timeout(tmp_path: Path) -> None:
     slow = executable(tmp_path / "python", "#!/bin/sh\nsleep 30\n")

@@ -52,6 +52,7 @@ def copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @needs_import_linter
 def test_the_tree_keeps_every_contract() -> None:
@@ -60,6 +61,7 @@ def test_the_tree_keeps_every_contract() -> None:
     assert "0 broken" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @needs_import_linter
 def test_a_wrong_way_import_breaks_the_layers(copy: Path) -> None:
@@ -71,6 +73,7 @@ def test_a_wrong_way_import_breaks_the_layers(copy: Path) -> None:
     assert "gpudoctor.model is not allowed to import gpudoctor.cli" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @needs_import_linter
 def test_an_import_hidden_in_a_function_breaks_them_too(copy: Path) -> None:

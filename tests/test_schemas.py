@@ -174,6 +174,7 @@ def test_this_machines_snapshot_validates() -> None:
     assert errors(schemas.SNAPSHOT, data) == []
 
 
+@pytest.mark.slow
 def test_check_reports_of_every_kind_of_document_read_back(
         outputs: dict[str, list[Any]]) -> None:
     """What the check reader takes (a snapshot, a check report) is what the schemas allow."""
@@ -206,6 +207,7 @@ def _mutations(document: str, data: Any) -> Iterator[tuple[str, Any]]:
         yield "status misspelt", bad
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", REAL)
 def test_a_mutated_document_is_invalid(outputs: dict[str, list[Any]], document: str) -> None:
     data = outputs[document][0]

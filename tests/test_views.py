@@ -24,6 +24,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("gpudoctor."))))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize("module", ["gpudoctor.views", "gpudoctor.compat.advice",
                                     "gpudoctor.compat.recommend", "gpudoctor.compat.pick",

@@ -46,6 +46,7 @@ def statuses(result: InstallResult) -> dict[str, Status]:
 # --------------------------------------------------------------------------- happy paths
 
 
+@pytest.mark.slow
 def test_archive_layout_installs_with_links_modes_and_passing_checks(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     tarball = make_tarball("8.9.7", mode=0o600)  # NVIDIA's files readable by owner only
@@ -103,6 +104,7 @@ def test_compression_is_read_from_content_not_name(
     assert result.plan.cuda_build == "12"  # still told, from the directory inside
 
 
+@pytest.mark.slow
 def test_dry_run_prints_the_exact_plan_and_writes_nothing(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     (toolkit / "include/cudnn.h").write_text("/* an older hand-copied cudnn.h */\n")
@@ -118,6 +120,7 @@ def test_dry_run_prints_the_exact_plan_and_writes_nothing(
     assert len(result.plan.files) == 8 * 3 + 7
 
 
+@pytest.mark.slow
 def test_rerun_is_idempotent_and_uninstall_restores_every_byte(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     (toolkit / "include/cudnn.h").write_text("/* the user's own cudnn.h */\n")
@@ -136,6 +139,7 @@ def test_rerun_is_idempotent_and_uninstall_restores_every_byte(
     assert state(toolkit) == original
 
 
+@pytest.mark.slow
 def test_upgrade_over_a_hand_copied_cudnn_replaces_it_cleanly(
         toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit) -> None:
     # `sudo cp cuda/lib64/libcudnn* /usr/local/cuda/lib64` without -P: copies, not links
@@ -151,6 +155,7 @@ def test_upgrade_over_a_hand_copied_cudnn_replaces_it_cleanly(
     assert state(toolkit) == original
 
 
+@pytest.mark.slow
 def test_progress_is_reported_up_to_the_size(toolkit: Path, make_tarball: MakeTarball) -> None:
     seen: list[tuple[int, int]] = []
     tarball = make_tarball()
@@ -160,6 +165,7 @@ def test_progress_is_reported_up_to_the_size(toolkit: Path, make_tarball: MakeTa
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+@pytest.mark.slow
 def test_ldconfig_runs_only_when_the_prefix_is_on_the_loader_path(
         toolkit: Path, make_tarball: MakeTarball, tmp_path: Path) -> None:
     lib = toolkit / "lib64"
@@ -181,6 +187,7 @@ def test_ldconfig_runs_only_when_the_prefix_is_on_the_loader_path(
 # --------------------------------------------------------------------------- refusals
 
 
+@pytest.mark.slow
 def test_cuda_major_mismatch_is_refused_unless_forced(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     before = state(toolkit)
@@ -198,6 +205,7 @@ def test_cuda_major_mismatch_is_refused_unless_forced(
     assert any("--force" in n for n in forced.plan.notes)
 
 
+@pytest.mark.slow
 def test_cuda_build_from_the_libraries_when_the_names_say_nothing(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     tarball = make_tarball("8.9.7", layout="legacy", name="cudnn.tgz",
@@ -379,6 +387,7 @@ def test_ctrl_c_midway_rolls_back_then_propagates(
     assert state(toolkit) == before
 
 
+@pytest.mark.slow
 def test_a_failed_uninstall_leaves_the_install_in_place(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     (toolkit / "include/cudnn.h").write_text("/* mine */\n")

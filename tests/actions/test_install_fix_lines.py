@@ -85,6 +85,7 @@ def test_the_changed_since_refusal(tmp_path: Path, make_tarball: MakeTarball,
                                                       "--prefix", str(prefix)]
 
 
+@pytest.mark.slow
 def test_the_zstd_line(tmp_path: Path, gpu_env: GpuEnv) -> None:
     (tmp_path / NEWLINE).mkdir()
     tarball = tmp_path / NEWLINE / "cudnn.tar.zst"

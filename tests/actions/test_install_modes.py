@@ -80,6 +80,7 @@ def test_modes_are_0644_and_0755_whatever_the_tarball_and_umask_say(
     assert checks["GD303"] == "pass"
 
 
+@pytest.mark.slow
 def test_an_existing_state_directory_that_others_may_write_is_closed(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     (toolkit / ".gpudoctor/cudnn").mkdir(parents=True)

@@ -78,6 +78,7 @@ def test_every_major_of_the_tables_is_complete_as_the_kit_builds_it(
         assert result.error is None, (version, result.error)
 
 
+@pytest.mark.slow
 def test_forced_cuda_11_build_that_needs_cublas_11_installs_with_warnings(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     # cuDNN 8 for CUDA 11 links libcublas.so.11, absent here: it cannot load in this toolkit
@@ -147,6 +148,7 @@ def test_a_library_that_is_not_a_shared_object_is_refused(
         assert state(toolkit) == before
 
 
+@pytest.mark.slow
 def test_static_archives_must_be_ar_archives(
         toolkit: Path, make_tarball: MakeTarball) -> None:
     good = make_tarball("8.9.7", extra=lambda tf: add(
@@ -166,6 +168,7 @@ def test_static_archives_must_be_ar_archives(
     assert state(toolkit) == before
 
 
+@pytest.mark.slow
 def test_libraries_for_another_machine_are_refused_unless_forced(
         toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit) -> None:
     host = platform.machine()
@@ -208,6 +211,7 @@ def test_the_root_directory_is_never_a_prefix(
     assert not Path("/.gpudoctor").exists()
 
 
+@pytest.mark.slow
 def test_a_prefix_that_is_not_a_toolkit_is_refused_unless_forced(
         make_tarball: MakeTarball, tmp_path: Path) -> None:
     prefix = tmp_path / "not-cuda"
@@ -360,6 +364,7 @@ def test_a_supported_gpu_passes_silently(toolkit: Path, make_tarball: MakeTarbal
     assert not [n for n in result.plan.notes if "support" in n], result.plan.notes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("cuda", "refused"), [("12.4.1", True), ("12.8.1", False)])
 def test_the_toolkit_picks_the_range_of_a_cuda12_tarball(
         toolkit: Path, make_tarball: MakeTarball, cuda: str, refused: bool) -> None:

@@ -101,6 +101,7 @@ def test_cli_keeps_changed_files_says_so_and_force_finishes(
     assert state(toolkit) == original  # the user's header restored, every trace gone
 
 
+@pytest.mark.slow
 def test_unchanged_install_uninstalls_as_before(toolkit: Path, make_tarball: MakeTarball) -> None:
     original, _ = installed(toolkit, make_tarball)
     result = uninstall_cudnn(toolkit)
@@ -132,6 +133,7 @@ def test_retargeted_link_and_a_file_become_link_are_kept(
     assert not (toolkit / "lib64/libcudnn.so.9.1.0").exists()  # unchanged: removed
 
 
+@pytest.mark.slow
 def test_a_deleted_file_is_not_kept(toolkit: Path, make_tarball: MakeTarball) -> None:
     original, lib = installed(toolkit, make_tarball)
     lib.unlink()  # gone is not changed: there is nothing to keep

@@ -59,6 +59,7 @@ def test_fixtures_exist() -> None:
     assert len(ENVIRONMENTS) > len(FACT_FIELDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", REGISTRY, ids=lambda c: c.id)
 def test_reads_only_declared_facts(check: Check, tables: Tables) -> None:
     undeclared: dict[str, set[str]] = {}

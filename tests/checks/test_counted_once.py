@@ -54,6 +54,7 @@ def test_no_report_fails_both_gd103_and_gd403(corpus: dict[str, dict[str, Any]])
     assert not both, both
 
 
+@pytest.mark.slow
 def test_gd403_points_at_gd103_where_the_driver_is_too_old(
         corpus: dict[str, dict[str, Any]]) -> None:
     too_old = {name: got for name, got in corpus.items()

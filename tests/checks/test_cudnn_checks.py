@@ -97,6 +97,7 @@ def test_plain_cp_copies_warn_and_the_ln_commands_fix_them(
     assert run(probed(prefix))["GD304"].status is Status.PASS
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_dangling_or_missing_soname_link_fails(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0")
@@ -111,6 +112,7 @@ def test_dangling_or_missing_soname_link_fails(tmp_path: Path, cudnn_kit: CudnnK
     assert run(probed(prefix))["GD304"].status is Status.PASS
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_files_not_world_readable_get_the_chmod_line(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", mode=0o600)
@@ -131,6 +133,7 @@ def test_unreadable_by_this_user_fails() -> None:
     assert "cannot read them either" in f.message
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_missing_and_mixed_sublibraries(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "9.1.0")
@@ -161,6 +164,7 @@ def test_header_and_library_disagree(tmp_path: Path, cudnn_kit: CudnnKit) -> Non
     assert "gpudoctor install-cudnn" in (f.fix or "")
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_headers_missing_or_garbage(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
@@ -191,6 +195,7 @@ def test_unresolved_dependency_is_named(tmp_path: Path, cudnn_kit: CudnnKit) -> 
                      f"cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz --prefix {prefix}")
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_a_library_that_crashes_its_loader_fails(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", abort=True)

@@ -122,6 +122,7 @@ def test_fabric_without_nvswitch_skips(tables: Tables) -> None:
     assert f.status is Status.SKIP and "no NVSwitch" in f.message
 
 
+@pytest.mark.slow
 def test_fabric_from_real_dumps(tables: Tables) -> None:
     """An 8x H100 HGX prints "Fabric State : Completed / Status : Success"; RTX 4090s N/A."""
     f = run(gpu_state.check_fabric, dump("throttle-8x-h100-hw-power-brake.txt"), tables)

@@ -128,6 +128,7 @@ def test_the_new_shape_round_trips(snapshot: Environment) -> None:
     assert V.torch_facts(snapshot) is None and V.torch_version(snapshot) is None
 
 
+@pytest.mark.slow
 def test_old_snapshot_is_judged_the_same(snapshot: Environment, tables: Tables) -> None:
     old = old_shape(snapshot)
     assert isinstance(old.torch, Unavailable) and V.torch_missing(old) == old.torch

@@ -81,6 +81,7 @@ def test_cuda_torch_pip_lines_name_the_index() -> None:
     assert "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126" in pips
 
 
+@pytest.mark.slow
 def test_unverified_rows_say_so() -> None:
     result = run("gpu", "sm_88")
     assert result.exit_code == 0, result.output
@@ -90,6 +91,7 @@ def test_unverified_rows_say_so() -> None:
     assert "[exists]" in exists.stdout
 
 
+@pytest.mark.slow
 def test_cuda_13_4_labels() -> None:
     data = as_json("cuda", "13.4.1")
     releases = {r["version"]: (r["label"], r["kind"]) for r in rows(data, "releases")}
@@ -179,6 +181,7 @@ def test_driver_580_runs_cu130_in_full() -> None:
 # --- compat torch -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_torch_2_1_0() -> None:
     data = as_json("torch", "2.1.0")
     head = rows(data, "release")[0]
@@ -385,6 +388,7 @@ def test_a_version_not_held_exactly_is_never_answered_as_another(
         assert result.stderr.strip() == f"gpudoctor: {message.format(**newest)}"
 
 
+@pytest.mark.slow
 def test_the_versions_held_exactly_are_answered() -> None:
     assert as_json("cuda", "12.4")["subject"] == "CUDA 12.4"
     assert as_json("cuda", "12.4.1")["subject"] == "CUDA 12.4.1"

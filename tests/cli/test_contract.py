@@ -127,6 +127,7 @@ def test_format_option_refuses_formats_the_command_does_not_write(args: list[str
                                "a format this command writes (")
 
 
+@pytest.mark.slow
 def test_format_variable_is_used_where_it_exists() -> None:
     r = invoke("checks", env={FORMAT_ENV: "json"})
     assert r.exit_code == 0 and json.loads(r.stdout)[0]["id"] == REGISTRY[0].id
@@ -136,6 +137,7 @@ def test_format_variable_is_used_where_it_exists() -> None:
     assert r.exit_code == 0  # the option wins; the variable is not even read
 
 
+@pytest.mark.slow
 def test_debug_is_accepted_after_every_subcommand() -> None:
     for args in (["checks", "--debug"], ["compat", "gpu", "sm86", "--debug"],
                  ["check", "GD101", "--from-snapshot", HEALTHY, "--debug"]):

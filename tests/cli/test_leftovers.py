@@ -35,6 +35,7 @@ HEALTHY = ENVS / "h100-healthy.json"
 SMI = REPO_ROOT / "tests" / "fixtures" / "reports" / "nvidia_smi-k8s-v100s-450-device-plugin.txt"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [["--smoke"], ["--python", sys.executable],
                                     ["--cuda-home", "/usr"], ["--timeout", "5"], ["--no-torch"]])
 @pytest.mark.parametrize("source", ["--from-snapshot", "--from-report"])

@@ -39,6 +39,7 @@ def _driver(env: dict[str, object]) -> str | None:
     return version if isinstance(version, str) else None
 
 
+@pytest.mark.slow
 def test_reports_merge_and_stdin(tmp_path: Path) -> None:
     smi = FIXTURES / "reports" / "nvidia_smi-k8s-v100s-450-device-plugin.txt"
     env = FIXTURES / "reports" / "collect_env-h100-cu126-healthy.txt"

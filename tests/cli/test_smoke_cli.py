@@ -157,6 +157,7 @@ def test_checks_lists_the_smoke_checks_once() -> None:
     assert "SLOWER_MARGIN" in out or "10%" in out
 
 
+@pytest.mark.slow
 def test_check_without_smoke_skips_them() -> None:
     snap = str(FIXTURES / "h100-healthy.json")
     code, out, _ = gpudoctor("check", "--from-snapshot", snap, "--format", "json")

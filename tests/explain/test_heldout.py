@@ -38,6 +38,7 @@ def test_the_set_is_the_one_scored(scored: tuple[str, list[dict[str, Any]]]) -> 
     assert (totals["texts"], totals["positives"], totals["negatives"]) == SETS[name][0]
 
 
+@pytest.mark.slow
 def test_positives_explained_with_the_labelled_cause_stay_at_the_floor(
         scored: tuple[str, list[dict[str, Any]]]) -> None:
     name, rows = scored

@@ -94,6 +94,7 @@ def _assert_interrupted(proc: subprocess.Popen[str], err: str, signum: int) -> N
     assert "Exception ignored" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
                          ids=lambda s: signal.Signals(s).name)
 def test_signal_during_hanging_import_torch(hang: Path, signum: int) -> None:

@@ -50,6 +50,7 @@ def assert_round_trips(env: Environment) -> None:
     assert dumps(loads(text)) == text
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_a_probe_that_raises_becomes_a_fact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -89,6 +90,7 @@ def test_every_probe_raising(
     assert_round_trips(env)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_hermetic_collect_without_torch(tmp_path: Path) -> None:
     env = collect(hermetic(tmp_path, no_torch=True))

@@ -477,6 +477,7 @@ def test_libcuda_without_a_driver(tmp_path: Path) -> None:
     assert "libcuda.so.1" in (u.detail or "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "line",
     [

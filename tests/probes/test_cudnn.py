@@ -125,6 +125,7 @@ def test_a_library_that_aborts_its_loader_is_a_fact(tmp_path: Path, cudnn_kit: C
     assert inst.header_version == "8.9.7"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_header_without_macros_and_dangling_include(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7")
@@ -201,6 +202,7 @@ def test_debian_style_cudnn_of_another_architecture(tmp_path: Path, cudnn_kit: C
     assert isinstance(other, Unavailable) or not other.installs
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_ldconfig_cache(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     if shutil.which("ldconfig", path="/sbin:/usr/sbin:/usr/bin:/bin") is None:
@@ -218,6 +220,7 @@ def test_ldconfig_cache(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     assert inst.header_version == inst.library_version == "9.1.0"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_pip_wheel_finds_its_sibling_cublas(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     site = tmp_path / "venv/site-packages"
@@ -243,6 +246,7 @@ def test_pip_wheel_finds_its_sibling_cublas(tmp_path: Path, cudnn_kit: CudnnKit)
     assert inst.library_version == "9.1.0"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_conda_and_manifest_cuda_build(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     conda = cudnn_kit.populate(tmp_path / "conda/env", "8.9.7", lib="lib")
@@ -267,6 +271,7 @@ def test_nothing_found(tmp_path: Path) -> None:
     assert facts.reason is Reason.NOT_INSTALLED
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_real_interpreter_site_packages_is_cheap(tmp_path: Path) -> None:
     # the default Deps.python is this interpreter: no child process is started for it
@@ -274,6 +279,7 @@ def test_real_interpreter_site_packages_is_cheap(tmp_path: Path) -> None:
     assert isinstance(facts, CudnnFacts | Unavailable)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_facts_round_trip_through_a_snapshot(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     prefix = cudnn_kit.populate(tmp_path / "cuda", "8.9.7", needs=["libcublas.so.11"])
@@ -282,6 +288,7 @@ def test_facts_round_trip_through_a_snapshot(tmp_path: Path, cudnn_kit: CudnnKit
     assert snapshot.from_data(CudnnFacts | Unavailable, data) == facts
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_patients_own_venv_wheel_is_found(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     """`--python` of another venv: its own site-packages hold the cuDNN wheel (the child asks

@@ -32,6 +32,7 @@ def hanging_library(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_a_crash_is_named_and_the_next_library_is_still_loaded(
         tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     good = str(cudnn_kit.compile("libcudnn_ops.so.9", 90100))

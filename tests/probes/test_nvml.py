@@ -82,6 +82,7 @@ def unavailable(value: object, reason: Reason) -> Unavailable:
 # ---------------------------------------------------------------------------- happy path
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_two_gpus_every_field(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{RTX3090}", driver="580.65.06", cuda="13000",
@@ -148,6 +149,7 @@ def test_library_present_but_unloadable(tmp_path: Path) -> None:
     assert str(tmp_path / "libnvidia-ml.so.1") in u.detail
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("code", "reason", "message", "detail"),
@@ -183,18 +185,21 @@ def test_init_errors(
 # ---------------------------------------------------------------------------- after init
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_driver_query_failing_after_init(nvml: RunNvml) -> None:
     u = unavailable(nvml(fail="nvmlSystemGetDriverVersion=999"), Reason.ERROR)
     assert u.message == "reading the driver version: NVML said Unknown Error"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_device_count_without_permission(nvml: RunNvml) -> None:
     u = unavailable(nvml(fail="nvmlDeviceGetCount_v2=4"), Reason.PERMISSION_DENIED)
     assert u.message == "no permission to talk to the driver"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_shutdown_error_keeps_the_facts(nvml: RunNvml) -> None:
     facts = nvml(fail="nvmlShutdown=999")
@@ -202,6 +207,7 @@ def test_shutdown_error_keeps_the_facts(nvml: RunNvml) -> None:
     assert len(facts.gpus) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_optional_system_queries_not_supported(nvml: RunNvml) -> None:
     facts = nvml(not_supported="cuda,nvmlversion")
@@ -213,6 +219,7 @@ def test_optional_system_queries_not_supported(nvml: RunNvml) -> None:
     assert isinstance(facts.gpus[0], GpuFacts)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_old_driver_without_newer_functions(fake_nvml_old: Path) -> None:
     facts = run_probe(fake_nvml_old, gpus=RTX3090)
@@ -228,6 +235,7 @@ def test_old_driver_without_newer_functions(fake_nvml_old: Path) -> None:
 # ---------------------------------------------------------------------------- per GPU
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_lost_gpu_among_healthy_ones(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{H100};{RTX3090}", lost_gpu="1")
@@ -243,6 +251,7 @@ def test_lost_gpu_among_healthy_ones(nvml: RunNvml) -> None:
     assert u.detail == "NVMLError_GpuIsLost: GPU is lost"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_one_failing_query_marks_only_that_gpu(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{RTX3090}", fail="nvmlDeviceGetPciInfo_v3=4")
@@ -251,6 +260,7 @@ def test_one_failing_query_marks_only_that_gpu(nvml: RunNvml) -> None:
         unavailable(gpu, Reason.PERMISSION_DENIED)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_mig_and_persistence_not_supported_gpu_still_listed(nvml: RunNvml) -> None:
     facts = nvml(gpus=RTX3090, not_supported="mig,persistence")
@@ -264,6 +274,7 @@ def test_mig_and_persistence_not_supported_gpu_still_listed(nvml: RunNvml) -> No
     assert m.detail == "NVMLError_NotSupported: Not Supported"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_persistence_disabled(nvml: RunNvml) -> None:
     facts = nvml(persistence="0")
@@ -275,6 +286,7 @@ def test_persistence_disabled(nvml: RunNvml) -> None:
 # ---------------------------------------------------------------------------- the binding
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_pynvml_that_is_not_nvidias_binding(tmp_path: Path, fake_nvml: Path) -> None:
     (tmp_path / "pynvml.py").write_text('"""an unrelated module named pynvml"""\n')
@@ -286,6 +298,7 @@ def test_pynvml_that_is_not_nvidias_binding(tmp_path: Path, fake_nvml: Path) -> 
     assert u.detail == f"pynvml from {tmp_path / 'pynvml.py'}"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_pynvml_not_importable(tmp_path: Path, fake_nvml: Path) -> None:
     (tmp_path / "pynvml.py").write_text("raise ImportError('half-uninstalled')\n")

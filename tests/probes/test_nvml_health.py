@@ -32,6 +32,7 @@ def healths(facts: object) -> list[GpuHealth]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_every_field_read(nvml: RunNvml) -> None:
     (h,) = healths(nvml(
@@ -56,6 +57,7 @@ def test_every_field_read(nvml: RunNvml) -> None:
     unavailable(h.fabric_state, Reason.NOT_SUPPORTED)  # no NVSwitch by default
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_healthy_defaults(nvml: RunNvml) -> None:
     (h,) = healths(nvml())
@@ -64,6 +66,7 @@ def test_healthy_defaults(nvml: RunNvml) -> None:
     assert (h.clock_events, h.gpu_idle) == ((), True)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_geforce_has_no_ecc_or_remapping(nvml: RunNvml) -> None:
     """ECC and row remapping are NOT_SUPPORTED on a GeForce; the rest is still read."""
@@ -79,6 +82,7 @@ def test_geforce_has_no_ecc_or_remapping(nvml: RunNvml) -> None:
     assert (h.temperature, h.pcie_width) == (35, 16)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_per_gpu_values_and_isolation(nvml: RunNvml) -> None:
     """FAKE_NVML_<KEY>_<index> sets one GPU; a lost GPU leaves the others' health read."""
@@ -92,6 +96,7 @@ def test_per_gpu_values_and_isolation(nvml: RunNvml) -> None:
     assert (first.health.remapped_rows_pending, third.health.remapped_rows_pending) == (False, True)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_one_failing_query_is_one_unavailable_field(nvml: RunNvml) -> None:
     (h,) = healths(nvml(fail="nvmlDeviceGetRemappedRows=999,nvmlDeviceGetPowerUsage=4"))
@@ -102,6 +107,7 @@ def test_one_failing_query_is_one_unavailable_field(nvml: RunNvml) -> None:
     assert h.power_limit == 700.0
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_old_driver_falls_back_to_throttle_reasons(fake_nvml_old: Path) -> None:
     """Before driver 535 the query is nvmlDeviceGetCurrentClocksThrottleReasons."""
@@ -109,6 +115,7 @@ def test_old_driver_falls_back_to_throttle_reasons(fake_nvml_old: Path) -> None:
     assert (h.clock_events, h.gpu_idle) == (("SW Thermal Slowdown",), True)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_state_file(nvml: RunNvml, tmp_path: Path) -> None:
     """FAKE_NVML_STATE: NAME=value lines become FAKE_NVML_NAME; the environment wins."""
@@ -125,6 +132,7 @@ def test_state_file(nvml: RunNvml, tmp_path: Path) -> None:
     assert isinstance(facts.gpus[1], GpuFacts) and facts.gpus[1].persistence_mode is False
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_missing_state_file_is_ignored(nvml: RunNvml, tmp_path: Path) -> None:
     facts = nvml(state=str(tmp_path / "absent"))
@@ -140,6 +148,7 @@ def test_decode_clock_events() -> None:
         "Display Clock Setting")
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_compute_mode(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{H100};{H100}", compute_mode_1="2", compute_mode_2="NA")
@@ -209,6 +218,7 @@ def test_real_gpu_health() -> None:
 # ------------------------------------------------------------- recovery, fabric, processes
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize(("code", "name"), [
     ("0", "None"), ("1", "Reset"), ("2", "Reboot"), ("3", "Drain P2P"), ("4", "Drain and Reset"),
@@ -219,6 +229,7 @@ def test_recovery_action(nvml: RunNvml, code: str, name: str) -> None:
     assert h.recovery_action == name
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_recovery_action_not_supported(nvml: RunNvml) -> None:
     """A driver without the field answers NOT_SUPPORTED in the field's own return code."""
@@ -229,6 +240,7 @@ def test_recovery_action_not_supported(nvml: RunNvml) -> None:
     unavailable(h.recovery_action, Reason.ERROR)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_fabric_states(nvml: RunNvml) -> None:
     facts = nvml(gpus=f"{H100};{H100};{H100};{H100}", fabric_state="3", fabric_state_1="1",
@@ -242,6 +254,7 @@ def test_fabric_states(nvml: RunNvml) -> None:
         "GPU 0 has no NVSwitch fabric")
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_processes(nvml: RunNvml) -> None:
     """Compute and graphics processes merge by pid; names come from /proc/PID/comm (a real
@@ -260,6 +273,7 @@ def test_processes(nvml: RunNvml) -> None:
     unavailable(other.used_memory, Reason.NOT_SUPPORTED)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_processes_none_and_not_supported(nvml: RunNvml) -> None:
     (h,) = healths(nvml())

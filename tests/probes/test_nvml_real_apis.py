@@ -66,6 +66,7 @@ def test_library_mismatch_is_not_an_nvml_error() -> None:
     assert u.detail == "NVMLLibraryMismatchError: Unversioned function called"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_driver_without_v3_process_queries_keeps_every_fact(nvml: RunNvml) -> None:
     """FUNCTION_NOT_FOUND from the _v3 queries (R470): nvidia-ml-py 13 raises
@@ -81,6 +82,7 @@ def test_driver_without_v3_process_queries_keeps_every_fact(nvml: RunNvml) -> No
     assert h.processes[0].used_memory == 1048576
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_no_process_query_at_all_is_one_unavailable_field(nvml: RunNvml) -> None:
     facts = nvml(procs="4242:1:C", fail="nvmlDeviceGetComputeRunningProcesses_v3=13,"
@@ -91,6 +93,7 @@ def test_no_process_query_at_all_is_one_unavailable_field(nvml: RunNvml) -> None
     assert h.temperature == 35 and g.mig_mode is False  # the rest is read
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_old_driver_library(fake_nvml_old: Path) -> None:
     """A library without the _v3 process queries, nvmlDeviceGetTemperatureV and
@@ -135,6 +138,7 @@ print([p.pid for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h)])
     assert pids[0] == 1111 and pids[1:] != [2222, 3333]
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_probe_refuses_wrong_pids_from_a_32_byte_binding(fake_nvml: Path) -> None:
     facts = run_probe(fake_nvml, prelude=OLD_STRUCT, driver="580.65.06",
@@ -159,6 +163,7 @@ def test_pyproject_floor_reads_24_byte_entries() -> None:
 # ------------------------------------------------------------- MIG memory refused (5)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_memory_refused_on_a_mig_gpu_keeps_the_gpu(nvml: RunNvml) -> None:
     """A MIG-enabled GPU read by a non-root user: nvmlDeviceGetMemoryInfo answers
@@ -185,6 +190,7 @@ def test_memory_refused_on_a_mig_gpu_keeps_the_gpu(nvml: RunNvml) -> None:
 # ------------------------------------------------------------- retiring queries, fabric health
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_temperature_through_the_versioned_query(nvml: RunNvml) -> None:
     """nvmlDeviceGetTemperature is retired with CUDA 14: a driver without it still gives the
@@ -193,6 +199,7 @@ def test_temperature_through_the_versioned_query(nvml: RunNvml) -> None:
     assert h.temperature == 66
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize(("extra", "summary"), [
     ({}, "Limited Capacity"),
@@ -213,6 +220,7 @@ def test_fabric_through_the_versioned_query(nvml: RunNvml, extra: dict[str, str]
         assert h.fabric_health_summary == summary
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_fabric_health_healthy_and_no_nvswitch(nvml: RunNvml) -> None:
     _, h = gpu0(nvml(fabric_state="3"))
@@ -250,6 +258,7 @@ os.environ["FAKE_NVML_PROCS"] = ",".join(f"{pid}:{i + 1}:C" for i, pid in enumer
 """
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_own_processes_are_left_out(fake_nvml: Path) -> None:
     """The NVML probe runs while the torch probe's child holds a CUDA context: that child (and
@@ -278,6 +287,7 @@ def test_own_pids(tmp_path: Path) -> None:
 # ------------------------------------------------------------- the real-hardware tests (9)
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_real_hardware_tests_keep_ld_library_path(fake_nvml: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:

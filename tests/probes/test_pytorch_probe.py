@@ -113,6 +113,7 @@ def test_real_torch(real_torch_facts: TorchFacts) -> None:
 # ---------------------------------------------------------------------------- (b), (f) no torch
 
 
+@pytest.mark.slow
 def test_environment_without_torch(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
@@ -218,6 +219,7 @@ def test_import_hangs(tmp_path: Path) -> None:
     assert _gone(helper)
 
 
+@pytest.mark.slow
 def test_import_exits_without_a_traceback(tmp_path: Path) -> None:
     facts = facts_of(fake_torch(tmp_path, "import sys\nsys.exit(7)\n"))
     rt = unavailable(facts.runtime, Reason.ERROR)
@@ -231,6 +233,7 @@ def _without_pythonpath() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
+@pytest.mark.slow
 def test_real_torch_records_where_it_is_installed(real_torch_facts: TorchFacts) -> None:
     static, rt = real_torch_facts.static, real_torch_facts.runtime
     assert isinstance(static, TorchStatic)
@@ -250,6 +253,7 @@ def test_real_torch_records_where_it_is_installed(real_torch_facts: TorchFacts) 
     assert f.status is Status.PASS, f.message
 
 
+@pytest.mark.slow
 def test_source_checkout_in_the_working_directory(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     if importlib.util.find_spec("torch") is None:
@@ -294,6 +298,7 @@ def test_cli_refuses_what_is_not_python_with_exit_2(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_second_venv_is_probed_and_shown_resolved(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,

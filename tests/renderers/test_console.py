@@ -121,6 +121,7 @@ def test_this_vm_fits_in_30_lines() -> None:
     assert quiet.splitlines()[-1] == MORE
 
 
+@pytest.mark.slow
 def test_failures_warnings_and_notes_print_in_full_with_their_fix() -> None:
     """Every result that is not a pass or a skip keeps its line and its fix line, on every
     recorded machine; every skipped check is named in its layer's summary."""
@@ -175,6 +176,7 @@ def test_a_few_passes_and_what_the_user_required_show_one_by_one() -> None:
     assert "– 1 skipped: no cudnn requirement given (GD604)" in text
 
 
+@pytest.mark.slow
 def test_verbose_shows_every_check_and_every_evidence_item() -> None:
     for path in [*ENVS, VM]:
         report = judged(path)

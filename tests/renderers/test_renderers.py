@@ -174,6 +174,7 @@ def _pairs() -> list[tuple[str, OutputFormat]]:
     return [(name, fmt) for name, own in sorted(declared().items()) for fmt in own]
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize(("name", "fmt"), _pairs(), ids=lambda x: str(x).replace(" ", "-"))
 def test_every_declared_pair_renders(samples: dict[str, list[tuple[list[str], Any]]],

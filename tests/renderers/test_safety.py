@@ -57,6 +57,7 @@ def test_clean_escapes_every_control_character() -> None:
     assert clean("ordinary ✓ text, ≤ 13.0") == "ordinary ✓ text, ≤ 13.0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(OutputFormat))
 def test_no_renderer_lets_a_control_character_through(fmt: OutputFormat) -> None:
     text = to_renderer(fmt, console(), verbose=True).render(hostile_report())

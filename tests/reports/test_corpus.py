@@ -121,6 +121,7 @@ def test_cli_exit_code(name: str, code: int) -> None:
     assert "Traceback" not in p.stderr and name in p.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "code"), CLI_CASES[1:3], ids=[n for n, _ in CLI_CASES[1:3]])
 def test_cli_reads_stdin(name: str, code: int) -> None:
     p = gpudoctor("check", "--from-report", "-", stdin=(REPORTS / name).read_text("utf-8"))
@@ -128,6 +129,7 @@ def test_cli_reads_stdin(name: str, code: int) -> None:
     assert "in stdin" in p.stdout and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", [e for e in INDEX if not e.get("recognised", True)],
                          ids=lambda e: e["file"])
 def test_cli_unrecognised_report_exits_2(entry: dict[str, Any]) -> None:

@@ -12,7 +12,8 @@ import runner
 
 from tests.reports.report_excerpts import COLLECT_ENV_4090_CU117, TABLE_550_A10
 
-pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
+# every test here takes over 0.1 s: in the slow set
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]  # runs gpudoctor in new processes
 
 ENVS = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
 BODY = f"### Versions\n\n```\n{COLLECT_ENV_4090_CU117}```\n"

@@ -112,6 +112,7 @@ status = "unverified"
     assert (line in out.splitlines()) is reported
 
 
+@pytest.mark.slow
 def test_write_changes_the_planted_line_and_the_note_only(recorded: Recorded,
                                                           tables_copy: Path) -> None:
     planted = plant_variant_cudnn(tables_copy, "2.11.0", "cu130", "9.17.1.4")
@@ -147,6 +148,7 @@ def test_write_changes_the_planted_line_and_the_note_only(recorded: Recorded,
     assert code == 0 and "No differences." in out.splitlines()
 
 
+@pytest.mark.slow
 def test_write_fills_an_unverified_row_from_the_json_api(recorded: Recorded,
                                                          tables_copy: Path) -> None:
     replace_row(tables_copy, "torch.toml", "2.15.0", '''[[release]]
@@ -200,6 +202,7 @@ status = "verified"
 ''')
 
 
+@pytest.mark.slow
 def test_write_adds_a_missing_cudnn_row_and_a_cuda_build(recorded: Recorded,
                                                          tables_copy: Path) -> None:
     cudnn_rows_to_write(recorded, tables_copy)
@@ -250,6 +253,7 @@ status = "verified"
             in out.splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_a_network_failure_is_one_line_and_exit_2(tables_copy: Path) -> None:
     with socket.socket() as sock:  # a loopback port nothing listens on
@@ -284,6 +288,7 @@ def test_usage_errors_exit_2(recorded: Recorded, capsys: pytest.CaptureFixture[s
     assert "--arch-lists needs --wheels" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_new_rows_that_would_not_load_are_left_out(recorded: Recorded, tables_copy: Path) -> None:
     cudnn_rows_to_write(recorded, tables_copy)
     mirror = "http://mirror.invalid/simple/"  # not https: a row sourced there does not load

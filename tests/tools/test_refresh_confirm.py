@@ -94,6 +94,7 @@ def test_a_cudnn_wheel_build_beside_nvidias_tarball_build() -> None:
     assert diff.line().startswith("cudnn 9.15.0: build tables 9.15.0.58, PyPI 9.15.0.57")
 
 
+@pytest.mark.slow
 def test_stamp_sets_known_until_only_when_nothing_differs(recorded: Recorded,
                                                           tables_copy: Path) -> None:
     before = set_known_until(tables_copy, "2026-09-01")
