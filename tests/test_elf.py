@@ -13,6 +13,7 @@ from gpudoctor import elf
 from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 
+@pytest.mark.subprocess  # the kit compiles its libraries with gcc
 def test_a_real_shared_object_is_one(cudnn_kit: CudnnKit, tmp_path: Path) -> None:
     so = tmp_path / "libx.so"
     so.write_bytes(cudnn_kit.shared_object())
@@ -25,6 +26,7 @@ def test_a_real_shared_object_is_one(cudnn_kit: CudnnKit, tmp_path: Path) -> Non
     assert elf.library_problem(found, so.stat().st_size, found.machine) is None
 
 
+@pytest.mark.subprocess  # the kit compiles its libraries with gcc
 @pytest.mark.parametrize("source", ["gcc -pie", "/bin/true"])
 def test_a_pie_is_a_program_not_a_library(cudnn_kit: CudnnKit, tmp_path: Path,
                                           source: str) -> None:
@@ -39,6 +41,7 @@ def test_a_pie_is_a_program_not_a_library(cudnn_kit: CudnnKit, tmp_path: Path,
         "library")
 
 
+@pytest.mark.subprocess  # the kit compiles its libraries with gcc
 @pytest.mark.parametrize("keep", [200, 63, 1000, -1])
 def test_a_library_cut_short_is_told(cudnn_kit: CudnnKit, keep: int) -> None:
     data = cudnn_kit.shared_object()
@@ -54,6 +57,7 @@ def test_a_library_cut_short_is_told(cudnn_kit: CudnnKit, keep: int) -> None:
     assert problem.endswith(f"the file has {len(cut)}")
 
 
+@pytest.mark.subprocess  # the kit compiles its libraries with gcc
 def test_another_machine_and_other_types(cudnn_kit: CudnnKit) -> None:
     arm = cudnn_kit.shared_object(patch={18: (183).to_bytes(2, "little")})
     found = elf.parse(arm[:elf.HEAD], len(arm))
@@ -89,6 +93,7 @@ def test_a_fifo_a_device_and_a_missing_file_are_never_waited_on(tmp_path: Path) 
         assert found.unreadable, path
 
 
+@pytest.mark.subprocess  # the kit compiles its libraries with gcc
 def test_garbage_never_raises(cudnn_kit: CudnnKit) -> None:
     real = cudnn_kit.shared_object()
     rng = random.Random(18)
