@@ -120,6 +120,9 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--baseline", help="another tree whose gpudoctor is timed alongside")
     args = parser.parse_args()
+    # the bytecode cache on, as users have it: a shell exporting PYTHONDONTWRITEBYTECODE=1
+    # would time the compiling of every module gpudoctor changed since its caches were written
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     make_hanging_python()
     make_venv_without_torch()
     runs = runs_of(args.baseline and str(Path(args.baseline).resolve()))
