@@ -119,6 +119,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--baseline", help="another tree whose gpudoctor is timed alongside")
+    parser.add_argument("--note", default="", help="what the trees are, written with the figures")
     args = parser.parse_args()
     # the bytecode cache on, as users have it: a shell exporting PYTHONDONTWRITEBYTECODE=1
     # would time the compiling of every module gpudoctor changed since its caches were written
@@ -153,7 +154,7 @@ def main() -> None:
             json.dump({"machine": platform.node(), "cpus": os.cpu_count(), "cpu": cpu_model(),
                        "load_average_before": load_before, "load_average_after": load_after,
                        "python": platform.python_version(), "runs": args.runs,
-                       "baseline": args.baseline, "samples": samples, "medians": med,
+                       "baseline": args.baseline, "note": args.note, "samples": samples, "medians": med,
                        **figures, "baseline_figures": baseline_figures},
                       f, indent=2)
 
