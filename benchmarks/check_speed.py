@@ -154,7 +154,8 @@ def main() -> None:
             json.dump({"machine": platform.node(), "cpus": os.cpu_count(), "cpu": cpu_model(),
                        "load_average_before": load_before, "load_average_after": load_after,
                        "python": platform.python_version(), "runs": args.runs,
-                       "baseline": args.baseline, "note": args.note, "samples": samples, "medians": med,
+                       "baseline": args.baseline, "note": args.note, "samples": samples,
+                       "medians": med,
                        **figures, "baseline_figures": baseline_figures},
                       f, indent=2)
 
