@@ -201,6 +201,7 @@ def test_a_step_without_budget_is_not_run() -> None:
     assert (step.rc, step.verdict) == (None, "not run") and "budget" in step.note
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_results_written_after_every_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
@@ -284,6 +285,7 @@ def test_no_gpu_exit(flags: tuple[str, ...], code: int, tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the dry run
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_dry_run_wires_every_step(fake_nvml: Path, tmp_path: Path) -> None:
     """Every step runs for real here: against the fake NVML (an H100) and this machine's torch,

@@ -291,6 +291,7 @@ def test_every_collapsed_cause_is_cleaned() -> None:
 # ------------------------------------------------------------------------------ the real CLI
 
 
+@pytest.mark.needs_torch
 @pytest.mark.subprocess
 @pytest.mark.slow
 def test_check_on_this_machine_fits_in_30_lines() -> None:

@@ -131,6 +131,7 @@ def _torch_lib() -> Path:
     return Path(spec.origin).parent / "lib"
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_the_flag_string_of_the_installed_torch() -> None:
     code = "import torch; print(torch._C._cuda_getArchFlags() or '')"

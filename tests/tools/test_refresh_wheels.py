@@ -58,6 +58,7 @@ def test_version_py_of_the_installed_torch() -> None:
     assert version_py_cuda(source) == _torch_says("torch.version.cuda")
 
 
+@pytest.mark.needs_torch
 @pytest.mark.slow
 def test_arch_list_forms() -> None:
     assert arch_list_from_flags(["sm_120", "sm_75", "compute_120", "sm_90a"]) == (
