@@ -27,7 +27,7 @@ NOT_YET = {
     "actions/members.py", "actions/preflight.py", "actions/system.py", "actions/tarball.py",
     "actions/transaction.py", "actions/uninstall_cudnn.py", "checks/__init__.py", "checks/base.py",
     "checks/container.py", "checks/cuda.py", "checks/cudnn.py", "checks/cudnn_builds.py",
-    "checks/cudnn_versions.py", "checks/driver.py", "checks/driver_wanted.py",
+    "checks/cudnn_versions.py", "checks/driver_wanted.py",
     "checks/freshness.py", "checks/host.py", "checks/mixed_loads.py", "checks/pytorch.py",
     "checks/requirements.py", "checks/smoke.py", "childargv.py", "cli/__init__.py", "cli/check.py",
     "cli/checks.py", "cli/ci.py", "cli/common.py", "cli/compat.py", "cli/diff.py", "cli/explain.py",

@@ -26,7 +26,9 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
+from gpudoctor.reports.torch_messages import DRIVER_TOO_OLD
 from gpudoctor.requirements import needs_gpu
+from gpudoctor.versions import decode_cuda_version
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -306,6 +308,9 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """GD103's verdict from the versions alone (see `check_driver_vs_torch`)."""
     tc = V.torch_cuda(env)
     if not tc:
+        said = _torch_says_too_old(env, tables)
+        if said is not None:
+            return said
         unstated = V.cuda_build_unstated(env)
         return skipped(unstated.message if unstated else
                        "PyTorch is not a CUDA build (or not installed)")
@@ -384,6 +389,31 @@ def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str
     return failed(f"driver {drv} is too old for PyTorch's CUDA {tc}: {held}: {rule}",
                   f"upgrade the NVIDIA driver to ≥ {fam.min_driver_linux} ({DRIVER_URL})",
                   evidence)
+
+
+def _torch_says_too_old(env: Environment, tables: Tables) -> Finding | None:
+    """GD103 where torch's CUDA version is unknown (a report holding only torch's error) but
+    torch itself refused the driver: "The NVIDIA driver on your system is too old (found version
+    11060)" is raised when cudaDriverGetVersion() is below the CUDA torch was built with, so
+    torch's own words decide the comparison GD103 makes; the driver's CUDA is in them."""
+    rt = V.torch_runtime(env)
+    error = rt.cuda_init_error if rt is not None else None
+    if rt is None or rt.cuda_available is not False or not isinstance(error, str):
+        return None
+    m = DRIVER_TOO_OLD.search(error)
+    if m is None:
+        return None
+    dcuda = machine.driver_cuda(env, tables)
+    runs = dcuda[0] if dcuda else decode_cuda_version(int(m[1]))
+    return failed(
+        f"torch says the driver is too old for the CUDA it was built with: the driver runs CUDA "
+        f"≤ {runs} (torch's 'found version {m[1]}'); torch's CUDA version is not in the report",
+        f"upgrade the NVIDIA driver to one that runs torch's CUDA (`python -c 'import torch; "
+        f"print(torch.version.cuda)'` names it, `gpudoctor compat cuda VERSION` its driver; "
+        f"{DRIVER_URL}), or install a torch wheel for CUDA ≤ {runs} (`gpudoctor recommend` on "
+        "that machine names it)",
+        (("torch.cuda.init()", error), ("driver CUDA", runs),
+         ("rule", "torch raises this error when cudaDriverGetVersion() is below its CUDA")))
 
 
 def _by_driver_cuda(tables: Tables, tc: str, dcuda: tuple[str, str], same_family: bool

@@ -1,0 +1,52 @@
+"""Unit tests of gpudoctor/checks/driver.py (more of GD101-GD113 in test_driver_rules.py,
+test_gd101_driver_named.py and the scenario suites)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks.driver import check_driver_vs_torch
+from gpudoctor.checks.pytorch import check_torch_cuda_available
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, Status
+from gpudoctor.reports import read_reports
+
+TABLES = load_tables()
+ROUND4 = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
+
+
+def _read(name: str) -> Environment:
+    return read_reports([(name, (ROUND4 / name).read_text(encoding="utf-8"))])
+
+
+@pytest.mark.parametrize(("name", "runs"), [
+    ("r5-019.txt", "11.6"),  # a bare RuntimeError line, found version 11060
+    ("r4-021.md", "9.1"),    # wrapped over six lines in an issue body, 9010
+    ("r4-030.md", "10.1"),   # Colab, 10010
+])
+def test_torch_saying_the_driver_is_too_old_fails_gd103(name: str, runs: str) -> None:
+    """A report holding only torch's "The NVIDIA driver on your system is too old (found version
+    N)": torch's CUDA version is not in it, but torch raised that error because the driver's CUDA
+    is below its own, which is GD103's question. Before, GD103 skipped ("torch's CUDA version is
+    not in the report") while GD403 failed with the fix "upgrade the NVIDIA driver (see GD103)"
+    (round-4 held-out reports, scored before this rule)."""
+    env = _read(name)
+    f = check_driver_vs_torch.run(env, TABLES)
+    assert f.status is Status.FAIL, f
+    assert f"the driver runs CUDA ≤ {runs}" in f.message and "torch says" in f.message
+    assert f.fix and "upgrade the NVIDIA driver" in f.fix and f"CUDA ≤ {runs}" in f.fix
+    # one cause, counted once: GD403 points at GD103 instead of failing beside it
+    g = check_torch_cuda_available.run(env, TABLES)
+    assert g.status is Status.SKIP and "see GD103" in g.message
+
+
+def test_a_cuda_build_without_that_error_still_skips() -> None:
+    """torch's CUDA unknown and no refusal of the driver in its words: nothing to compare."""
+    text = ("UserWarning: CUDA initialization: CUDA unknown error - this may be due to an "
+            "incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES "
+            "after program start. Setting the available devices to be zero. (Triggered "
+            "internally at ../c10/cuda/CUDAFunctions.cpp:109.)\n")
+    f = check_driver_vs_torch.run(read_reports([("t.txt", text)]), TABLES)
+    assert f.status is Status.SKIP
