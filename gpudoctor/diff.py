@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.model import (
-    CudaFacts,
     CudnnFacts,
     Environment,
     GpuFacts,
@@ -28,6 +27,7 @@ from gpudoctor.model import (
     NvmlFacts,
     Report,
     Status,
+    ToolkitsFacts,
     TorchFacts,
     TorchRuntime,
     TorchStatic,
@@ -157,12 +157,12 @@ def _cuda(env: Environment) -> Iterator[tuple[Layer, str, str]]:
     if V.torch_facts(env) is not None:
         yield c, "torch's CUDA", V.torch_cuda(env) or "none (CPU-only build)"
     tk = V.toolkit(env)
-    if isinstance(env.cuda, CudaFacts):
+    if isinstance(env.toolkits, ToolkitsFacts):
         yield c, "toolkit in use", (f"{shown(tk.version)} at {tk.root}" if tk else NONE)
         yield c, "toolkits found", ", ".join(f"{shown(k.version)} at {k.root}"
-                                             for k in env.cuda.toolkits) or NONE
+                                             for k in env.toolkits.toolkits) or NONE
     else:
-        yield c, "toolkit in use", shown(env.cuda)
+        yield c, "toolkit in use", shown(env.toolkits)
 
 
 def _cudnn(env: Environment) -> Iterator[tuple[Layer, str, str]]:

@@ -153,11 +153,12 @@ def key_facts(env: dict[str, Any]) -> tuple[str, ...]:
         tcuda = vpy.get("cuda") if vpy.get("cuda") not in (None, "None") else (
             "CPU-only" if vpy else None)
         cudnn = None
-    toolkits = _get(env.get("cuda"), "toolkits")
+    kits = env["toolkits"] if "toolkits" in env else env.get("cuda")  # v1 wrote "cuda"
+    toolkits = _get(kits, "toolkits")
     in_use = next((t for t in toolkits if isinstance(t, dict) and t.get("in_use")),
                   None) if isinstance(toolkits, list) else None
-    toolkit = _get(in_use, "version") if in_use else (env.get("cuda") if isinstance(
-        env.get("cuda"), dict) and "unavailable" in env["cuda"] else None)
+    toolkit = _get(in_use, "version") if in_use else (kits if isinstance(
+        kits, dict) and "unavailable" in kits else None)
     return (
         _text(driver), _cuda(drv_cuda), _gpus(nvml), _text(version or torch),
         _text(tcuda if tcuda or rt_ok else torch), _cudnn(cudnn), _text(toolkit),

@@ -204,7 +204,7 @@ class NamedRoot:
 
 
 @dataclass(frozen=True, slots=True)
-class CudaFacts:
+class ToolkitsFacts:
     """Every CUDA toolkit found, the first in search order being the one in use."""
 
     toolkits: tuple[ToolkitFacts, ...]
@@ -380,7 +380,7 @@ class Environment:
     host: HostFacts | Unavailable
     nvml: NvmlFacts | Unavailable
     libcuda: LibcudaFacts | Unavailable
-    cuda: CudaFacts | Unavailable
+    toolkits: ToolkitsFacts | Unavailable  # the CUDA toolkits found (snapshots before v2: "cuda")
     torch: TorchFacts | Unavailable
     cudnn: CudnnFacts | Unavailable
     smoke: SmokeFacts | Unavailable = SMOKE_NOT_RUN  # `check --smoke`, `smoke-test`

@@ -30,15 +30,23 @@ COMPAT = "compat"  # `compat <kind> <query> --format json`
 RECOMMEND = "recommend"  # `recommend --format json`
 CHECKS = "checks"  # `checks --format json`: a bare list, no schema_version key
 
+# 2 for the documents that embed the Environment: its `cuda` key became `toolkits`
 VERSIONS: Mapping[str, int] = MappingProxyType({
-    SNAPSHOT: 1, CHECK: 1, SMOKE_TEST: 1, SMOKE_TEST_DISTRIBUTED: 1, DIFF: 1, EXPLAIN: 1,
+    SNAPSHOT: 2, CHECK: 2, SMOKE_TEST: 2, SMOKE_TEST_DISTRIBUTED: 2, DIFF: 1, EXPLAIN: 1,
     FLEET: 1, INSTALL_CUDNN: 1, UNINSTALL_CUDNN: 1, COMPAT: 1, RECOMMEND: 1, CHECKS: 1,
 })
 
+# the older versions a reader still accepts: version 1 wrote `environment.cuda` for what is now
+# `environment.toolkits` (gpudoctor.snapshot.FORMER_KEYS reads it; gpudoctor.fleet too)
+_OLDER: Mapping[str, frozenset[int]] = MappingProxyType({
+    SNAPSHOT: frozenset({1}), CHECK: frozenset({1}), SMOKE_TEST: frozenset({1}),
+    SMOKE_TEST_DISTRIBUTED: frozenset({1}),
+})
+
 # the versions a reader of each document accepts: the one written, and any older one it can
-# still read (none yet)
+# still read
 _READABLE: Mapping[str, frozenset[int]] = MappingProxyType(
-    {name: frozenset({v}) for name, v in VERSIONS.items()})
+    {name: frozenset({v}) | _OLDER.get(name, frozenset()) for name, v in VERSIONS.items()})
 
 # the documents that carry a whole Environment (`check --from-snapshot`, `fleet` and `diff`
 # read them), and the `command` key that names the smoke-test ones

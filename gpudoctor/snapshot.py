@@ -13,8 +13,9 @@ import math
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, TypeVar, Union
 
 from gpudoctor import schemas
@@ -108,6 +109,13 @@ def _from_union(args: tuple[Any, ...], data: Any, where: str) -> Any:
     raise SnapshotError("; ".join(errors) or f"{where}: no type matches {data!r:.60}")
 
 
+# (dataclass, field) → the key older documents wrote it under, read when the field's own key
+# is absent: snapshots, check and smoke-test reports of schema_version 1 keep reading
+FORMER_KEYS: Mapping[tuple[type, str], str] = MappingProxyType({
+    (Environment, "toolkits"): "cuda",  # schema_version 1: Environment.cuda, the toolkits
+})
+
+
 def _from_dataclass(tp: type[T], data: Any, where: str) -> T:
     if not isinstance(data, dict):
         raise SnapshotError(f"{where}: expected an object for {tp.__name__}")
@@ -116,11 +124,14 @@ def _from_dataclass(tp: type[T], data: Any, where: str) -> T:
     for f in dataclasses.fields(tp):  # type: ignore[arg-type]
         if not f.init:
             continue
-        if f.name not in data:
+        key = f.name
+        if key not in data:
+            key = FORMER_KEYS.get((tp, f.name), key)  # a document written before the rename
+        if key not in data:
             if f.default is not dataclasses.MISSING:
                 continue
             raise SnapshotError(f"{where}.{f.name}: missing")
-        value = from_data(hints[f.name], data[f.name], f"{where}.{f.name}")
+        value = from_data(hints[f.name], data[key], f"{where}.{f.name}")
         _check_value(tp.__name__, f.name, value, f"{where}.{f.name}")
         kwargs[f.name] = value
     return tp(**kwargs)
@@ -228,7 +239,7 @@ _RULES: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("GpuFacts", "memory_free"): _count,
     ("HostFacts", "shm_bytes"): _count,
     ("ToolkitFacts", "version"): _version,
-    ("CudaFacts", "toolkits"): _not_empty,
+    ("ToolkitsFacts", "toolkits"): _not_empty,
     ("TorchStatic", "version"): _installed_version,
     ("TorchStatic", "distributions"): _package_versions,
     ("TorchRuntime", "version"): _package_version,

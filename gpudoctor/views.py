@@ -14,7 +14,6 @@ import posixpath
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.model import (
-    CudaFacts,
     Environment,
     GpuFacts,
     HostFacts,
@@ -22,6 +21,7 @@ from gpudoctor.model import (
     NvmlFacts,
     Reason,
     ToolkitFacts,
+    ToolkitsFacts,
     TorchFacts,
     TorchRuntime,
     TorchStatic,
@@ -195,7 +195,7 @@ def torch_name(env: Environment) -> str:
 
 def toolkit(env: Environment) -> ToolkitFacts | None:
     """The CUDA toolkit in use."""
-    return env.cuda.in_use if isinstance(env.cuda, CudaFacts) else None
+    return env.toolkits.in_use if isinstance(env.toolkits, ToolkitsFacts) else None
 
 
 def toolkit_version(env: Environment) -> str | None:

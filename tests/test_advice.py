@@ -134,7 +134,7 @@ def test_rtx5090_with_torch_2_5_gets_a_cuda_12_8_or_newer_release(tables: Tables
 
 
 def test_no_driver_follows_the_toolkit(tables: Tables) -> None:
-    env = B.env(**NO_DRIVER, cuda=B.toolkit("12.4"), torch=B.torch("2.13.0+cpu", None))
+    env = B.env(**NO_DRIVER, toolkits=B.toolkit("12.4"), torch=B.torch("2.13.0+cpu", None))
     a = torch_advice(env, tables)
     assert a.pick is not None and a.pick.runs == "no-driver"
     # the toolkit's major (cpp_extension refuses another), not newer where the release has one
@@ -149,7 +149,7 @@ def test_no_driver_follows_the_toolkit(tables: Tables) -> None:
 
 
 def test_no_driver_no_toolkit_takes_the_pypi_default(tables: Tables) -> None:
-    env = B.env(**NO_DRIVER, cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
+    env = B.env(**NO_DRIVER, toolkits=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
                 torch=Unavailable(Reason.NOT_INSTALLED, "PyTorch is not installed"))
     a = torch_advice(env, tables)
     assert a.pick is not None
@@ -164,7 +164,7 @@ def test_no_driver_no_toolkit_takes_the_pypi_default(tables: Tables) -> None:
 def test_wsl_judges_torchs_devices_against_what_libcuda_reports(tables: Tables) -> None:
     env = B.env(nvml=B.NO_NVML, libcuda=LibcudaFacts("libcuda.so.1", 12080, Unavailable(
         Reason.NOT_INSTALLED, "/proc/driver/nvidia/version is not readable")),
-        cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
+        toolkits=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
         torch=B.torch("2.7.1+cu128", "12.8", ("RTX3090",), B.ARCH_CU128, 90701))
     a = torch_advice(env, tables)
     assert [g.compute_capability for g in a.gpus] == ["8.6"]
@@ -235,7 +235,7 @@ def test_old_releases_follow_their_documented_lines(tables: Tables) -> None:
     installed satisfies `torch==1.7.1` and the line must force; a fresh install takes PyPI."""
     old = dataclasses.replace(tables, torch_releases=tuple(
         r for r in tables.torch_releases if r.version == "1.7.1"))
-    machine = {"nvml": B.nvml("440.33.01", 10020), "cuda": B.toolkit("10.2"),
+    machine = {"nvml": B.nvml("440.33.01", 10020), "toolkits": B.toolkit("10.2"),
                "libcuda": LibcudaFacts("libcuda.so.1", 10020, "440.33.01")}
     env = B.env(**machine, torch=B.torch("1.7.1+cu101", "10.1", (), ("sm_60", "sm_75")))
     env = with_static(env, companions=(("torchvision", "0.8.2+cu101"), ("torchaudio", "0.7.2")))

@@ -43,7 +43,7 @@ def k80_machine(**kw: object) -> Environment:
     k80 = dataclasses.replace(B.gpu("H100"), name="Tesla K80", compute_capability="3.7")
     base = B.env(nvml=B.nvml("470.82.01", 11040, k80),
                  libcuda=LibcudaFacts("libcuda.so.1", 11040, "470.82.01"),
-                 cuda=B.toolkit("11.4"), torch=B.torch("1.12.1+cu113", "11.3", (), (), 8302))
+                 toolkits=B.toolkit("11.4"), torch=B.torch("1.12.1+cu113", "11.3", (), (), 8302))
     return dataclasses.replace(base, **kw)  # type: ignore[arg-type]
 
 
@@ -256,7 +256,7 @@ def test_cli_no_driver_text_names_the_driver_needed() -> None:
 
 def blackwell_on(toolkit: str) -> Environment:
     """An RTX 5090 (sm_120) on driver 580, with a CUDA `toolkit` in /usr/local/cuda."""
-    return B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("RTX5090")), cuda=B.toolkit(toolkit),
+    return B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("RTX5090")), toolkits=B.toolkit(toolkit),
                  torch=B.torch("2.13.0+cu130", "13.0", ("RTX5090",), B.ARCH_CU130, 92000))
 
 

@@ -19,7 +19,7 @@ from runner import ROOT, environment, gpudoctor, invoke
 
 from gpudoctor import schemas
 from gpudoctor.fleet import NodeError, read_node
-from gpudoctor.snapshot import SnapshotError, loads
+from gpudoctor.snapshot import SnapshotError, dumps, loads
 from tests.cudnn_kit import (  # noqa: F401 - the fixtures
     MakeTarball,
     cudnn_kit_fixture,
@@ -42,6 +42,13 @@ ERROR_TEXT = "RuntimeError: CUDA error: no kernel image is available for executi
 
 def schema(document: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((ROOT / schemas.schema_path(document)).read_text())
+    return data
+
+
+def written(path: Path) -> dict[str, Any]:
+    """A snapshot fixture as this gpudoctor writes it: the fixtures are version-1 inputs
+    (`environment.cuda`, read through snapshot.FORMER_KEYS), the schema is the current one."""
+    data: dict[str, Any] = json.loads(dumps(loads(path.read_text())))
     return data
 
 
@@ -127,7 +134,7 @@ def outputs() -> dict[str, list[Any]]:
     over every fixture is test_every_fixture_validates, slow)."""
     no_driver = ROOT / "tests" / "fixtures" / "envs" / "no-driver-cuda-torch.json"
     return {
-        schemas.SNAPSHOT: [json.loads(p.read_text()) for p in ENVS],
+        schemas.SNAPSHOT: [written(p) for p in ENVS],
         schemas.CHECK: [run_json("check", "--from-report", str(p), "-f", "json")
                         for p in (H100, REPORTS[1])],
         schemas.RECOMMEND: [run_json("recommend", "--from-report", str(H100), "-f", "json")],
@@ -221,7 +228,7 @@ def test_an_impossible_environment_is_invalid(outputs: dict[str, list[Any]]) -> 
     data = copy.deepcopy(outputs[schemas.SNAPSHOT][0])
     data["environment"]["torch"] = {"unavailable": "no-such-reason"}
     assert errors(schemas.SNAPSHOT, data)
-    h100 = json.loads(H100.read_text())
+    h100 = written(H100)
     assert errors(schemas.SNAPSHOT, h100) == []
     h100["environment"]["nvml"]["gpus"][0]["index"] = "0"
     assert errors(schemas.SNAPSHOT, h100)
@@ -236,7 +243,7 @@ IMPOSSIBLE = [
     (("nvml", "driver_version"), "550.54.15\n"),
     (("nvml", "driver_version"), "\u0665\u0665\u0660.54"),  # Arabic-Indic digits
     (("nvml", "cuda_driver_version"), -12040),
-    (("cuda", "toolkits"), []),
+    (("toolkits", "toolkits"), []),
     (("torch", "static", "version"), "two"),
     (("torch", "static", "distributions"), [["not a version", "/x"]]),
     (("torch", "seconds"), "NaN"),
@@ -254,7 +261,7 @@ def _set(data: Any, path: tuple[Any, ...], value: Any) -> None:
 def test_schema_refuses_what_the_reader_refuses(path: tuple[Any, ...], value: Any) -> None:
     """The reader's rules for impossible values (gpudoctor.snapshot._RULES) are in the
     generated schema: a value the reader refuses is invalid, and in its field."""
-    data = json.loads(H100.read_text())
+    data = written(H100)
     assert errors(schemas.SNAPSHOT, data) == []
     loads(json.dumps(data))
     env = data["environment"]
@@ -286,10 +293,10 @@ def test_readers_accept_a_document_by_its_own_version(outputs: dict[str, list[An
     assert schemas.carrier(outputs[schemas.SNAPSHOT][0]) == schemas.SNAPSHOT
     assert schemas.carrier({"command": "smoke-test", "environment": {}}) == schemas.SMOKE_TEST
     read_node("node.json", json.dumps(report))
-    report["schema_version"] = 2
-    with pytest.raises(SnapshotError, match=r"schema_version 2; .* in a check document"):
+    report["schema_version"] = 3
+    with pytest.raises(SnapshotError, match=r"schema_version 3; .* in a check document"):
         loads(json.dumps(report))
-    with pytest.raises(NodeError, match="schema_version 2"):
+    with pytest.raises(NodeError, match="schema_version 3"):
         read_node("node.json", json.dumps(report))
     for unhashable in ([1], {"v": 1}):
         assert schemas.accepts({"schema_version": unhashable, "environment": {}})

@@ -7,9 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.snapshot import SnapshotError, dumps, loads
+from gpudoctor import schemas
+from gpudoctor.model import Environment
+from gpudoctor.snapshot import FORMER_KEYS, SnapshotError, dumps, loads, to_data
+from tests.checks.envbuilder import SCENARIOS
 
+# written by schema_version 1 (`environment.cuda`, not `toolkits`): never rewritten, they are
+# the proof that older snapshots keep reading
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures" / "envs").glob("*.json"))
+
+
+def _renamed(old: dict[str, object]) -> dict[str, object]:
+    """A version-1 document with its Environment keys as this gpudoctor writes them."""
+    env = old["environment"]
+    assert isinstance(env, dict)
+    former = {key: name for (cls, name), key in FORMER_KEYS.items() if cls is Environment}
+    renamed = {former.get(k, k): v for k, v in env.items()}
+    return {**old, "schema_version": schemas.version(schemas.SNAPSHOT), "environment": renamed}
 
 
 def _contains(new: object, old: object, where: str = "$") -> None:
@@ -34,7 +48,7 @@ def test_round_trip_exact(path: Path) -> None:
     only the fields added since, at their defaults); and that text round-trips exactly."""
     text = path.read_text()
     env = loads(text)
-    _contains(json.loads(dumps(env)), json.loads(text))
+    _contains(json.loads(dumps(env)), _renamed(json.loads(text)))
     assert loads(dumps(env)) == env
     assert dumps(loads(dumps(env))) == dumps(env)
 
@@ -92,3 +106,43 @@ def test_report_json_is_a_snapshot_too() -> None:
     data["findings"] = []
     env = loads(json.dumps(data))
     assert env.nvml.gpus[1].reason.value == "error"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_every_v1_snapshot_still_reads(path: Path) -> None:
+    """A snapshot of schema_version 1 names the toolkits `cuda`: it reads, its toolkits are
+    `Environment.toolkits` value for value, and it is the scenario it was written from."""
+    data = json.loads(path.read_text())
+    assert data["schema_version"] == 1
+    assert "cuda" in data["environment"] and "toolkits" not in data["environment"]
+    env = loads(path.read_text())
+    assert to_data(env.toolkits) == data["environment"]["cuda"]
+    if path.stem in SCENARIOS:  # all but real-ci-no-driver-cpu-torch, recorded on a machine
+        assert env == SCENARIOS[path.stem]
+
+
+def test_a_new_snapshot_writes_toolkits() -> None:
+    data = json.loads(dumps(SCENARIOS["h100-healthy"]))
+    assert data["schema_version"] == 2 == schemas.version(schemas.SNAPSHOT)
+    assert "toolkits" in data["environment"] and "cuda" not in data["environment"]
+    assert loads(json.dumps(data)) == SCENARIOS["h100-healthy"]
+
+
+def test_the_new_key_wins_over_the_former() -> None:
+    """A document with both keys is read by the new one (the former is only a fallback)."""
+    data = json.loads(dumps(SCENARIOS["h100-healthy"]))
+    data["environment"]["cuda"] = {"unavailable": "not-installed", "message": "stale"}
+    assert loads(json.dumps(data)) == SCENARIOS["h100-healthy"]
+
+
+@pytest.mark.parametrize("extra", [{}, {"findings": []}, {"command": "smoke-test"},
+                                   {"command": "smoke-test --distributed"}],
+                         ids=["snapshot", "check", "smoke-test", "smoke-test-distributed"])
+def test_every_environment_carrier_reads_1_and_2_and_refuses_3(extra: dict[str, object]) -> None:
+    data = {**json.loads(dumps(SCENARIOS["h100-healthy"])), **extra}
+    v1 = {**data, "schema_version": 1}
+    v1["environment"] = {("cuda" if k == "toolkits" else k): v
+                         for k, v in data["environment"].items()}
+    assert loads(json.dumps(v1)) == loads(json.dumps(data)) == SCENARIOS["h100-healthy"]
+    with pytest.raises(SnapshotError, match="schema_version 3; this gpudoctor reads 1, 2"):
+        loads(json.dumps({**data, "schema_version": 3}))

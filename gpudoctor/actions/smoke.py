@@ -250,7 +250,7 @@ def smoke_environment(outcome: SmokeOutcome) -> Environment:
     return Environment(
         gpudoctor_version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        host=other, nvml=other, libcuda=other, cuda=other, torch=other, cudnn=other,
+        host=other, nvml=other, libcuda=other, toolkits=other, torch=other, cudnn=other,
         smoke=outcome)
 
 

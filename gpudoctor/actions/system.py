@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import __version__, childproc
 from gpudoctor.actions.transaction import STATE_DIR, Manifest
 from gpudoctor.linux import library_dirs
-from gpudoctor.model import CudaFacts, Environment, Reason, ToolkitFacts, Unavailable
+from gpudoctor.model import Environment, Reason, ToolkitFacts, ToolkitsFacts, Unavailable
 from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.cudnn import MANIFEST, probe_cudnn_at
 from gpudoctor.probes.interface import Deps
@@ -79,7 +79,7 @@ def _read_only(d: Path) -> bool:
 def toolkit(prefix: Path) -> ToolkitFacts | None:
     """The CUDA toolkit at prefix, as the CUDA probe reads it; None when it is not one."""
     facts = probe_cuda(Deps(environ={}, root=_NOWHERE, cuda_home=str(prefix)))
-    if not isinstance(facts, CudaFacts):
+    if not isinstance(facts, ToolkitsFacts):
         return None
     return next((t for t in facts.toolkits if t.root == str(prefix)), None)
 
@@ -101,7 +101,7 @@ def verify(prefix: Path, tables: Tables | None) -> Report:
         gpudoctor_version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         host=skipped, nvml=skipped, libcuda=skipped, torch=skipped,
-        cuda=CudaFacts((tk,)) if tk else Unavailable(
+        toolkits=ToolkitsFacts((tk,)) if tk else Unavailable(
             Reason.NOT_INSTALLED, f"{prefix} is not a CUDA toolkit"),
         cudnn=probe_cudnn_at(str(prefix), Deps(cuda_home=str(prefix))),
     )

@@ -11,7 +11,6 @@ from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.compat import machine
 from gpudoctor.compat.rules import Ruling, arch_in_build
 from gpudoctor.model import (
-    CudaFacts,
     Environment,
     Finding,
     GpuFacts,
@@ -20,6 +19,7 @@ from gpudoctor.model import (
     NvmlFacts,
     Severity,
     ToolkitFacts,
+    ToolkitsFacts,
     Unavailable,
 )
 from gpudoctor.versions import sm_of
@@ -31,7 +31,7 @@ TOOLKIT_ARCHIVE_URL = "https://developer.nvidia.com/cuda-toolkit-archive"
 
 
 @check("GD201", "toolkit-found", "CUDA toolkit found", Layer.CUDA, Severity.INFO,
-       "CUDA toolkit discovery, CUDA_HOME, CUDA_PATH", facts={"cuda"})
+       "CUDA toolkit discovery, CUDA_HOME, CUDA_PATH", facts={"toolkits"})
 def check_toolkit_found(env: Environment, tables: Tables) -> Finding:
     """Lists every CUDA toolkit found and which one is in use (the first in search order:
     --cuda-home, CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda, /usr/local/cuda-*,
@@ -43,25 +43,25 @@ def check_toolkit_found(env: Environment, tables: Tables) -> Finding:
     nvcc on PATH, then /usr/local/cuda. A CUDA_HOME / CUDA_PATH that is missing, a file, an
     empty directory, not a toolkit, or a toolkit without bin/nvcc and include/cuda_runtime.h
     (only version.json: a runtime-only install) is a warning that names it and what breaks."""
-    if not isinstance(env.cuda, CudaFacts):
-        return skipped(V.reason_of(env.cuda) + "; a toolkit is only needed to build CUDA code")
-    tk = env.cuda.in_use
+    if not isinstance(env.toolkits, ToolkitsFacts):
+        return skipped(V.reason_of(env.toolkits) + "; a toolkit is only needed to build CUDA code")
+    tk = env.toolkits.in_use
     evidence = tuple(
         (t.root, f"{t.version if isinstance(t.version, str) else 'version unknown'} "
          f"(found by {t.found_by}{', in use' if t.in_use else ''}"
          f"{', assembled from pip wheels' if t.pip_assembled else ''}"
          f"{', lacks ' + ', '.join(t.lacks) if t.lacks else ''})")
-        for t in env.cuda.toolkits
+        for t in env.toolkits.toolkits
     ) + tuple((f"{n.named_by}={n.path}", NAMED_STATE.get(n.kind, n.kind))
-              for n in env.cuda.named)
-    bad = [n for n in env.cuda.named if n.kind != "toolkit" or n.lacks]
+              for n in env.toolkits.named)
+    bad = [n for n in env.toolkits.named if n.kind != "toolkit" or n.lacks]
     if bad:
-        return _bad_named(bad, env.cuda.named, tk, evidence)
+        return _bad_named(bad, env.toolkits.named, tk, evidence)
     if tk is None:
         return skipped("no CUDA toolkit found; a toolkit is only needed to build CUDA code",
                        evidence)
     v = tk.version if isinstance(tk.version, str) else "of unknown version"
-    others = len(env.cuda.toolkits) - 1
+    others = len(env.toolkits.toolkits) - 1
     more = f" (+{others} other{'s' if others != 1 else ''})" if others else ""
     if tk.lacks:
         return noted(
@@ -119,7 +119,7 @@ def _bad_named(bad: list[NamedRoot], named: tuple[NamedRoot, ...], tk: ToolkitFa
 
 
 @check("GD202", "toolkit-version-consistent", "toolkit's version files agree", Layer.CUDA,
-       Severity.WARNING, "version.json, version.txt, cuda.h, nvcc, libcudart", facts={"cuda"})
+       Severity.WARNING, "version.json, version.txt, cuda.h, nvcc, libcudart", facts={"toolkits"})
 def check_toolkit_readings(env: Environment, tables: Tables) -> Finding:
     """The toolkit in use is read several ways (version.json, version.txt, cuda.h, nvcc,
     libcudart). Disagreeing readings mean two toolkits were installed over each other, or a
@@ -164,7 +164,7 @@ def _mm(v: str) -> str:
 
 
 @check("GD203", "toolkit-matches-torch-cuda", "toolkit's CUDA major matches PyTorch's",
-       Layer.CUDA, Severity.INFO, "CUDA toolkit, torch.version.cuda", facts={"cuda", "torch"})
+       Layer.CUDA, Severity.INFO, "CUDA toolkit, torch.version.cuda", facts={"toolkits", "torch"})
 def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's pip and conda builds bring their own CUDA runtime, so the local toolkit's
     version does not matter for running PyTorch. It matters when building CUDA extensions
@@ -195,7 +195,7 @@ def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
 
 @check("GD204", "gpu-supported-by-toolkit", "the local toolkit can compile for every GPU",
        Layer.CUDA, Severity.WARNING, "CUDA toolkit, NVML compute capability, GPU table",
-       facts={"cuda", "nvml"})
+       facts={"toolkits", "nvml"})
 def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     """nvcc compiles only for the GPU architectures its release supports. CUDA 12.0 dropped
     Kepler sm_35/sm_37, and CUDA 13.0 removed offline compilation for Maxwell, Pascal and Volta

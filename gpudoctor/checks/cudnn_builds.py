@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 @check("GD308", "cudnn-cuda-build-matches-toolkit", "cuDNN built for the toolkit's CUDA",
        Layer.CUDNN, Severity.ERROR, "cuDNN's CUDA build, the toolkit version, the cuDNN table",
-       facts={"cudnn", "cuda"})
+       facts={"cudnn", "toolkits"})
 def check_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A cuDNN tarball is built for one CUDA major (before CUDA 11: one CUDA minor), and links
     that CUDA's cuBLAS. Copied into a toolkit of another CUDA, it cannot find its libraries.
@@ -55,8 +55,8 @@ def check_cuda_build(env: Environment, tables: Tables) -> Finding:
 
     Sources: https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html
     """
-    toolkits = {t.root: t for t in env.cuda.toolkits} if not isinstance(
-        env.cuda, Unavailable) else {}
+    toolkits = {t.root: t for t in env.toolkits.toolkits} if not isinstance(
+        env.toolkits, Unavailable) else {}
     rows: list[tuple[CudnnInstall, str]] = [
         (i, tv) for i in _installs(env) if i.prefix and (t := toolkits.get(i.prefix))
         and isinstance(tv := t.version, str)]

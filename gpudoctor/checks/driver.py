@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 @check("GD101", "driver-present", "NVIDIA driver is installed and loaded", Layer.DRIVER,
        Severity.ERROR, "NVML, libcuda, PCI bus, kernel module, torch build, CUDA toolkit",
-       facts={"nvml", "libcuda", "host", "torch", "cuda", "requirements"})
+       facts={"nvml", "libcuda", "host", "torch", "toolkits", "requirements"})
 def check_driver_present(env: Environment, tables: Tables) -> Finding:
     """An NVIDIA driver must be installed and its kernel module loaded before any CUDA program
     (a CUDA build of PyTorch, anything built with the toolkit) can use a GPU.
@@ -273,7 +273,7 @@ def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
 
 @check("GD103", "driver-supports-torch-cuda", "driver is new enough for PyTorch's CUDA",
        Layer.DRIVER, Severity.ERROR, "NVML/libcuda, torch.version.cuda, compat tables",
-       facts={"torch", "nvml", "libcuda", "cuda", "host"})
+       facts={"torch", "nvml", "libcuda", "toolkits", "host"})
 def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's CUDA runtime needs a driver at least as new as NVIDIA's table says. For CUDA
     ≥ 11 an older driver of the same major family still runs it by minor-version compatibility,
@@ -440,7 +440,7 @@ def _by_driver_cuda(tables: Tables, tc: str, dcuda: tuple[str, str], same_family
 
 @check("GD104", "driver-supports-toolkit", "driver runs what the local toolkit builds",
        Layer.DRIVER, Severity.WARNING, "NVML/libcuda, CUDA toolkit, compat tables",
-       facts={"cuda", "nvml", "libcuda"})
+       facts={"toolkits", "nvml", "libcuda"})
 def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
     """Programs compiled with the local toolkit (CUDA extensions, nvcc builds) need a driver
     that supports that toolkit's CUDA version; `nvcc` itself runs without one.

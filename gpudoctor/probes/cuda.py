@@ -4,7 +4,7 @@ Toolkits are looked for in this order, each recorded with how it was found: `--c
 `CUDA_HOME`, `CUDA_PATH`, `nvcc` on `PATH`, `/usr/local/cuda`, `/usr/local/cuda-*` (newest
 first), `/opt/cuda`. The same directory reached twice (a symlink) is listed once, under the
 first way it was found. The first toolkit found is the one in use. What `--cuda-home`,
-`CUDA_HOME` and `CUDA_PATH` name is recorded whatever it is (`CudaFacts.named`: missing, a file,
+`CUDA_HOME` and `CUDA_PATH` name is recorded whatever it is (`ToolkitsFacts.named`: missing, a file,
 empty, not a toolkit): builds of CUDA extensions read CUDA_HOME even when it is no toolkit.
 
 Each toolkit's version is read every way that applies: `version.json` (major.minor only: the
@@ -25,11 +25,11 @@ from pathlib import Path
 
 from gpudoctor import childproc
 from gpudoctor.model import (
-    CudaFacts,
     LibcudaFacts,
     NamedRoot,
     Reason,
     ToolkitFacts,
+    ToolkitsFacts,
     Unavailable,
     VersionReading,
 )
@@ -49,7 +49,7 @@ NAMED = ("--cuda-home", "CUDA_HOME", "CUDA_PATH")  # what the user names; the re
 BUILD_PARTS = ("bin/nvcc", "include/cuda_runtime.h")
 
 
-def probe_cuda(deps: Deps) -> CudaFacts | Unavailable:
+def probe_cuda(deps: Deps) -> ToolkitsFacts | Unavailable:
     """Every toolkit found, with all its version readings, and what the named roots are."""
     seen: set[str] = set()
     toolkits: list[ToolkitFacts] = []
@@ -71,7 +71,7 @@ def probe_cuda(deps: Deps) -> CudaFacts | Unavailable:
             "no CUDA toolkit found (looked at --cuda-home, CUDA_HOME, CUDA_PATH, nvcc on PATH, "
             "/usr/local/cuda, /usr/local/cuda-*, /opt/cuda)",
         )
-    return CudaFacts(toolkits=tuple(toolkits), named=tuple(named))
+    return ToolkitsFacts(toolkits=tuple(toolkits), named=tuple(named))
 
 
 def candidate_roots(deps: Deps) -> list[tuple[str, str]]:

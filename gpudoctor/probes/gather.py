@@ -43,7 +43,7 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
 # Environment field → probe. The torch child is the slowest: it is started first.
 PROBES: tuple[tuple[str, Callable[[Deps], Any]], ...] = (
     ("torch", probe_torch),
-    ("cuda", probe_cuda),
+    ("toolkits", probe_cuda),
     ("cudnn", probe_cudnn),
     ("libcuda", probe_libcuda),
     ("nvml", probe_nvml),

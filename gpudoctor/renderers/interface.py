@@ -148,8 +148,8 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         torch = _unlooked(missing) if missing is not None else "not available"
     tk = V.toolkit(env)
     if tk is None:
-        toolkit = _unlooked(env.cuda) if isinstance(env.cuda, Unavailable) and (
-            env.cuda.reason in _UNLOOKED) else "none found"
+        toolkit = _unlooked(env.toolkits) if isinstance(env.toolkits, Unavailable) and (
+            env.toolkits.reason in _UNLOOKED) else "none found"
     else:
         v = tk.version if isinstance(tk.version, str) else "version unknown"
         toolkit = f"{v} at {tk.root} ({tk.found_by})"

@@ -91,7 +91,7 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
     parts = [(i, p) for i, (_, p) in enumerate(found)]
     host = _best([(i, p, p.host) for i, p in parts], used)
     nvml = _best([(i, p, p.nvml) for i, p in parts], used)
-    cuda = _best([(i, p, p.cuda) for i, p in parts], used)
+    toolkits = _best([(i, p, p.toolkits) for i, p in parts], used)
     torch = _best([(i, p, p.torch) for i, p in parts], used)
     cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)
     libcuda = _best([(i, p, p.libcuda) for i, p in parts], used)
@@ -107,7 +107,8 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
             "driver line)"),
         libcuda=libcuda if libcuda is not None else not_reported(
             "libcuda's view of the driver is not in the report"),
-        cuda=cuda if cuda is not None else not_reported("the CUDA toolkit is not in the report"),
+        toolkits=toolkits if toolkits is not None else not_reported(
+            "the CUDA toolkit is not in the report"),
         torch=torch if torch is not None else not_reported(
             "PyTorch is not in the report (no collect_env output)"),
         cudnn=cudnn if cudnn is not None else not_reported("cuDNN is not in the report"),

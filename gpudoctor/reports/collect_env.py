@@ -33,12 +33,12 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import (
-    CudaFacts,
     CudnnFacts,
     GpuFacts,
     NvmlFacts,
     Reason,
     ToolkitFacts,
+    ToolkitsFacts,
     TorchFacts,
     TorchRuntime,
     Unavailable,
@@ -184,14 +184,14 @@ def _hip(fields: dict[str, str]) -> str | None:
     return value if value is not None and value[:1].isdigit() else None
 
 
-def _toolkit(fields: dict[str, str]) -> CudaFacts | Unavailable:
+def _toolkit(fields: dict[str, str]) -> ToolkitsFacts | Unavailable:
     """The toolkit on PATH: collect_env's "CUDA runtime version" is `nvcc --version`'s."""
     said = fields.get("CUDA runtime version", "(line missing)")
     m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", said.strip())
     if m is None:
         return not_reported("the CUDA toolkit is not in the report",
                             f"collect_env: CUDA runtime version (nvcc on PATH): {said}")
-    return CudaFacts(toolkits=(ToolkitFacts(
+    return ToolkitsFacts(toolkits=(ToolkitFacts(
         root="(location not in the report)",
         found_by="nvcc on PATH (collect_env's 'CUDA runtime version')",
         version=f"{m[1]}.{m[2]}",
@@ -343,6 +343,6 @@ def parse(text: str) -> Partial:
         torch=_torch(fields, packages, text),
         host=not_reported("the process environment, device nodes and /dev/shm are not in the "
                           "report", _host_detail(fields)),
-        cuda=_toolkit(fields),
+        toolkits=_toolkit(fields),
         cudnn=_cudnn(text, fields),
     )

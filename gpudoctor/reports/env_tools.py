@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import (
-    CudaFacts,
     GpuFacts,
     NvmlFacts,
     ToolkitFacts,
+    ToolkitsFacts,
     TorchFacts,
     TorchRuntime,
     Unavailable,
@@ -207,7 +207,7 @@ def _python(fields: dict[str, str]) -> str | Unavailable:
 
 
 def _toolkit(text: str, fields: dict[str, str], who: str = "the tool's report"
-             ) -> CudaFacts | Unavailable:
+             ) -> ToolkitsFacts | Unavailable:
     """The toolkit the tool ran nvcc from (its "NVCC" line, or nvcc's own output)."""
     said = next((v for k in ("nvcc", "system nvcc", "cuda compiler") if (v := fields.get(k))
                  and _NVCC.search(v)), None)
@@ -215,7 +215,7 @@ def _toolkit(text: str, fields: dict[str, str], who: str = "the tool's report"
     if m is None:
         return not_reported("the CUDA toolkit is not in the report")
     major, minor = (m[1], m[2]) if m[1] else (m[4], m[5])
-    return CudaFacts(toolkits=(ToolkitFacts(
+    return ToolkitsFacts(toolkits=(ToolkitFacts(
         root="(location not in the report)", found_by=f"nvcc, as {who} ran it",
         version=f"{major}.{minor}",
         readings=(VersionReading("nvcc", f"nvcc, as {who} ran it", m[3] or f"{major}.{minor}"),),
@@ -226,7 +226,7 @@ def parse_nvcc(text: str) -> Partial | None:
     """`nvcc --version` pasted on its own ("Cuda compilation tools, release 10.1, V10.1.243")."""
     cuda = _toolkit(text[:2000], {}, "the paste")
     return None if isinstance(cuda, Unavailable) else Partial(kind="nvcc --version", rank=3,
-                                                              cuda=cuda)
+                                                              toolkits=cuda)
 
 
 def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | None]]
@@ -271,4 +271,4 @@ def parse(text: str) -> Partial | None:
         python_version=_python(fields),
     )
     return Partial(kind=tool, rank=2, nvml=_nvml(tool, fields, gpus), torch=torch,
-                   cuda=_toolkit(text, fields))
+                   toolkits=_toolkit(text, fields))

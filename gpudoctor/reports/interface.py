@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpudoctor.model import (
-    CudaFacts,
     CudnnFacts,
     HostFacts,
     LibcudaFacts,
     NvmlFacts,
     Reason,
+    ToolkitsFacts,
     TorchFacts,
     Unavailable,
 )
@@ -46,6 +46,6 @@ class Partial:
     nvml: NvmlFacts | Unavailable | None = None
     torch: TorchFacts | Unavailable | None = None
     host: HostFacts | Unavailable | None = None
-    cuda: CudaFacts | Unavailable | None = None
+    toolkits: ToolkitsFacts | Unavailable | None = None
     cudnn: CudnnFacts | Unavailable | None = None
     libcuda: LibcudaFacts | Unavailable | None = None  # torch's "found version 11040"

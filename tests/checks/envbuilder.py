@@ -14,7 +14,6 @@ import dataclasses
 from pathlib import Path
 
 from gpudoctor.model import (
-    CudaFacts,
     DeviceNode,
     Environment,
     GpuFacts,
@@ -23,6 +22,7 @@ from gpudoctor.model import (
     NvmlFacts,
     Reason,
     ToolkitFacts,
+    ToolkitsFacts,
     TorchDevice,
     TorchFacts,
     TorchRuntime,
@@ -137,9 +137,9 @@ def cuda_unavailable(env: Environment, error: str = "RuntimeError: The NVIDIA dr
     return dataclasses.replace(env, torch=dataclasses.replace(env.torch, runtime=runtime))
 
 
-def toolkit(version: str, root: str = "/usr/local/cuda") -> CudaFacts:
+def toolkit(version: str, root: str = "/usr/local/cuda") -> ToolkitsFacts:
     """One toolkit with agreeing readings."""
-    return CudaFacts((ToolkitFacts(
+    return ToolkitsFacts((ToolkitFacts(
         root=root, found_by="/usr/local/cuda", version=version,
         readings=(VersionReading("version.json", f"{root}/version.json", version),
                   VersionReading("nvcc", f"{root}/bin/nvcc", version + ".85")),
@@ -154,7 +154,7 @@ def env(**kw: object) -> Environment:
         host=host(),
         nvml=nvml("580.65.06", 13000, gpu("H100")),
         libcuda=LibcudaFacts("libcuda.so.1", 13000, "580.65.06"),
-        cuda=toolkit("13.0"),
+        toolkits=toolkit("13.0"),
         torch=torch("2.13.0+cu130", "13.0", ("H100",), ARCH_CU130, 92000),
         cudnn=NO_CUDNN,
     )
@@ -166,7 +166,7 @@ SCENARIOS: dict[str, Environment] = {
     "old-driver-new-torch": env(
         nvml=nvml("535.104.05", 12020, gpu("RTX3090")),
         libcuda=LibcudaFacts("libcuda.so.1", 12020, "535.104.05"),
-        cuda=toolkit("12.2"),
+        toolkits=toolkit("12.2"),
         torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000,
                     "RuntimeError: The NVIDIA driver on your system is too old (found version "
                     "12020)."),
@@ -175,7 +175,7 @@ SCENARIOS: dict[str, Environment] = {
         nvml=nvml("550.54.15", 12040, gpu("RTX3090")),
         libcuda=LibcudaFacts("libcuda.so.1", 12040, "550.54.15"),
         torch=torch("2.13.0+cpu", None),
-        cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
+        toolkits=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
     ),
     "pascal-gpu-cu130-torch": env(
         nvml=nvml("580.65.06", 13000, gpu("GTX1080")),
@@ -209,7 +209,7 @@ SCENARIOS: dict[str, Environment] = {
         libcuda=LibcudaFacts("libcuda.so.1", 12080, Unavailable(
             Reason.NOT_INSTALLED, "/proc/driver/nvidia/version is not readable")),
         torch=torch("2.7.1+cu128", "12.8", ("RTX3090",), ARCH_CU128, 90701),
-        cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
+        toolkits=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
     ),
     "container-no-gpus-flag": env(
         # the host's GPU is on the PCI bus (sysfs is not namespaced), its driver not mounted
@@ -237,7 +237,7 @@ SCENARIOS: dict[str, Environment] = {
                   nvidia_module=Unavailable(Reason.NOT_INSTALLED, "not loaded")),
         nvml=NO_NVML,
         libcuda=NO_LIBCUDA,
-        cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
+        toolkits=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"),
         torch=torch("2.13.0+cu130", "13.0", (), ARCH_CU130, 92000,
                     "RuntimeError: Found no NVIDIA driver on your system."),
     ),
@@ -246,7 +246,7 @@ SCENARIOS: dict[str, Environment] = {
         host=host(dev_nodes=(), pci_gpus=()),
         nvml=NO_NVML,
         libcuda=NO_LIBCUDA,
-        cuda=toolkit("12.4"),
+        toolkits=toolkit("12.4"),
         torch=torch("2.13.0+cpu", None),
     ),
     # the driver was upgraded without a reboot: library 535.183.01, kernel module 535.104.05
@@ -309,7 +309,7 @@ def reported_env(torch_facts: TorchFacts | Unavailable, *gpus: GpuFacts,
         nvml=NvmlFacts(driver, not_reported("the driver's CUDA"), not_reported("NVML"),
                        "nvidia-smi, as collect_env reported it", gpus)
         if driver else not_reported("the driver"),
-        libcuda=not_reported("libcuda"), cuda=not_reported("the toolkit"),
+        libcuda=not_reported("libcuda"), toolkits=not_reported("the toolkit"),
         torch=torch_facts, cudnn=not_reported("cuDNN"), sources=("collect_env in test",))
 
 

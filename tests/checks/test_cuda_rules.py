@@ -28,7 +28,7 @@ def test_a_gpu_below_the_toolkits_floor_fails_by_the_rule() -> None:
     the rows below sm_50 are all retired by then, so everything older is too (NVIDIA retires
     architectures oldest first). Before the rule: skipped, "no verified row"."""
     tables = without("2.1")
-    env = B.env(nvml=B.nvml("550.54.14", 12040, gpu("2.1")), cuda=B.toolkit("12.4"))
+    env = B.env(nvml=B.nvml("550.54.14", 12040, gpu("2.1")), toolkits=B.toolkit("12.4"))
     f = check_toolkit_vs_gpus.run(env, tables)
     assert f.status is Status.FAIL, f
     assert "judged by the arch rule" in f.message and "compiles for sm_50 and newer" in f.message
@@ -39,14 +39,14 @@ def test_a_gpu_above_what_the_toolkit_compiles_is_not_guessed() -> None:
     """sm_120 with no row, under CUDA 12.6: the rule can tell only that older PTX alone could
     run there, which a build may or may not carry: skipped, with what the rule said."""
     tables = without("12.0")
-    env = B.env(nvml=B.nvml("560.28.03", 12060, gpu("12.0")), cuda=B.toolkit("12.6"))
+    env = B.env(nvml=B.nvml("560.28.03", 12060, gpu("12.0")), toolkits=B.toolkit("12.6"))
     f = check_toolkit_vs_gpus.run(env, tables)
     assert f.status is Status.SKIP, f
     assert any("only PTX of an older architecture" in v for _, v in f.evidence)
 
 
 def test_with_the_row_the_row_decides() -> None:
-    env = B.env(nvml=B.nvml("550.54.14", 12040, gpu("2.1")), cuda=B.toolkit("12.4"))
+    env = B.env(nvml=B.nvml("550.54.14", 12040, gpu("2.1")), toolkits=B.toolkit("12.4"))
     f = check_toolkit_vs_gpus.run(env, TABLES)
     assert f.status in (Status.FAIL, Status.WARN) and "arch rule" not in f.message, f
     assert "CUDA 8.0 was the last toolkit" in f.message

@@ -36,7 +36,7 @@ def copy(version: str, build: str | Unavailable) -> CudnnInstall:
 
 
 def judge(version: str, build: str | Unavailable, toolkit: str) -> Finding:
-    e: Environment = B.env(cuda=B.toolkit(toolkit, root=PREFIX),
+    e: Environment = B.env(toolkits=B.toolkit(toolkit, root=PREFIX),
                            cudnn=CudnnFacts((copy(version, build),)))
     (result,) = run_checks(e, TABLES, (check_cuda_build,)).results
     return result.finding
@@ -86,7 +86,7 @@ def test_a_build_of_the_right_major_passes_and_a_pre_11_minor_by_its_row() -> No
 
 
 def test_an_unjudged_copy_beside_a_judged_one_is_named_in_the_pass() -> None:
-    e = B.env(cuda=dataclasses.replace(
+    e = B.env(toolkits=dataclasses.replace(
         B.toolkit("12.4", root=PREFIX),
         toolkits=(*B.toolkit("12.4", root=PREFIX).toolkits,
                   *B.toolkit("12.6", root="/opt/cuda-12.6").toolkits)),

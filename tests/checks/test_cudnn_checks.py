@@ -45,7 +45,7 @@ def probed(prefix: Path, cuda: str = "12.4", **kw: object) -> Environment:
     """The environment of a machine whose toolkit `prefix` (CUDA `cuda`) holds this cuDNN."""
     facts = probe_cudnn_at(str(prefix), Deps(environ={"PATH": "/usr/bin:/bin"}))
     kw.setdefault("torch", NO_TORCH)
-    return env(cudnn=facts, cuda=toolkit(cuda, root=str(prefix)), **kw)
+    return env(cudnn=facts, toolkits=toolkit(cuda, root=str(prefix)), **kw)
 
 
 def apply(fix: str) -> None:

@@ -21,11 +21,11 @@ import pytest
 from runner import gpudoctor
 
 from gpudoctor.model import (
-    CudaFacts,
     CudnnFacts,
     CudnnInstall,
     NamedRoot,
     Reason,
+    ToolkitsFacts,
     Unavailable,
 )
 from gpudoctor.snapshot import dumps
@@ -135,7 +135,7 @@ def test_gd308_install_line_from_a_snapshot(tmp_path: Path) -> None:
         libraries=(), library_version="8.9.7", missing_deps=(), cuda_build="11", prefix=root,
         in_use=True)
     f = findings("--from-snapshot", str(snapshot(tmp_path, cudnn=CudnnFacts((install,)),
-                                                 cuda=toolkit("12.4", root=root))),
+                                                 toolkits=toolkit("12.4", root=root))),
                  "GD308")["GD308"]
     assert f["status"] == "fail"
     words = commands(f["fix"])[0]
@@ -168,10 +168,10 @@ def test_ld_library_path_export_lines_from_a_snapshot(tmp_path: Path, check_id: 
 def test_gd201_export_line_from_a_snapshot(tmp_path: Path) -> None:
     root = f"/opt/{HOSTILE}"
     cuda = toolkit("12.4", root=root)
-    assert isinstance(cuda, CudaFacts)
+    assert isinstance(cuda, ToolkitsFacts)
     cuda = dataclasses.replace(cuda, named=(NamedRoot("/usr/local/cuda-9.9", "CUDA_HOME",
                                                       "missing"),))
-    f = findings("--from-snapshot", str(snapshot(tmp_path, cuda=cuda)), "GD201")["GD201"]
+    f = findings("--from-snapshot", str(snapshot(tmp_path, toolkits=cuda)), "GD201")["GD201"]
     assert commands(f["fix"]) == [["export", f"CUDA_HOME={root}"]]
 
 

@@ -106,7 +106,7 @@ def system_copy(version: str, **kw: object) -> CudnnInstall:
 
 
 def test_without_torch_a_system_copy_is_judged_with_the_toolkits_cuda() -> None:
-    e = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("RTX5090")), cuda=B.toolkit("12.4"),
+    e = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("RTX5090")), toolkits=B.toolkit("12.4"),
               torch=B.not_reported("torch"),
               cudnn=CudnnFacts((system_copy("9.8.0"),)))
     assert not supports("9.8.0", "12.4", "12.0")
@@ -115,7 +115,7 @@ def test_without_torch_a_system_copy_is_judged_with_the_toolkits_cuda() -> None:
     assert "cuDNN in /usr/local/cuda/lib64 9.8.0" in f.message and "sm_120" in f.message
     assert f.fix and "gpudoctor install-cudnn" in f.fix and "compat gpu sm_120" in f.fix
     # the same copy with a CUDA 12.8 toolkit: its 12.8-12.9 builds support Blackwell
-    assert run(dataclasses.replace(e, cuda=B.toolkit("12.8"))).status is Status.PASS
+    assert run(dataclasses.replace(e, toolkits=B.toolkit("12.8"))).status is Status.PASS
 
 
 def test_skips_say_why() -> None:

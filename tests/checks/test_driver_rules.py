@@ -80,7 +80,7 @@ def test_minor_version_compatibility_is_not_called_forward_compatibility() -> No
     """torch cu124 initialised on a 12.2 driver: minor-version compatibility (a warning), no
     forward-compatibility package; nor for the toolkit (GD104)."""
     env = dataclasses.replace(machine("535.104.05", 12020, "2.5.1+cu124", "12.4"),
-                              cuda=B.toolkit("12.6"))
+                              toolkits=B.toolkit("12.6"))
     found = {r.check_id: r.finding for r in run_checks(env, TABLES).results}
     assert found["GD103"].status is Status.WARN and "forward" not in found["GD103"].message
     assert found["GD104"].status is Status.WARN and "forward" not in found["GD104"].message

@@ -82,7 +82,7 @@ def system_copy(version: str) -> CudnnInstall:
 
 def test_cuda_cudnn_and_driver_past_the_tables_are_named_each_once() -> None:
     cudnn = CudnnFacts((system_copy("10.0.0"),))
-    e = B.env(nvml=B.nvml("700.10.01", 13090, B.gpu("H100")), cuda=B.toolkit("13.9"),
+    e = B.env(nvml=B.nvml("700.10.01", 13090, B.gpu("H100")), toolkits=B.toolkit("13.9"),
               torch=B.torch("2.15.0+cu130", "13.0", ("H100",), B.ARCH_CU130, 100000),
               cudnn=cudnn)
     r = judge(e)
@@ -95,7 +95,7 @@ def test_cuda_cudnn_and_driver_past_the_tables_are_named_each_once() -> None:
 
 def test_nothing_to_compare_skips() -> None:
     gone = Unavailable(Reason.NOT_INSTALLED, "not here")
-    e = B.env(nvml=B.NO_NVML, libcuda=B.NO_LIBCUDA, cuda=gone, torch=gone, cudnn=B.NO_CUDNN)
+    e = B.env(nvml=B.NO_NVML, libcuda=B.NO_LIBCUDA, toolkits=gone, torch=gone, cudnn=B.NO_CUDNN)
     assert judge(e).finding.status is Status.SKIP
 
 

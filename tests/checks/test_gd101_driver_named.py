@@ -61,7 +61,7 @@ def test_an_older_torch_asks_for_an_older_branch() -> None:
 
 def test_without_torch_the_toolkits_cuda_decides() -> None:
     f = gd101(no_driver(torch=Unavailable(Reason.NOT_INSTALLED, "no torch"),
-                        cuda=B.toolkit("12.4")))
+                        toolkits=B.toolkit("12.4")))
     assert f.status is Status.WARN, f
     version, _, why = asked(f)
     need = TABLES.cuda_min_driver("12.4")
@@ -71,7 +71,7 @@ def test_without_torch_the_toolkits_cuda_decides() -> None:
 
 def test_with_nothing_that_needs_one_the_newest_branch_the_tables_know() -> None:
     f = gd101(no_driver(torch=Unavailable(Reason.NOT_INSTALLED, "no torch"),
-                        cuda=Unavailable(Reason.NOT_INSTALLED, "no toolkit")))
+                        toolkits=Unavailable(Reason.NOT_INSTALLED, "no toolkit")))
     assert f.status is Status.WARN, f
     version, branch, why = asked(f)
     known = [b for b in TABLES.driver_branches if b.min_driver and b.status != "unverified"]
@@ -88,7 +88,7 @@ def test_a_retired_architecture_gets_the_driver_of_its_last_cuda() -> None:
     assert arch is not None and arch.last_cuda
     e = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("GTX1080")),
               torch=Unavailable(Reason.NOT_INSTALLED, "no torch"),
-              cuda=Unavailable(Reason.NOT_INSTALLED, "no toolkit"))
+              toolkits=Unavailable(Reason.NOT_INSTALLED, "no toolkit"))
     named = wanted(e, TABLES)
     assert named is not None
     need = TABLES.cuda_min_driver(arch.last_cuda)

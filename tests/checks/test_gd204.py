@@ -39,13 +39,13 @@ def test_registered_in_the_cuda_module() -> None:
 )
 def test_pass(tables: Tables, tk: str, kind: str, cc: str | None) -> None:
     g = custom(kind, cc) if cc else gpu(kind)
-    f = run(env(cuda=toolkit(tk), nvml=nvml("580.65.06", 13000, g)), tables)
+    f = run(env(toolkits=toolkit(tk), nvml=nvml("580.65.06", 13000, g)), tables)
     assert f.status is Status.PASS, f
     assert f"CUDA {tk} compiles for every GPU" in f.message
 
 
 def test_cuda_13_drops_pascal(tables: Tables) -> None:
-    f = run(env(cuda=toolkit("13.0"), nvml=nvml("580.65.06", 13000, gpu("GTX1080"))), tables)
+    f = run(env(toolkits=toolkit("13.0"), nvml=nvml("580.65.06", 13000, gpu("GTX1080"))), tables)
     assert f.status is Status.FAIL
     assert "sm_61" in f.message and "CUDA 12.9 was the last" in f.message
     assert f.fix is not None and "CUDA Toolkit 12.9" in f.fix
@@ -55,7 +55,7 @@ def test_cuda_13_drops_pascal(tables: Tables) -> None:
 
 @pytest.mark.parametrize("cc", ["3.5", "3.7"])
 def test_cuda_12_drops_kepler(tables: Tables, cc: str) -> None:
-    f = run(env(cuda=toolkit("12.0"), nvml=nvml("470.82.01", 11040, custom("Tesla K80", cc))),
+    f = run(env(toolkits=toolkit("12.0"), nvml=nvml("470.82.01", 11040, custom("Tesla K80", cc))),
             tables)
     assert f.status is Status.FAIL
     assert "CUDA 11.8 was the last" in f.message
@@ -64,13 +64,13 @@ def test_cuda_12_drops_kepler(tables: Tables, cc: str) -> None:
 
 @pytest.mark.parametrize("cc", ["5.0", "5.2", "6.0", "6.1", "7.0", "7.2"])
 def test_cuda_13_drops_sm50_to_sm72(tables: Tables, cc: str) -> None:
-    f = run(env(cuda=toolkit("13.1"), nvml=nvml("590.44.01", 13010, custom("old GPU", cc))),
+    f = run(env(toolkits=toolkit("13.1"), nvml=nvml("590.44.01", 13010, custom("old GPU", cc))),
             tables)
     assert f.status is Status.FAIL, f
 
 
 def test_toolkit_older_than_the_gpu_warns(tables: Tables) -> None:
-    f = run(env(cuda=toolkit("11.0"), nvml=nvml("580.65.06", 13000, gpu("RTX3090"))), tables)
+    f = run(env(toolkits=toolkit("11.0"), nvml=nvml("580.65.06", 13000, gpu("RTX3090"))), tables)
     assert f.status is Status.WARN
     assert "predates" in f.message and "from CUDA 11.1" in f.message
     assert f.fix is not None and "11.1 or newer" in f.fix
@@ -79,13 +79,13 @@ def test_toolkit_older_than_the_gpu_warns(tables: Tables) -> None:
 def test_secondary_row_only_warns(tables: Tables) -> None:
     turing = tables.gpu_arch("7.5")
     assert turing is not None and turing.status == "secondary"  # the fact this test relies on
-    f = run(env(cuda=toolkit("9.2"), nvml=nvml("580.65.06", 13000, custom("Tesla T4", "7.5"))),
+    f = run(env(toolkits=toolkit("9.2"), nvml=nvml("580.65.06", 13000, custom("Tesla T4", "7.5"))),
             tables)
     assert f.status is Status.WARN
 
 
 def test_one_bad_gpu_among_good_ones_fails(tables: Tables) -> None:
-    e = env(cuda=toolkit("13.0"),
+    e = env(toolkits=toolkit("13.0"),
             nvml=nvml("580.65.06", 13000, gpu("H100", 0), gpu("GTX1080", 1)))
     f = run(e, tables)
     assert f.status is Status.FAIL and "GTX 1080" in f.message
@@ -93,7 +93,7 @@ def test_one_bad_gpu_among_good_ones_fails(tables: Tables) -> None:
 
 
 def test_no_single_toolkit_fits(tables: Tables) -> None:
-    e = env(cuda=toolkit("13.0"),
+    e = env(toolkits=toolkit("13.0"),
             nvml=nvml("580.65.06", 13000, custom("Tesla K80", "3.7", 0),
                       custom("RTX 5090", "12.0", 1)))
     f = run(e, tables)
@@ -102,16 +102,16 @@ def test_no_single_toolkit_fits(tables: Tables) -> None:
 
 
 def test_unknown_or_unverified_compute_capability_is_skipped(tables: Tables) -> None:
-    f = run(env(cuda=toolkit("13.0"), nvml=nvml("580.65.06", 13000, custom("future", "15.0"))),
+    f = run(env(toolkits=toolkit("13.0"), nvml=nvml("580.65.06", 13000, custom("future", "15.0"))),
             tables)
     assert f.status is Status.SKIP and "no verified row for sm_150" in f.message
-    f = run(env(cuda=toolkit("13.0"), nvml=nvml("580.65.06", 13000, custom("?", "8.8"))),
+    f = run(env(toolkits=toolkit("13.0"), nvml=nvml("580.65.06", 13000, custom("?", "8.8"))),
             tables)
     assert f.status is Status.SKIP  # the sm_88 row is unverified: no verdict rests on it
 
 
 def test_skips_without_inputs(tables: Tables) -> None:
-    no_toolkit = env(cuda=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"))
+    no_toolkit = env(toolkits=Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found"))
     assert run(no_toolkit, tables).status is Status.SKIP
     no_nvml = env(nvml=Unavailable(Reason.NOT_INSTALLED, "no driver"))
     f = run(no_nvml, tables)

@@ -81,7 +81,7 @@ def test_a_major_without_a_family_rule_is_named_not_guessed() -> None:
 
 
 def test_gd104_names_the_family_rule_for_a_newer_toolkit() -> None:
-    e = dataclasses.replace(future_machine("590.44.01", 13010), cuda=B.toolkit("13.9"))
+    e = dataclasses.replace(future_machine("590.44.01", 13010), toolkits=B.toolkit("13.9"))
     f = finding(e, "GD104")
     assert f.status is Status.WARN, f
     assert "newer than the bundled tables" in f.message

@@ -85,7 +85,7 @@ def test_gd204_takes_the_cc_from_the_product_name() -> None:
     from tests.checks.envbuilder import toolkit
 
     e = env(nvml=nvml("580.65.06", 13000, reported_gpu("NVIDIA GeForce GTX 1080")),
-            cuda=toolkit("13.0"))
+            toolkits=toolkit("13.0"))
     f = _findings(e)["GD204"]
     assert f.status is Status.FAIL, f  # CUDA 13 cannot compile for Pascal
     assert any("from the product name" in v for _, v in f.evidence)  # type: ignore[attr-defined]

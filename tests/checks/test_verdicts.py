@@ -160,7 +160,7 @@ NO_TOOLKIT = Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found")
 def gpu_less(**kw: object) -> Environment:
     """A CI runner: no GPU, no driver, no device node, PyPI's CUDA torch."""
     kw.setdefault("host", host(dev_nodes=(), pci_gpus=()))
-    kw.setdefault("cuda", NO_TOOLKIT)
+    kw.setdefault("toolkits", NO_TOOLKIT)
     kw.setdefault("torch", CUDA_TORCH_NO_DRIVER)
     return env(nvml=NO_NVML, libcuda=NO_LIBCUDA, **kw)
 
@@ -180,7 +180,7 @@ def test_cuda_build_without_a_gpu_is_a_note_and_exit_0_with_strict() -> None:
 
 
 def test_cpu_build_beside_a_toolkit_without_a_gpu_is_a_note() -> None:
-    e = gpu_less(torch=torch("2.13.0+cpu", None), cuda=toolkit("13.0"))
+    e = gpu_less(torch=torch("2.13.0+cpu", None), toolkits=toolkit("13.0"))
     got = results(e)
     assert verdict(got["GD402"]) is verdict(got["GD101"]) is Verdict.NOTE
     assert got["GD402"].finding.fix  # the install line, for where a GPU is
@@ -209,7 +209,7 @@ def test_a_sign_of_a_gpu_makes_the_same_states_failures(sign: str) -> None:
     assert got["GD101"].finding.status is Status.FAIL, got["GD101"].finding.message
     assert verdict(got["GD101"]) is not Verdict.NOTE
     assert got["GD403"].finding.status is Status.SKIP  # still counted once
-    cpu = results(gpu_less(torch=torch("2.13.0+cpu", None), cuda=toolkit("13.0"),
+    cpu = results(gpu_less(torch=torch("2.13.0+cpu", None), toolkits=toolkit("13.0"),
                            **SIGNS[sign]))
     assert cpu["GD402"].finding.status is Status.FAIL
 
@@ -252,7 +252,8 @@ def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
 
 
 def probed_cuda(tmp_path: Path, **environ: str) -> Environment:
-    return env(cuda=probe_cuda(Deps(root=tmp_path / "sys", environ={"PATH": "/bin", **environ})))
+    deps = Deps(root=tmp_path / "sys", environ={"PATH": "/bin", **environ})
+    return env(toolkits=probe_cuda(deps))
 
 
 @pytest.mark.parametrize(

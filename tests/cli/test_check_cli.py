@@ -156,7 +156,7 @@ def test_garbage_toolkit_files(tmp_path: Path) -> None:
                   env={"LD_LIBRARY_PATH": missing})
     no_traceback(p)
     data = json.loads(p.stdout)
-    tk0 = data["environment"]["cuda"]["toolkits"][0]
+    tk0 = data["environment"]["toolkits"]["toolkits"][0]
     assert tk0["found_by"] == "--cuda-home" and tk0["root"] == str(tk)
     assert tk0["version"]["unavailable"] == "error"
     gd202 = next(f for f in data["findings"] if f["id"] == "GD202")

@@ -211,7 +211,7 @@ def test_smoke_runs_only_for_a_selected_smoke_check() -> None:
 # The JSON report says which machine it is about: `environment`, the Environment the verdicts
 # were judged on, as `check --format json` writes it. Run as a user runs it: a real process.
 
-NOT_PROBED = ("nvml", "libcuda", "cuda", "torch", "cudnn")  # smoke-test gathers none of them
+NOT_PROBED = ("nvml", "libcuda", "toolkits", "torch", "cudnn")  # smoke-test gathers none of them
 
 
 def real_gpudoctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

@@ -135,7 +135,8 @@ def test_odd_values_anywhere_never_crash_the_view() -> None:
 
     good = json.loads(report("h100-healthy", "gpu0"))
     env = good["environment"]
-    paths = [(k,) for k in env] + [(k, sub) for k in ("host", "nvml", "libcuda", "torch", "cuda")
+    parts = ("host", "nvml", "libcuda", "torch", "toolkits")
+    paths = [(k,) for k in env] + [(k, sub) for k in parts
                                    if isinstance(env[k], dict) for sub in env[k]]
     paths += [("torch", "runtime", k) for k in env["torch"]["runtime"]]
     paths += [("torch", "static", k) for k in env["torch"]["static"]]

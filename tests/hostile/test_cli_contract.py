@@ -378,7 +378,7 @@ def test_stdin_is_read_bounded_too() -> None:
      "'abc' is not a version (like 580.65.06 or 12.4)"),
     (("nvml", "cuda_driver_version"), -12000, "$.nvml.cuda_driver_version",
      "-12000 must be a whole number ≥ 0"),
-    (("cuda", "toolkits"), [], "$.cuda.toolkits",
+    (("cuda", "toolkits"), [], "$.toolkits.toolkits",  # the fixture's v1 key, read
      "must not be empty (a fact without any item is unavailable)"),
     (("torch", "runtime", "devices", 0, "capability"), "٨.٦",
      "$.torch.runtime.devices[0].capability", "'٨.٦' is not a compute capability (like 8.6)"),

@@ -15,13 +15,13 @@ import pytest
 import gpudoctor.probes.gather
 from gpudoctor import __version__
 from gpudoctor.model import (
-    CudaFacts,
     Environment,
     GpuFacts,
     HostFacts,
     LibcudaFacts,
     NvmlFacts,
     Reason,
+    ToolkitsFacts,
     TorchFacts,
     Unavailable,
 )
@@ -30,7 +30,7 @@ from gpudoctor.probes.interface import Deps
 from gpudoctor.snapshot import dumps, loads
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-FIELDS = ("torch", "cuda", "cudnn", "libcuda", "nvml", "host")
+FIELDS = ("torch", "toolkits", "cudnn", "libcuda", "nvml", "host")
 
 
 def raiser(exc: BaseException) -> Callable[[Deps], Any]:
@@ -65,8 +65,8 @@ def test_a_probe_that_raises_becomes_a_fact(
         detail="RuntimeError: boom",
     )
     assert isinstance(env.host, HostFacts)  # the others still ran
-    assert isinstance(env.cuda, Unavailable)
-    assert env.cuda.reason is Reason.NOT_INSTALLED
+    assert isinstance(env.toolkits, Unavailable)
+    assert env.toolkits.reason is Reason.NOT_INSTALLED
     assert env.gpudoctor_version == __version__
     assert_round_trips(env)
 
@@ -149,7 +149,7 @@ def test_full_environment_round_trips(
     text = result.stdout
     env = loads(text)
     assert dumps(env) == text  # exact, byte for byte
-    assert json.loads(text)["schema_version"] == 1
+    assert json.loads(text)["schema_version"] == 2
 
     assert isinstance(env.nvml, NvmlFacts)
     h100, lost, rtx = env.nvml.gpus
@@ -158,8 +158,8 @@ def test_full_environment_round_trips(
     assert isinstance(lost, Unavailable)
     assert isinstance(rtx.mig_mode, Unavailable)
     assert env.libcuda == LibcudaFacts("libcuda.so.1", 13000, "580.65.06")
-    assert isinstance(env.cuda, CudaFacts)
-    assert env.cuda.toolkits[0].version == "12.4"
+    assert isinstance(env.toolkits, ToolkitsFacts)
+    assert env.toolkits.toolkits[0].version == "12.4"
     assert isinstance(env.host, HostFacts)
     assert env.host.os_name == "Ubuntu 24.04 LTS"
     assert "/nonexistent/lib64" in env.host.ld_library_path_missing

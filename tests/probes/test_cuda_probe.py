@@ -21,11 +21,11 @@ import pytest
 import runner
 
 from gpudoctor.model import (
-    CudaFacts,
     LibcudaFacts,
     NamedRoot,
     Reason,
     ToolkitFacts,
+    ToolkitsFacts,
     Unavailable,
 )
 from gpudoctor.probes import cuda as cuda_probe
@@ -79,9 +79,9 @@ def nvcc_printing(release: str, build: str) -> str:
     )
 
 
-def facts_of(deps: Deps) -> CudaFacts:
+def facts_of(deps: Deps) -> ToolkitsFacts:
     facts = probe_cuda(deps)
-    assert isinstance(facts, CudaFacts), facts
+    assert isinstance(facts, ToolkitsFacts), facts
     return facts
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from runner import gpudoctor
 
-from gpudoctor.model import CudaFacts, Environment, Reason, Unavailable
+from gpudoctor.model import Environment, Reason, ToolkitsFacts, Unavailable
 from gpudoctor.probes.gather import NOT_GATHERED
 from gpudoctor.renderers.interface import cuda_versions
 from gpudoctor.snapshot import loads
@@ -71,7 +71,7 @@ def test_json_keeps_the_skipped_facts_and_a_read_back_report_says_not_gathered(
     p = gpudoctor("check", "GD302", "--format", "json")
     assert p.returncode in (0, 1), p.stderr
     env = json.loads(p.stdout)["environment"]
-    for name in ("nvml", "libcuda", "torch", "cuda"):
+    for name in ("nvml", "libcuda", "torch", "toolkits"):
         assert env[name]["unavailable"] == "skipped", (name, env[name])
     saved = tmp_path / "gd302.json"
     saved.write_text(p.stdout)
@@ -92,7 +92,7 @@ def rows_of(env: Environment) -> dict[str, str]:
 
 def test_not_gathered_facts() -> None:
     env = dataclasses.replace(h100(), nvml=NOT_GATHERED, libcuda=NOT_GATHERED,
-                              torch=NOT_GATHERED, cuda=NOT_GATHERED)
+                              torch=NOT_GATHERED, toolkits=NOT_GATHERED)
     assert rows_of(env) == {DRIVER: SHOWN, TORCH: SHOWN, TOOLKIT: SHOWN}
 
 
@@ -101,14 +101,14 @@ def test_real_absences_unchanged() -> None:
     no_libcuda = Unavailable(Reason.NOT_INSTALLED, "libcuda.so.1 was not found")
     no_cuda = Unavailable(Reason.NOT_INSTALLED, "no CUDA toolkit found")
     rows = rows_of(dataclasses.replace(h100(), nvml=no_nvml, libcuda=no_libcuda,
-                                       cuda=no_cuda))
+                                       toolkits=no_cuda))
     assert rows[DRIVER] == f"no driver ({no_nvml.message})"
     assert rows[TOOLKIT] == "none found"
-    recorded = h100().cuda
-    assert isinstance(recorded, CudaFacts)
-    no_in_use = CudaFacts(tuple(dataclasses.replace(t, in_use=False)
+    recorded = h100().toolkits
+    assert isinstance(recorded, ToolkitsFacts)
+    no_in_use = ToolkitsFacts(tuple(dataclasses.replace(t, in_use=False)
                                 for t in recorded.toolkits))
-    assert rows_of(dataclasses.replace(h100(), cuda=no_in_use))[TOOLKIT] == "none found"
+    assert rows_of(dataclasses.replace(h100(), toolkits=no_in_use))[TOOLKIT] == "none found"
 
 
 def test_driver_from_libcuda_when_only_nvml_was_skipped() -> None:

@@ -63,7 +63,7 @@ def test_text_verbose_shows_evidence_and_skip_reasons() -> None:
 def test_json_schema() -> None:
     r = report("lost-gpu")
     data = json.loads(to_renderer(OutputFormat.JSON, console()).render(r))
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert list(data)[:4] == ["schema_version", "gpudoctor_version", "summary",
                               "compat_tables_known_until"]
     assert data["compat_tables_known_until"] == known_until().isoformat()

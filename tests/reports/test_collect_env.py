@@ -10,13 +10,13 @@ import pytest
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
-    CudaFacts,
     CudnnFacts,
     Environment,
     GpuFacts,
     NvmlFacts,
     Reason,
     Status,
+    ToolkitsFacts,
     TorchFacts,
     TorchRuntime,
     Unavailable,
@@ -62,9 +62,9 @@ def test_rtx4090_cu117() -> None:
     assert (copy.lib_dir, copy.library_version) == ("/usr/lib/x86_64-linux-gnu", "8.0.5")
     assert copy.libraries == () and _not_reported(copy.header_version)
     # "CUDA runtime version" is nvcc's: the toolkit on PATH, its location not in the report
-    assert isinstance(env.cuda, CudaFacts) and env.cuda.in_use is not None
-    assert env.cuda.in_use.version == "11.7" and "not in the report" in env.cuda.in_use.root
-    assert [r.value for r in env.cuda.in_use.readings] == ["11.7.64"]
+    assert isinstance(env.toolkits, ToolkitsFacts) and env.toolkits.in_use is not None
+    assert env.toolkits.in_use.version == "11.7" and "not in the report" in env.toolkits.in_use.root
+    assert [r.value for r in env.toolkits.in_use.readings] == ["11.7.64"]
     assert _not_reported(env.host) and "5.15.0-69-generic" in (env.host.detail or "")  # type: ignore[union-attr]
     # no "Versions of relevant libraries": the paste is cut off, and the header says so
     assert env.sources == ("collect_env (cut off) in issue-726.md",)

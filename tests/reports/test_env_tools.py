@@ -14,11 +14,11 @@ import pytest
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
-    CudaFacts,
     Environment,
     GpuFacts,
     NvmlFacts,
     Status,
+    ToolkitsFacts,
     TorchFacts,
     TorchRuntime,
     Unavailable,
@@ -48,7 +48,7 @@ def _gpus(env: Environment) -> list[tuple[str, str | None]]:
 
 
 def _toolkit(env: Environment) -> str | None:
-    tk = env.cuda.in_use if isinstance(env.cuda, CudaFacts) else None
+    tk = env.toolkits.in_use if isinstance(env.toolkits, ToolkitsFacts) else None
     return tk.version if tk is not None and isinstance(tk.version, str) else None
 
 

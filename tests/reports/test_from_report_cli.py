@@ -34,7 +34,7 @@ def test_issue_body_on_stdin() -> None:
     # collect_env ran ("CUDA runtime version: 11.7.64") and cuDNN the files it listed
     for part in ("host", "libcuda"):
         assert env[part]["unavailable"] == "not-reported", part
-    (toolkit,) = env["cuda"]["toolkits"]
+    (toolkit,) = env["toolkits"]["toolkits"]
     assert toolkit["version"] == "11.7" and "not in the report" in toolkit["root"]
     (cudnn,) = env["cudnn"]["installs"]
     assert cudnn["library_version"] == "8.0.5" and cudnn["libraries"] == []
@@ -72,6 +72,7 @@ def test_from_snapshot_is_an_alias() -> None:
     assert p.returncode == 1, p.stderr  # the lost GPU fails GD102, as before
     replayed = json.loads(p.stdout)["environment"]
     for key, value in json.loads(snap.read_text())["environment"].items():
+        key = "toolkits" if key == "cuda" else key  # schema_version 1's name for the toolkits
         assert _as_recorded(replayed[key], value), key  # read exactly as recorded
 
 
