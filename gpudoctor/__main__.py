@@ -89,7 +89,7 @@ def _needs_torch(args: list[str]) -> bool:
     from gpudoctor.checks import REGISTRY, select
 
     checks, _ = select(REGISTRY, only, skip)
-    return any("torch" in c.facts for c in checks)
+    return any("torch" in c.reads for c in checks)
 
 
 def _prestart_torch(argv: list[str]) -> None:

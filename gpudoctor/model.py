@@ -390,9 +390,9 @@ class Environment:
     requirements: tuple[Requirement, ...] = ()  # `check --require gpus>=8`: GD601-GD607 judge
 
 
-# the Environment fields a check can read (`Check.facts`); the other three are metadata (which
+# the Environment fields a check can read (`Check.reads`); the other three are metadata (which
 # gpudoctor, when, and from which pasted reports: advice may say "the report", any check may)
-FACT_FIELDS: frozenset[str] = frozenset(f.name for f in fields(Environment)) - {
+ENVIRONMENT_FIELDS: frozenset[str] = frozenset(f.name for f in fields(Environment)) - {
     "gpudoctor_version", "created", "sources"}
 
 

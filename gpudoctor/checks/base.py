@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.model import (
-    FACT_FIELDS,
+    ENVIRONMENT_FIELDS,
     CheckId,
     Environment,
     Finding,
@@ -41,7 +41,7 @@ class Check:
     run: CheckFn = field(repr=False, compare=False)
     # the Environment fields `run` reads: `probes.collect` runs only the probes of the selected
     # checks (with a hanging torch, `check host` never waits for it)
-    facts: frozenset[str] = FACT_FIELDS
+    reads: frozenset[str] = ENVIRONMENT_FIELDS
 
     @property
     def doc(self) -> str:
@@ -51,18 +51,18 @@ class Check:
 
 def check(
     id: str, slug: str, title: str, layer: Layer, severity: Severity, needs: str,
-    *, facts: Iterable[str] | None = None,
+    *, reads: Iterable[str] | None = None,
 ) -> Callable[[CheckFn], Check]:
     """Turn a check function into a `Check` (the module lists them in its CHECKS tuple).
 
-    `facts`: the Environment fields the function reads, itself or through `gpudoctor.views`
+    `reads`: the Environment fields the function reads, itself or through `gpudoctor.views`
     helpers (e.g. `driver_present` reads nvml and libcuda); only their probes run when just
     this check is selected. None: every field. `tests/checks/test_check_facts.py` catches a
     field read but not declared.
     """
-    read = FACT_FIELDS if facts is None else frozenset(facts)
-    if read - FACT_FIELDS:
-        raise ValueError(f"{id}: {sorted(read - FACT_FIELDS)} are not Environment fields")
+    read = ENVIRONMENT_FIELDS if reads is None else frozenset(reads)
+    if read - ENVIRONMENT_FIELDS:
+        raise ValueError(f"{id}: {sorted(read - ENVIRONMENT_FIELDS)} are not Environment fields")
 
     def wrap(fn: CheckFn) -> Check:
         return Check(CheckId(id), slug, title, layer, severity, needs, fn, read)

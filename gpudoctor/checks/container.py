@@ -23,7 +23,7 @@ def _unknown_error(nvml: object) -> bool:
 
 @check("GD505", "container-gpu-access", "a container is wired to the GPUs", Layer.HOST,
        Severity.ERROR, "container, /dev/nvidia*, libnvidia-ml.so.1, NVML, CDI specs",
-       facts={"host", "nvml"})
+       reads={"host", "nvml"})
 def check_container(env: Environment, tables: Tables) -> Finding:
     """Inside Docker, Podman or Kubernetes, a GPU is usable only when the NVIDIA Container
     Toolkit (or a CDI spec) put the device nodes (`/dev/nvidia*`) and the host driver's
@@ -116,7 +116,7 @@ _VARS = (
 
 
 @check("GD506", "cuda-env-vars", "no debugging or profiling CUDA variable left set", Layer.HOST,
-       Severity.WARNING, "environment", facts={"host"})
+       Severity.WARNING, "environment", reads={"host"})
 def check_cuda_env(env: Environment, tables: Tables) -> Finding:
     """Variables that are right while debugging or profiling and wrong when left in a shell
     profile or a job script: `CUDA_LAUNCH_BLOCKING=1` (synchronous launches),
@@ -153,7 +153,7 @@ def check_cuda_env(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD507", "mig-visible-devices", "CUDA_VISIBLE_DEVICES selects MIG devices on MIG GPUs",
-       Layer.HOST, Severity.INFO, "NVML MIG mode, environment", facts={"host", "nvml"})
+       Layer.HOST, Severity.INFO, "NVML MIG mode, environment", reads={"host", "nvml"})
 def check_mig_visible(env: Environment, tables: Tables) -> Finding:
     """With MIG mode on, a GPU is split into MIG devices and CUDA programs run on those, not on
     the whole GPU; each has a UUID of its own (`MIG-…`, listed by `nvidia-smi -L`). To choose

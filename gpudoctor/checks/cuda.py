@@ -31,7 +31,7 @@ TOOLKIT_ARCHIVE_URL = "https://developer.nvidia.com/cuda-toolkit-archive"
 
 
 @check("GD201", "toolkit-found", "CUDA toolkit found", Layer.CUDA, Severity.INFO,
-       "CUDA toolkit discovery, CUDA_HOME, CUDA_PATH", facts={"toolkits"})
+       "CUDA toolkit discovery, CUDA_HOME, CUDA_PATH", reads={"toolkits"})
 def check_toolkit_found(env: Environment, tables: Tables) -> Finding:
     """Lists every CUDA toolkit found and which one is in use (the first in search order:
     --cuda-home, CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda, /usr/local/cuda-*,
@@ -119,7 +119,7 @@ def _bad_named(bad: list[NamedRoot], named: tuple[NamedRoot, ...], tk: ToolkitFa
 
 
 @check("GD202", "toolkit-version-consistent", "toolkit's version files agree", Layer.CUDA,
-       Severity.WARNING, "version.json, version.txt, cuda.h, nvcc, libcudart", facts={"toolkits"})
+       Severity.WARNING, "version.json, version.txt, cuda.h, nvcc, libcudart", reads={"toolkits"})
 def check_toolkit_readings(env: Environment, tables: Tables) -> Finding:
     """The toolkit in use is read several ways (version.json, version.txt, cuda.h, nvcc,
     libcudart). Disagreeing readings mean two toolkits were installed over each other, or a
@@ -164,7 +164,7 @@ def _mm(v: str) -> str:
 
 
 @check("GD203", "toolkit-matches-torch-cuda", "toolkit's CUDA major matches PyTorch's",
-       Layer.CUDA, Severity.INFO, "CUDA toolkit, torch.version.cuda", facts={"toolkits", "torch"})
+       Layer.CUDA, Severity.INFO, "CUDA toolkit, torch.version.cuda", reads={"toolkits", "torch"})
 def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's pip and conda builds bring their own CUDA runtime, so the local toolkit's
     version does not matter for running PyTorch. It matters when building CUDA extensions
@@ -195,7 +195,7 @@ def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
 
 @check("GD204", "gpu-supported-by-toolkit", "the local toolkit can compile for every GPU",
        Layer.CUDA, Severity.WARNING, "CUDA toolkit, NVML compute capability, GPU table",
-       facts={"toolkits", "nvml"})
+       reads={"toolkits", "nvml"})
 def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     """nvcc compiles only for the GPU architectures its release supports. CUDA 12.0 dropped
     Kepler sm_35/sm_37, and CUDA 13.0 removed offline compilation for Maxwell, Pascal and Volta

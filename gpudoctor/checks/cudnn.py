@@ -107,7 +107,7 @@ def _loaded_by_torch(env: Environment) -> tuple[str, CudnnInstall | None] | None
 
 @check("GD301", "cudnn-headers", "cuDNN headers present and readable", Layer.CUDNN,
        Severity.ERROR, "cudnn_version.h / cudnn.h of the toolkit and system copies",
-       facts={"cudnn"})
+       reads={"cudnn"})
 def check_headers(env: Environment, tables: Tables) -> Finding:
     """A cuDNN copied into a CUDA toolkit (or installed by the distribution) needs its headers
     next to it: `cudnn_version.h` (v8+, also Debian's `cudnn_version_v8.h`) or `cudnn.h` (v7)
@@ -140,7 +140,7 @@ def check_headers(env: Environment, tables: Tables) -> Finding:
 
 @check("GD302", "cudnn-header-matches-library", "cuDNN header matches its library",
        Layer.CUDNN, Severity.ERROR, "header macros, cudnnGetVersion(), library file names",
-       facts={"cudnn"})
+       reads={"cudnn"})
 def check_header_matches_library(env: Environment, tables: Tables) -> Finding:
     """The version in the header must be the version of the library next to it. The library's
     own version comes from `cudnnGetVersion()` (called in a child process: a broken cuDNN can
@@ -171,7 +171,7 @@ def check_header_matches_library(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD303", "cudnn-files-readable", "cuDNN files readable by everyone", Layer.CUDNN,
-       Severity.ERROR, "mode bits of libcudnn* and cudnn*.h", facts={"cudnn"})
+       Severity.ERROR, "mode bits of libcudnn* and cudnn*.h", reads={"cudnn"})
 def check_readable(env: Environment, tables: Tables) -> Finding:
     """NVIDIA's install steps end with `chmod a+r`: a library or header that only its owner
     can read works for root and fails for every other user, usually as "libcudnn.so.8: cannot
@@ -229,7 +229,7 @@ def check_readable(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD304", "cudnn-symlinks-intact", "cuDNN SONAME symlinks intact", Layer.CUDNN,
-       Severity.WARNING, "symlink targets of libcudnn*", facts={"cudnn"})
+       Severity.WARNING, "symlink targets of libcudnn*", reads={"cudnn"})
 def check_symlinks(env: Environment, tables: Tables) -> Finding:
     """A tarball ships `libcudnn.so -> libcudnn.so.8 -> libcudnn.so.8.9.7`. Plain `cp` (without
     `-P`) turns the links into full copies: it wastes space, `ldconfig` warns "is not a
@@ -288,7 +288,7 @@ def check_symlinks(env: Environment, tables: Tables) -> Finding:
 
 @check("GD305", "cudnn-sublibraries-complete", "every cuDNN sub-library present, one version",
        Layer.CUDNN, Severity.ERROR, "libcudnn*.so.N against the layout table, their ELF headers",
-       facts={"cudnn", "host"})
+       reads={"cudnn", "host"})
 def check_sublibraries(env: Environment, tables: Tables) -> Finding:
     """cuDNN 8 and 9 are split into sub-libraries (v8: ops/cnn/adv x infer/train; v9: graph,
     engines_precompiled, engines_runtime_compiled, heuristic, ops, cnn, adv) that are loaded
@@ -336,7 +336,7 @@ def check_sublibraries(env: Environment, tables: Tables) -> Finding:
 
 @check("GD306", "cudnn-loads", "cuDNN loads, its dependencies found", Layer.CUDNN,
        Severity.ERROR, "ldd of every libcudnn library, cudnnGetVersion() in a child",
-       facts={"cudnn"})
+       reads={"cudnn"})
 def check_loads(env: Environment, tables: Tables) -> Finding:
     """cuDNN links CUDA libraries (cuBLAS, cuBLASLt, NVRTC) of the CUDA major it was built for.
     When `ldd` prints "libcublas.so.11 => not found", the first convolution aborts or fails:
@@ -395,7 +395,7 @@ def _deps_state(deps: tuple[str, ...] | Unavailable) -> str:
 
 @check("GD307", "cudnn-copies", "which cuDNN copy is used", Layer.CUDNN, Severity.WARNING,
        "every cuDNN copy found, and the libcudnn file torch mapped",
-       facts={"cudnn", "torch", "host"})
+       reads={"cudnn", "torch", "host"})
 def check_copies(env: Environment, tables: Tables) -> Finding:
     """Lists every cuDNN copy (CUDA toolkit, system, LD_LIBRARY_PATH, ldconfig, pip wheel,
     conda) and marks the one PyTorch really loaded (from its /proc/self/maps). A copy on

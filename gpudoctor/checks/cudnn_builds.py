@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 @check("GD308", "cudnn-cuda-build-matches-toolkit", "cuDNN built for the toolkit's CUDA",
        Layer.CUDNN, Severity.ERROR, "cuDNN's CUDA build, the toolkit version, the cuDNN table",
-       facts={"cudnn", "toolkits"})
+       reads={"cudnn", "toolkits"})
 def check_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A cuDNN tarball is built for one CUDA major (before CUDA 11: one CUDA minor), and links
     that CUDA's cuBLAS. Copied into a toolkit of another CUDA, it cannot find its libraries.
@@ -103,7 +103,7 @@ def _build_fix(tables: Tables, i: CudnnInstall, v: str | None, tv: str) -> str:
 
 @check("GD309", "cudnn-matches-torch-build", "cuDNN at run time fits PyTorch's build",
        Layer.CUDNN, Severity.ERROR, "torch's cuDNN at run time, the PyTorch table",
-       facts={"cudnn", "torch"})
+       reads={"cudnn", "torch"})
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """PyTorch refuses a run-time cuDNN of another major, or of an older minor, than the one it
     was compiled against ("cuDNN version incompatibility: PyTorch was compiled against …").
@@ -151,7 +151,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD310", "cudnn-known-bad-release", "no cuDNN release with a known defect",
-       Layer.CUDNN, Severity.WARNING, "every copy's version, the known-bad table", facts={"cudnn"})
+       Layer.CUDNN, Severity.WARNING, "every copy's version, the known-bad table", reads={"cudnn"})
 def check_known_bad(env: Environment, tables: Tables) -> Finding:
     """Some cuDNN releases have a published defect (wrong results, crashes on some GPUs); the
     compat table lists them with their source. Upgrade the copies that are one of them.

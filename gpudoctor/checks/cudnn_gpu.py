@@ -62,7 +62,7 @@ def _said(tables: Tables, version: str, cuda: str | None,
 
 @check("GD311", "cudnn-supports-gpu", "the cuDNN in use supports every GPU", Layer.CUDNN,
        Severity.ERROR, "torch's or the system's cuDNN, the GPUs, the cuDNN support table",
-       facts={"cudnn", "torch", "nvml", "toolkits"})
+       reads={"cudnn", "torch", "nvml", "toolkits"})
 def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
     """Each cuDNN release (and, where NVIDIA's support matrix differs by build, each of its
     CUDA builds) supports a range of compute capabilities: cuDNN 8.9.7 stops at sm_90, so an

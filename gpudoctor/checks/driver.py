@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 @check("GD101", "driver-present", "NVIDIA driver is installed and loaded", Layer.DRIVER,
        Severity.ERROR, "NVML, libcuda, PCI bus, kernel module, torch build, CUDA toolkit",
-       facts={"nvml", "libcuda", "host", "torch", "toolkits", "requirements"})
+       reads={"nvml", "libcuda", "host", "torch", "toolkits", "requirements"})
 def check_driver_present(env: Environment, tables: Tables) -> Finding:
     """An NVIDIA driver must be installed and its kernel module loaded before any CUDA program
     (a CUDA build of PyTorch, anything built with the toolkit) can use a GPU.
@@ -226,7 +226,7 @@ def _gpu_less(env: Environment, tables: Tables, need: list[str],
 
 
 @check("GD102", "gpus-healthy", "every GPU answers NVML", Layer.DRIVER, Severity.ERROR, "NVML",
-       facts={"nvml"})
+       reads={"nvml"})
 def check_gpus(env: Environment, tables: Tables) -> Finding:
     """Each GPU the driver knows must answer NVML. A GPU that fails (`GpuIsLost`, a reset
     required, a corrupted InfoROM) is named, and the others are still checked.
@@ -273,7 +273,7 @@ def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
 
 @check("GD103", "driver-supports-torch-cuda", "driver is new enough for PyTorch's CUDA",
        Layer.DRIVER, Severity.ERROR, "NVML/libcuda, torch.version.cuda, compat tables",
-       facts={"torch", "nvml", "libcuda", "toolkits", "host"})
+       reads={"torch", "nvml", "libcuda", "toolkits", "host"})
 def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's CUDA runtime needs a driver at least as new as NVIDIA's table says. For CUDA
     ≥ 11 an older driver of the same major family still runs it by minor-version compatibility,
@@ -440,7 +440,7 @@ def _by_driver_cuda(tables: Tables, tc: str, dcuda: tuple[str, str], same_family
 
 @check("GD104", "driver-supports-toolkit", "driver runs what the local toolkit builds",
        Layer.DRIVER, Severity.WARNING, "NVML/libcuda, CUDA toolkit, compat tables",
-       facts={"toolkits", "nvml", "libcuda"})
+       reads={"toolkits", "nvml", "libcuda"})
 def check_driver_vs_toolkit(env: Environment, tables: Tables) -> Finding:
     """Programs compiled with the local toolkit (CUDA extensions, nvcc builds) need a driver
     that supports that toolkit's CUDA version; `nvcc` itself runs without one.

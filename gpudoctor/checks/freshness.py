@@ -44,7 +44,7 @@ def _versions(env: Environment) -> list[tuple[str, str, str]]:
 
 @check("GD407", "versions-in-compat-tables", "the compat tables know every version here",
        Layer.PYTORCH, Severity.INFO, "torch, CUDA, cuDNN and driver versions, the tables' dates",
-       facts={"torch", "toolkits", "cudnn", "nvml", "libcuda"})
+       reads={"torch", "toolkits", "cudnn", "nvml", "libcuda"})
 def check_versions_in_tables(env: Environment, tables: Tables) -> Finding:
     """gpudoctor's compat tables hold every release up to their `known_until` date (shown by
     `gpudoctor --version` and in JSON output). A torch, CUDA (torch's or the toolkit's),

@@ -57,7 +57,7 @@ def recovery_fix(action: str, index: int) -> str:
 
 @check("GD111", "gpu-recovery-action", "the driver asks for no recovery action on any GPU",
        Layer.DRIVER, Severity.ERROR, "NVML field GPU_RECOVERY_ACTION / nvidia-smi -q: GPU "
-       "Recovery Action", facts={"nvml"})
+       "Recovery Action", reads={"nvml"})
 def check_recovery_action(env: Environment, tables: Tables) -> Finding:
     """Since the 550-series drivers, NVML reports the driver's own verdict on a GPU after a
     fault (`NVML_FI_DEV_GET_GPU_RECOVERY_ACTION`; nvidia-smi -q's "GPU Recovery Action"; Xid 154
@@ -91,7 +91,7 @@ def check_recovery_action(env: Environment, tables: Tables) -> Finding:
 
 @check("GD112", "nvswitch-fabric", "NVSwitch GPUs are registered with the fabric (Fabric "
        "Manager)", Layer.DRIVER, Severity.ERROR, "NVML nvmlDeviceGetGpuFabricInfo / "
-       "nvidia-smi -q: Fabric State, Status", facts={"nvml"})
+       "nvidia-smi -q: Fabric State, Status", reads={"nvml"})
 def check_fabric(env: Environment, tables: Tables) -> Finding:
     """On NVSwitch systems (HGX / DGX A100, H100, H200, B200 boards) a GPU can run CUDA only
     after NVIDIA Fabric Manager has registered it with the NVLink fabric: until then every
@@ -211,7 +211,7 @@ def _process_problems(g: GpuFacts, procs: tuple[GpuProcess, ...], free: list[int
 
 
 @check("GD113", "gpu-processes", "no other process holds most of a GPU's memory", Layer.DRIVER,
-       Severity.WARNING, "NVML running processes / nvidia-smi -q: Processes", facts={"nvml"})
+       Severity.WARNING, "NVML running processes / nvidia-smi -q: Processes", reads={"nvml"})
 def check_processes(env: Environment, tables: Tables) -> Finding:
     """Processes already holding memory on a GPU (another job, a stale notebook kernel, a
     zombie from a crashed run, a display server) shrink what a new job can allocate, and it

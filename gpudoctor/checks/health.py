@@ -115,7 +115,7 @@ def _memory_problems(h: GpuHealth, index: int) -> Iterable[Problem]:
 
 @check("GD105", "gpu-memory-errors", "GPU memory has no uncorrectable errors or pending repairs",
        Layer.DRIVER, Severity.ERROR, "NVML health / nvidia-smi -q: ECC, retired pages, remapped "
-       "rows", facts={"nvml"})
+       "rows", reads={"nvml"})
 def check_memory_errors(env: Environment, tables: Tables) -> Finding:
     """A GPU's memory must have no uncorrectable ECC error since the driver loaded, no page
     retirement or row remap waiting to be applied, and no failed remap.
@@ -220,7 +220,7 @@ def _stray(gpus: list[tuple[GpuFacts, GpuHealth]]) -> Iterable[tuple[GpuFacts, P
 
 @check("GD106", "gpu-clocks-and-heat", "no GPU is slowed by heat or a hardware signal",
        Layer.DRIVER, Severity.ERROR, "NVML health / nvidia-smi -q: clock-event reasons, "
-       "temperature, power", facts={"nvml"})
+       "temperature, power", reads={"nvml"})
 def check_clocks_and_heat(env: Environment, tables: Tables) -> Finding:
     """The clock-event ("throttle") reasons say why a GPU runs below its top clocks.
 
@@ -287,7 +287,7 @@ def _pcie_problems(h: GpuHealth) -> Iterable[Problem]:
 
 @check("GD107", "gpu-pcie-link", "each GPU's PCIe link runs at its full width and speed",
        Layer.DRIVER, Severity.WARNING, "NVML health / nvidia-smi -q: PCIe generation, width, "
-       "replays", facts={"nvml"})
+       "replays", reads={"nvml"})
 def check_pcie_link(env: Environment, tables: Tables) -> Finding:
     """A GPU's PCIe link should run at the highest generation and width that the GPU and its
     slot both support (NVML's "max" is already the lesser of the two).
@@ -339,7 +339,7 @@ def server_reasons(gpus: Sequence[GpuFacts]) -> list[str]:
 
 
 @check("GD108", "persistence-mode", "persistence mode is on (servers)", Layer.DRIVER,
-       Severity.WARNING, "NVML: persistence mode, GPU names, MIG", facts={"nvml"})
+       Severity.WARNING, "NVML: persistence mode, GPU names, MIG", reads={"nvml"})
 def check_persistence(env: Environment, tables: Tables) -> Finding:
     """With persistence mode off, the driver tears the GPU state down whenever no process holds
     it and rebuilds it (seconds per GPU) at the next CUDA start or `nvidia-smi`; on servers
@@ -385,7 +385,7 @@ BLACKLIST = ("printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo t
 
 
 @check("GD109", "nouveau-not-bound", "no NVIDIA GPU is held by the nouveau driver", Layer.DRIVER,
-       Severity.ERROR, "PCI bus (/sys/bus/pci/devices/*/driver)", facts={"host"})
+       Severity.ERROR, "PCI bus (/sys/bus/pci/devices/*/driver)", reads={"host"})
 def check_nouveau(env: Environment, tables: Tables) -> Finding:
     """Each NVIDIA GPU must be bound to the `nvidia` kernel driver. The open-source `nouveau`
     driver, loaded by default on most distributions, takes the GPU first when the NVIDIA
@@ -419,7 +419,7 @@ def check_nouveau(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD110", "compute-mode", "no GPU is in a compute mode that refuses work", Layer.DRIVER,
-       Severity.WARNING, "NVML / nvidia-smi -q: compute mode", facts={"nvml"})
+       Severity.WARNING, "NVML / nvidia-smi -q: compute mode", reads={"nvml"})
 def check_compute_mode(env: Environment, tables: Tables) -> Finding:
     """NVML's compute mode says how many processes may use a GPU. "Prohibited": none; every
     CUDA program fails with "all CUDA-capable devices are busy or unavailable" (FAIL).

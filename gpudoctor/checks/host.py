@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
 @check("GD501", "cuda-visible-devices", "CUDA_VISIBLE_DEVICES names real GPUs", Layer.HOST,
-       Severity.ERROR, "environment, NVML", facts={"host", "nvml"})
+       Severity.ERROR, "environment, NVML", reads={"host", "nvml"})
 def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     """`CUDA_VISIBLE_DEVICES` filters the GPUs a CUDA program sees. Empty or `-1` hides them
     all; an index past the last GPU or an unknown UUID hides that one, and CUDA stops reading
@@ -58,7 +58,7 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD502", "device-nodes-accessible", "/dev/nvidia* usable by this user", Layer.HOST,
-       Severity.ERROR, "/dev/nvidia*, NVML", facts={"host", "nvml", "libcuda"})
+       Severity.ERROR, "/dev/nvidia*, NVML", reads={"host", "nvml", "libcuda"})
 def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
     """CUDA talks to the driver through /dev/nvidia0…, /dev/nvidiactl and /dev/nvidia-uvm; the
     user needs read and write access. In a container they exist only when it was started with
@@ -95,7 +95,7 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD503", "ld-library-path-valid", "LD_LIBRARY_PATH entries exist", Layer.HOST,
-       Severity.WARNING, "environment", facts={"host"})
+       Severity.WARNING, "environment", reads={"host"})
 def check_ld_library_path(env: Environment, tables: Tables) -> Finding:
     """Every LD_LIBRARY_PATH entry should be a directory. Stale entries are left over from an
     old CUDA install; they cost a look-up per library and often mean the live ones are stale
@@ -137,7 +137,7 @@ def check_ld_library_path(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD504", "shm-size", "shared memory is large enough for data loaders", Layer.HOST,
-       Severity.WARNING, "/dev/shm", facts={"host"})
+       Severity.WARNING, "/dev/shm", reads={"host"})
 def check_shm(env: Environment, tables: Tables) -> Finding:
     """PyTorch's DataLoader workers pass batches through /dev/shm. Docker's default 64 MiB makes
     them die with 'bus error' or 'unable to write to file </torch_…>'.

@@ -36,7 +36,7 @@ def _install_fix(env: Environment, tables: Tables) -> str:
 
 
 @check("GD401", "torch-importable", "PyTorch imports", Layer.PYTORCH, Severity.ERROR,
-       "torch child process", facts={"torch", "nvml", "libcuda", "host", "toolkits"})
+       "torch child process", reads={"torch", "nvml", "libcuda", "host", "toolkits"})
 def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     """`import torch` runs in a child process with a timeout. It can fail with an exception (a
     missing shared library, an ABI mismatch), crash the interpreter (abort, segfault — often a
@@ -120,7 +120,7 @@ def _import_error_fix(rt: Unavailable, reinstall: str) -> str:
 
 @check("GD402", "torch-cuda-build", "PyTorch is a CUDA build where a GPU is", Layer.PYTORCH,
        Severity.ERROR, "torch.version.cuda, NVML, PCI bus, CUDA toolkit, compat tables",
-       facts={"torch", "nvml", "libcuda", "host", "toolkits"})
+       reads={"torch", "nvml", "libcuda", "host", "toolkits"})
 def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     """A CPU-only PyTorch (torch.version.cuda is None, e.g. `2.13.0+cpu`) never uses the GPU,
     whatever the driver. The fix is the pip line for the newest CUDA variant the driver runs
@@ -166,7 +166,7 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
 
 @check("GD403", "torch-cuda-available", "torch.cuda.is_available()", Layer.PYTORCH,
        Severity.ERROR, "torch child process",
-       facts={"torch", "nvml", "libcuda", "host", "toolkits"})
+       reads={"torch", "nvml", "libcuda", "host", "toolkits"})
 def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
     """For a CUDA build, `torch.cuda.is_available()` must be True. When it is False, torch's own
     reason (the error of `torch.cuda.init()`) is shown with the likely cause. One cause is
@@ -218,7 +218,7 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
 
 @check("GD404", "gpu-arch-in-torch-build", "GPU architecture is in torch's build",
        Layer.PYTORCH, Severity.ERROR, "NVML / torch devices, torch.cuda.get_arch_list()",
-       facts={"torch", "nvml", "libcuda", "host", "toolkits"})
+       reads={"torch", "nvml", "libcuda", "host", "toolkits"})
 def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     """torch runs only kernels its build carries for the GPU (torch.cuda.get_arch_list()):
     a cubin for sm_XY runs on any GPU of the same major with an equal or higher minor (sm_86
@@ -319,7 +319,7 @@ def _no_arch_list(cuda_available: bool | Unavailable) -> str:
 
 @check("GD405", "torch-cudnn-works", "cuDNN runs a convolution in torch", Layer.PYTORCH,
        Severity.ERROR, "torch child process",
-       facts={"torch", "nvml", "libcuda", "toolkits", "host"})
+       reads={"torch", "nvml", "libcuda", "toolkits", "host"})
 def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     """With CUDA available, the probe runs one small convolution so cuDNN's lazily loaded
     sub-libraries load too; a failure here is what a training script would hit first.
@@ -347,7 +347,7 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD406", "torch-single-install", "one torch on the path", Layer.PYTORCH,
-       Severity.WARNING, "torch package metadata, torch child process", facts={"torch"})
+       Severity.WARNING, "torch package metadata, torch child process", reads={"torch"})
 def check_torch_shadowed(env: Environment, tables: Tables) -> Finding:
     """The torch that imports should be the one pip installed. A `torch/` folder in the working
     directory (a source checkout), a copy on PYTHONPATH or a second install in the user

@@ -128,7 +128,7 @@ def _gpus(env: Environment) -> Measured | Unavailable:
 
 @check("GD601", "require-gpus", "the machine has the GPUs the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require gpus…, NVML (else torch)",
-       facts={"requirements", "nvml", "libcuda", "torch"})
+       reads={"requirements", "nvml", "libcuda", "torch"})
 def check_require_gpus(env: Environment, tables: Tables) -> Finding:
     """`--require gpus>=N`: the number of GPUs the driver shows (NVML's count of GPUs that
     answer; a lost GPU does not count), else `torch.cuda.device_count()`. No driver means 0
@@ -149,7 +149,7 @@ def _version_of(label: str, text: str | None, shown: str) -> Measured | Unavaila
 
 @check("GD602", "require-driver", "the driver is the version the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require driver…, NVML/libcuda",
-       facts={"requirements", "nvml", "libcuda"})
+       reads={"requirements", "nvml", "libcuda"})
 def check_require_driver(env: Environment, tables: Tables) -> Finding:
     """`--require driver>=535`: the NVIDIA driver's version (NVML, else the kernel module's
     /proc/driver/nvidia/version), compared at the precision given (`driver>=535` is met by
@@ -167,7 +167,7 @@ def check_require_driver(env: Environment, tables: Tables) -> Finding:
 
 @check("GD603", "require-cuda", "the driver runs the CUDA version the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require cuda…, NVML/libcuda, compat tables",
-       facts={"requirements", "nvml", "libcuda"})
+       reads={"requirements", "nvml", "libcuda"})
 def check_require_cuda(env: Environment, tables: Tables) -> Finding:
     """`--require cuda>=12.1`: the highest CUDA version the **driver** runs (NVML's
     `cudaDriverGetVersion`, else libcuda's, else derived from the driver version through the
@@ -225,7 +225,7 @@ def _cudnn_build(env: Environment, version: str) -> str | None:
 
 @check("GD604", "require-cudnn", "cuDNN is the version the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require cudnn…, torch, cuDNN files",
-       facts={"requirements", "torch", "cudnn"})
+       reads={"requirements", "torch", "cudnn"})
 def check_require_cudnn(env: Environment, tables: Tables) -> Finding:
     """`--require cudnn>=9`: the cuDNN torch loads (`torch.backends.cudnn.version()`), else
     the version of the cuDNN copy in use on disk (its library, else its header). torch's
@@ -243,7 +243,7 @@ def check_require_cudnn(env: Environment, tables: Tables) -> Finding:
 
 @check("GD605", "require-torch", "PyTorch is the version the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require torch…, torch",
-       facts={"requirements", "torch"})
+       reads={"requirements", "torch"})
 def check_require_torch(env: Environment, tables: Tables) -> Finding:
     """`--require torch>=2.4`: the version of the torch that imports (else the installed
     one's metadata), compared without its local tag (2.4.1+cu121 meets torch>=2.4).
@@ -296,7 +296,7 @@ def _per_gpu(env: Environment, tables: Tables, kind: str) -> Measured | Unavaila
 
 @check("GD606", "require-arch", "every GPU has the compute capability the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require arch…, torch devices (else NVML)",
-       facts={"requirements", "torch", "nvml", "libcuda"})
+       reads={"requirements", "torch", "nvml", "libcuda"})
 def check_require_arch(env: Environment, tables: Tables) -> Finding:
     """`--require arch>=sm_80` (or `arch>=8.0`): every GPU's compute capability, as torch
     sees the devices (else NVML, or the product name in the GPU table for a pasted report).
@@ -309,7 +309,7 @@ def check_require_arch(env: Environment, tables: Tables) -> Finding:
 
 @check("GD607", "require-gpu-memory", "every GPU has the memory the job requires",
        Layer.REQUIREMENTS, Severity.ERROR, "--require gpu-memory…, NVML (else torch)",
-       facts={"requirements", "torch", "nvml", "libcuda"})
+       reads={"requirements", "torch", "nvml", "libcuda"})
 def check_require_gpu_memory(env: Environment, tables: Tables) -> Finding:
     """`--require gpu-memory>=40GiB`: every GPU's total memory (NVML, else torch), in GiB /
     MiB / TiB (powers of 2) or GB / MB / TB (powers of 10). NVML's total is a little below

@@ -151,7 +151,7 @@ def _cudnn_measured(env: Environment) -> SmokeReport | Finding:
 
 
 @check("GD450", "smoke-training-correct", "Smoke test: training steps give finite, falling losses",
-       Layer.PYTORCH, Severity.ERROR, NEEDS, facts={"smoke"})
+       Layer.PYTORCH, Severity.ERROR, NEEDS, reads={"smoke"})
 def check_smoke_training_correct(env: Environment, tables: Tables) -> Finding:
     """Each model trains on a fixed synthetic batch from fixed weights: forward, cross-entropy,
     backward, SGD step. The losses must be finite and fall over the steps, and every
@@ -189,7 +189,7 @@ def check_smoke_training_correct(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD451", "smoke-cudnn-matches-native", "Smoke test: cuDNN results match the native path",
-       Layer.PYTORCH, Severity.ERROR, NEEDS, facts={"smoke"})
+       Layer.PYTORCH, Severity.ERROR, NEEDS, reads={"smoke"})
 def check_smoke_cudnn_matches_native(env: Environment, tables: Tables) -> Finding:
     """From the same weights and batch, the first training step with cuDNN (with and without
     `benchmark=True`) and with cuDNN disabled must agree: logits, loss and every gradient
@@ -232,7 +232,7 @@ def check_smoke_cudnn_matches_native(env: Environment, tables: Tables) -> Findin
 
 
 @check("GD452", "smoke-cudnn-used", "Smoke test: convolutions run in cuDNN", Layer.PYTORCH,
-       Severity.ERROR, NEEDS, facts={"smoke"})
+       Severity.ERROR, NEEDS, reads={"smoke"})
 def check_smoke_cudnn_used(env: Environment, tables: Tables) -> Finding:
     """On a CUDA device with cuDNN enabled, convolutions must run in cuDNN: the profiler shows
     aten::cudnn_convolution and cuDNN kernels, and libcudnn* is mapped into the process. A
@@ -278,7 +278,7 @@ def check_smoke_cudnn_used(env: Environment, tables: Tables) -> Finding:
 
 
 @check("GD453", "smoke-cudnn-faster", "Smoke test: cuDNN is faster than the native path",
-       Layer.PYTORCH, Severity.WARNING, NEEDS, facts={"smoke"})
+       Layer.PYTORCH, Severity.WARNING, NEEDS, reads={"smoke"})
 def check_smoke_cudnn_faster(env: Environment, tables: Tables) -> Finding:
     """Training-step time with cuDNN (the faster of benchmark off and on) vs cuDNN disabled,
     medians over the timed steps after warm-up (CUDA events), both paths in IEEE FP32 (TF32
@@ -340,7 +340,7 @@ def _unlike_precision(r: SmokeReport) -> Finding | None:
 
 
 @check("GD454", "smoke-device-usable", "Smoke test: the device runs the models", Layer.PYTORCH,
-       Severity.ERROR, NEEDS, facts={"smoke"})
+       Severity.ERROR, NEEDS, reads={"smoke"})
 def check_smoke_device_usable(env: Environment, tables: Tables) -> Finding:
     """The device runs the models: CUDA initialises, torch's build has kernels for the GPU's
     architecture (sm_XY or older PTX in torch.cuda.get_arch_list()), memory suffices. Out of
@@ -388,7 +388,7 @@ def check_smoke_device_usable(env: Environment, tables: Tables) -> Finding:
 
 @check("GD455", "smoke-device-throughput",
        "Smoke test: matmul and copy run correctly (TFLOP/s, GB/s)", Layer.PYTORCH,
-       Severity.ERROR, NEEDS, facts={"smoke"})
+       Severity.ERROR, NEEDS, reads={"smoke"})
 def check_smoke_device_throughput(env: Environment, tables: Tables) -> Finding:
     """Sanity figures: a large matmul's TFLOP/s, checked against float64 on a few rows, and a
     device-to-device copy's GB/s (read + write counted), checked bit-exact. On the CPU they
@@ -421,7 +421,7 @@ def check_smoke_device_throughput(env: Environment, tables: Tables) -> Finding:
 
 @check("GD456", "smoke-distributed",
        "Smoke test: every rank all-reduces exact sums (bus bandwidth shown)", Layer.PYTORCH,
-       Severity.ERROR, "distributed smoke test (smoke-test --distributed)", facts={"smoke"})
+       Severity.ERROR, "distributed smoke test (smoke-test --distributed)", reads={"smoke"})
 def check_smoke_distributed(env: Environment, tables: Tables) -> Finding:
     """`smoke-test --distributed`, one process per rank under torchrun: every rank opens its
     device (cuda:LOCAL_RANK, or the CPU) and checks a small matmul exactly, joins the process

@@ -94,10 +94,10 @@ def check(
     else:
         interpreter = common.interpreter(python, timeout)
         env = common.environment(cuda_home, interpreter, timeout, no_torch,
-                                 common.facts_of(checks, smoke))
+                                 common.fields_read(checks, smoke))
     if required:  # they travel to the checks as data (GD601-GD607, GD101)
         env = dataclasses.replace(env, requirements=required)
-    if smoke and interpreter is not None and "smoke" in common.facts_of(checks):
+    if smoke and interpreter is not None and "smoke" in common.fields_read(checks):
         env = common.with_smoke(env, interpreter, timeout)  # only when a selected check reads it
     report = common.judge(env, checks)
     if common.smoke_pending(env) and common.cuda_usable(env):

@@ -96,9 +96,9 @@ def _cancelled(only: Sequence[str], skip: Sequence[str], registry: Iterable[Chec
             f"({len(chosen)}): nothing to run (drop the --skip, or select more)")
 
 
-def facts_of(checks: Iterable[Check], smoke: bool = False) -> frozenset[str]:
+def fields_read(checks: Iterable[Check], smoke: bool = False) -> frozenset[str]:
     """The Environment fields the checks read; with --smoke torch's too (it picks the device)."""
-    read = frozenset[str]().union(*(c.facts for c in checks))
+    read = frozenset[str]().union(*(c.reads for c in checks))
     return read | {"torch"} if smoke else read
 
 
@@ -123,7 +123,7 @@ def environment(
     no_torch: bool,
     fields: Iterable[str] | None = None,
 ) -> Environment:
-    """Probe this machine: only the probes of `fields` (`facts_of` the selected checks;
+    """Probe this machine: only the probes of `fields` (`fields_read` the selected checks;
     default all), with `timeout` for `import torch` and NVML alike; `python` as `interpreter`
     returned it."""
     from gpudoctor.probes.gather import collect

@@ -146,7 +146,7 @@ def _host_beside(wanted: bool) -> Callable[[Report], Report]:
     """For the JSON report, which names its machine: the host probe (about 1 ms, after some
     15 ms of imports), run in a thread while the smoke child works, so that it costs no time.
     The returned function puts its facts into a report's Environment; the verdicts stand, as
-    the smoke checks read only the smoke fact (`facts=`). Not wanted: reports stay as they are.
+    the smoke checks read only the smoke fact (`reads=`). Not wanted: reports stay as they are.
     """
     if not wanted:
         return lambda report: report

@@ -159,7 +159,7 @@ def _environment(text: str, text_name: str, report: tuple[Environment, str] | No
         return None, "nothing: no check confirms these errors"
     if probe is None:
         return None, "nothing: --no-probe"
-    fields = frozenset[str]().union(*(c.facts for c in checks))
+    fields = frozenset[str]().union(*(c.reads for c in checks))
     return probe(fields), "this machine"
 
 

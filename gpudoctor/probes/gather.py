@@ -70,7 +70,7 @@ NOT_GATHERED = Unavailable(Reason.SKIPPED, "not gathered: no selected check read
 def collect(deps: Deps | None = None, fields: Iterable[str] | None = None) -> Environment:
     """Run the probes concurrently and freeze the facts into an Environment.
 
-    `fields`: the Environment fields wanted (`Check.facts` of the selected checks); a probe
+    `fields`: the Environment fields wanted (`Check.reads` of the selected checks); a probe
     whose field is not among them does not run and its fact is `NOT_GATHERED`. Default: all.
     """
     deps = deps or Deps()

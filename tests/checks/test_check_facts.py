@@ -1,4 +1,4 @@
-"""`Check.facts` is exact enough to run only the selected checks' probes.
+"""`Check.reads` is exact enough to run only the selected checks' probes.
 
 Every check runs over every recorded environment, and over variants of each where one fact is
 missing (the SKIP branches), through a recorder that notes each Environment field read: a
@@ -16,7 +16,7 @@ import pytest
 
 from gpudoctor.checks import REGISTRY, Check
 from gpudoctor.compat import Tables, load_tables
-from gpudoctor.model import FACT_FIELDS, Environment, Reason, Unavailable
+from gpudoctor.model import ENVIRONMENT_FIELDS, Environment, Reason, Unavailable
 from gpudoctor.probes.gather import NOT_GATHERED
 from gpudoctor.snapshot import loads
 
@@ -32,7 +32,7 @@ class Recorder:
         object.__setattr__(self, "read", set())
 
     def __getattr__(self, name: str) -> Any:
-        if name in FACT_FIELDS:
+        if name in ENVIRONMENT_FIELDS:
             self.read.add(name)
         return getattr(self._env, name)
 
@@ -43,7 +43,7 @@ def _environments() -> list[tuple[str, Environment]]:
         env = loads(path.read_text(encoding="utf-8"))
         found.append((path.stem, env))
         found += [(f"{path.stem}-no-{name}", dataclasses.replace(env, **{name: MISSING}))
-                  for name in sorted(FACT_FIELDS)]
+                  for name in sorted(ENVIRONMENT_FIELDS)]
     return found
 
 
@@ -56,7 +56,7 @@ def tables() -> Tables:
 
 
 def test_fixtures_exist() -> None:
-    assert len(ENVIRONMENTS) > len(FACT_FIELDS)
+    assert len(ENVIRONMENTS) > len(ENVIRONMENT_FIELDS)
 
 
 @pytest.mark.slow
@@ -66,9 +66,9 @@ def test_reads_only_declared_facts(check: Check, tables: Tables) -> None:
     for name, env in ENVIRONMENTS:
         recorder = Recorder(env)
         check.run(recorder, tables)  # type: ignore[arg-type]
-        if recorder.read - check.facts:
-            undeclared[name] = recorder.read - check.facts
-    assert not undeclared, f"{check.id} reads fields missing from its facts=: {undeclared}"
+        if recorder.read - check.reads:
+            undeclared[name] = recorder.read - check.reads
+    assert not undeclared, f"{check.id} reads fields missing from its reads=: {undeclared}"
 
 
 @pytest.mark.slow
@@ -76,16 +76,16 @@ def test_reads_only_declared_facts(check: Check, tables: Tables) -> None:
 def test_finding_unchanged_without_undeclared_facts(check: Check, tables: Tables) -> None:
     for name, env in ENVIRONMENTS:
         trimmed = dataclasses.replace(
-            env, **dict.fromkeys(FACT_FIELDS - check.facts, NOT_GATHERED))
+            env, **dict.fromkeys(ENVIRONMENT_FIELDS - check.reads, NOT_GATHERED))
         assert check.run(trimmed, tables) == check.run(env, tables), name
 
 
 def test_every_check_declares_its_facts() -> None:
     """None of them falls back to "every field" (which would run every probe)."""
-    assert [c.id for c in REGISTRY if c.facts == FACT_FIELDS] == []
+    assert [c.id for c in REGISTRY if c.reads == ENVIRONMENT_FIELDS] == []
 
 
 def test_host_checks_need_no_torch() -> None:
     host = [c for c in REGISTRY if c.layer.value == "host"]
     assert host
-    assert all("torch" not in c.facts for c in host)
+    assert all("torch" not in c.reads for c in host)
