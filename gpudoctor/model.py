@@ -23,7 +23,7 @@ from gpudoctor.model_base import StrEnum as _StrEnum
 from gpudoctor.model_base import Unavailable as Unavailable
 from gpudoctor.model_health import GpuHealth as GpuHealth
 from gpudoctor.model_health import GpuProcess as GpuProcess
-from gpudoctor.model_smoke import DistributedReport, SmokeReport
+from gpudoctor.model_smoke import DistributedRun, SmokeRun
 from gpudoctor.requirements import Requirement
 
 
@@ -363,7 +363,7 @@ class SmokeFailure:
 
 
 # what `check --smoke` / `smoke-test` found; the measurements are in gpudoctor.model_smoke
-SmokeFacts: TypeAlias = SmokeReport | DistributedReport | SmokeFailure
+SmokeFacts: TypeAlias = SmokeRun | DistributedRun | SmokeFailure
 SMOKE_NOT_RUN = Unavailable(
     Reason.SKIPPED, "the smoke test did not run: pass --smoke (or run gpudoctor smoke-test)")
 

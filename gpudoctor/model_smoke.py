@@ -127,7 +127,7 @@ class Throughput:
 
 
 @dataclass(frozen=True, slots=True)
-class SmokeReport:
+class SmokeRun:
     """Everything the smoke test measured."""
 
     device: DeviceInfo
@@ -171,7 +171,7 @@ class RankResult:
 
 
 @dataclass(frozen=True, slots=True)
-class DistributedReport:
+class DistributedRun:
     """What `smoke-test --distributed` measured, gathered by rank 0 (a rank other than 0 holds
     only its own result)."""
 

@@ -257,7 +257,7 @@ _RULES: dict[tuple[str, str], Callable[[Any], str | None]] = {
     ("ElfFacts", "e_type"): _count,
     ("ElfFacts", "extent"): _count,
     ("DeviceInfo", "cudnn_version"): _count,  # the smoke test's device
-    ("SmokeReport", "dtype"): _dtype,
+    ("SmokeRun", "dtype"): _dtype,
 }
 
 

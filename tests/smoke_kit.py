@@ -20,7 +20,7 @@ from gpudoctor.model_smoke import (
     DeviceInfo,
     ModelRun,
     RunError,
-    SmokeReport,
+    SmokeRun,
     StepTiming,
     Throughput,
 )
@@ -48,7 +48,7 @@ def run(name: str, median: float = 1.0, diff: float | None = 1e-6, **kw: Any) ->
 
 
 def report(*configs: ConfigRun, dtype: str = "float32", error: RunError | None = None,
-           **device: Any) -> SmokeReport:
+           **device: Any) -> SmokeRun:
     """A CUDA smoke report of one LeNet run on an H100; `device` overrides DeviceInfo fields."""
     dev = DeviceInfo(**{
         "name": "cuda:0", "label": "NVIDIA H100", "torch": "2.13.0+cu124", "cuda": "12.4",
@@ -60,7 +60,7 @@ def report(*configs: ConfigRun, dtype: str = "float32", error: RunError | None =
     model = ModelRun("lenet", 128, (128, 3, 32, 32), 62006, configs, error)
     mm = Throughput("matmul", "cuda", 50.0, "TFLOP/s", "8192x8192 float32", 1e-6, False)
     cp = Throughput("copy", "cuda", 2500.0, "GB/s", "256 MiB", 0.0)
-    return SmokeReport(dev, dtype, "python", (model,), mm, cp, ("/lib/libcudnn.so.9",), 3.0)
+    return SmokeRun(dev, dtype, "python", (model,), mm, cp, ("/lib/libcudnn.so.9",), 3.0)
 
 
 def base_env(name: str = "h100-healthy") -> Environment:

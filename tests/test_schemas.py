@@ -279,9 +279,9 @@ def test_schema_refuses_what_the_reader_refuses(path: tuple[Any, ...], value: An
 def test_smoke_dtype_rule_is_the_readers(dtype: str) -> None:
     from gpudoctor.snapshot import _RULES
 
-    s = schema(schemas.SNAPSHOT)["$defs"]["SmokeReport"]["properties"]["dtype"]
+    s = schema(schemas.SNAPSHOT)["$defs"]["SmokeRun"]["properties"]["dtype"]
     valid = not list(Draft(s).iter_errors(dtype))
-    assert valid == (_RULES[("SmokeReport", "dtype")](dtype) is None)
+    assert valid == (_RULES[("SmokeRun", "dtype")](dtype) is None)
 
 
 # ------------------------------------------------------------------------ the readers

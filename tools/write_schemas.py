@@ -49,7 +49,7 @@ from gpudoctor.explain.core import State  # noqa: E402
 from gpudoctor.fleet import FACTS  # noqa: E402
 from gpudoctor.model import Environment, Layer, Severity, SmokeFailure, Status  # noqa: E402
 from gpudoctor.model_base import Unavailable  # noqa: E402
-from gpudoctor.model_smoke import ConfigRun, DistributedReport, SmokeReport  # noqa: E402
+from gpudoctor.model_smoke import ConfigRun, DistributedRun, SmokeRun  # noqa: E402
 
 Schema = dict[str, Any]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -278,14 +278,14 @@ def smoke_test(w: Walker) -> dict[str, Schema]:
                  "additionalProperties": NUMBER}
     return {**_head("smoke-test", obj(*w.fields(SmokeOptions))),
             "thresholds": obj({"max_rel_diff": tolerance, "cudnn_slower_margin": NUMBER}),
-            "smoke": {"anyOf": [run.of(SmokeReport), _failure(w)]},
+            "smoke": {"anyOf": [run.of(SmokeRun), _failure(w)]},
             "environment": w.of(Environment)}
 
 
 def smoke_test_distributed(w: Walker) -> dict[str, Schema]:
     """renderers/distributed.render_json."""
     return {**_head("smoke-test --distributed", obj(*w.fields(DistributedOptions))),
-            "distributed": {"anyOf": [w.of(DistributedReport), _failure(w)]},
+            "distributed": {"anyOf": [w.of(DistributedRun), _failure(w)]},
             "environment": w.of(Environment)}
 
 

@@ -8,7 +8,7 @@ of the gpudoctor process and the child rendezvouses exactly as a training script
 
 - `rank_environment(environ) -> RankEnv`: the launcher's variables, or `ValueError` naming the
   one missing (the CLI's usage error: "run it under torchrun").
-- `run_distributed(options, environ) -> DistributedReport | SmokeFailure`: never raises for
+- `run_distributed(options, environ) -> DistributedRun | SmokeFailure`: never raises for
   anything the diagnosed stack does. Rank 0's report holds every rank (gathered through the
   rendezvous store); another rank's holds its own. A `SmokeFailure` when the child measured
   nothing: torch missing, no torch.distributed, a crash, or the child outliving `timeout`.
@@ -31,7 +31,7 @@ from typing import Any
 from gpudoctor import childproc
 from gpudoctor.actions.childlines import ChildMessages, child_environ
 from gpudoctor.model import Reason, SmokeFailure
-from gpudoctor.model_smoke import DistributedReport, RankResult
+from gpudoctor.model_smoke import DistributedRun, RankResult
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class DistributedOptions:
 
 
 def run_distributed(options: DistributedOptions,
-                    environ: Mapping[str, str] | None = None) -> DistributedReport | SmokeFailure:
+                    environ: Mapping[str, str] | None = None) -> DistributedRun | SmokeFailure:
     """Run this rank's child and read its report (see the module docstring)."""
     python = options.python
     kind = "cpu" if options.device == "cpu" else "cuda"
@@ -148,15 +148,15 @@ def _failure(error: dict[str, Any] | None, returncode: int, stderr: str,
                         error.get("detail") or tail)
 
 
-def report_from_data(d: dict[str, Any]) -> DistributedReport:
-    """The child's `result` as a DistributedReport (through the snapshot decoder, so a bad
+def report_from_data(d: dict[str, Any]) -> DistributedRun:
+    """The child's `result` as a DistributedRun (through the snapshot decoder, so a bad
     field is a ValueError naming it)."""
     from gpudoctor.snapshot import from_data
 
-    report = from_data(DistributedReport, d)
-    assert isinstance(report, DistributedReport)
+    report = from_data(DistributedRun, d)
+    assert isinstance(report, DistributedRun)
     return report
 
 
-__all__ = ["DistributedOptions", "DistributedReport", "RankEnv", "RankResult",
+__all__ = ["DistributedOptions", "DistributedRun", "RankEnv", "RankResult",
            "rank_environment", "run_distributed"]

@@ -4,11 +4,11 @@ Contract (also what `gpudoctor check --smoke` uses):
 
 - `parse_device(text) -> str`: "cpu", "cuda" or "cuda:N" → canonical "cpu" / "cuda:N";
   anything else raises `ValueError` (the CLI's usage error).
-- `run_smoke(options, on_progress=None) -> SmokeReport | SmokeFailure`: runs
+- `run_smoke(options, on_progress=None) -> SmokeRun | SmokeFailure`: runs
   `_smoke_child.py` under `options.python` with `options.timeout`; never raises for anything
   the diagnosed stack does. `SmokeFailure` when nothing could be measured (interpreter or torch
   missing, `import torch` failed, the device cannot be opened — torch's own reason —, the child
-  crashed or hung); otherwise a `SmokeReport`, in which a model that failed part-way (out of
+  crashed or hung); otherwise a `SmokeRun`, in which a model that failed part-way (out of
   memory, a CUDA error) carries its `RunError`.
 - `smoke_report(outcome) -> Report`: the outcome becomes `Environment.smoke` and the smoke
   checks GD450-GD455 of the one registry judge it (`gpudoctor.checks.smoke`, which holds the
@@ -39,7 +39,7 @@ from gpudoctor.model_smoke import ConfigRun as ConfigRun
 from gpudoctor.model_smoke import DeviceInfo as DeviceInfo
 from gpudoctor.model_smoke import ModelRun as ModelRun
 from gpudoctor.model_smoke import RunError as RunError
-from gpudoctor.model_smoke import SmokeReport as SmokeReport
+from gpudoctor.model_smoke import SmokeRun as SmokeRun
 from gpudoctor.model_smoke import StepTiming as StepTiming
 from gpudoctor.model_smoke import Throughput as Throughput
 from gpudoctor.versions import covers
@@ -102,7 +102,7 @@ class SmokeProgress:
     label: str
 
 
-SmokeOutcome = SmokeFacts  # SmokeReport | SmokeFailure (gpudoctor.model)
+SmokeOutcome = SmokeFacts  # SmokeRun | SmokeFailure (gpudoctor.model)
 ProgressCallback = Callable[[SmokeProgress], None]
 
 
@@ -209,7 +209,7 @@ def _error(d: dict[str, Any] | None) -> RunError | None:
     return None if d is None else _make(RunError, d)
 
 
-def _report(d: dict[str, Any], python: str) -> SmokeReport:
+def _report(d: dict[str, Any], python: str) -> SmokeRun:
     models = tuple(
         _make(ModelRun, m, error=_error(m["error"]), configs=tuple(
             _make(ConfigRun, c, timing=_make(StepTiming, c["timing"])) for c in m["configs"]))
@@ -220,7 +220,7 @@ def _report(d: dict[str, Any], python: str) -> SmokeReport:
     if device.capability and device.arch_list:  # the one arch rule, not the child's sketch
         device = dataclasses.replace(device, arch_supported=covers(device.arch_list,
                                                                    device.capability))
-    return SmokeReport(device, str(d["dtype"]), python, models, matmul,
+    return SmokeRun(device, str(d["dtype"]), python, models, matmul,
                        copy, tuple(d["cudnn_libraries"]), float(d["seconds"]))
 
 
@@ -232,7 +232,7 @@ def outcome_to_dict(outcome: SmokeOutcome) -> dict[str, Any]:
     data: dict[str, Any] = to_data(outcome)
     if isinstance(outcome, SmokeFailure):
         return {"failure": data}
-    if not isinstance(outcome, SmokeReport):  # a DistributedReport: plain data as it is
+    if not isinstance(outcome, SmokeRun):  # a DistributedRun: plain data as it is
         return data
     for m, model in zip(data["models"], outcome.models, strict=True):
         for c, run in zip(m["configs"], model.configs, strict=True):

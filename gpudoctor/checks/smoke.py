@@ -29,7 +29,7 @@ from gpudoctor.model import (
     SmokeFailure,
     Unavailable,
 )
-from gpudoctor.model_smoke import ConfigRun, DistributedReport, SmokeReport
+from gpudoctor.model_smoke import ConfigRun, DistributedRun, SmokeRun
 from gpudoctor.versions import format_cudnn_version
 
 if TYPE_CHECKING:
@@ -67,14 +67,14 @@ Evidence = tuple[tuple[str, str], ...]
 RECOMMEND = "`gpudoctor recommend` prints the install line that fits this machine"
 
 
-def _measured(env: Environment) -> SmokeReport | Finding:
+def _measured(env: Environment) -> SmokeRun | Finding:
     """The measurements, or the SKIP finding that says why there are none."""
     s = env.smoke
-    if isinstance(s, SmokeReport):
+    if isinstance(s, SmokeRun):
         return s
     if isinstance(s, SmokeFailure):
         return skipped("the smoke test did not run (see GD454)")
-    if isinstance(s, DistributedReport):
+    if isinstance(s, DistributedRun):
         return skipped("the distributed smoke test trains no model (see GD456)")
     assert isinstance(s, Unavailable)
     return skipped(NOT_RUN if s.reason is Reason.SKIPPED else unavailable_reason("smoke test", s))
@@ -104,7 +104,7 @@ def tolerance(dtype: str, batch: int) -> float:
         max(batch, 1))
 
 
-def _no_bf16_cudnn(r: SmokeReport) -> Finding | None:
+def _no_bf16_cudnn(r: SmokeRun) -> Finding | None:
     """The SKIP for bfloat16 on a GPU before sm_80: PyTorch gives cuDNN no bfloat16
     convolution there (ConvParams::use_cudnn requires supportsBFloat16ConvolutionWithCuDNNv8,
     compute capability 8.0 or later), so every configuration ran the native kernels."""
@@ -117,7 +117,7 @@ def _no_bf16_cudnn(r: SmokeReport) -> Finding | None:
                    "GPU to test cuDNN")
 
 
-def _runs(r: SmokeReport, prefix: str = "") -> list[tuple[str, ConfigRun]]:
+def _runs(r: SmokeRun, prefix: str = "") -> list[tuple[str, ConfigRun]]:
     return [(m.model, c) for m in r.models for c in m.configs if c.name.startswith(prefix)]
 
 
@@ -135,7 +135,7 @@ def _gib(n: int | None) -> str:
     return "?" if n is None else f"{n / 2**30:.1f} GiB"
 
 
-def _cudnn_measured(env: Environment) -> SmokeReport | Finding:
+def _cudnn_measured(env: Environment) -> SmokeRun | Finding:
     """The measurements of a CUDA run that has cuDNN runs to compare, or the SKIP finding
     that says why there are none."""
     r = _measured(env)
@@ -325,7 +325,7 @@ def check_smoke_cudnn_faster(env: Environment, tables: Tables) -> Finding:
     return passed("cuDNN speeds training steps up: " + "; ".join(rows), tuple(ev))
 
 
-def _unlike_precision(r: SmokeReport) -> Finding | None:
+def _unlike_precision(r: SmokeRun) -> Finding | None:
     """The SKIP for a report whose paths were timed at different precisions: cuDNN's
     convolutions with TF32 on, the native path's GEMMs (cuBLAS) with it off — torch's defaults,
     under which an older gpudoctor timed. That speed-up is TF32's, not cuDNN's."""
@@ -437,7 +437,7 @@ def check_smoke_distributed(env: Environment, tables: Tables) -> Finding:
     if isinstance(s, Unavailable):
         return skipped(NOT_RUN if s.reason is Reason.SKIPPED
                        else unavailable_reason("smoke test", s))
-    if not isinstance(s, DistributedReport):
+    if not isinstance(s, DistributedRun):
         return skipped("the distributed smoke test did not run: `torchrun --nproc-per-node N "
                        "-m gpudoctor smoke-test --distributed`")
     ev: Evidence = tuple(

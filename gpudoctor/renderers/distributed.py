@@ -11,14 +11,14 @@ from rich.text import Text
 from gpudoctor import policy
 from gpudoctor.checks.smoke import rate
 from gpudoctor.model import Report, Result, SmokeFailure
-from gpudoctor.model_smoke import DistributedReport
+from gpudoctor.model_smoke import DistributedRun
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean
 from gpudoctor.renderers.json import dumps
 from gpudoctor.renderers.smoke import json_environment, json_head
 
 
-def _table(r: DistributedReport) -> Table:
+def _table(r: DistributedRun) -> Table:
     table = Table(box=None, padding=(0, 1), header_style="bold")
     for name in ("rank", "host", "device", "state", "phase", "all-reduce sum", "busbw GB/s",
                  "algbw GB/s"):
@@ -34,13 +34,13 @@ def _table(r: DistributedReport) -> Table:
     return table
 
 
-def render_text(outcome: DistributedReport | SmokeFailure, results: tuple[Result, ...],
+def render_text(outcome: DistributedRun | SmokeFailure, results: tuple[Result, ...],
                 console: Console) -> str:
     """The ranks' table (whole, never cut), their errors, then the verdicts; the rule of
     `gpudoctor.renderers.console` holds (host names and errors come from the ranks): every
     row starts with its rank, the title wraps behind `┆`."""
     head = ""
-    if isinstance(outcome, DistributedReport):
+    if isinstance(outcome, DistributedRun):
         title = (f"{outcome.backend}, {outcome.world_size} rank(s), master {outcome.master}, "
                  f"torch {outcome.torch}; all-reduce of {outcome.elements} float32 elements, "
                  f"bandwidth over {outcome.bandwidth_bytes >> 20} MiB × {outcome.iterations}")
@@ -57,13 +57,13 @@ def render_text(outcome: DistributedReport | SmokeFailure, results: tuple[Result
                 + "".join(line.rstrip(" ") + "\n" for line in cap.get().splitlines()) + "\n")
     lines: list[Line] = [line for r in results for line in result_lines(r, verbose=False)]
     failed = policy.failed(results)
-    took = (f" in {outcome.seconds:.1f} s" if isinstance(outcome, DistributedReport) else "")
+    took = (f" in {outcome.seconds:.1f} s" if isinstance(outcome, DistributedRun) else "")
     lines.append((Text(f"\ndistributed smoke test {'failed' if failed else 'passed'}{took}",
                        style="bold"), True))
     return head + print_lines(console, lines)
 
 
-def render_json(options: Any, outcome: DistributedReport | SmokeFailure, report: Report) -> str:
+def render_json(options: Any, outcome: DistributedRun | SmokeFailure, report: Report) -> str:
     """Every rank's measurements and the verdicts; `distributed` holds the report (or
     `failure`), `environment` the facts the verdicts were judged on."""
     from gpudoctor.snapshot import to_data

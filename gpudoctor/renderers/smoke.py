@@ -12,7 +12,7 @@ from rich.text import Text
 from gpudoctor import __version__, schemas
 from gpudoctor.checks.smoke import SLOWER_MARGIN, TOLERANCE, cudnn_text, rate
 from gpudoctor.model import Report, Result, Status
-from gpudoctor.model_smoke import SmokeReport
+from gpudoctor.model_smoke import SmokeRun
 from gpudoctor.policy import failed
 from gpudoctor.renderers.console import Line, print_lines, result_lines
 from gpudoctor.renderers.interface import clean, finding_dict
@@ -33,7 +33,7 @@ def smoke_text(outcome: SmokeOutcome, results: tuple[Result, ...], console: Cons
     (wrapping, by the rule of `gpudoctor.renderers.console`), then the verdicts as `check`
     prints them (fixes unwrapped), then the summary."""
     head = ""
-    if isinstance(outcome, SmokeReport):
+    if isinstance(outcome, SmokeRun):
         table = _timings(outcome)
         width = console.width
         wide = console.options.update_width(10_000)
@@ -69,12 +69,12 @@ def render_text(outcome: SmokeOutcome, results: tuple[Result, ...]) -> Renderabl
 
 def _summary(outcome: SmokeOutcome, results: tuple[Result, ...]) -> Text:
     counts = {s: sum(1 for r in results if r.finding.status is s) for s in Status}
-    took = f" in {outcome.seconds:.1f} s" if isinstance(outcome, SmokeReport) else ""
+    took = f" in {outcome.seconds:.1f} s" if isinstance(outcome, SmokeRun) else ""
     return Text(f"smoke test {'failed' if failed(results) else 'passed'}{took}: "
                 + ", ".join(f"{n} {_WORDS[s]}" for s, n in counts.items() if n), style="bold")
 
 
-def _header(r: SmokeReport) -> Text:
+def _header(r: SmokeRun) -> Text:
     d = r.device
     bits = [f"{d.name}: {d.label}"]
     if d.arch:
@@ -88,7 +88,7 @@ def _header(r: SmokeReport) -> Text:
     return Text.assemble(("device ", "bold"), (clean(" · ".join(bits)), "bold"))
 
 
-def _timings(r: SmokeReport) -> Table:
+def _timings(r: SmokeRun) -> Table:
     """One row a model and configuration, each starting with `·` (the names come from the
     child's report), no cell wider than CELL."""
     table = Table(box=None, padding=(0, 1), header_style="bold")
@@ -115,7 +115,7 @@ def _timings(r: SmokeReport) -> Table:
     return table
 
 
-def _legend(r: SmokeReport) -> Text:
+def _legend(r: SmokeRun) -> Text:
     clock = next((c.timing.clock for m in r.models for c in m.configs), "n/a")
     return Text(
         f"median per training step and spread = (p90 - p10) / median ({clean(clock)}); "
@@ -124,7 +124,7 @@ def _legend(r: SmokeReport) -> Text:
         f"more than {SLOWER_MARGIN:.0%} slower")
 
 
-def _figures(r: SmokeReport) -> list[Text]:
+def _figures(r: SmokeRun) -> list[Text]:
     lines = []
     for t in (r.matmul, r.copy):
         where = " (CPU figure)" if t.device == "cpu" else ""

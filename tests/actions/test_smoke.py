@@ -26,7 +26,7 @@ from gpudoctor.actions.smoke import (
     smoke_report,
 )
 from gpudoctor.model import Reason, SmokeFacts, SmokeFailure, Status
-from gpudoctor.model_smoke import SmokeReport
+from gpudoctor.model_smoke import SmokeRun
 from gpudoctor.snapshot import dumps, loads
 from tests.smoke_kit import report
 
@@ -79,7 +79,7 @@ def test_options_are_validated() -> None:
 def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
     seen: list[SmokeProgress] = []
     outcome = run_smoke(SmokeOptions(device="cpu", **FAST), seen.append)
-    assert isinstance(outcome, SmokeReport), outcome
+    assert isinstance(outcome, SmokeRun), outcome
     assert [m.model for m in outcome.models] == ["lenet", "convnet"]
     lenet = outcome.models[0]
     assert lenet.input == (32, 3, 32, 32)
@@ -130,7 +130,7 @@ def test_cpu_both_models_pass(torch_cuda: str | None) -> None:
 def test_cpu_bfloat16_and_profile(tmp_path: Path) -> None:
     outcome = run_smoke(SmokeOptions(device="cpu", model="lenet", dtype="bfloat16", batch_size=8,
                                      profile_dir=str(tmp_path / "traces"), **FAST))
-    assert isinstance(outcome, SmokeReport), outcome
+    assert isinstance(outcome, SmokeRun), outcome
     assert outcome.dtype == "bfloat16"
     assert outcome.models[0].input[0] == 8
     trace = outcome.models[0].configs[0].trace
@@ -368,7 +368,7 @@ def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
 @pytest.mark.skipif(not Path("/dev/nvidia0").exists(), reason="no NVIDIA GPU on this machine")
 def test_real_gpu_passes() -> None:
     outcome = run_smoke(SmokeOptions(device="cuda:0"))
-    assert isinstance(outcome, SmokeReport), outcome
+    assert isinstance(outcome, SmokeRun), outcome
     got = statuses(outcome)
     assert got["smoke-training-correct"] is Status.PASS
     assert got["smoke-cudnn-matches-native"] is Status.PASS

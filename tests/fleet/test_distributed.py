@@ -23,7 +23,7 @@ from gpudoctor.actions.smoke import smoke_environment
 from gpudoctor.checks.smoke import check_smoke_distributed
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
-from gpudoctor.model_smoke import DistributedReport, RankResult
+from gpudoctor.model_smoke import DistributedRun, RankResult
 from gpudoctor.snapshot import dumps, loads
 
 torch_distributed = pytest.importorskip("torch.distributed", reason="torch is not installed")
@@ -123,12 +123,12 @@ def rank(i: int, **kw: object) -> RankResult:
     return RankResult(**{**base, **kw})  # type: ignore[arg-type]
 
 
-def report(*ranks: RankResult) -> DistributedReport:
-    return DistributedReport("gloo", len(ranks), "127.0.0.1:29500", 10, 1 << 20, 5, 30.0,
+def report(*ranks: RankResult) -> DistributedRun:
+    return DistributedRun("gloo", len(ranks), "127.0.0.1:29500", 10, 1 << 20, 5, 30.0,
                              sys.executable, "2.x", ranks, 1.0)
 
 
-def judge(r: DistributedReport) -> tuple[Status, str]:
+def judge(r: DistributedRun) -> tuple[Status, str]:
     f = check_smoke_distributed.run(smoke_environment(r), load_tables())
     return f.status, f.message
 

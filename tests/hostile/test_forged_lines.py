@@ -35,7 +35,7 @@ from gpudoctor.diff import diff_environments
 from gpudoctor.explain import explain
 from gpudoctor.fleet import aggregate, read_node
 from gpudoctor.model import Environment, Report
-from gpudoctor.model_smoke import DistributedReport, RankResult, SmokeReport
+from gpudoctor.model_smoke import DistributedRun, RankResult, SmokeRun
 from gpudoctor.renderers import compat, console, distributed, fleet, npd, smoke
 from gpudoctor.renderers import diff as diff_render
 from gpudoctor.renderers import explain as explain_render
@@ -200,11 +200,11 @@ def test_smoke_distributed_and_npd() -> None:
     from tests.smoke_kit import run as config
 
     outcome = hostile_dataclass(report(config("native"), config("cudnn")))
-    assert isinstance(outcome, SmokeReport)
+    assert isinstance(outcome, SmokeRun)
     results = run_checks(env_with(outcome), TABLES, REGISTRY).results
     rank = RankResult(0, 0, hostile(1), "cpu", hostile(2), "error", hostile(3),
                       error=hostile(4))
-    dist = DistributedReport("gloo", 1, hostile(5), 10, 1 << 20, 5, 30.0, hostile(6),
+    dist = DistributedRun("gloo", 1, hostile(5), 10, 1 << 20, 5, 30.0, hostile(6),
                              hostile(7), (rank, dataclasses.replace(rank, rank=1)), 1.0,
                              error=hostile(8))
     for width in WIDTHS:
