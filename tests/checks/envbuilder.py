@@ -5,7 +5,10 @@ documented return shapes (driver strings as NVIDIA prints them, `cudaDriverGetVe
 1000*major + 10*minor encoding, `torch.cuda.get_arch_list()` of the official wheels). Captures
 from real machines replace them as they come in.
 
-`python tests/checks/envbuilder.py` rewrites the JSON fixtures from SCENARIOS.
+`python tests/checks/envbuilder.py` rewrites the JSON fixtures from SCENARIOS. Do not, for a
+rename: the fixtures are schema_version 1 (`environment.cuda`), kept as the proof that older
+snapshots read (tests/test_snapshot.py::test_every_v1_snapshot_still_reads fails once they
+are rewritten).
 """
 
 from __future__ import annotations
