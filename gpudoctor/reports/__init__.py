@@ -8,7 +8,9 @@ report through: `read_reports` and the rules after it (`possible`, `credible_dri
 be cut off); `nvidia-smi` (every banner layout), `nvidia-smi -q` and `nvidia-smi -q -x`, or
 nvidia-smi's error instead of them (a driver's, or one GPU's); the environment reports of
 detectron2, OpenMMLab, SGLang, Lightning and nnDetection, and `nvcc --version`
-(`gpudoctor.reports.env_tools`); and any text that contains them — a GitHub issue body, a log
+(`gpudoctor.reports.env_tools`); a Markdown list of versions (PyTorch's issue template,
+`transformers-cli env`, "- **PyTorch:** 2.9.1+cu130") where no block states torch
+(`gpudoctor.reports.env_list`); and any text that contains them — a GitHub issue body, a log
 (`gpudoctor.reports.issue_body`). torch's own messages quoted anywhere (its arch warnings, "driver
 too old (found version 11040)", "Found no NVIDIA driver", its CUDA initialisation errors) are
 read too (`gpudoctor.reports.torch_messages`): a paste with only those is a partial report. The
@@ -29,6 +31,7 @@ from gpudoctor import __version__
 from gpudoctor.model import Environment, Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import (
     collect_env,
+    env_list,
     env_tools,
     nvidia_smi,
     nvidia_smi_q,
@@ -152,6 +155,11 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                 recognised = True
             elif (partial := _parse(block)) is not None:
                 found.append((name, partial))
+                recognised = True
+        if not any(n == name and p.torch is not None for n, p in found):
+            listed = env_list.parse(text)  # a Markdown list of versions, where no block says
+            if listed is not None:  # what torch is
+                found.append((name, listed))
                 recognised = True
         partial = torch_messages.parse(text)  # anywhere in the text
         if partial is not None and any(p.torch is not None for n, p in found if n == name):

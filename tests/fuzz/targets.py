@@ -53,6 +53,14 @@ def report_texts() -> tuple[str, ...]:
 
 
 @cache
+def env_list_texts() -> tuple[str, ...]:
+    """Real environment lists (Markdown bullets, bold keys): round 4's reports-C."""
+    heldout = ROOT / "tests" / "fixtures" / "heldout" / "round4" / "reports-C"
+    return tuple((heldout / name).read_text() for name in ("r4-006.md", "r4-023.md",
+                                                           "r5-007.md", "r5-029.md"))
+
+
+@cache
 def error_texts() -> tuple[str, ...]:
     return tuple(p.read_text() for p in sorted(ERRORS.glob("*.txt"))[:40])
 
@@ -347,6 +355,14 @@ def report_target(text: str) -> str:
     return READ
 
 
+def env_list_target(text: str) -> str:
+    """`check --from-report FILE` on an environment list; its reader on its own too."""
+    from gpudoctor.reports import env_list
+
+    env_list.parse(text)
+    return report_target(text)
+
+
 def requirement_target(texts: list[str]) -> str:
     """`check --require …` judged on a recorded machine."""
     import dataclasses
@@ -427,6 +443,8 @@ def tarball_target(data: bytes) -> str:
 TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[..., str], int]] = {
     "snapshot": (snapshot_inputs(), snapshot_target, 25),
     "report": (report_inputs(), report_target, 30),
+    "env list": (st.one_of(mutated_text(env_list_texts), st.text(max_size=300)),
+                 env_list_target, 30),
     "requirement": (st.lists(requirement_text, max_size=4), requirement_target, 60),
     "selector": (st.tuples(st.lists(selector_text, max_size=3), st.lists(selector_text,
                                                                          max_size=3),

@@ -1,0 +1,267 @@
+"""Environment facts pasted as a Markdown list: "- key: value", "- **key:** value".
+
+The lists this reads, each a run of consecutive bullet (or bold-key) lines:
+
+- PyTorch's issue template: "- PyTorch version:1.7.1", "- How you installed PyTorch: conda
+  install pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch", "- CUDA/cuDNN version: cuda11.0.3",
+  "- GPU models and configuration: 8*A100", "- Nvidia Driver:450.51.06";
+- Hugging Face's `transformers-cli env`, `diffusers-cli env`, `accelerate env`: "- PyTorch
+  version (GPU?): 1.12.1+cu116 (False)" (the parenthesis is `torch.cuda.is_available()`),
+  "- Platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31";
+- an app's or a person's list: "- **PyTorch:** 2.9.1+cu130", "- **GPU:** NVIDIA GeForce GTX
+  1080 Ti", "- **CUDA Version**: 12.8 (Driver 570.181)".
+
+Read, each only from a key that names it and a value of an exact form: torch's version (its
+"+cuXYZ" / "+cpu" / "+rocmX" tag gives its build), torch's CUDA where the key says it is torch's
+("CUDA used to build PyTorch") or the conda line that installed that very version names its
+cudatoolkit, whether CUDA is available, the NVIDIA driver's version, the GPUs ("8*A100", "2x
+RTX 3090", "NVIDIA GeForce GTX 1080 Ti"), Python's version, and the OS (kept as the report's
+words: WSL 1 from a "-Microsoft" kernel, Windows). A bare "CUDA: 12.1" may be torch's, the
+toolkit's or the driver's: it is not read. GPU names count as the driver's only beside a driver
+version or a torch that finds CUDA (a name alone does not show a working driver). A key or a
+value of another form is left unread; two differing values of one fact leave it unread.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from gpudoctor.model import GpuFacts, NvmlFacts, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.reports import torch_messages
+from gpudoctor.reports.interface import Partial, not_reported
+
+LONGEST = 300  # a longer line is no list item read here
+LIMIT = 200_000  # a longer paste is read in its first part only
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>[ \t]?){1,8}")
+# "- key: value", "* **key:** value", "- **key**: value", "**key**: value", "- `key`: value"
+_ITEM = re.compile(r"[ \t]{0,8}(?P<bullet>[-*+•][ \t]{1,4})?(?P<bold>\*\*|__)?`?"
+                   r"(?P<key>[A-Za-z][^:*`_\n]{0,60}?)`?(?:\*\*|__)?[ \t]{0,4}[:：]"
+                   r"(?:\*\*|__)?[ \t]{0,8}(?P<value>[^\n]{0,240}?)[ \t*_`]{0,8}")
+_HINT = re.compile(r"[ \t]{0,4}\([^()]{0,40}\)$")  # "(e.g., 1.0)", "(GPU?)", "(`conda`, `pip`)"
+_VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
+_TORCH = re.compile(rf"({_VERSION})(\+[a-z0-9.]{{1,40}})?")
+_GPU_FLAG = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\((True|False|CUDA)\)")
+_DRIVER = re.compile(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?")
+_CUDA_DRIVER = re.compile(r"\d{1,2}\.\d{1,2}[ \t]{0,2}\([ \t]{0,2}(?:NVIDIA[ \t])?Driver"
+                          r"(?:[ \t]Version)?:?[ \t]{0,2}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
+                          r"[ \t]{0,2}\)", re.IGNORECASE)
+_CUDA = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+_PYTHON = re.compile(r"(3\.\d{1,2}(?:\.\d{1,3})?)")
+_COUNT = re.compile(r"(\d{1,2})[ \t]{0,2}[x×*][ \t]{0,2}(.{1,80})|(.{1,80}?)[ \t]{0,2}[x×*]"
+                    r"[ \t]{0,2}(\d{1,2})|GPU[ \t]\d{1,2}:[ \t]{1,4}(.{1,80})")
+_MEMORY = re.compile(r"[ \t]{0,4}\(\d{1,3}[ \t]?GB[A-Za-z0-9 ]{0,20}\)$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .-]{1,59}")
+_BRANDED = re.compile(r"(?:NVIDIA|GeForce|Quadro|Tesla|TITAN|Titan|RTX|GTX) ")
+_BARE = re.compile(r"(?:[AHLBTVPK]|GB|GH)\d{1,4}[A-Za-z]{0,3}(?:[ -][A-Za-z0-9]{1,12}){0,3}")
+_CONDA = re.compile(r"(?:conda|mamba|micromamba) install\b")
+
+TORCH_KEYS = ("pytorch", "pytorch version", "torch", "torch version")
+TORCH_CUDA_KEYS = ("cuda used to build pytorch", "pytorch cuda", "pytorch cuda version",
+                   "torch cuda", "torch cuda version", "torch.version.cuda")
+AVAILABLE_KEYS = ("is cuda available", "cuda available", "torch.cuda.is_available()",
+                  "cuda is available")
+DRIVER_KEYS = ("nvidia driver version", "nvidia driver", "driver version", "driver",
+               "gpu driver", "gpu driver version", "nvidia-driver")
+GPU_KEYS = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration",
+            "gpu type", "gpu name", "graphics card")
+CUDA_KEYS = ("cuda", "cuda version")  # ambiguous: read only for "12.8 (Driver 570.181)"
+OS_KEYS = ("os", "platform", "operating system", "os version")
+PYTHON_KEYS = ("python", "python version")
+INSTALL_KEYS = ("how you installed pytorch",)
+X = TypeVar("X")
+
+
+def _items(line: str) -> tuple[str, str, str] | None:
+    """(key with its hint, key without it, value) of a list item; None for another line."""
+    m = _ITEM.fullmatch(line) if len(line) <= LONGEST else None
+    if m is None or not (m["bullet"] or m["bold"]):
+        return None
+    key = " ".join(m["key"].replace("`", "").split()).lower()
+    return key, _HINT.sub("", key), m["value"].strip().strip("`").strip()
+
+
+def _runs(text: str) -> list[list[tuple[str, str, str]]]:
+    """The runs of consecutive list items in `text`."""
+    runs: list[list[tuple[str, str, str]]] = []
+    current: list[tuple[str, str, str]] = []
+    for line in text[:LIMIT].splitlines():
+        item = _items(_QUOTE.sub("", line))
+        if item is not None:
+            current.append(item)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _one(values: list[X]) -> X | None:
+    """The fact's value when the list states it once (or the same each time), else None."""
+    return values[0] if values and all(v == values[0] for v in values) else None
+
+
+def _torch(run: list[tuple[str, str, str]]) -> tuple[str, bool | None] | None:
+    """torch's version, and the availability a "(GPU?)" key states with it."""
+    found: list[tuple[str, bool | None]] = []
+    for key, base, value in run:
+        if base not in TORCH_KEYS:
+            continue
+        if key != base and (m := _GPU_FLAG.fullmatch(value)) is not None:
+            found.append((m[1], {"True": True, "False": False, "CUDA": True}[m[2]]))
+        elif _TORCH.fullmatch(value):
+            found.append((value, None))
+    return found[0] if found and all(f == found[0] for f in found) else None
+
+
+def _values(run: list[tuple[str, str, str]], keys: tuple[str, ...], pattern: re.Pattern[str],
+            group: int = 0) -> str | None:
+    return _one([m[group] for _, base, value in run if base in keys
+                 and (m := pattern.fullmatch(value)) is not None])
+
+
+def _driver(run: list[tuple[str, str, str]]) -> str | None:
+    said = [v for v in (_values(run, DRIVER_KEYS, _DRIVER),
+                        _values(run, CUDA_KEYS, _CUDA_DRIVER, 1)) if v is not None]
+    return _one(said)
+
+
+def _gpu_names(value: str) -> list[str] | None:
+    """The GPUs one value names ("8*A100", "2x RTX 3090", "NVIDIA GeForce GTX 1080 Ti")."""
+    count, name = 1, value
+    m = _COUNT.fullmatch(value)
+    if m is not None:
+        count = int(m[1] or m[4] or 1)
+        name = (m[2] or m[3] or m[5]).strip()
+    name = _MEMORY.sub("", name)
+    if not (1 <= count <= 64 and _NAME.fullmatch(name) and any(c.isdigit() for c in name)
+            and (_BRANDED.match(name) or _BARE.fullmatch(name))):
+        return None
+    return [name] * count
+
+
+def _gpus(run: list[tuple[str, str, str]]) -> list[str] | None:
+    said = [names for _, base, value in run if base in GPU_KEYS
+            and (names := _gpu_names(value)) is not None]
+    return said[0] if said and all(s == said[0] for s in said) else None
+
+
+def _cuda_tag(version: str) -> str | None:
+    tag = re.fullmatch(r"[^+]{1,40}\+cu(\d{1,2})(\d)", version)
+    return f"{tag[1]}.{tag[2]}" if tag else None
+
+
+def _conda_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
+    """The cudatoolkit of the conda line that installed this very version from the pytorch
+    channel ("conda install pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch")."""
+    line = _one([value for _, base, value in run if base in INSTALL_KEYS])
+    if line is None or not _CONDA.match(line) or "cpuonly" in line or not re.search(
+            r"(?:-c|--channel)[ \t]{1,4}pytorch(?:\s|$)", line):
+        return None
+    pins = re.findall(r"(?:^|\s)pytorch={1,2}(\S{1,40})", line)
+    cudas = re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})(?:\s|$)",
+                       line)
+    return cudas[0] if pins == [version] and len(cudas) == 1 else None
+
+
+def _torch_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
+    """torch's CUDA: the version's tag, a key that says it is torch's, or the conda line;
+    None where they differ."""
+    said = [c for c in (_cuda_tag(version), _values(run, TORCH_CUDA_KEYS, _CUDA),
+                        _conda_cuda(run, version)) if c is not None]
+    said = [".".join(c.split(".")[:2]) for c in said]
+    return _one(said)
+
+
+def _runtime(version: str, cuda: str | None, available: bool | None, text: str
+             ) -> TorchRuntime | Unavailable:
+    why = "is not in the report (the environment list does not state it)"
+    cpu = version.endswith("+cpu")
+    hip = re.search(r"\+rocm(\d{1,2}(?:\.\d{1,3}){0,3})$", version)
+    if cuda is None and not cpu and not hip and available is not True:
+        return not_reported(f"whether torch {version} is a CUDA build {why}")
+    archs = torch_messages.arch_list(text)
+    return TorchRuntime(
+        version=version,
+        cuda=None if cpu or hip else cuda or not_reported(
+            f"torch's CUDA version {why}; CUDA is available, so it is a CUDA build"),
+        hip=hip[1] if hip else None,
+        cudnn_version=not_reported(f"torch's cuDNN at run time {why}"),
+        cuda_available=available if available is not None else not_reported(
+            f"torch.cuda.is_available() {why}"),
+        cuda_init_error=None if available else not_reported(f"torch's reason {why}"),
+        device_count=not_reported(f"torch's device count {why}"),
+        arch_list=archs if archs is not None else not_reported(f"torch's arch list {why}"),
+        devices=not_reported(f"torch's device list {why}"),
+        cudnn_conv=not_reported("no convolution was run: the report is a list of versions"),
+        mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
+        file=not_reported(f"where torch was imported from {why}"),
+        warned_gpus=torch_messages.warned_gpus(text),
+    )
+
+
+def _nvml(driver: str | None, gpus: list[str] | None, available: bool | None
+          ) -> NvmlFacts | None:
+    if driver is None and not (gpus and available is True):
+        return None
+    why = "is not in the report (the environment list does not state it)"
+    return NvmlFacts(
+        driver_version=driver or not_reported(f"the driver's version {why}"),
+        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
+        nvml_version=not_reported(f"the NVML version {why}"),
+        binding="the report's environment list",
+        gpus=tuple(GpuFacts(
+            index=i, name=name, uuid=not_reported(f"the GPU's UUID {why}"),
+            compute_capability=not_reported(f"the compute capability {why}"),
+            memory_total=not_reported(f"the GPU's memory {why}"),
+            memory_free=not_reported(f"the GPU's free memory {why}"),
+            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
+            persistence_mode=not_reported(f"persistence mode {why}"),
+            mig_mode=not_reported(f"MIG mode {why}")) for i, name in enumerate(gpus or ())),
+    )
+
+
+def _os(run: list[tuple[str, str, str]]) -> str:
+    said = _one([v[:100] for _, base, v in run if base in OS_KEYS and v])
+    if said is None:
+        return "OS: not stated"
+    wsl1 = re.search(r"\b(\d{1,2}\.\d{1,3}\.\d{1,3}-\d{1,6}-Microsoft)\b", said)
+    if wsl1:
+        return f"OS: {said} (kernel {wsl1[1]}: WSL 1, which has no GPU support)"
+    if re.match(r"Windows\b", said, re.IGNORECASE):
+        return f"OS: {said} (Windows)"
+    return f"OS: {said}"
+
+
+def parse(text: str) -> Partial | None:
+    """The facts of the one environment list in `text` (a whole paste) that states torch's or
+    the driver's version; None when none does, or when lists state different versions."""
+    read: list[tuple[list[tuple[str, str, str]], tuple[str, bool | None] | None, str | None]]
+    read = [(run, _torch(run), _driver(run)) for run in _runs(text)]
+    read = [r for r in read if r[1] is not None or r[2] is not None]
+    if not read or any((r[1], r[2]) != (read[0][1], read[0][2]) for r in read):
+        return None
+    run, said, driver = read[0]
+    torch = None
+    available = said[1] if said else None
+    if available is None:
+        available = _one([v.lower() in ("true", "yes") for _, base, v in run if base in
+                          AVAILABLE_KEYS and v.lower() in ("true", "yes", "false", "no")])
+    if said is not None:
+        version = said[0]
+        python = _values(run, PYTHON_KEYS, _PYTHON, 1)
+        torch = TorchFacts(
+            python=not_reported("the interpreter's path is not in the report"),
+            static=not_reported("torch's package metadata is not in the report"),
+            runtime=_runtime(version, _torch_cuda(run, version), available, text[:LIMIT]),
+            seconds=not_reported("no probe ran: the facts are the report's environment list"),
+            python_version=python or not_reported(
+                "the interpreter's Python version is not in the report"),
+        )
+    hf = any(key.endswith(("(gpu?)", "(accelerator?)")) for key, _, _ in run)
+    return Partial(
+        kind="transformers/diffusers/accelerate env" if hf else "environment list",
+        rank=1, torch=torch, nvml=_nvml(driver, _gpus(run), available),
+        host=not_reported("the host (environment variables, device nodes, /dev/shm) is not in "
+                          "the report", _os(run)))

@@ -1,0 +1,164 @@
+"""Environment facts pasted as a Markdown list (`gpudoctor.reports.env_list`). The positive
+texts are real: reports of tests/fixtures/heldout/round4/reports-C/ (their sources are in its
+index.toml and named at each test), each refused ("no report recognised") before this reader.
+The negatives are those texts changed by one line, each change named.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.reports import ReportError, env_list, read_reports
+
+HELDOUT_C = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
+
+
+def _text(name: str) -> str:
+    return (HELDOUT_C / name).read_text(encoding="utf-8")
+
+
+def _read(text: str) -> Environment:
+    return read_reports([("paste.md", text)])
+
+
+def _runtime(env: Environment) -> TorchRuntime:
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    return env.torch.runtime
+
+
+def _judged(env: Environment) -> dict[str, Any]:
+    return {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
+
+
+def test_diffusers_cli_env_on_wsl1() -> None:
+    """r4-006.md (ShivamShrirao/diffusers#18): "- PyTorch version (GPU?): 1.12.1+cu116 (False)"
+    is a CUDA 11.6 build that finds no CUDA; the platform's kernel is WSL 1's."""
+    env = _read(_text("r4-006.md"))
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("1.12.1+cu116", "11.6", False)
+    assert isinstance(env.torch, TorchFacts) and env.torch.python_version == "3.9.13"
+    assert isinstance(env.nvml, Unavailable)  # no driver, no GPU stated
+    assert isinstance(env.host, Unavailable) and "WSL 1" in (env.host.detail or "")
+    assert env.sources == ("transformers/diffusers/accelerate env in paste.md",)
+    assert _judged(env)["GD403"] is Status.FAIL
+
+
+def test_app_system_info_bold_keys() -> None:
+    """r5-007.md (edenaion/EZ-CorridorKey#87): "- **PyTorch:** 2.9.1+cu130" gives torch's CUDA
+    by its tag; "- **CUDA:** 13.0" says nothing more; the GPU's name alone is no driver."""
+    env = _read(_text("r5-007.md"))
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("2.9.1+cu130", "13.0")
+    assert isinstance(env.nvml, Unavailable)  # "GPU: NVIDIA GeForce GTX 1080 Ti", no driver
+    assert isinstance(env.host, Unavailable) and "(Windows)" in (env.host.detail or "")
+
+
+def test_pytorch_issue_template() -> None:
+    """r5-029.md (pytorch/pytorch#99812): "8*A100", "Nvidia Driver:450.51.06", and torch's CUDA
+    from the conda line that installed 1.7.1 ("cudatoolkit=11.0 -c pytorch")."""
+    env = _read(_text("r5-029.md"))
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("1.7.1", "11.0")
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "450.51.06"
+    assert [g.name for g in env.nvml.gpus] == ["A100"] * 8  # type: ignore[union-attr]
+    judged = _judged(env)
+    assert judged["GD103"] is Status.PASS
+
+
+def test_markdown_environment_section() -> None:
+    """r4-023.md (pytorch/pytorch#160804): "- **CUDA Version**: 12.8 (Driver 570.181)" gives
+    the driver; the GPU's memory in parentheses is not its name."""
+    env = _read(_text("r4-023.md"))
+    assert (_runtime(env).version, _runtime(env).cuda) == ("2.2.0+cu121", "12.1")
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "570.181"
+    assert [g.name for g in env.nvml.gpus] == ["NVIDIA GeForce RTX 5090"]  # type: ignore[union-attr]
+    judged = _judged(env)
+    assert (judged["GD103"], judged["GD404"]) == (Status.PASS, Status.FAIL)
+
+
+def test_a_list_without_versions_stays_refused() -> None:
+    """r5-007.md's list without its PyTorch line: an OS, a bare CUDA and a GPU name."""
+    text = _text("r5-007.md").replace("- **PyTorch:** 2.9.1+cu130\n", "")
+    with pytest.raises(ReportError, match="no report recognised"):
+        _read(text)
+
+
+def test_a_bare_cuda_line_is_not_torchs_cuda() -> None:
+    """r5-007.md with torch's tag taken off: "- **CUDA:** 13.0" may be the toolkit's or the
+    driver's, so whether torch is a CUDA build stays unknown."""
+    env = _read(_text("r5-007.md").replace("2.9.1+cu130", "2.9.1"))
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, Unavailable)
+    assert "whether torch 2.9.1 is a CUDA build" in env.torch.runtime.message
+
+
+def test_torchs_cuda_stated_twice_differently_is_unread() -> None:
+    text = _text("r5-007.md").replace("- **CUDA:** 13.0",
+                                      "- **CUDA used to build PyTorch:** 12.8")
+    env = _read(text)  # the tag says 13.0, the key 12.8: neither is taken
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, Unavailable)
+    same = _text("r5-007.md").replace("- **CUDA:** 13.0", "- **CUDA used to build PyTorch:** 13.0")
+    assert _runtime(_read(same)).cuda == "13.0"
+
+
+def test_conda_line_for_another_version_is_unread() -> None:
+    """r5-029.md with the conda line pinning 1.7.0 while the version line says 1.7.1."""
+    text = _text("r5-029.md").replace("pytorch==1.7.1", "pytorch==1.7.0")
+    env = _read(text)
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, Unavailable)
+
+
+@pytest.mark.parametrize("value", ["None", "N/A", "AMD Radeon RX 7900 XTX", "Apple M1",
+                                   "RTX 3090, RTX 2080", "yes", "0x A100", "99*A100"])
+def test_what_is_no_nvidia_gpu_name_is_unread(value: str) -> None:
+    text = _text("r5-029.md").replace("8*A100", value)
+    env = _read(text)
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.gpus == ()
+
+
+@pytest.mark.parametrize(("value", "names"), [
+    ("2x RTX 3090", ["RTX 3090"] * 2),
+    ("NVIDIA GeForce RTX 4090 x 2", ["NVIDIA GeForce RTX 4090"] * 2),
+    ("GPU 0: NVIDIA H100 80GB HBM3", ["NVIDIA H100 80GB HBM3"]), ("Tesla T4", ["Tesla T4"])])
+def test_gpu_counts_and_names(value: str, names: list[str]) -> None:
+    env = _read(_text("r5-029.md").replace("8*A100", value))
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus] == names  # type: ignore[union-attr]
+
+
+def test_gpus_beside_a_torch_that_finds_cuda() -> None:
+    text = "- PyTorch version (GPU?): 2.1.0+cu121 (True)\n- GPU type: NVIDIA A10G\n"
+    env = _read(text)
+    assert _runtime(env).cuda_available is True
+    assert isinstance(env.nvml, NvmlFacts) and isinstance(env.nvml.driver_version, Unavailable)
+    assert [g.name for g in env.nvml.gpus] == ["NVIDIA A10G"]  # type: ignore[union-attr]
+
+
+def test_two_lists_that_differ_read_neither() -> None:
+    one = "- PyTorch: 2.1.0+cu121\n- Driver: 535.104.05\n"
+    two = "- PyTorch: 2.2.0+cu121\n- Driver: 535.104.05\n"
+    assert env_list.parse(f"works on:\n{one}\nfails on:\n{two}") is None
+    assert env_list.parse(f"{one}\nagain:\n{one}") is not None
+
+
+def test_a_collect_env_in_the_paste_is_read_instead() -> None:
+    """A list beside a collect_env block: the block states torch; the list is not read."""
+    collect = ("PyTorch version: 2.1.0+cu121\nIs debug build: False\nCUDA used to build PyTorch:"
+               " 12.1\nIs CUDA available: True\n")
+    env = _read(f"- PyTorch: 2.0.0+cu117\n- Driver: 535.104.05\n\n```\n{collect}```\n")
+    assert _runtime(env).version == "2.1.0+cu121"
+    assert not any("list" in s for s in env.sources)
+
+
+@pytest.mark.parametrize("line", [
+    "- " + "a" * 5000 + ": 1.0", "- PyTorch: " + "9" * 5000, "- PyTorch: 1." + "1" * 50,
+    "- **" * 2000, "- a:" * 3000, "- PyTorch version (GPU?): 2.1.0 (" + "(" * 3000])
+def test_hostile_lines_are_unread(line: str) -> None:
+    assert env_list.parse(line) is None
+    beside = env_list.parse(line + "\n- Driver: 535.104.05\n")
+    assert beside is not None and beside.torch is None
