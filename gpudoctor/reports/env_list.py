@@ -29,7 +29,7 @@ from typing import TypeVar
 
 from gpudoctor.model import GpuFacts, NvmlFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, not_reported, stated_runtime
 
 LONGEST = 300  # a longer line is no list item read here
 LIMIT = 200_000  # a longer paste is read in its first part only
@@ -176,29 +176,12 @@ def _torch_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
 
 def _runtime(version: str, cuda: str | None, available: bool | None, text: str
              ) -> TorchRuntime | Unavailable:
-    why = "is not in the report (the environment list does not state it)"
-    cpu = version.endswith("+cpu")
     hip = re.search(r"\+rocm(\d{1,2}(?:\.\d{1,3}){0,3})$", version)
-    if cuda is None and not cpu and not hip and available is not True:
-        return not_reported(f"whether torch {version} is a CUDA build {why}")
-    archs = torch_messages.arch_list(text)
-    return TorchRuntime(
-        version=version,
-        cuda=None if cpu or hip else cuda or not_reported(
-            f"torch's CUDA version {why}; CUDA is available, so it is a CUDA build"),
-        hip=hip[1] if hip else None,
-        cudnn_version=not_reported(f"torch's cuDNN at run time {why}"),
-        cuda_available=available if available is not None else not_reported(
-            f"torch.cuda.is_available() {why}"),
-        cuda_init_error=None if available else not_reported(f"torch's reason {why}"),
-        device_count=not_reported(f"torch's device count {why}"),
-        arch_list=archs if archs is not None else not_reported(f"torch's arch list {why}"),
-        devices=not_reported(f"torch's device list {why}"),
-        cudnn_conv=not_reported("no convolution was run: the report is a list of versions"),
-        mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
-        file=not_reported(f"where torch was imported from {why}"),
-        warned_gpus=torch_messages.warned_gpus(text),
-    )
+    return stated_runtime(
+        version, cuda, available, hip[1] if hip else None,
+        why="is not in the report (the environment list does not state it)",
+        source="a list of versions", archs=torch_messages.arch_list(text),
+        warned_gpus=torch_messages.warned_gpus(text))
 
 
 def _nvml(driver: str | None, gpus: list[str] | None, available: bool | None

@@ -38,7 +38,7 @@ from gpudoctor.model import (
     Unavailable,
     VersionReading,
 )
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, not_reported, stated_runtime
 
 # the first line of each tool's report (a paste cut at its top starts at a later line)
 START = re.compile(
@@ -173,29 +173,11 @@ def _arch_list(text: str) -> tuple[str, ...] | None:
 def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
     available = next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
                                   "available") if (f := _flag(fields.get(k))) is not None), None)
-    cuda = _torch_cuda(version, fields, text)
-    cpu = version.endswith("+cpu")
     hip = re.search(r"\+rocm(\d+(?:\.\d+)*)$", version)
-    why = "is not in the report (the tool's report does not state it)"
-    if cuda is None and not cpu and not hip and available is not True:
-        return not_reported(f"whether torch {version} is a CUDA build {why}")
-    archs = _arch_list(text)
-    return TorchRuntime(
-        version=version,
-        cuda=None if cpu or hip else cuda or not_reported(
-            f"torch's CUDA version {why}; CUDA is available, so it is a CUDA build"),
-        hip=hip[1] if hip else None,
-        cudnn_version=not_reported(f"torch's cuDNN at run time {why}"),
-        cuda_available=available if available is not None else not_reported(
-            f"torch.cuda.is_available() {why}"),
-        cuda_init_error=None if available else not_reported(f"torch's reason {why}"),
-        device_count=not_reported(f"torch's device count {why}"),
-        arch_list=archs if archs is not None else not_reported(f"torch's arch list {why}"),
-        devices=not_reported(f"torch's device list {why}"),
-        cudnn_conv=not_reported("no convolution was run: the report is a tool's text"),
-        mapped_libraries=not_reported(f"the list of libraries torch loaded {why}"),
-        file=not_reported(f"where torch was imported from {why}"),
-    )
+    return stated_runtime(
+        version, _torch_cuda(version, fields, text), available, hip[1] if hip else None,
+        why="is not in the report (the tool's report does not state it)",
+        source="a tool's text", archs=_arch_list(text))
 
 
 def _python(fields: dict[str, str]) -> str | Unavailable:

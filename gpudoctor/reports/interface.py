@@ -18,6 +18,7 @@ from gpudoctor.model import (
     Reason,
     ToolkitsFacts,
     TorchFacts,
+    TorchRuntime,
     Unavailable,
 )
 
@@ -49,3 +50,33 @@ class Partial:
     toolkits: ToolkitsFacts | Unavailable | None = None
     cudnn: CudnnFacts | Unavailable | None = None
     libcuda: LibcudaFacts | Unavailable | None = None  # torch's "found version 11040"
+
+
+def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: str | None, *,
+                   why: str, source: str, archs: tuple[str, ...] | None,
+                   warned_gpus: tuple[tuple[str, str], ...] = ()) -> TorchRuntime | Unavailable:
+    """torch at run time as a report that states versions gives it (a tool's report, an
+    environment list): its version, the CUDA it was built with (None: not stated), whether CUDA
+    is available, its ROCm version from the "+rocmX" tag (`hip`), the arch list if the text
+    shows it; every other fact `not_reported(... why)`. A version that is neither "+cpu", ROCm,
+    nor stated or shown to be a CUDA build leaves whether it is one unknown."""
+    cpu = version.endswith("+cpu")
+    if cuda is None and not cpu and not hip and available is not True:
+        return not_reported(f"whether torch {version} is a CUDA build {why}")
+    return TorchRuntime(
+        version=version,
+        cuda=None if cpu or hip else cuda or not_reported(
+            f"torch's CUDA version {why}; CUDA is available, so it is a CUDA build"),
+        hip=hip,
+        cudnn_version=not_reported(f"torch's cuDNN at run time {why}"),
+        cuda_available=available if available is not None else not_reported(
+            f"torch.cuda.is_available() {why}"),
+        cuda_init_error=None if available else not_reported(f"torch's reason {why}"),
+        device_count=not_reported(f"torch's device count {why}"),
+        arch_list=archs if archs is not None else not_reported(f"torch's arch list {why}"),
+        devices=not_reported(f"torch's device list {why}"),
+        cudnn_conv=not_reported(f"no convolution was run: the report is {source}"),
+        mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
+        file=not_reported(f"where torch was imported from {why}"),
+        warned_gpus=warned_gpus,
+    )
