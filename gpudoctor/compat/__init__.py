@@ -179,6 +179,14 @@ class Tables:
         public = Version(parsed.public) if parsed else None
         return next((r for r in self.torch_releases if _V(r.version) == public), None)
 
+    def torch_variant(self, version: str) -> TorchVariant | None:
+        """The wheel variant a torch version names: its local tag ("2.5.1+cu124": cu124), or,
+        without one, its release's PyPI default ("2.5.1": what plain `pip install torch`
+        gives); None where the tables hold no such variant."""
+        base, _, tag = version.partition("+")
+        release = self.torch_release(base)
+        return release.variant(tag or release.pypi_default or "") if release else None
+
     def newest_torch(self, *, include_unverified: bool = False) -> TorchRelease:
         """The newest PyTorch release in the tables."""
         return _newest(self.torch_releases, lambda r: r.version, include_unverified)

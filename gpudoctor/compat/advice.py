@@ -226,14 +226,13 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
     version = V.torch_version(env)
     if version is None:
         return None, None, None, None
-    base, _, tag = version.partition("+")
-    rel = tables.torch_release(base)
+    rel = tables.torch_release(version.partition("+")[0])
     rt = V.torch_runtime(env)
     tc = V.torch_cuda(env)
     if tc is None:
         return version, rel, False, ("a ROCm (AMD) build" if rt is not None and rt.hip
                                      else "a CPU-only build")
-    variant = rel.variant(tag or rel.pypi_default or "") if rel else None
+    variant = tables.torch_variant(version)
     own = rt.arch_list if rt is not None and isinstance(rt.arch_list, tuple) else ()
     if V.driver_version(env) is None and machine.driver_cuda(env, tables) is None:
         return version, rel, None, "no working NVIDIA driver found"

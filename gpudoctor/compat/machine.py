@@ -50,9 +50,8 @@ def torch_built_cudnn(env: Environment, tables: Tables) -> tuple[str, str] | Non
     tv = V.torch_version(env)
     if not tv or not cuda:
         return None
-    base, _, tag = tv.partition("+")
-    release = tables.torch_release(base)
-    variant = release.variant(tag or release.pypi_default or "") if release else None
+    base = tv.partition("+")[0]
+    variant = tables.torch_variant(tv)
     if variant is None or not variant.cudnn:
         return None
     return variant.cudnn, f"compat_tables/torch.toml, torch {base} {variant.tag}"
@@ -119,9 +118,8 @@ def torch_arch_list(env: Environment, tables: Tables
     if isinstance(rt.version, Unavailable):
         return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
                            "its version")
-    base, _, tag = rt.version.partition("+")
-    release = tables.torch_release(base)
-    variant = release.variant(tag or release.pypi_default or "") if release else None
+    base = rt.version.partition("+")[0]
+    variant = tables.torch_variant(rt.version)
     cuda = rt.cuda if isinstance(rt.cuda, str) else ""
     if variant is None or variant.cuda != ".".join(cuda.split(".")[:2]):
         return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
@@ -148,14 +146,12 @@ def pypi_build_only(env: Environment, tables: Tables) -> str | None:
     rt = V.torch_runtime(env)
     if rt is None or isinstance(rt.arch_list, tuple) or isinstance(rt.version, Unavailable):
         return None
-    base, _, tag = rt.version.partition("+")
-    release = tables.torch_release(base)
-    if release is None or release.install not in ("find-links", "extra-index-url"):
+    release = tables.torch_release(rt.version.partition("+")[0])
+    variant = tables.torch_variant(rt.version)
+    if release is None or release.install not in ("find-links", "extra-index-url") \
+            or variant is None or variant.tag != release.pypi_default:
         return None
-    if (tag or release.pypi_default) != release.pypi_default:
-        return None
-    variant = release.variant(release.pypi_default or "")
-    return variant.index_url if variant is not None else None
+    return variant.index_url
 
 
 def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str], ...]:

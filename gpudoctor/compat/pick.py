@@ -20,7 +20,7 @@ from gpudoctor.compat.query import torch_series
 from gpudoctor.compat.rules import arch_in_build, cudnn_supports_gpu, driver_for_cuda
 from gpudoctor.compat.wheels import Target, pip_line, python_fits, pythons_text
 from gpudoctor.model import Environment
-from gpudoctor.versions import arch_list_supports, coverage, parse_cc, sm_of
+from gpudoctor.versions import coverage, parse_cc, sm_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +132,9 @@ def _arch(tables: Tables, v: TorchVariant, ccs: list[str]) -> bool | str:
     if not ccs:  # no GPU's compute capability is known: no arch list can be checked
         return _cudnn_ok(tables, v, ccs)
     if v.arch_list is not None:
-        if not all(arch_list_supports(v.arch_list, c) for c in ccs) or not _cudnn_ok(
-                tables, v, ccs):
+        found = [coverage(v.arch_list, cc) if (cc := parse_cc(c)) else None for c in ccs]
+        if None in found or not _cudnn_ok(tables, v, ccs):
             return False
-        found = [coverage(v.arch_list, cc) for c in ccs if (cc := parse_cc(c)) is not None]
         return "ptx" if any(f is not None and f.arch.ptx for f in found) else True
     rulings = [arch_in_build(tables, v.cuda, c).verdict for c in ccs]
     if "cannot" in rulings or not _cudnn_ok(tables, v, ccs):
