@@ -60,6 +60,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     A pasted report that shows no driver (nvidia-smi not found, collect_env's "Could not
     collect", torch's "Found no NVIDIA driver") and nothing of a GPU is a warning for the same
     reason: a machine without an NVIDIA GPU reads the same; a failed nvidia-smi is a failure.
+    Two failures of nvidia-smi are other checks' causes, each counted once: NVML's "Insufficient
+    Permissions" is the device nodes' (GD502; this check is skipped, naming it), and "No devices
+    were found" (the driver is loaded but brought up no GPU) is GD102's.
 
     Fix: where no driver is installed, install the one named: the driver that runs the
     installed torch's CUDA in full (else the toolkit's), by the driver rule
@@ -115,9 +118,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
             "Boot, enrol the module's key or disable Secure Boot)",
             evidence,
         )
-    if nvml.reason is Reason.PERMISSION_DENIED:
-        return failed("no permission to talk to the NVIDIA driver",
-                      "check the permissions of /dev/nvidia* (see GD502)", evidence)
+    if nvml.reason is Reason.PERMISSION_DENIED:  # the device nodes' failure: GD502 fails
+        return skipped("no permission to talk to the NVIDIA driver, so whether it is loaded "
+                       "is not known here (see GD502)", evidence)
     install = install_driver(env, tables)
     if not signs and not V.is_reported(env.host) and nvml.reason is Reason.NOT_INSTALLED:
         # a report that shows no driver ("nvidia-smi: command not found", collect_env's "Could

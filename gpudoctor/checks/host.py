@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, passed, skipped, warned
 from gpudoctor.linux import hides_every_gpu
-from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity
+from gpudoctor.model import (
+    Environment,
+    Finding,
+    HostFacts,
+    Layer,
+    NvmlFacts,
+    Reason,
+    Severity,
+    Unavailable,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -57,6 +66,10 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     return passed(f"CUDA_VISIBLE_DEVICES={value!r}", ev)
 
 
+DEV_NODES_FIX = ("add yourself to the group owning them (ls -l /dev/nvidia*; usually: sudo "
+                 "usermod -aG video $USER, then log in again)")
+
+
 @check("GD502", "device-nodes-accessible", "/dev/nvidia* usable by this user", Layer.HOST,
        Severity.ERROR, "/dev/nvidia*, NVML", reads={"host", "nvml", "libcuda"})
 def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
@@ -67,9 +80,20 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
     Fix: add the user to the group that owns /dev/nvidia* (often `video`), or start the container
     with `--gpus all` (NVIDIA Container Toolkit).
 
-    Sources: https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/index.html
+    NVML's "Insufficient Permissions" (NVML_ERROR_NO_PERMISSION when it starts: this user
+    cannot open /dev/nvidiactl or a GPU's node) is this failure too, also where a pasted report
+    states nothing else of the host (GD101 then names this check instead of failing as well).
+
+    Sources: https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/index.html,
+    https://docs.nvidia.com/deploy/nvml-api/group__nvmlReturn.html
     """
+    denied = isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.PERMISSION_DENIED
     if not isinstance(env.host, HostFacts):
+        if denied:
+            assert isinstance(env.nvml, Unavailable)
+            return failed("NVML says this user has no permission to use the driver: it cannot "
+                          "open the /dev/nvidia* device nodes", DEV_NODES_FIX,
+                          (("NVML", env.nvml.message),))
         return skipped(V.reason_of(env.host))
     nodes = env.host.dev_nodes
     ev = tuple((n.path, ("r" if n.readable else "-") + ("w" if n.writable else "-"))
@@ -85,12 +109,12 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
         return failed("no /dev/nvidia* device nodes", fix, ev)
     blocked = [n.path for n in nodes if not (n.readable and n.writable)]
     if blocked:
-        return failed(
-            f"this user cannot open {', '.join(blocked)}",
-            "add yourself to the group owning them (ls -l /dev/nvidia*; usually: sudo usermod "
-            "-aG video $USER, then log in again)",
-            ev,
-        )
+        return failed(f"this user cannot open {', '.join(blocked)}", DEV_NODES_FIX, ev)
+    if denied:
+        assert isinstance(env.nvml, Unavailable)
+        return failed("NVML says this user has no permission to use the driver, though the "
+                      f"{len(nodes)} device node(s) are readable and writable",
+                      DEV_NODES_FIX, (*ev, ("NVML", env.nvml.message)))
     return passed(f"{len(nodes)} device node(s) readable and writable", ev)
 
 

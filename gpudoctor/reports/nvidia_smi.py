@@ -18,12 +18,14 @@ probe gives for the same error (gpudoctor/probes/nvml.py):
 - "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
   (NVML_ERROR_DRIVER_NOT_LOADED) → DRIVER_NOT_LOADED
 - "Failed to initialize NVML: Driver/library version mismatch" (NVML_ERROR_LIB_RM_VERSION_
-  MISMATCH) → VERSION_MISMATCH
-- "Failed to initialize NVML: Insufficient Permissions" / "No permission" → PERMISSION_DENIED
+  MISMATCH; NVML's string alone, quoted in prose, is read too) → VERSION_MISMATCH
+- "Failed to initialize NVML: Insufficient Permissions" / "No permission", or another
+  program's "nvml: Insufficient Permissions" → PERMISSION_DENIED
 - "NVIDIA-SMI couldn't find libnvidia-ml.so library", "nvidia-smi: command not found"
   → NOT_INSTALLED
 - "Failed to initialize NVML: Unknown Error" → ERROR
-- "No devices were found" (NVML started: the driver is loaded, but no GPU came up) and
+- "No devices were found" (NVML started: the driver is loaded, but no GPU came up; also
+  quoted in prose on a line that names nvidia-smi) and
   "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost" (that GPU does
   not answer) are the driver's facts with a failed GPU in them
 """
@@ -44,17 +46,26 @@ BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+(?:Driver|KMD) Version:\s*([\w.]+)
 _BUS = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
 _ROW = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|N/A|WDDM|TCC|MCDM)\s*$")
 
-NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$", re.MULTILINE)
+# as nvidia-smi prints it (a line of its own), or quoted in prose on a line that names
+# nvidia-smi ('I ran "nvidia-smi" and got "No devices were found"')
+NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$"
+                        r"|(?i:^[^\n]*nvidia-smi[^\n]*\bno devices were found\b)", re.MULTILINE)
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     (re.compile(r"NVIDIA-SMI has failed because it couldn.?t communicate with the NVIDIA "
                 r"driver"), Reason.DRIVER_NOT_LOADED,
      "nvidia-smi could not talk to the NVIDIA driver: its kernel module is not loaded"),
-    (re.compile(r"Failed to initialize NVML: Driver/library version mismatch"),
+    # NVML's own string for NVML_ERROR_LIB_RM_VERSION_MISMATCH, which nothing else prints:
+    # read where a user quotes it without nvidia-smi's "Failed to initialize NVML: "
+    (re.compile(r"Driver/library version mismatch"),
      Reason.VERSION_MISMATCH,
      "the driver's user-space library and kernel module differ (nvidia-smi: 'Driver/library "
      "version mismatch'): reboot, or reload the nvidia kernel module"),
-    (re.compile(r"Failed to initialize NVML: (?:Insufficient Permissions|No permission)"),
+    # NVML_ERROR_NO_PERMISSION's string after nvidia-smi's prefix, or after the "nvml: " of
+    # a program that prints NVML's error (nvidia-docker 1.0: "Error: nvml: Insufficient
+    # Permissions")
+    (re.compile(r"(?:Failed to initialize NVML|(?i:\bnvml)(?: error)?): (?:Insufficient "
+                r"Permissions|No permission)"),
      Reason.PERMISSION_DENIED, "no permission to talk to the driver (nvidia-smi: 'Failed to "
      "initialize NVML: Insufficient Permissions')"),
     (re.compile(r"NVIDIA-SMI couldn.?t find libnvidia-ml\.so|nvidia-smi: (?:command )?not "

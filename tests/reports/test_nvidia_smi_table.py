@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Status, Unavailable
-from gpudoctor.reports import read_reports
+from gpudoctor.reports import ReportError, read_reports
 from tests.reports.report_excerpts import (
     SMI_FAILED,
     SMI_FAILED_CURLY,
@@ -72,8 +74,9 @@ def test_driver_331_has_no_cuda_version() -> None:
         (SMI_FAILED, Reason.DRIVER_NOT_LOADED, Status.FAIL),
         (SMI_FAILED_CURLY, Reason.DRIVER_NOT_LOADED, Status.FAIL),
         (SMI_MISMATCH, Reason.VERSION_MISMATCH, Status.FAIL),
+        # the device nodes' failure (GD502, below): GD101 names it instead of failing too
         ("Failed to initialize NVML: Insufficient Permissions\n", Reason.PERMISSION_DENIED,
-         Status.FAIL),
+         Status.SKIP),
         # the rest are quoted as nvidia-smi prints them; a bare paste says nothing of the
         # machine's GPU, so it is never "no GPU here, nothing needs one"
         ("Failed to initialize NVML: Unknown Error\n", Reason.ERROR, Status.FAIL),
@@ -87,6 +90,47 @@ def test_errors_map_to_the_probes_reasons(text: str, reason: Reason, gd101: Stat
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is reason
     assert env.sources == ("nvidia-smi (error) in issue",)
     assert _verdicts(env)["GD101"] is gd101
+    if reason is Reason.PERMISSION_DENIED:
+        assert _verdicts(env)["GD502"] is Status.FAIL
+
+
+HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
+
+
+@pytest.mark.parametrize(("name", "reason", "failing"), [
+    # 'I input "nvidia-smi" command in terminal and got "No devices were found"'
+    # (https://github.com/JackHack96/dell-xps-9570-ubuntu-respin/issues/125)
+    ("r5-008.md", None, "GD102"),
+    # 'when comand line "nvidia-smi" in linux terminal，no devices were found'
+    # (https://github.com/clayfreeman/gpu-passthrough/issues/4)
+    ("r5-009.md", None, "GD102"),
+    # "we often face the `Driver/library version mismatch`" (NVML's string, no prefix;
+    # https://github.com/NVIDIA/ubuntu-packaging-nvidia-driver/issues/3)
+    ("r5-011.md", Reason.VERSION_MISMATCH, "GD101"),
+    # nvidia-docker 1.0: "Error: nvml: Insufficient Permissions"
+    # (https://github.com/NVIDIA/nvidia-docker/issues/284)
+    ("r5-032.md", Reason.PERMISSION_DENIED, "GD502"),
+])
+def test_nvidia_smi_errors_quoted_in_prose(name: str, reason: Reason | None,
+                                           failing: str) -> None:
+    """Real issue bodies (round 4's dev set; each file's thread is in its index.toml) that
+    quote nvidia-smi's or NVML's error in a sentence rather than as a line of output."""
+    env = read_reports([(name, (HELDOUT / name).read_text(encoding="utf-8"))])
+    if reason is None:
+        assert isinstance(env.nvml, NvmlFacts) and isinstance(env.nvml.gpus[0], Unavailable)
+    else:
+        assert isinstance(env.nvml, Unavailable) and env.nvml.reason is reason
+    assert _verdicts(env)[failing] is Status.FAIL
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi lists both GPUs; the error is in my data loader, not in 'no devices'\n",
+    "Driver/library version\nmismatch is not what I get\n",  # split across lines: not NVML's
+    "No devices were found in the inventory export\n",  # not a line of its own, no nvidia-smi
+])
+def test_prose_that_is_not_an_nvidia_smi_error(text: str) -> None:
+    with pytest.raises(ReportError):
+        read_reports([("issue", text)])
 
 
 def test_mismatch_keeps_the_library_version() -> None:
