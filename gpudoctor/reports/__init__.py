@@ -13,7 +13,9 @@ detectron2, OpenMMLab, SGLang, Lightning and nnDetection, and `nvcc --version`
 (`gpudoctor.reports.env_list`); and any text that contains them — a GitHub issue body, a log
 (`gpudoctor.reports.issue_body`). torch's own messages quoted anywhere (its arch warnings, "driver
 too old (found version 11040)", "Found no NVIDIA driver", its CUDA initialisation errors) are
-read too (`gpudoctor.reports.torch_messages`): a paste with only those is a partial report. The
+read too (`gpudoctor.reports.torch_messages`), and so are the kernel module's messages that
+have one meaning (a GPU fallen off the bus, "NVRM: API mismatch", Secure Boot refusing the
+module: `gpudoctor.reports.kernel_log`): a paste with only those is a partial report. The
 blocks of every input merge into one Environment: an issue's collect_env gives torch's side and
 its nvidia-smi table the driver's. A fact no block states is
 `Unavailable(Reason.NOT_REPORTED)`, never a guess, and `Environment.sources` names the blocks
@@ -33,6 +35,7 @@ from gpudoctor.reports import (
     collect_env,
     env_list,
     env_tools,
+    kernel_log,
     nvidia_smi,
     nvidia_smi_q,
     snapshot,
@@ -50,8 +53,8 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
-            "`nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, torch's own messages, or an "
-            "issue body or log that contains them")
+            "`nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, torch's own messages, the "
+            "kernel module's, or an issue body or log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -168,6 +171,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             partial = replace(partial, torch=None)  # collect_env read the warning in its block
         if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
             found.append((name, partial))
+            recognised = True
+        logged = kernel_log.parse(text)  # the kernel module's messages, anywhere in the text
+        if logged is not None:
+            found.append((name, logged))
             recognised = True
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")

@@ -61,6 +61,14 @@ def env_list_texts() -> tuple[str, ...]:
 
 
 @cache
+def kernel_log_texts() -> tuple[str, ...]:
+    """Real kernel-module messages (tests/reports/report_excerpts.py, each with its link)."""
+    from tests.reports import report_excerpts as excerpts
+
+    return tuple(getattr(excerpts, name) for name in dir(excerpts) if name.startswith("NVRM_"))
+
+
+@cache
 def error_texts() -> tuple[str, ...]:
     return tuple(p.read_text() for p in sorted(ERRORS.glob("*.txt"))[:40])
 
@@ -363,6 +371,14 @@ def env_list_target(text: str) -> str:
     return report_target(text)
 
 
+def kernel_log_target(text: str) -> str:
+    """`check --from-report FILE` on a kernel log; its reader on its own too."""
+    from gpudoctor.reports import kernel_log
+
+    kernel_log.parse(text)
+    return report_target(text)
+
+
 def requirement_target(texts: list[str]) -> str:
     """`check --require …` judged on a recorded machine."""
     import dataclasses
@@ -445,6 +461,8 @@ TARGETS: dict[str, tuple[st.SearchStrategy[Any], Callable[..., str], int]] = {
     "report": (report_inputs(), report_target, 30),
     "env list": (st.one_of(mutated_text(env_list_texts), st.text(max_size=300)),
                  env_list_target, 30),
+    "kernel log": (st.one_of(mutated_text(kernel_log_texts), st.text(max_size=300)),
+                   kernel_log_target, 30),
     "requirement": (st.lists(requirement_text, max_size=4), requirement_target, 60),
     "selector": (st.tuples(st.lists(selector_text, max_size=3), st.lists(selector_text,
                                                                          max_size=3),

@@ -255,3 +255,50 @@ SMI_MISMATCH = """\
 Failed to initialize NVML: Driver/library version mismatch
 NVML library version: 550.144
 """
+
+
+# --- the kernel module's messages (gpudoctor.reports.kernel_log), each as its thread has it
+
+# https://github.com/stackhpc/ansible-slurm-appliance/issues/287 — syslog writes the message's
+# newlines as "#012"; fixed by a reboot.
+NVRM_API_MISMATCH_SYSLOG = """\
+TASK [cuda : Enable NVIDIA Persistence Daemon] *****************************
+Jun 30 11:07:05 gpu-0 kernel: NVRM: API mismatch: the client has the version 535.54.03, but#012NVRM: this kernel module has the version 530.30.02.  Please#012NVRM: make sure that this kernel module and all NVIDIA driver#012NVRM: components have the same version.
+"""
+
+# https://github.com/Frogging-Family/nvidia-all/issues/394 — the newer wording, naming the
+# client; dmesg's continuation lines indented.
+NVRM_API_MISMATCH_CLIENT = """\
+[    8.805842] r8169 0000:83:00.0: invalid VPD tag 0xff (size 0) at offset 0; assume missing optional EEPROM
+[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)
+               NVRM: has the version 595.84, but this kernel module has
+               NVRM: the version 595.80.  Please make sure that this
+               NVRM: kernel module and all NVIDIA driver components
+               NVRM: have the same version.
+"""
+
+# https://github.com/nvidiavgpuarchive/index/issues/1 — every line with dmesg's timestamp.
+NVRM_API_MISMATCH_STAMPED = """\
+root@plex:~# dmesg | grep NVRM
+[    6.252567] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.148.06  Mon May  5 11:36:21 UTC 2025
+[    6.860482] NVRM: GPU at 0000:01:00.0 has software scheduler ENABLED with policy BEST_EFFORT.
+[ 8957.099615] NVRM: API mismatch: the client has the version 570.148.08, but
+[ 8957.099615] NVRM: this kernel module has the version 570.148.06.  Please
+[ 8957.099615] NVRM: make sure that this kernel module and all NVIDIA driver
+[ 8957.099615] NVRM: components have the same version.
+"""
+
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/789 — an RTX 3090 the driver
+# could not start (GSP firmware); nvidia-smi said "No devices were found".
+NVRM_INIT_FAILED = """\
+[  903.609564] NVRM: RmInitAdapter: Cannot initialize GSP firmware RM
+[  903.610907] NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)
+[  903.611884] NVRM: GPU 0000:98:00.0: rm_init_adapter failed, device minor number 0
+"""
+
+# https://github.com/Bumblebee-Project/Bumblebee/issues/722 — the old wording, without the GPU.
+NVRM_INIT_FAILED_OLD = """\
+[87669.726564] NVRM: RmInitAdapter failed! (0x26:0xffff:1375)
+[87669.726572] NVRM: rm_init_adapter failed for device bearing minor number 0
+[87669.726589] NVRM: nvidia_frontend_open: minor 0, module->open() failed, error -5
+"""

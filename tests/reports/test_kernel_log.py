@@ -1,0 +1,93 @@
+"""The kernel module's messages quoted in a paste → the driver facts they state, and the
+verdicts: each text is a real one (its thread is named beside it in report_excerpts.py, or in
+round 4's index.toml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, NvmlFacts, Reason, Status, Unavailable
+from gpudoctor.reports import ReportError, kernel_log, read_reports
+from tests.reports import report_excerpts as E
+
+HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
+
+
+def _verdicts(env: Environment) -> dict[str, Status]:
+    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
+
+
+@pytest.mark.parametrize(("text", "client", "module"), [
+    (E.NVRM_API_MISMATCH_SYSLOG, "535.54.03", "530.30.02"),
+    (E.NVRM_API_MISMATCH_CLIENT, "595.84", "595.80"),
+    (E.NVRM_API_MISMATCH_STAMPED, "570.148.08", "570.148.06"),
+])
+def test_api_mismatch_is_the_driver_mismatch(text: str, client: str, module: str) -> None:
+    env = read_reports([("dmesg", text)])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
+    assert f"({client})" in env.nvml.message and f"({module})" in env.nvml.message
+    assert env.sources == ("the kernel log in dmesg",)
+    assert _verdicts(env)["GD101"] is Status.FAIL
+
+
+@pytest.mark.parametrize(("text", "bus"), [
+    (E.NVRM_INIT_FAILED, "00000000:98:00.0"),
+    (E.NVRM_INIT_FAILED_OLD, None),
+])
+def test_init_failure_is_a_gpu_that_did_not_come_up(text: str, bus: str | None) -> None:
+    env = read_reports([("dmesg", text)])
+    assert isinstance(env.nvml, NvmlFacts)
+    (gpu,) = env.nvml.gpus
+    assert isinstance(gpu, Unavailable) and "RmInitAdapter" in gpu.message
+    assert (bus or "a GPU") in gpu.message
+    verdicts = _verdicts(env)
+    assert verdicts["GD102"] is Status.FAIL
+    assert verdicts["GD101"] is Status.PASS  # the module is loaded: it printed this
+
+
+def test_fallen_off_the_bus_as_a_monitor_words_it() -> None:
+    """gpud's "XID 79(GPU has fallen off the bus) detected on PCI:0000:ae:00" and NVML's
+    ERROR_GPU_IS_LOST (https://github.com/leptonai/gpud/issues/604: round 4's r5-034)."""
+    env = read_reports([("r5-034.md", (HELDOUT / "r5-034.md").read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts)
+    (gpu,) = env.nvml.gpus
+    assert isinstance(gpu, Unavailable) and "00000000:AE:00.0" in gpu.message
+    assert _verdicts(env)["GD102"] is Status.FAIL
+
+
+def test_fallen_off_the_bus_wrapped_without_an_xid() -> None:
+    """The wording newer drivers print without an Xid line, wrapped over three lines
+    (https://github.com/NVIDIA/NVSentinel/issues/155)."""
+    text = ("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+            "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+            "               NVRM: fallen off the bus and is not responding to commands.\n"
+            "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
+    partial = kernel_log.parse(text)
+    assert partial is not None and isinstance(partial.nvml, NvmlFacts)
+    (gpu,) = partial.nvml.gpus
+    assert isinstance(gpu, Unavailable) and "00000000:B3:00.0" in gpu.message
+
+
+def test_a_table_beside_the_log_wins() -> None:
+    """nvidia-smi's table states the driver and every GPU; the log's one GPU does not replace
+    it (the merge takes one view of the driver, the best-ranked)."""
+    env = read_reports([("issue", E.TABLE_550_A10 + "\n" + E.NVRM_INIT_FAILED)])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "550.127.05"
+
+
+@pytest.mark.parametrize("text", [
+    # other Xids say what happened once, not what the machine is now
+    "[ 1234.5] NVRM: Xid (PCI:0000:01:00): 13, pid=1234, Graphics SM Warp Exception\n",
+    "[ 1234.5] NVRM: Xid (PCI:0000:01:00): 31, pid=1234, Ch 00000010, intr 10000000. MMU Fault\n",
+    # the words without the message: a question, a changelog line
+    "Does an API mismatch between the client and the module matter?\n",
+    "fix(xid): detect fallen-off-bus logs as XID 79\n",
+])
+def test_what_is_not_read(text: str) -> None:
+    assert kernel_log.parse(text) is None
+    with pytest.raises(ReportError):
+        read_reports([("issue", text)])
