@@ -18,9 +18,9 @@ from gpudoctor import __version__, childproc
 from gpudoctor.actions.transaction import STATE_DIR, Manifest
 from gpudoctor.linux import library_dirs
 from gpudoctor.model import Environment, Reason, ToolkitFacts, ToolkitsFacts, Unavailable
-from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.cudnn import MANIFEST, probe_cudnn_at
 from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.toolkit import probe_toolkits
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -77,8 +77,8 @@ def _read_only(d: Path) -> bool:
 
 
 def toolkit(prefix: Path) -> ToolkitFacts | None:
-    """The CUDA toolkit at prefix, as the CUDA probe reads it; None when it is not one."""
-    facts = probe_cuda(Deps(environ={}, root=_NOWHERE, cuda_home=str(prefix)))
+    """The CUDA toolkit at prefix, as the toolkit probe reads it; None when it is not one."""
+    facts = probe_toolkits(Deps(environ={}, root=_NOWHERE, cuda_home=str(prefix)))
     if not isinstance(facts, ToolkitsFacts):
         return None
     return next((t for t in facts.toolkits if t.root == str(prefix)), None)

@@ -131,7 +131,7 @@ def environment(
 
     if cuda_home is not None:  # a toolkit, else exit 2 (one with only version.json: GD201)
         from gpudoctor.checks.cuda import NAMED_STATE
-        from gpudoctor.probes.cuda import describe_root
+        from gpudoctor.probes.toolkit import describe_root
 
         kind, _ = describe_root(cuda_home)
         if kind != "toolkit":

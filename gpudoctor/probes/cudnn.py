@@ -38,10 +38,10 @@ from typing import Generic, TypeVar, cast
 from gpudoctor import childproc
 from gpudoctor.linux import include_dirs, multiarch
 from gpudoctor.model import CudnnFacts, CudnnInstall, Reason, Unavailable
-from gpudoctor.probes.cuda import candidate_roots
 from gpudoctor.probes.cudnn_files import file_facts, library_facts
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
+from gpudoctor.probes.toolkit import candidate_roots
 from gpudoctor.versions import format_cudnn_version as decode_version
 
 logger = logging.getLogger(__name__)

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__, childproc
 from gpudoctor.model import Environment, Reason, Unavailable
-from gpudoctor.probes.cuda import probe_cuda, probe_libcuda
 from gpudoctor.probes.cudnn import probe_cudnn
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.libcuda import probe_libcuda
 from gpudoctor.probes.nvml import probe_nvml
+from gpudoctor.probes.toolkit import probe_toolkits
 
 if TYPE_CHECKING:
     from gpudoctor.model import TorchFacts
@@ -43,7 +44,7 @@ def probe_torch(deps: Deps) -> TorchFacts | Unavailable:
 # Environment field → probe. The torch child is the slowest: it is started first.
 PROBES: tuple[tuple[str, Callable[[Deps], Any]], ...] = (
     ("torch", probe_torch),
-    ("toolkits", probe_cuda),
+    ("toolkits", probe_toolkits),
     ("cudnn", probe_cudnn),
     ("libcuda", probe_libcuda),
     ("nvml", probe_nvml),

@@ -31,9 +31,9 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.policy import Verdict, exit_code, verdict
-from gpudoctor.probes.cuda import probe_cuda
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.toolkit import probe_toolkits
 from tests.checks.envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
 
 TABLES = load_tables()
@@ -253,7 +253,7 @@ def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
 
 def probed_cuda(tmp_path: Path, **environ: str) -> Environment:
     deps = Deps(root=tmp_path / "sys", environ={"PATH": "/bin", **environ})
-    return env(toolkits=probe_cuda(deps))
+    return env(toolkits=probe_toolkits(deps))
 
 
 @pytest.mark.parametrize(

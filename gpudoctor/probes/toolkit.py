@@ -1,4 +1,4 @@
-"""CUDA toolkits on disk, and the CUDA driver library without NVML.
+"""The CUDA toolkits on disk (`probe_toolkits` → `ToolkitsFacts`).
 
 Toolkits are looked for in this order, each recorded with how it was found: `--cuda-home`,
 `CUDA_HOME`, `CUDA_PATH`, `nvcc` on `PATH`, `/usr/local/cuda`, `/usr/local/cuda-*` (newest
@@ -25,7 +25,6 @@ from pathlib import Path
 
 from gpudoctor import childproc
 from gpudoctor.model import (
-    LibcudaFacts,
     NamedRoot,
     Reason,
     ToolkitFacts,
@@ -49,7 +48,7 @@ NAMED = ("--cuda-home", "CUDA_HOME", "CUDA_PATH")  # what the user names; the re
 BUILD_PARTS = ("bin/nvcc", "include/cuda_runtime.h")
 
 
-def probe_cuda(deps: Deps) -> ToolkitsFacts | Unavailable:
+def probe_toolkits(deps: Deps) -> ToolkitsFacts | Unavailable:
     """Every toolkit found, with all its version readings, and what the named roots are."""
     seen: set[str] = set()
     toolkits: list[ToolkitFacts] = []
@@ -300,26 +299,3 @@ def _read_cudart(root: Path, deps: Deps) -> VersionReading | None:
     v = read_version(str(lib), "cudaRuntimeGetVersion", env=deps.child_env())
     value = decode_cuda_version(v) if isinstance(v, int) else v
     return VersionReading("libcudart", str(lib), value)
-
-
-def probe_libcuda(deps: Deps) -> LibcudaFacts | Unavailable:
-    """`cuDriverGetVersion` from libcuda.so.1: the fallback when NVML is absent (WSL)."""
-    v = read_version("libcuda.so.1", "cuDriverGetVersion", env=deps.child_env())
-    if isinstance(v, Unavailable):
-        if v.reason is Reason.NOT_INSTALLED:
-            return Unavailable(
-                Reason.NOT_INSTALLED,
-                "libcuda.so.1 (the CUDA driver library) is not on the loader path: no NVIDIA "
-                "driver is installed, or the container was started without GPU support",
-                detail=v.detail,
-            )
-        return v
-    proc = deps.path("/proc/driver/nvidia/version")
-    try:
-        m = re.search(r"Kernel Module\s+(?:for \S+\s+)?(\d+\.\d+(?:\.\d+)?)", proc.read_text())
-        driver: str | Unavailable = m.group(1) if m else Unavailable(
-            Reason.ERROR, f"{proc} has no version"
-        )
-    except OSError as e:
-        driver = Unavailable(Reason.NOT_INSTALLED, f"{proc} is not readable", detail=repr(e))
-    return LibcudaFacts(path="libcuda.so.1", cuda_driver_version=v, driver_version=driver)

@@ -1,4 +1,4 @@
-"""probe_cuda against prepared toolkit trees, and probe_libcuda against a fake libcuda.so.1.
+"""probe_toolkits against prepared toolkit trees.
 
 `Deps(root=tmp)` stands for /, so /usr/local/cuda* and /opt/cuda are looked for under tmp;
 CUDA_HOME, CUDA_PATH and PATH come from `Deps.environ` only. nvcc is a shell script, and the
@@ -8,33 +8,29 @@ libcudart of the pip-assembled toolkit is the real one from NVIDIA's wheel when 
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 import runner
 
 from gpudoctor.model import (
-    LibcudaFacts,
     NamedRoot,
     Reason,
     ToolkitFacts,
     ToolkitsFacts,
     Unavailable,
 )
-from gpudoctor.probes import cuda as cuda_probe
-from gpudoctor.probes.cuda import probe_cuda, probe_libcuda
+from gpudoctor.probes import toolkit as toolkit_probe
 from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.toolkit import probe_toolkits
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
-CompileFake = Callable[[str, str, Sequence[str]], Path]
 CUDART_WHEEL = "nvidia-cuda-runtime-cu12==12.4.127"
 ENV = {"PATH": "/usr/bin:/bin"}  # no nvcc there: the machine's own toolkit stays out of view
 
@@ -80,7 +76,7 @@ def nvcc_printing(release: str, build: str) -> str:
 
 
 def facts_of(deps: Deps) -> ToolkitsFacts:
-    facts = probe_cuda(deps)
+    facts = probe_toolkits(deps)
     assert isinstance(facts, ToolkitsFacts), facts
     return facts
 
@@ -205,7 +201,7 @@ def test_nvcc_that_cannot_be_executed(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_nvcc_that_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cuda_probe, "NVCC_TIMEOUT", 0.5)
+    monkeypatch.setattr(toolkit_probe, "NVCC_TIMEOUT", 0.5)
     kit = make_toolkit(tmp_path / "cuda", cuda_h=12040, nvcc="#!/bin/sh\nsleep 60\n")
     t = only(Deps(root=tmp_path, environ=ENV, cuda_home=str(kit)))
     u = unavailable(readings(t)["nvcc"], Reason.TIMEOUT)
@@ -362,7 +358,7 @@ def test_nvcc_wrapper_script_leads_to_its_toolkit(tmp_path: Path) -> None:
 
 def test_directories_that_are_not_toolkits_are_ignored(tmp_path: Path) -> None:
     (tmp_path / "usr" / "local" / "cuda-12.4" / "bin").mkdir(parents=True)
-    u = unavailable(probe_cuda(Deps(root=tmp_path, environ={**ENV, "CUDA_PATH": ""})),
+    u = unavailable(probe_toolkits(Deps(root=tmp_path, environ={**ENV, "CUDA_PATH": ""})),
                     Reason.NOT_INSTALLED)
     assert u.message.startswith("no CUDA toolkit found")
 
@@ -396,7 +392,7 @@ def test_what_cuda_home_names_is_recorded(tmp_path: Path, name: str, kind: str,
     root = named_roots(tmp_path)[name]
     facts = facts_of(Deps(root=tmp_path / "sys", environ={**ENV, "CUDA_HOME": str(root)}))
     assert facts.named == (NamedRoot(str(root), "CUDA_HOME", kind, lacks),)
-    assert cuda_probe.describe_root(root) == (kind, lacks)
+    assert toolkit_probe.describe_root(root) == (kind, lacks)
     if kind != "toolkit":  # nothing else found: the facts stay, with no toolkit in use
         assert (facts.toolkits, facts.in_use) == ((), None)
     else:
@@ -421,9 +417,9 @@ def test_headers_under_targets_count(tmp_path: Path) -> None:
     kit = make_toolkit(tmp_path / "conda", cuda_h=12040, nvcc=nvcc_printing("12.4", "12.4.131"))
     (kit / "targets" / "x86_64-linux" / "include").mkdir(parents=True)
     (kit / "targets" / "x86_64-linux" / "include" / "cuda_runtime.h").write_text("\n")
-    assert cuda_probe.lacks(kit) == ()
+    assert toolkit_probe.lacks(kit) == ()
     (kit / "bin" / "nvcc").unlink()
-    assert cuda_probe.lacks(kit) == ("bin/nvcc",)
+    assert toolkit_probe.lacks(kit) == ("bin/nvcc",)
 
 
 def _check_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -449,81 +445,3 @@ def test_cuda_home_option_with_only_version_json_runs(tmp_path: Path) -> None:
     assert finding["status"] == "warn" and finding["severity"] == "warning"
     assert f"--cuda-home={root} is not a toolkit for building" in finding["message"]
     assert "no bin/nvcc and no include/cuda_runtime.h" in finding["message"]
-
-
-# ---------------------------------------------------------------------------- libcuda
-
-
-def _system_has_libcuda() -> bool:
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
-
-
-def _proc_version(root: Path, line: str) -> None:
-    (root / "proc" / "driver" / "nvidia").mkdir(parents=True)
-    (root / "proc" / "driver" / "nvidia" / "version").write_text(
-        f"{line}\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"
-    )
-
-
-def test_libcuda_without_a_driver(tmp_path: Path) -> None:
-    if _system_has_libcuda():
-        pytest.skip("this machine has a real libcuda.so.1")
-    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ={})), Reason.NOT_INSTALLED)
-    assert u.message.startswith("libcuda.so.1 (the CUDA driver library) is not on the loader")
-    assert "libcuda.so.1" in (u.detail or "")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "line",
-    [
-        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024",
-        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
-        "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:18:30 UTC 2024",
-    ],
-    ids=["proprietary", "open"],
-)
-def test_fake_libcuda(tmp_path: Path, fake_libcuda: Path, line: str) -> None:
-    _proc_version(tmp_path, line)
-    environ = {"LD_LIBRARY_PATH": str(fake_libcuda), "FAKE_CUDA_DRIVER_VERSION": "12040"}
-    facts = probe_libcuda(Deps(root=tmp_path, environ=environ))
-    assert facts == LibcudaFacts(path="libcuda.so.1", cuda_driver_version=12040,
-                                 driver_version="550.54.15")
-
-
-def test_fake_libcuda_without_proc_version(tmp_path: Path, fake_libcuda: Path) -> None:
-    facts = probe_libcuda(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": str(fake_libcuda)}))
-    assert isinstance(facts, LibcudaFacts)
-    assert facts.cuda_driver_version == 13000
-    unavailable(facts.driver_version, Reason.NOT_INSTALLED)
-
-
-def test_fake_libcuda_error_status(tmp_path: Path, fake_libcuda: Path) -> None:
-    environ = {"LD_LIBRARY_PATH": str(fake_libcuda), "FAKE_CUDA_STATUS": "999"}
-    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ=environ)), Reason.ERROR)
-    assert u.message == "cuDriverGetVersion returned error 999"
-
-
-def test_fake_libcuda_that_aborts_its_loader(tmp_path: Path, fake_libcuda: Path) -> None:
-    environ = {"LD_LIBRARY_PATH": str(fake_libcuda), "FAKE_CUDA_ABORT": "1"}
-    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ=environ)), Reason.CRASHED)
-    assert u.message == "loading libcuda.so.1 crashed the process that loaded it (signal 6)"
-
-
-def test_fake_libcuda_without_the_symbol(tmp_path: Path, compile_fake: CompileFake) -> None:
-    lib = compile_fake("fake_libcuda.c", "libcuda.so.1", ("FAKE_CUDA_NO_SYMBOL",))
-    u = unavailable(probe_libcuda(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": str(lib)})),
-                    Reason.NOT_SUPPORTED)
-    assert u.message == "libcuda.so.1 has no cuDriverGetVersion"
-
-
-@pytest.mark.gpu
-def test_real_libcuda() -> None:
-    facts = probe_libcuda(Deps())
-    assert isinstance(facts, LibcudaFacts), facts
-    assert facts.cuda_driver_version >= 10000
-    assert isinstance(facts.driver_version, str)
