@@ -6,7 +6,7 @@ import pytest
 
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.wheels import pip_line
-from gpudoctor.versions import arch_list_supports, decode_cudnn_version, normalize_cc
+from gpudoctor.versions import arch_list_supports
 
 
 @pytest.fixture(scope="module")
@@ -375,51 +375,6 @@ def test_known_bad_cudnn(tables: Tables) -> None:
     assert tables.known_bad_cudnn("9.10.0") is None
 
 
-@pytest.mark.parametrize(
-    ("value", "decoded"),
-    [(7605, (7, 6, 5)), (8907, (8, 9, 7)), (90100, (9, 1, 0)), (90300, (9, 3, 0)),
-     (91000, (9, 10, 0)), (8000, (8, 0, 0)), (7102, (7, 1, 2))],
-)
-def test_decode_cudnn_version(value: int, decoded: tuple[int, int, int]) -> None:
-    assert decode_cudnn_version(value) == decoded
-
-
-def test_decode_cudnn_version_rejects_negative() -> None:
-    with pytest.raises(ValueError, match=">= 0"):
-        decode_cudnn_version(-1)
-
-
-@pytest.mark.parametrize(
-    ("cc", "norm"),
-    [("8.6", "8.6"), ("sm_86", "8.6"), ("compute_90a", "9.0"), ("86", "8.6"), ("120", "12.0"),
-     ("12.0+PTX", "12.0"), ("sm_100f", "10.0"), ("sm_90a+PTX", "9.0"), (" SM_86 ", "8.6"),
-     ("8.6.1", None), ("sm_8", None), ("eight", None), ("", None)],
-)
-def test_normalize_cc(cc: str, norm: str | None) -> None:
-    assert normalize_cc(cc) == norm
-
-
-@pytest.mark.parametrize(("text", "encoded"), [("12.4", 12040), ("13.0", 13000), ("9.2", 9020),
-                                               (" 11.8 ", 11080), ("12", 12000), ("N/A", None),
-                                               ("", None), ("12.x", None)])
-def test_encode_cuda_version(text: str, encoded: int | None) -> None:
-    from gpudoctor.versions import decode_cuda_version, encode_cuda_version
-
-    assert encode_cuda_version(text) == encoded
-    if encoded is not None:  # decode reverses it
-        assert decode_cuda_version(encoded) == text.strip() + ("" if "." in text else ".0")
-
-
-def test_arch_list_supports() -> None:
-    cu130 = ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX")
-    assert arch_list_supports(cu130, "8.9")  # SASS 8.6 runs on 8.9
-    assert arch_list_supports(cu130, "12.1")  # PTX 12.0 JITs to 12.1
-    assert not arch_list_supports(cu130, "6.1")  # Pascal needs the cu126 wheel
-    assert arch_list_supports(("7.5", "8.0", "8.6", "9.0", "10.0", "12.0"), "10.3")
-    assert not arch_list_supports(("8.0", "9.0"), "10.0")
-    assert not arch_list_supports(cu130, "garbage")
-
-
 COMPAT_MODULES = ("gpudoctor.compat", "gpudoctor.compat.rows", "gpudoctor.compat.load",
                   "gpudoctor.compat.advice", "gpudoctor.compat.recommend",
                   "gpudoctor.compat.query", "gpudoctor.compat.query.answer",
@@ -439,32 +394,6 @@ def test_each_compat_module_imports_alone() -> None:
         done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
                               text=True, timeout=120, check=False)
         assert done.returncode == 0, (module, done.stderr[-2000:])
-
-
-def test_versions_is_a_leaf() -> None:
-    """Version decoding lives in one leaf module that imports nothing of gpudoctor, and the
-    modules that used to carry copies import it."""
-    import ast
-    from pathlib import Path
-
-    import gpudoctor.versions as versions
-
-    tree = ast.parse(Path(versions.__file__).read_text(encoding="utf-8"))
-    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    assert imported and not [m for m in imported if m.startswith("gpudoctor")]
-    for name in ("decode_cuda_version", "decode_cudnn_version", "format_cudnn_version",
-                 "normalize_cc", "arch_list_supports", "minor_of", "sm_of",
-                 "encode_cuda_version"):
-        assert getattr(versions, name).__module__ == "gpudoctor.versions"
-
-
-@pytest.mark.parametrize(("cc", "sm"), [("8.6", "sm_86"), ("12.0", "sm_120"), ("sm_90a", "sm_90"),
-                                        ("10.3", "sm_103"), ("garbage", "sm_?")])
-def test_sm_of(cc: str, sm: str) -> None:
-    from gpudoctor.versions import sm_of
-
-    assert sm_of(cc) == sm
 
 
 def test_compat_cudnn_shows_the_whole_range_and_each_builds(tables: Tables) -> None:
