@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.compat import Tables, load_tables
+from gpudoctor.compat import Tables
 from gpudoctor.compat.rules import (
     BACKWARD,
     MINOR_VERSION,
@@ -17,11 +17,6 @@ from gpudoctor.compat.rules import (
     driver_for_cuda,
     driver_runs,
 )
-
-
-@pytest.fixture(scope="module")
-def tables() -> Tables:
-    return load_tables()
 
 
 def test_every_rule_cites_a_primary_document() -> None:

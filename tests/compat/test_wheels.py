@@ -11,18 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.compat import Tables, load_tables, wheels
+from gpudoctor.compat import Tables, wheels
 from gpudoctor.compat.query import query_cuda, query_gpu, query_torch
 from gpudoctor.compat.wheels import Target, pip_line, python_fits, pythons_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 INDEX = "https://download.pytorch.org/whl/"
-
-
-@pytest.fixture(scope="module")
-def tables() -> Tables:
-    return load_tables()
 
 
 def line(tables: Tables, version: str, tag: str | None, target: Target | None = None) -> str:
