@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks import (
     container,
-    cuda,
     cudnn,
     cudnn_builds,
     cudnn_gpu,
@@ -25,6 +24,7 @@ from gpudoctor.checks import (
     pytorch,
     requirements,
     smoke,
+    toolkit,
 )
 from gpudoctor.checks.base import Check
 from gpudoctor.model import Environment, Layer, Report, Result
@@ -36,7 +36,7 @@ REGISTRY: tuple[Check, ...] = (
     *driver.CHECKS,
     *health.CHECKS,
     *gpu_state.CHECKS,
-    *cuda.CHECKS,
+    *toolkit.CHECKS,
     *cudnn.CHECKS,
     *cudnn_builds.CHECKS,
     *cudnn_gpu.CHECKS,

@@ -130,7 +130,7 @@ def environment(
     from gpudoctor.probes.interface import Deps
 
     if cuda_home is not None:  # a toolkit, else exit 2 (one with only version.json: GD201)
-        from gpudoctor.checks.cuda import NAMED_STATE
+        from gpudoctor.checks.toolkit import NAMED_STATE
         from gpudoctor.probes.toolkit import describe_root
 
         kind, _ = describe_root(cuda_home)

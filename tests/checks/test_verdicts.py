@@ -5,7 +5,6 @@ the real probes over real files (a prepared root, real directories, the real tor
 - GPU-less machines: a CUDA build with no driver, a CPU build beside a toolkit: notes, exit 0
   with `--strict`; a GPU, a driver or a device node turns them back into failures; "no driver"
   is counted once (GD101), GD403 skips;
-- CUDA_HOME / CUDA_PATH that is no toolkit: named with what breaks;
 - empty LD_LIBRARY_PATH entries; a driver library / kernel module version mismatch.
 """
 
@@ -33,7 +32,6 @@ from gpudoctor.model import (
 from gpudoctor.policy import Verdict, exit_code, verdict
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
-from gpudoctor.probes.toolkit import probe_toolkits
 from tests.checks.envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
 
 TABLES = load_tables()
@@ -246,74 +244,6 @@ def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
         assert verdict(r) in (Verdict.PASS, Verdict.NOTE, Verdict.SKIP), (check_id,
                                                                          r.finding.message)
     assert got["GD406"].finding.status is Status.PASS, got["GD406"].finding.message
-
-
-# ---------------------------------------------------------------------------- CUDA_HOME
-
-
-def probed_cuda(tmp_path: Path, **environ: str) -> Environment:
-    deps = Deps(root=tmp_path / "sys", environ={"PATH": "/bin", **environ})
-    return env(toolkits=probe_toolkits(deps))
-
-
-@pytest.mark.parametrize(
-    ("make", "says"),
-    [(lambda p: None, "does not exist"),
-     (lambda p: p.write_text("x"), "is a file, not a directory"),
-     (lambda p: p.mkdir(), "is an empty directory"),
-     (lambda p: (p / "lib64").mkdir(parents=True), "is not a CUDA toolkit"),
-     (lambda p: (p.mkdir(), (p / "version.json").write_text(
-         '{"cuda": {"version": "12.4.1"}}')),
-      "is not a toolkit for building: it has no bin/nvcc and no include/cuda_runtime.h")],
-    ids=["missing", "file", "empty", "not-a-toolkit", "version-json-only"],
-)
-def test_cuda_home_that_is_no_toolkit_is_named_with_what_breaks(
-        tmp_path: Path, make: object, says: str) -> None:
-    home = tmp_path / "cuda-home"
-    make(home)  # type: ignore[operator]
-    r = results(probed_cuda(tmp_path, CUDA_HOME=str(home)))["GD201"]
-    f = r.finding
-    assert f.status is Status.WARN and r.severity is Severity.WARNING
-    assert verdict(r) is Verdict.WARNING
-    assert f"CUDA_HOME={home} {says}" in f.message
-    assert "torch.utils.cpp_extension" in f.message
-    assert (f.fix or "").startswith("unset CUDA_HOME")
-
-
-@pytest.mark.subprocess
-def test_cuda_home_broken_beside_a_real_toolkit_points_at_it(tmp_path: Path) -> None:
-    kit = tmp_path / "sys" / "usr" / "local" / "cuda"
-    (kit / "bin").mkdir(parents=True)
-    (kit / "include").mkdir()
-    (kit / "version.json").write_text('{"cuda": {"version": "12.4.1"}}')
-    (kit / "bin" / "nvcc").write_text("#!/bin/sh\nexit 1\n")
-    (kit / "include" / "cuda_runtime.h").write_text("\n")
-    f = finding(probed_cuda(tmp_path, CUDA_HOME=str(tmp_path / "gone")), "GD201")
-    assert f"without it they would use CUDA 12.4 at {kit}" in f.message
-    assert f.fix == f"export CUDA_HOME={kit}"
-
-
-@pytest.mark.subprocess
-def test_cuda_path_broken_while_cuda_home_is_set(tmp_path: Path) -> None:
-    good = tmp_path / "good"
-    (good / "bin").mkdir(parents=True)
-    (good / "bin" / "nvcc").write_text("#!/bin/sh\nexit 1\n")
-    (good / "include").mkdir()
-    (good / "include" / "cuda_runtime.h").write_text("\n")
-    (good / "include" / "cuda.h").write_text("#define CUDA_VERSION 12040\n")
-    f = finding(probed_cuda(tmp_path, CUDA_HOME=str(good), CUDA_PATH=str(tmp_path / "gone")),
-                "GD201")
-    assert f.status is Status.WARN
-    assert "torch.utils.cpp_extension reads CUDA_HOME instead" in f.message
-
-
-def test_runtime_only_toolkit_found_by_search_is_a_note(tmp_path: Path) -> None:
-    kit = tmp_path / "sys" / "usr" / "local" / "cuda"
-    kit.mkdir(parents=True)
-    (kit / "version.json").write_text('{"cuda": {"version": "12.4.1"}}')
-    r = results(probed_cuda(tmp_path))["GD201"]
-    assert verdict(r) is Verdict.NOTE
-    assert "not a toolkit for building" in r.finding.message
 
 
 # ---------------------------------------------------------------------------- LD_LIBRARY_PATH
