@@ -1,5 +1,6 @@
-"""`check --require`: parsing, each kind measured on recorded machines, GD101 under a GPU
-requirement, the CLI's usage errors, GPUDOCTOR_REQUIRE, and snapshots old and new."""
+"""`check --require`: each kind measured on recorded machines, GD101 under a GPU requirement,
+the CLI's usage errors, GPUDOCTOR_REQUIRE, and snapshots old and new (the parsing:
+tests/test_requirements.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,7 @@ from gpudoctor.model import Environment, GpuFacts, NvmlFacts, Reason, Status, Un
 from gpudoctor.requirements import (
     KINDS,
     Requirement,
-    RequirementError,
-    holds,
-    needs_gpu,
-    parse_requirement,
     parse_requirements,
-    version_tuple,
 )
 from gpudoctor.snapshot import dumps, loads
 from tests.ci.cikit import GPU_LESS, H100
@@ -44,57 +40,6 @@ def judge(env: Environment, *reqs: str) -> dict[str, tuple[Status, str]]:
     env = dataclasses.replace(env, requirements=parse_requirements(reqs))
     report = run_checks(env, TABLES, REGISTRY)
     return {r.check_id: (r.finding.status, r.finding.message) for r in report.results}
-
-
-# --------------------------------------------------------------------------- parsing
-
-
-@pytest.mark.parametrize(("text", "kind", "op", "value"), [
-    ("gpus>=8", "gpus", ">=", "8"), (" driver >= 535 ", "driver", ">=", "535"),
-    ("cuda==12.1", "cuda", "==", "12.1"), ("cudnn!=9", "cudnn", "!=", "9"),
-    ("torch<2.5", "torch", "<", "2.5"), ("arch>sm_80", "arch", ">", "sm_80"),
-    ("ARCH<=9.0", "arch", "<=", "9.0"), ("gpu-memory>=40GiB", "gpu-memory", ">=", "40GiB"),
-])
-def test_parses_every_kind_and_operator(text: str, kind: str, op: str, value: str) -> None:
-    assert parse_requirement(text) == Requirement(kind, op, value)
-
-
-@pytest.mark.parametrize("text", [
-    "gpus", "gpus=8", "gpus>=eight", "gpus>=-1", "vram>=8", "arch>=sm_8x", "arch>=ampere",
-    "gpu-memory>=40", "gpu-memory>=40 parsecs", "cuda>=12.x", "driver>=", ">=535",
-])
-def test_malformed_requirements_name_themselves(text: str) -> None:
-    with pytest.raises(RequirementError) as e:
-        parse_requirement(text)
-    assert repr(text) in str(e.value)
-
-
-def test_lists_split_on_commas_and_spaces_and_keep_order() -> None:
-    reqs = parse_requirements(["gpus>=8,driver >= 535", "cuda>=12.1 gpu-memory >= 40 GiB",
-                               "gpus>=8"])
-    assert [str(r) for r in reqs] == ["gpus>=8", "driver>=535", "cuda>=12.1",
-                                      "gpu-memory>=40GiB"]
-
-
-def test_versions_compare_at_the_precision_given() -> None:
-    assert holds(parse_requirement("driver>=535"), (535, 104, 5))
-    assert not holds(parse_requirement("driver>535"), (535, 104, 5))
-    assert holds(parse_requirement("cuda==12"), (12, 4))
-    assert holds(parse_requirement("cuda>=12.1"), (12, 10))  # numeric, not text, order
-    assert not holds(parse_requirement("cuda>=12.1"), (12, 0))
-    assert holds(parse_requirement("torch<2.5"), version_tuple("2.4.1+cu121") or ())
-    assert holds(parse_requirement("gpu-memory>=40GiB"), 40 * 2**30)
-    assert not holds(parse_requirement("gpu-memory>=80GiB"), 81559 * 2**20)  # an H100 80GB
-    assert holds(parse_requirement("gpu-memory>=80GB"), 81559 * 2**20)
-    assert holds(parse_requirement("arch>=8.0"), (8, 6))
-    assert not holds(parse_requirement("arch>=sm_100"), (9, 0))
-
-
-def test_which_requirements_need_a_gpu() -> None:
-    for text in ("driver>=1", "cuda>=1", "arch>=sm_50", "gpu-memory>=1GiB"):
-        assert needs_gpu([parse_requirement(text)]) == parse_requirement(text)
-    assert needs_gpu(parse_requirements(["gpus>=1"]))
-    assert needs_gpu(parse_requirements(["gpus==0", "torch>=2.4", "cudnn>=9"])) is None
 
 
 # --------------------------------------------------------------------------- the checks
