@@ -57,7 +57,7 @@ def check(
 
     `reads`: the Environment fields the function reads, itself or through `gpudoctor.views`
     helpers (e.g. `driver_present` reads nvml and libcuda); only their probes run when just
-    this check is selected. None: every field. `tests/checks/test_check_facts.py` catches a
+    this check is selected. None: every field. `tests/checks/test_checks.py` catches a
     field read but not declared.
     """
     read = ENVIRONMENT_FIELDS if reads is None else frozenset(reads)
