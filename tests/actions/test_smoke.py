@@ -28,7 +28,6 @@ from gpudoctor.actions.smoke import (
 from gpudoctor.model import Reason, SmokeFacts, SmokeFailure, Status
 from gpudoctor.model_smoke import SmokeRun
 from gpudoctor.snapshot import dumps, loads
-from tests.smoke_kit import report
 
 FAST = {"steps": 3, "warmup": 1}
 
@@ -375,25 +374,3 @@ def test_real_gpu_passes() -> None:
     assert got["smoke-cudnn-used"] is Status.PASS
     assert got["smoke-device-usable"] is Status.PASS
     assert outcome.cudnn_libraries
-
-
-def test_gpu_report_renders() -> None:
-    """The CLI's text and JSON for a hand-built CUDA report: speedups, differences, evidence."""
-    from rich.console import Console
-
-    from gpudoctor.cli.smoke import render_json, render_text
-
-    r = report()
-    console = Console(file=io.StringIO(), width=160, no_color=True)
-    console.print(render_text(r, smoke_report(r).results))
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "sm_90" in text
-    assert "cuDNN 9.1.0" in text and "90100" not in text
-    assert "TF32 conv on, matmul off" in text
-    assert "3.75x" in text
-    assert "1.0e-06" in text
-    assert "libcudnn mapped: /lib/libcudnn.so.9" in text
-    assert "smoke test passed in 3.0 s: 6 passed" in text
-    data = json.loads(render_json(SmokeOptions(), r, smoke_report(r)))
-    assert data["summary"]["pass"] == 6
-    assert data["smoke"]["models"][0]["configs"][2]["name"] == "cudnn-benchmark"

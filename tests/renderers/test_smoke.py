@@ -1,22 +1,19 @@
-"""The renderers of the other commands (smoke-test, compat, recommend, the check catalogue)
-keep the same rules as `check`'s: no trailing spaces, fixes unwrapped, nothing cut, strings
-escaped, the one finding-to-JSON shape."""
+"""`gpudoctor.renderers.smoke`: the smoke test's text and JSON keep the same rules as `check`'s
+(no trailing spaces, fixes unwrapped, nothing cut, strings escaped, the one finding-to-JSON
+shape), and show what a hand-built CUDA run measured."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 
 from rich.console import Console
 
 from gpudoctor.actions.smoke import SmokeOptions, smoke_report
-from gpudoctor.checks import REGISTRY
 from gpudoctor.model import Status
 from gpudoctor.model_smoke import RunError
-from gpudoctor.renderers.catalog import CheckDoc, catalog_markdown, catalog_text, check_page
 from gpudoctor.renderers.interface import finding_dict
-from gpudoctor.renderers.smoke import render_json, smoke_text
+from gpudoctor.renderers.smoke import render_json, render_text, smoke_text
 from tests.smoke_kit import report, run
 
 
@@ -49,20 +46,19 @@ def test_smoke_json_findings_have_the_one_shape() -> None:
     assert data["findings"][0]["docs_url"] == "docs/checks.md#gd450"
 
 
-def docs() -> tuple[CheckDoc, ...]:
-    return tuple(CheckDoc(c.id, c.slug, c.title, c.layer.heading, c.severity.name.lower(),
-                          c.needs, c.doc) for c in REGISTRY)
-
-
-def test_catalogue_text_and_markdown() -> None:
-    text = catalog_text(docs())
-    assert all(line == line.rstrip() for line in text.splitlines())
-    assert text.splitlines()[0].split() == ["id", "slug", "layer", "title"]
-    md = catalog_markdown(docs())
-    for c in REGISTRY:
-        assert f'<a id="{c.id.lower()}"></a>' in md and f"## {c.id} `{c.slug}`" in md
-
-
-def test_check_page_keeps_paragraphs() -> None:
-    d = dataclasses.replace(docs()[0], doc="First line\n    goes on.\n\n    Fix: do this.\n")
-    assert check_page(d).splitlines()[3:6] == ["First line goes on.", "", "Fix: do this."]
+def test_gpu_report_renders() -> None:
+    """The CLI's text and JSON for a hand-built CUDA report: speedups, differences, evidence."""
+    r = report()
+    console = Console(file=io.StringIO(), width=160, no_color=True)
+    console.print(render_text(r, smoke_report(r).results))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "sm_90" in text
+    assert "cuDNN 9.1.0" in text and "90100" not in text
+    assert "TF32 conv on, matmul off" in text
+    assert "3.75x" in text
+    assert "1.0e-06" in text
+    assert "libcudnn mapped: /lib/libcudnn.so.9" in text
+    assert "smoke test passed in 3.0 s: 6 passed" in text
+    data = json.loads(render_json(SmokeOptions(), r, smoke_report(r)))
+    assert data["summary"]["pass"] == 6
+    assert data["smoke"]["models"][0]["configs"][2]["name"] == "cudnn-benchmark"
