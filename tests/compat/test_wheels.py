@@ -142,3 +142,22 @@ def test_the_library_lines(tables: Tables) -> None:
     assert wheels.cuda_library_line("cublas", "11", "/a b/python") == (
         "'/a b/python' -m pip install nvidia-cublas-cu11")
     assert wheels.package_line("x>=1", upgrade=True) == "pip install -U 'x>=1'"
+
+
+def test_torch_install_commands(tables: Tables) -> None:
+    def command(version: str, tag: str | None) -> str:
+        release = tables.torch_release(version)
+        assert release is not None
+        return pip_line(release, None if tag == release.pypi_default else release.variant(tag))
+
+    assert command("2.5.1", "cu121") == (
+        "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu121"
+    )
+    assert command("2.5.1", "cu124") == "pip install torch==2.5.1"  # the PyPI default
+    assert command("1.7.1", "cu110") == (
+        "pip install torch==1.7.1+cu110 -f https://download.pytorch.org/whl/torch_stable.html"
+    )
+    assert command("1.12.1", "cu116") == (
+        "pip install torch==1.12.1+cu116 --extra-index-url https://download.pytorch.org/whl/cu116"
+    )
+    assert command("1.8.2", "cu111").endswith("https://download.pytorch.org/whl/lts/1.8/cu111")

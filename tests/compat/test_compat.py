@@ -1,17 +1,18 @@
-"""Published facts, checked through the query API of gpudoctor.compat."""
+"""gpudoctor.compat (the package's __init__): `Tables` and its queries over the bundled tables,
+`load_tables` and `known_until`; published facts checked through them, and the package's
+modules importing without a cycle."""
 
 from __future__ import annotations
 
+import datetime
+from pathlib import Path
+
 import pytest
 
-from gpudoctor.compat import Tables, load_tables
-from gpudoctor.compat.wheels import pip_line
+from gpudoctor.compat import Tables, known_until, load_tables, tables_dir
 from gpudoctor.versions import arch_list_supports
 
-
-@pytest.fixture(scope="module")
-def tables() -> Tables:
-    return load_tables()
+TABLES_DIR = Path(__file__).resolve().parents[2] / "compat_tables"
 
 
 @pytest.mark.parametrize(
@@ -97,6 +98,18 @@ def test_cuda_13_4_labels_and_updates(tables: Tables) -> None:
         assert tables.cuda_min_driver(version) is not None, version
 
 
+def test_cuda_13_4_3_and_13_5_0(tables: Tables) -> None:
+    rows = {r.version: r for r in tables.cuda_releases}
+    assert (rows["13.4.3"].label, rows["13.4.3"].kind) == ("13.4 Update 2", "update")
+    assert (rows["13.5.0"].label, rows["13.5.0"].kind) == ("13.5 GA", "ga")
+    assert rows["13.5.0"].min_driver_linux is None  # not bundled on Linux from 13.4
+    need = tables.cuda_min_driver("13.5")
+    assert need is not None and (need.full, need.family) == (None, "580.65.06")
+    r620 = next(b for b in tables.driver_branches if b.branch == 620)
+    assert (r620.cuda, r620.status) == ("13.5", "unverified")
+    assert tables.cuda_for_driver("620.10", include_unverified=True) == "13.5"
+
+
 def test_torch_2_1_variants_and_cudnn(tables: Tables) -> None:
     release = tables.torch_release("2.1.0")
     assert release is not None
@@ -160,23 +173,15 @@ def test_torch_published_rows(tables: Tables) -> None:
     assert r110 is not None and r110.variant("cu113") is not None
 
 
-def test_torch_install_commands(tables: Tables) -> None:
-    def command(version: str, tag: str | None) -> str:
+def test_torch_python_minors_are_the_wheels(tables: Tables) -> None:
+    """No 3.15 for 2.13.0 or 2.14.x (PyPI has no cp315 wheel of them); 2.15.0 has one."""
+    for version in ("2.13.0", "2.14.0", "2.14.1"):
         release = tables.torch_release(version)
-        assert release is not None
-        return pip_line(release, None if tag == release.pypi_default else release.variant(tag))
-
-    assert command("2.5.1", "cu121") == (
-        "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu121"
-    )
-    assert command("2.5.1", "cu124") == "pip install torch==2.5.1"  # the PyPI default
-    assert command("1.7.1", "cu110") == (
-        "pip install torch==1.7.1+cu110 -f https://download.pytorch.org/whl/torch_stable.html"
-    )
-    assert command("1.12.1", "cu116") == (
-        "pip install torch==1.12.1+cu116 --extra-index-url https://download.pytorch.org/whl/cu116"
-    )
-    assert command("1.8.2", "cu111").endswith("https://download.pytorch.org/whl/lts/1.8/cu111")
+        assert release is not None and release.python == ("3.10", "3.11", "3.12", "3.13", "3.14")
+    r215 = tables.torch_release("2.15.0")
+    assert r215 is not None and r215.python == ("3.11", "3.12", "3.13", "3.14", "3.15")
+    r17 = tables.torch_release("1.7.1")
+    assert r17 is not None and r17.python == ("3.6", "3.7", "3.8", "3.9")
 
 
 def test_torch_variants_for_driver_uses_minor_version_compatibility(tables: Tables) -> None:
@@ -269,6 +274,23 @@ def test_find_gpu(tables: Tables, name: str, cc: str) -> None:
 @pytest.mark.parametrize("name", ["NVIDIA Tesla Z9", "AMD Radeon", "", "NVIDIA"])
 def test_find_gpu_unknown(tables: Tables, name: str) -> None:
     assert tables.find_gpu(name) is None
+
+
+@pytest.mark.parametrize(
+    ("driver_name", "cc"),
+    [
+        ("NVIDIA A10G", "8.6"),  # AWS g5: secondary row note, not on NVIDIA's page
+        ("NVIDIA A10", "8.6"),
+        ("NVIDIA L20", "8.9"),
+        ("NVIDIA GeForce GTX 1050 Ti", "6.1"),
+        ("NVIDIA H20", "9.0"),
+        ("NVIDIA RTX 2000 Ada Generation", "8.9"),
+    ],
+)
+def test_product_names_people_type(driver_name: str, cc: str) -> None:
+    arch = load_tables().gpu_of_product(driver_name)
+    assert arch is not None, driver_name
+    assert arch.cc == cc
 
 
 def test_cudnn_765_and_cuda_10_1(tables: Tables) -> None:
@@ -375,6 +397,20 @@ def test_known_bad_cudnn(tables: Tables) -> None:
     assert tables.known_bad_cudnn("9.10.0") is None
 
 
+def test_known_until_is_one_date_in_the_tables(tables: Tables) -> None:
+    """cuda.toml's known_until, read by the loader and by the one-file accessor alike."""
+    assert isinstance(tables.known_until, datetime.date)
+    assert tables.known_until == known_until()  # `refresh_compat.py --stamp` moves the date
+    assert tables.known_until >= datetime.date(2026, 11, 4)  # cuda-toolkit 13.5.0 is inside
+
+
+def test_default_location_is_the_checkout_and_loads() -> None:
+    tables = load_tables(TABLES_DIR)  # the checkout's own copy, read afresh
+    assert Path(str(tables_dir())).resolve() == TABLES_DIR
+    assert load_tables() is load_tables()  # cached
+    assert load_tables().cuda_releases == tables.cuda_releases
+
+
 COMPAT_MODULES = ("gpudoctor.compat", "gpudoctor.compat.rows", "gpudoctor.compat.load",
                   "gpudoctor.compat.advice", "gpudoctor.compat.recommend",
                   "gpudoctor.compat.query", "gpudoctor.compat.query.answer",
@@ -394,45 +430,3 @@ def test_each_compat_module_imports_alone() -> None:
         done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
                               text=True, timeout=120, check=False)
         assert done.returncode == 0, (module, done.stderr[-2000:])
-
-
-def test_compat_cudnn_shows_the_whole_range_and_each_builds(tables: Tables) -> None:
-    """`compat cudnn X` gives min_cc AND max_cc: the release's range over all its CUDA builds,
-    then each build whose range differs (Blackwell only in the 12.8+ builds of 9.7-9.10)."""
-    from gpudoctor.compat.query import query_cudnn
-    from gpudoctor.renderers.compat import answer_text
-
-    answer = query_cudnn(tables, "9.8.0")
-    (gpus,) = [s for s in answer.sections if s.key == "gpus"]
-    rows = [dict(r.values) for r in gpus.rows]
-    expected = tables.cudnn_support_rows("9.8.0")
-    assert [(r["min_cc"], r["max_cc"], r["cuda"]) for r in rows if "max_cc" in r] == [
-        (s.min_cc, s.max_cc, s.cuda) for s in expected]
-    assert expected[0].cuda is None and any(s.cuda and not s.supports("12.0") for s in expected)
-    text = answer_text(answer, verbose=False)
-    whole = expected[0]
-    assert (f"supports compute capability {whole.min_cc}-{whole.max_cc} "
-            f"(sm_{whole.min_cc.replace('.', '')} to sm_{whole.max_cc.replace('.', '')}) over "
-            "all its CUDA builds") in text
-    for s in expected[1:]:
-        assert f"CUDA {s.cuda} builds: compute capability {s.min_cc}-{s.max_cc}" in text
-    # cuDNN 7.6.5 stops at Turing: the upper bound is printed, not only the lower one
-    old = answer_text(query_cudnn(tables, "7.6.5"), verbose=False)
-    assert "3.0-7.5 (sm_30 to sm_75)" in old
-
-
-@pytest.mark.parametrize(
-    ("driver_name", "cc"),
-    [
-        ("NVIDIA A10G", "8.6"),  # AWS g5: secondary row note, not on NVIDIA's page
-        ("NVIDIA A10", "8.6"),
-        ("NVIDIA L20", "8.9"),
-        ("NVIDIA GeForce GTX 1050 Ti", "6.1"),
-        ("NVIDIA H20", "9.0"),
-        ("NVIDIA RTX 2000 Ada Generation", "8.9"),
-    ],
-)
-def test_product_names_people_type(driver_name: str, cc: str) -> None:
-    arch = load_tables().gpu_of_product(driver_name)
-    assert arch is not None, driver_name
-    assert arch.cc == cc
