@@ -1,4 +1,5 @@
-"""NVIDIA's CUDA GPUs catalogue in gpu.toml, and GPU names as drivers print them matched to it.
+"""gpudoctor.compat.gpu_names: NVIDIA's CUDA GPUs catalogue in gpu.toml, and GPU names as
+drivers print them matched to it.
 
 The names below are real: each was printed by NVML, nvidia-smi or torch in a public report
 (the link), and the compute capability is the one NVIDIA or the report itself (torch's "with
@@ -9,15 +10,12 @@ gpu_names.py), never by a row per variant; a name no rule places stays unknown.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from gpudoctor.compat import Tables, load_tables
-from gpudoctor.compat.machine import gpu_cc
-from gpudoctor.compat.query import NotInTables, query_gpu
-from gpudoctor.model import GpuFacts, Reason, Unavailable
+from gpudoctor.compat import Tables
+from gpudoctor.model import Unavailable
 from gpudoctor.reports import read_reports
 
 if sys.version_info >= (3, 11):
@@ -27,24 +25,7 @@ else:  # Python 3.10
 
 CURRENT = "https://developer.nvidia.com/cuda-gpus"
 LEGACY = "https://developer.nvidia.com/cuda-legacy-gpus"
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def tables() -> Tables:
-    return load_tables()
-
-
-def reported_gpu(name: str) -> GpuFacts:
-    """A GPU as a pasted report (collect_env, nvidia-smi's table) gives it: a name only."""
-    def lacks(what: str) -> Unavailable:
-        return Unavailable(Reason.NOT_REPORTED, f"{what} is not in the report")
-
-    return GpuFacts(index=0, name=name, uuid=lacks("the UUID"),
-                    compute_capability=lacks("the compute capability"),
-                    memory_total=lacks("the memory"), memory_free=lacks("free memory"),
-                    pci_bus_id=lacks("the bus id"), persistence_mode=lacks("persistence"),
-                    mig_mode=lacks("MIG mode"))
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def page_names(tables: Tables, page: str) -> list[str]:
@@ -243,33 +224,3 @@ def test_rules(tables: Tables, name: str, cc: str, rule: str, matched: str) -> N
 )
 def test_names_no_rule_places(tables: Tables, name: str) -> None:
     assert tables.match_gpu(name) is None, tables.match_gpu(name)
-
-
-def test_a_live_machine_falls_back_to_nvmls_compute_capability(tables: Tables) -> None:
-    """A name no rule places, on a live machine: NVML's own compute capability is used."""
-    unknown = replace(reported_gpu("NVIDIA GeForce MX450"), compute_capability="7.5")
-    assert gpu_cc(unknown, tables) == ("7.5", "NVML")
-
-
-def test_a_pasted_report_says_which_fact_is_missing(tables: Tables) -> None:
-    found = gpu_cc(reported_gpu("NVIDIA GeForce MX450"), tables)
-    assert isinstance(found, Unavailable)
-    assert found.message.startswith("the compute capability of NVIDIA GeForce MX450 is not in "
-                                    "the report")
-    placed = gpu_cc(reported_gpu("NVIDIA GeForce GTX 1660 SUPER"), tables)
-    assert not isinstance(placed, Unavailable)
-    assert placed[0] == "7.5" and "derived" in placed[1], placed
-    exact = gpu_cc(reported_gpu("NVIDIA GeForce RTX 3050 Laptop GPU"), tables)
-    assert not isinstance(exact, Unavailable) and exact[0] == "8.6", exact
-
-
-def test_compat_gpu_names_the_product_its_rule_and_page(tables: Tables) -> None:
-    answer = query_gpu(tables, "NVIDIA GeForce GTX 1660 SUPER")
-    rows = [row for section in answer.sections for row in section.rows]
-    product = next(r for r in rows if dict(r.values).get("product"))
-    values = dict(product.values)
-    assert values["product"] == "GeForce GTX 1650 Ti"
-    assert values["rule"] == "series" and product.source == CURRENT
-    assert "GeForce GTX 1660 SUPER" in product.text and "series" in product.text
-    with pytest.raises(NotInTables, match="nvidia-smi --query-gpu=name,compute_cap"):
-        query_gpu(tables, "NVIDIA GeForce MX450")
