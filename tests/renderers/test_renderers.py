@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -11,25 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 
 from gpudoctor.checks import run_checks
-from gpudoctor.compat import known_until, load_tables
-from gpudoctor.model import Report, Status
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Status
 from gpudoctor.renderers import to_renderer
 from gpudoctor.renderers.interface import OutputFormat
 from gpudoctor.snapshot import loads
-
-FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "envs").glob("*.json"))
-
-
-def report(name: str) -> Report:
-    env = loads((FIXTURES[0].parent / f"{name}.json").read_text())
-    return run_checks(env, load_tables())
-
-
-def console() -> Console:
-    return Console(file=io.StringIO(), width=100, legacy_windows=False, no_color=True)
+from tests.renderers.render_kit import FIXTURES, console, report
 
 
 @pytest.mark.parametrize("fmt", list(OutputFormat))
@@ -58,35 +46,6 @@ def test_text_verbose_shows_evidence_and_skip_reasons() -> None:
     assert "· NVML:" in loud and "· NVML:" not in quiet
     skip = next(x for x in r.results if x.finding.status is Status.SKIP)
     assert skip.finding.message in quiet
-
-
-def test_json_schema() -> None:
-    r = report("lost-gpu")
-    data = json.loads(to_renderer(OutputFormat.JSON, console()).render(r))
-    assert data["schema_version"] == 2
-    assert list(data)[:4] == ["schema_version", "gpudoctor_version", "summary",
-                              "compat_tables_known_until"]
-    assert data["compat_tables_known_until"] == known_until().isoformat()
-    assert data["summary"]["fail"] == r.count(Status.FAIL) >= 1
-    gd102 = next(f for f in data["findings"] if f["id"] == "GD102")
-    assert gd102["status"] == "fail" and gd102["fix"]
-    assert gd102["docs_url"] == "docs/checks.md#gd102"
-    assert data["environment"]["nvml"]["gpus"][1]["unavailable"] == "error"
-
-
-def test_junit_counts() -> None:
-    r = report("no-driver-cuda-torch")
-    root = ET.fromstring(to_renderer(OutputFormat.JUNIT, console()).render(r))
-    assert root.tag == "testsuite"
-    assert int(root.get("tests", "0")) == len(r.results)
-    failures = int(root.get("failures", "-1"))
-    assert len(root.findall("testcase/failure")) == r.count(Status.FAIL) == failures
-    assert len(root.findall("testcase/skipped")) == r.count(Status.SKIP)
-
-
-def test_markdown_table() -> None:
-    text = to_renderer(OutputFormat.MARKDOWN, console()).render(report("pascal-gpu-cu130-torch"))
-    assert "### PyTorch" in text and "| ❌ | `GD404`" in text
 
 
 # ------------------------------------------------------------------- one render dispatch
