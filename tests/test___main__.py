@@ -1,6 +1,7 @@
-"""The entry point (`gpudoctor.__main__`): its reading of argv agrees with the commands', it
-starts the torch child under the interpreter the command will resolve, and the signal handlers
-go in once (issue 22 item 1)."""
+"""The entry point (`gpudoctor.__main__`): its reading of argv agrees with the commands'; it
+starts the torch child early only when a selected check reads torch, under the interpreter the
+command will resolve, and the probe then takes that child; the signal handlers go in once
+(issue 22 item 1)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import runner
 import typer
 from runner import environment
 
 import gpudoctor.__main__ as entry
+from gpudoctor.__main__ import _needs_torch, _selection
 from gpudoctor.cli import build_app
 from gpudoctor.interpreters import locate
 from gpudoctor.probes import prestart
@@ -110,3 +113,68 @@ def test_signal_handlers_are_installed_once() -> None:
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("GD101")
     assert p.stderr.splitlines().count("signal handlers installed") == 1, p.stderr
+
+
+@pytest.mark.parametrize(("args", "only", "skip"), [
+    ([], [], []),
+    (["host"], ["host"], []),
+    (["-v", "host", "--format", "json", "GD101"], ["host", "GD101"], []),
+    (["--python", "/x/python", "--only", "a,b", "--skip=c", "-o", "r.json"], ["a", "b"],
+     ["c"]),
+    (["--only=pytorch", "--timeout", "5"], ["pytorch"], []),
+])
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+def test_selection_reads_check_arguments(args: list[str], only: list[str],
+                                         skip: list[str]) -> None:
+    assert _selection(args) == (only, skip)
+
+
+@pytest.mark.parametrize(("args", "needs"), [
+    ([], True),
+    (["host"], False),
+    (["cudnn", "cuda"], True),  # GD203, GD307 and GD309 compare with torch
+    (["GD201", "GD301", "host"], False),
+    (["--skip", "pytorch"], True),  # GD101 and others read torch's build
+    (["pytorch"], True),
+    (["host", "--smoke"], True),
+    (["GD502", "--format", "json"], False),
+])
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+def test_torch_is_prestarted_only_when_needed(args: list[str], needs: bool) -> None:
+    assert _needs_torch(args) is needs
+
+
+def _counting_python(tmp_path: Path) -> tuple[Path, Path]:
+    """An interpreter that is this one, and appends a line to a log each time it is started
+    with the torch probe's program."""
+    import sys
+
+    log = tmp_path / "torch-children.log"
+    script = tmp_path / "python"
+    script.write_text(  # the program comes on stdin (`python -`, gpudoctor.childargv)
+        '#!/bin/sh\nprog=""\nfor a in "$@"; do\n  if [ "$a" = "-" ]; then prog=$(cat); break; fi\n'
+        'done\ncase "$prog $*" in\n'
+        f'  *"Child-process half of the PyTorch probe"*) echo started >> "{log}" ;;\n'
+        f'esac\nif [ -n "$prog" ]; then printf \'%s\\n\' "$prog" | exec "{sys.executable}" "$@"; '
+        f'fi\nexec "{sys.executable}" "$@"\n')
+    script.chmod(0o755)
+    return script, log
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+@pytest.mark.parametrize(("args", "children"), [
+    (["check"], 1),  # prestarted by the entry point, then taken by the probe: one child
+    (["check", "GD101"], 1),
+    (["check", "host"], 0),  # host checks read no torch fact: none started
+    (["snapshot"], 1),
+])
+def test_the_prestarted_child_is_the_one_the_probe_uses(tmp_path: Path, args: list[str],
+                                                        children: int) -> None:
+
+    python, log = _counting_python(tmp_path)
+    proc = runner.gpudoctor(*args, "--python", str(python), "-o", str(tmp_path / "out"),
+                            timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    started = log.read_text().splitlines() if log.exists() else []
+    assert len(started) == children, (started, proc.stderr)

@@ -1,4 +1,6 @@
-"""collect(): the probe boundary never raises, and what it gathers round-trips exactly."""
+"""`gpudoctor.probes.gather`: collect() never raises at the probe boundary, what it gathers
+round-trips exactly, and with `fields` only the probes the selected checks read run (the
+rest are "not gathered")."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from gpudoctor.model import (
     TorchFacts,
     Unavailable,
 )
-from gpudoctor.probes.gather import collect
+from gpudoctor.probes.gather import PROBES, collect
 from gpudoctor.probes.interface import Deps
 from gpudoctor.snapshot import dumps, loads
 
@@ -103,7 +105,7 @@ def test_hermetic_collect_without_torch(tmp_path: Path) -> None:
 CHILD = """
 import sys
 from pathlib import Path
-from gpudoctor.probes.gather import collect
+from gpudoctor.probes.gather import PROBES, collect
 from gpudoctor.probes.interface import Deps
 from gpudoctor.snapshot import dumps
 root, ld = sys.argv[1], sys.argv[2]
@@ -165,3 +167,47 @@ def test_full_environment_round_trips(
     assert "/nonexistent/lib64" in env.host.ld_library_path_missing
     assert env.host.getenv("CUDA_VISIBLE_DEVICES") == "0,1,2"
     assert isinstance(env.torch, TorchFacts)
+
+
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replace every probe by one that notes it ran and returns a marker."""
+    ran: list[str] = []
+
+    def fake(name: str) -> Callable[[Deps], Any]:
+        def probe(deps: Deps) -> Any:
+            ran.append(name)
+            return Unavailable(Reason.ERROR, f"ran {name}")
+        return probe
+
+    monkeypatch.setattr(gpudoctor.probes.gather, "PROBES",
+                        tuple((name, fake(name)) for name, _ in PROBES))
+    return ran
+
+
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+def test_only_the_probes_of_the_fields_run(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    ran = _recording(monkeypatch)
+    env = collect(Deps(root=tmp_path), fields={"host", "nvml"})
+    assert sorted(ran) == ["host", "nvml"]
+    assert isinstance(env, Environment)
+    for name, _ in PROBES:
+        fact = getattr(env, name)
+        assert isinstance(fact, Unavailable)
+        assert fact.message == (f"ran {name}" if name in ("host", "nvml")
+                                else "not gathered: no selected check reads it")
+
+
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+def test_no_fields_runs_every_probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ran = _recording(monkeypatch)
+    collect(Deps(root=tmp_path))
+    assert sorted(ran) == sorted(name for name, _ in PROBES)
+
+
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+def test_fields_that_no_probe_fills_are_ignored(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    ran = _recording(monkeypatch)
+    collect(Deps(root=tmp_path), fields={"smoke", "host"})
+    assert ran == ["host"]
