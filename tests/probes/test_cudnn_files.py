@@ -1,6 +1,7 @@
-"""The cuDNN probe's file facts (issue 18, item 6): each library's ELF headers and whether it
-loads, on real compiled libraries. A library that aborts or hangs the loader is named and the
-ones after it are still tried; a FIFO named like a library is never opened for reading."""
+"""`gpudoctor.probes.cudnn_files`, the cuDNN probe's file facts (issue 18, item 6): each
+library's ELF headers and whether it loads, on real compiled libraries. A library that aborts
+or hangs the loader is named and the ones after it are still tried; a FIFO named like a library
+is never opened for reading."""
 
 from __future__ import annotations
 
