@@ -10,7 +10,6 @@ import io
 import json
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 
 from gpudoctor.checks import run_checks
@@ -18,14 +17,10 @@ from gpudoctor.compat import load_tables
 from gpudoctor.model import Report, Status
 from gpudoctor.renderers import to_renderer
 from gpudoctor.renderers.console import QUOTE, evidence_lines
-from gpudoctor.renderers.encoding import fit
 from gpudoctor.renderers.interface import OutputFormat, clean
 from gpudoctor.snapshot import loads
 
 ENVS = Path(__file__).resolve().parents[1] / "fixtures" / "envs"
-SEPARATORS = {"\n": "\\n", "\r": "\\r", "\v": "\\x0b", "\f": "\\x0c", "\x1c": "\\x1c",
-              "\x1d": "\\x1d", "\x1e": "\\x1e", "\x85": "\\x85", "\u2028": "\\u2028",
-              "\u2029": "\\u2029"}
 TRACEBACK = ("Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
              "ImportError: libcudnn.so.9: cannot open shared object file")
 
@@ -40,15 +35,6 @@ def crash_report(stderr: str) -> Report:
     data = json.loads((ENVS / "torch-import-crash.json").read_text())
     data["environment"]["torch"]["runtime"]["detail"] = stderr
     return run_checks(loads(json.dumps(data)), load_tables())
-
-
-@pytest.mark.parametrize(("sep", "escaped"), SEPARATORS.items(), ids=[
-    "lf", "cr", "vt", "ff", "fs", "gs", "rs", "nel", "ls", "ps"])
-def test_clean_escapes_every_line_break(sep: str, escaped: str) -> None:
-    assert clean(f"a{sep}b") == f"a{escaped}b"
-    kept = clean(f"a{sep}b", newlines=True)
-    assert kept == ("a\nb" if sep == "\n" else f"a{escaped}b")
-    assert len(kept.splitlines()) == (2 if sep == "\n" else 1)
 
 
 def test_a_multi_line_message_and_fix_stay_on_their_lines() -> None:
@@ -81,7 +67,3 @@ def test_evidence_lines() -> None:
     assert evidence_lines("k", "a\n\n[✓] b\x1b", "  ") == [
         "  · k: a", f"    {QUOTE}", f"    {QUOTE} [✓] b\\x1b"]
     assert evidence_lines("k", "\u2028x", "") == ["· k: \\u2028x"]
-
-
-def test_the_quote_bar_has_an_ascii_form() -> None:
-    assert fit(f"  {QUOTE} line ✓", "text", "ascii") == "  | line +"
