@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from runner import gpudoctor
 
-from gpudoctor.renderers.npd import MAX_BYTES, fit_bytes
+from gpudoctor.renderers.npd import MAX_BYTES
 from tests.ci.cikit import FIXTURES, GPU_LESS, H100
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
@@ -48,10 +48,3 @@ def test_usage_error_is_unknown_and_the_report_goes_to_the_file(tmp_path: Path) 
                   "-o", str(report))
     assert p.returncode == 0 and p.stdout.startswith("OK: ")
     assert json.loads(report.read_text())["findings"]
-
-
-def test_fit_bytes_cuts_at_a_character() -> None:
-    text = "≤" * 100
-    cut = fit_bytes(text)
-    assert len(cut.encode()) <= MAX_BYTES and cut.endswith("…")
-    assert fit_bytes("short") == "short"
