@@ -27,7 +27,7 @@ from gpudoctor import schemas
 from gpudoctor.policy import Verdict, verdict, verdict_of
 from gpudoctor.versions import decode_cuda_version, format_cudnn_version
 
-# the facts of the fleet view, in column order
+# the fleet's key facts (`Node.key_facts`, `Fleet.summaries`), in column order
 FACTS = ("driver", "driver CUDA", "GPUs", "torch", "torch CUDA", "torch cuDNN", "toolkit",
          "OS", "kernel", "Python", "container")
 NONE = "-"
@@ -39,11 +39,11 @@ class NodeError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """One node's report: its name, file, key facts (in FACTS order) and verdicts."""
+    """One node's report: its name, file, key facts and verdicts."""
 
     name: str
     path: str
-    facts: tuple[str, ...]
+    key_facts: tuple[str, ...]  # its value of each of FACTS, in that order
     failed: tuple[str, ...]  # ids of the failing checks
     warned: tuple[str, ...]  # ids of the warning ones (a note is none: `gpudoctor.policy`)
     judged: bool  # the report held findings (False: none were made, e.g. checks not run)
@@ -58,8 +58,8 @@ class Unreadable:
 
 
 @dataclass(frozen=True, slots=True)
-class FactSummary:
-    """One fact over the fleet: the majority value and the nodes holding every other value."""
+class KeyFactSummary:
+    """One key fact over the fleet: the majority value and the nodes holding every other value."""
 
     fact: str
     majority: str
@@ -73,7 +73,7 @@ class Fleet:
 
     nodes: tuple[Node, ...]
     unreadable: tuple[Unreadable, ...]
-    facts: tuple[FactSummary, ...]
+    summaries: tuple[KeyFactSummary, ...]  # one per key fact, in FACTS order (none: no node)
 
     @property
     def failing(self) -> tuple[Node, ...]:
@@ -83,7 +83,7 @@ class Fleet:
     @property
     def deviating(self) -> tuple[str, ...]:
         """Names of the nodes that differ from the majority in any fact."""
-        names = {n for f in self.facts for _, ns in f.deviants for n in ns}
+        names = {n for s in self.summaries for _, ns in s.deviants for n in ns}
         return tuple(n.name for n in self.nodes if n.name in names)
 
     @property
@@ -131,7 +131,7 @@ def _gpus(nvml: Any) -> str:
 
 
 def key_facts(env: dict[str, Any]) -> tuple[str, ...]:
-    """The fleet's facts (FACTS order) from a raw `environment` object."""
+    """The fleet's key facts (FACTS order) from a raw `environment` object."""
     nvml, libcuda, host = env.get("nvml"), env.get("libcuda"), env.get("host")
     driver = _get(nvml, "driver_version") or _get(libcuda, "driver_version") or nvml
     drv_cuda = _get(nvml, "cuda_driver_version")
@@ -261,19 +261,19 @@ def _unique(nodes: Sequence[Node]) -> tuple[Node, ...]:
 
 
 def aggregate(nodes: Iterable[Node], unreadable: Iterable[Unreadable] = ()) -> Fleet:
-    """The fleet view: nodes sorted by name, each fact's majority and deviants."""
+    """The fleet view: nodes sorted by name, each key fact's majority and deviants."""
     ordered = _unique(sorted(nodes, key=lambda n: (n.name, n.path)))
     summaries = []
     for i, fact in enumerate(FACTS):
         holders: dict[str, list[str]] = {}
         for n in ordered:
-            holders.setdefault(n.facts[i], []).append(n.name)
+            holders.setdefault(n.key_facts[i], []).append(n.name)
         ranked = sorted(holders.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         if not ranked:
             continue
         (value, names), rest = ranked[0], ranked[1:]
-        summaries.append(FactSummary(fact, value, len(names),
-                                     tuple((v, tuple(ns)) for v, ns in rest)))
+        summaries.append(KeyFactSummary(fact, value, len(names),
+                                        tuple((v, tuple(ns)) for v, ns in rest)))
     return Fleet(ordered, tuple(sorted(unreadable, key=lambda u: u.path)), tuple(summaries))
 
 

@@ -39,9 +39,9 @@ def render_text(f: Fleet, console: Console, verbose: bool = False) -> str:
     if verbose and f.nodes:
         head = print_lines(console, [(line, False) for line in _table(f)]) + "\n"
     total = len(f.nodes)
-    width = max(len(s.fact) for s in f.facts) + 2 if f.facts else 0
+    width = max(len(s.fact) for s in f.summaries) + 2 if f.summaries else 0
     out: list[Line] = []
-    for s in f.facts:
+    for s in f.summaries:
         out.append((Text.assemble((s.fact.ljust(width), "bold"), clean(s.majority),
                                   (f"  ({s.count} of {total})", "dim")), True))
         for value, names in s.deviants:
@@ -67,7 +67,7 @@ def _table(f: Fleet) -> list[Text]:
     """The nodes × facts table, one line a node, each starting with its status glyph (✗
     failing, ≠ deviating, ✓); every column as wide as its widest cell (at most CELL), so no
     column is ever dropped or wrapped, whatever the console's width."""
-    majority = {s.fact: s.majority for s in f.facts}
+    majority = {s.fact: s.majority for s in f.summaries}
     deviating = set(f.deviating)
     rows = [[Text(""), *(Text(h, style="bold") for h in ("node", *FACTS, "failing"))]]
     for n in f.nodes:
@@ -75,7 +75,7 @@ def _table(f: Fleet) -> list[Text]:
                       if n.name in deviating else SYMBOLS[Status.PASS])
         rows.append([Text(sym, style=style), Text(clean(n.name)),
                      *(Text(clean(v), style="" if v == majority.get(k) else "yellow")
-                       for k, v in zip(FACTS, n.facts, strict=True)),
+                       for k, v in zip(FACTS, n.key_facts, strict=True)),
                      Text(clean(" ".join(n.failed)), style="red")])
     for row in rows:
         for item in row:
@@ -102,12 +102,12 @@ def to_dict(f: Fleet) -> dict[str, Any]:
                     "deviating": len(f.deviating), "unreadable": len(f.unreadable)},
         "facts": [{"fact": s.fact, "majority": s.majority, "count": s.count,
                    "deviants": [{"value": v, "nodes": list(ns)} for v, ns in s.deviants]}
-                  for s in f.facts],
+                  for s in f.summaries],
         "failing": [{"node": n.name, "path": n.path, "checks": list(n.failed)}
                     for n in f.failing],
         "unreadable": [{"path": u.path, "reason": u.reason} for u in f.unreadable],
         "nodes": [{"node": n.name, "path": n.path,
-                   "facts": dict(zip(FACTS, n.facts, strict=True)),
+                   "facts": dict(zip(FACTS, n.key_facts, strict=True)),
                    "failed": list(n.failed), "warned": list(n.warned)} for n in f.nodes],
     }
 
@@ -123,7 +123,7 @@ def render_markdown(f: Fleet) -> str:
     total = len(f.nodes)
     lines = [f"## gpudoctor {__version__} fleet: {cell(summary(f))}", "",
              "| fact | majority | nodes | deviating |", "|---|---|---|---|"]
-    for s in f.facts:
+    for s in f.summaries:
         dev = "<br>".join(f"{cell(v)}: {cell(', '.join(ns))}" for v, ns in s.deviants)
         lines.append(f"| {cell(s.fact)} | {cell(s.majority)} | {s.count}/{total} | {dev} |")
     if f.failing:
@@ -136,7 +136,7 @@ def render_markdown(f: Fleet) -> str:
         lines += ["", "<details><summary>every node</summary>", "",
                   "| node | " + " | ".join(FACTS) + " | failing |",
                   "|---" * (len(FACTS) + 2) + "|"]
-        lines += [f"| {cell(n.name)} | " + " | ".join(cell(v) for v in n.facts)
+        lines += [f"| {cell(n.name)} | " + " | ".join(cell(v) for v in n.key_facts)
                   + f" | {cell(' '.join(n.failed))} |" for n in f.nodes]
         lines += ["", "</details>"]
     lines.append("")

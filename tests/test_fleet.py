@@ -1,4 +1,5 @@
-"""`gpudoctor fleet`: node reports written by the real `check --format json`, aggregated."""
+"""`gpudoctor.fleet`: node reports written by the real `check --format json`, read and
+aggregated; then the command over the same reports."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from gpudoctor.snapshot import dumps, loads
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 ENVS = ROOT / "tests" / "fixtures" / "envs"
 
 
@@ -49,7 +50,7 @@ def test_majority_deviants_and_failures(reports: Path) -> None:
     nodes = [read_node(str(p), p.read_text()) for p in sorted(reports.iterdir())]
     view = aggregate(nodes)
     assert [n.name for n in view.nodes] == [*(f"gpu{i}" for i in range(7)), "lost"]
-    driver = next(s for s in view.facts if s.fact == "driver")
+    driver = next(s for s in view.summaries if s.fact == "driver")
     healthy = json.loads((ENVS / "h100-healthy.json").read_text())["environment"]
     assert driver.majority == healthy["nvml"]["driver_version"]
     assert driver.count == 6  # gpu0-4 and lost
@@ -63,62 +64,11 @@ def test_majority_deviants_and_failures(reports: Path) -> None:
     assert not view.ok
 
 
-@pytest.mark.slow
-def test_cli_json_names_unreadable_and_missing_reports(reports: Path) -> None:
-    (reports / "broken.json").write_text('{"schema_version": 1, "environ')
-    (reports / "notes.txt").write_text("not a report, not *.json: ignored")
-    r = invoke("fleet", str(reports), str(reports / "gone.json"), "-f", "json")
-    assert r.exit_code == 1, r.output
-    data = json.loads(r.stdout)
-    assert {k: data["summary"][k] for k in ("nodes", "failing", "unreadable")} == {
-        "nodes": 8, "failing": 2, "unreadable": 2}
-    reasons = {Path(u["path"]).name: u["reason"] for u in data["unreadable"]}
-    assert reasons["gone.json"] == "no such file"
-    assert reasons["broken.json"].startswith("not JSON")
-    assert set(data["nodes"][0]["facts"]) == set(FACTS)
-    assert "2 unreadable" in r.stderr
-
-
-@pytest.mark.slow
-def test_healthy_fleet_exits_0_and_text_names_deviants(tmp_path: Path) -> None:
-    for i in range(3):
-        (tmp_path / f"n{i}.json").write_text(report("h100-healthy", f"gpu{i}"))
-    (tmp_path / "odd.json").write_text(report("h100-healthy", "odd", driver="570.124.06"))
-    r = invoke("fleet", str(tmp_path), env={"COLUMNS": "200"})
-    assert r.exit_code == 0, r.output  # deviating is not failing
-    assert "≠ 570.124.06: odd" in r.stdout
-    assert "(3 of 4)" in r.stdout
-    r = invoke("fleet", str(tmp_path), "-v", "-f", "text", env={"COLUMNS": "200"})
-    assert r.stdout.splitlines()[0].split()[:2] == ["node", "driver"]
-    r = invoke("fleet", *map(str, sorted(tmp_path.iterdir())), "-f", "markdown")
-    assert "| driver |" in r.stdout and "<details>" in r.stdout and "odd" in r.stdout
-
-
 def test_snapshot_without_findings_is_judged(tmp_path: Path) -> None:
     env = loads((ENVS / "lost-gpu.json").read_text())
     (tmp_path / "snap.json").write_text(dumps(env))
     node = read_node("snap.json", (tmp_path / "snap.json").read_text())
     assert node.failed == ("GD102",) and node.judged
-
-
-def test_no_report_at_all_is_a_usage_error(tmp_path: Path) -> None:
-    r = invoke("fleet", str(tmp_path))
-    assert r.exit_code == 2
-    assert "no report found" in r.stderr
-
-
-@pytest.mark.slow
-def test_reports_written_by_check_on_this_machine(tmp_path: Path) -> None:
-    """The recipe itself: `check --format json -o reports/$(hostname).json`, then fleet."""
-    out = tmp_path / "reports"
-    out.mkdir()
-    p = runner.gpudoctor("check", "--no-torch", "--format", "json", "-o", str(out / "this.json"),
-                         timeout=120)
-    assert p.returncode in (0, 1), p.stderr
-    host = json.loads((out / "this.json").read_text())["environment"]["host"]["hostname"]
-    p = runner.gpudoctor("fleet", str(out), "-f", "json", timeout=120)
-    assert p.returncode in (0, 1), p.stderr
-    assert json.loads(p.stdout)["nodes"][0]["node"] == host
 
 
 ODD_VALUES = (None, 5, True, "x", [], {}, [[["a"], "b"]], {"unavailable": "error"}, [{"x": 1}])
@@ -169,5 +119,60 @@ def test_a_version_1_report_shows_its_toolkit_like_version_2() -> None:
     v2 = json.loads(dumps(loads(text)))
     assert v2["schema_version"] == 2 and "cuda" not in v2["environment"]
     old, new = read_node("v1.json", text), read_node("v2.json", json.dumps(v2))
-    assert old.facts == new.facts
-    assert old.facts[FACTS.index("toolkit")] == "13.0"
+    assert old.key_facts == new.key_facts
+    assert old.key_facts[FACTS.index("toolkit")] == "13.0"
+
+
+# --------------------------------------------------------------------------- the command
+# (`gpudoctor.cli.fleet` end to end: over the same reports)
+
+
+@pytest.mark.slow
+def test_cli_json_names_unreadable_and_missing_reports(reports: Path) -> None:
+    (reports / "broken.json").write_text('{"schema_version": 1, "environ')
+    (reports / "notes.txt").write_text("not a report, not *.json: ignored")
+    r = invoke("fleet", str(reports), str(reports / "gone.json"), "-f", "json")
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.stdout)
+    assert {k: data["summary"][k] for k in ("nodes", "failing", "unreadable")} == {
+        "nodes": 8, "failing": 2, "unreadable": 2}
+    reasons = {Path(u["path"]).name: u["reason"] for u in data["unreadable"]}
+    assert reasons["gone.json"] == "no such file"
+    assert reasons["broken.json"].startswith("not JSON")
+    assert set(data["nodes"][0]["facts"]) == set(FACTS)
+    assert "2 unreadable" in r.stderr
+
+
+@pytest.mark.slow
+def test_healthy_fleet_exits_0_and_text_names_deviants(tmp_path: Path) -> None:
+    for i in range(3):
+        (tmp_path / f"n{i}.json").write_text(report("h100-healthy", f"gpu{i}"))
+    (tmp_path / "odd.json").write_text(report("h100-healthy", "odd", driver="570.124.06"))
+    r = invoke("fleet", str(tmp_path), env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output  # deviating is not failing
+    assert "≠ 570.124.06: odd" in r.stdout
+    assert "(3 of 4)" in r.stdout
+    r = invoke("fleet", str(tmp_path), "-v", "-f", "text", env={"COLUMNS": "200"})
+    assert r.stdout.splitlines()[0].split()[:2] == ["node", "driver"]
+    r = invoke("fleet", *map(str, sorted(tmp_path.iterdir())), "-f", "markdown")
+    assert "| driver |" in r.stdout and "<details>" in r.stdout and "odd" in r.stdout
+
+
+def test_no_report_at_all_is_a_usage_error(tmp_path: Path) -> None:
+    r = invoke("fleet", str(tmp_path))
+    assert r.exit_code == 2
+    assert "no report found" in r.stderr
+
+
+@pytest.mark.slow
+def test_reports_written_by_check_on_this_machine(tmp_path: Path) -> None:
+    """The recipe itself: `check --format json -o reports/$(hostname).json`, then fleet."""
+    out = tmp_path / "reports"
+    out.mkdir()
+    p = runner.gpudoctor("check", "--no-torch", "--format", "json", "-o", str(out / "this.json"),
+                         timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    host = json.loads((out / "this.json").read_text())["environment"]["host"]["hostname"]
+    p = runner.gpudoctor("fleet", str(out), "-f", "json", timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    assert json.loads(p.stdout)["nodes"][0]["node"] == host
