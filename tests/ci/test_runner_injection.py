@@ -24,20 +24,12 @@ import pytest
 import runner
 from markdown_it import MarkdownIt
 
-from gpudoctor.renderers.runners import disarm
-from tests.hostile.forgery import ENVS, RUNNER, hostile, write_hostile
+from tests.hostile.forgery import ENVS, RUNNER, hostile, runner_commands, write_hostile
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
 ROOT = Path(__file__).resolve().parents[2]
 OWN = re.compile(r"::(error|warning|notice) title=GD\d{3} [a-z0-9-]+::")
-
-
-def runner_commands(text: str) -> list[str]:
-    """The lines GitHub's runner (`::` after leading white space; `##[` anywhere), Azure
-    (`##vso[`) and TeamCity (`##teamcity[`) would act on."""
-    return [line for line in re.split(r"\r\n|\r|\n", text)
-            if line.strip().startswith("::") or re.search(r"##(vso|teamcity)?\[", line, re.I)]
 
 
 def run(args: list[str], tmp: Path, stdin: str | None = None, **extra: str
@@ -136,25 +128,6 @@ def test_recommend_compat_smoke_install_snapshot(snaps: dict[str, Path], tmp_pat
              ["check", "--require", "gpus>=\n::error::x"]]
     for args in cases:
         assert_inert(run(args, tmp_path), " ".join(args[:2]))
-
-
-@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "junit", "prometheus"])
-def test_disarm_keeps_each_format(fmt: str) -> None:
-    """The choke point's rewriting changes what a runner sees, never what the format says."""
-    payload = "\n".join([*RUNNER, "  ::warning::x", "\u00a0\u200b::notice::y", "###[z]"])
-    text = json.dumps({"s": payload}) if fmt == "json" else payload
-    out = disarm(text, fmt)
-    assert runner_commands(out) == []
-    if fmt == "json":
-        assert json.loads(out) == {"s": payload}
-    elif fmt == "junit":
-        assert "".join(ET.fromstring(f"<a>{out.replace(chr(0x1b), '')}</a>").itertext()) == (
-            payload.replace("\x1b", "").replace("\r\n", "\n").replace("\r", "\n"))
-    else:
-        assert out.replace("\u2060", "") == payload
-    own = "::error title=GD101 driver::##[add-mask]x\n"
-    assert disarm(own, "text", own=True).startswith("::error title=GD101 driver::")
-    assert "##[" not in disarm(own, "text", own=True)
 
 
 def test_the_cli_has_one_writer() -> None:

@@ -8,12 +8,14 @@ string leaf of a real snapshot is replaced by one where the snapshot reader acce
 
 `forged(text)` lists the lines of a rendered text that begin with anything of the payload: the
 fake fix, its words at a wrap, or the filler; gpudoctor's own `→ fix:` lines go on with a
-command of gpudoctor's own, never with `curl`.
+command of gpudoctor's own, never with `curl`. `runner_commands(text)` lists the lines a CI
+runner would act on.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,3 +103,10 @@ def forged(text: str) -> list[str]:
     start, after white space, with a piece of the payload."""
     return [line for line in text.splitlines()
             if line.lstrip(" \t\u00a0\u2060").startswith(PAYLOAD_STARTS)]
+
+
+def runner_commands(text: str) -> list[str]:
+    """The lines GitHub's runner (`::` after leading white space; `##[` anywhere), Azure
+    (`##vso[`) and TeamCity (`##teamcity[`) would act on."""
+    return [line for line in re.split(r"\r\n|\r|\n", text)
+            if line.strip().startswith("::") or re.search(r"##(vso|teamcity)?\[", line, re.I)]
