@@ -31,7 +31,7 @@ from gpudoctor.model import (
 from gpudoctor.policy import Verdict, verdict
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.toolkit import probe_toolkits
-from tests.checks.envbuilder import env, gpu, nvml, toolkit
+from tests.checks.envbuilder import env, gpu, nvml, reported_gpu, toolkit
 
 TABLES = load_tables()
 
@@ -220,6 +220,15 @@ def test_skips_without_inputs(tables: Tables) -> None:
     f = run(no_nvml, tables)
     assert f.status is Status.SKIP and "no driver" in f.message
     assert run(env(nvml=nvml("580.65.06", 13000)), tables).status is Status.SKIP
+
+
+def test_gd204_takes_the_cc_from_the_product_name() -> None:
+    """A pasted report names the GPU only (Unavailable(NOT_REPORTED) for the rest)."""
+    e = env(nvml=nvml("580.65.06", 13000, reported_gpu("NVIDIA GeForce GTX 1080")),
+            toolkits=toolkit("13.0"))
+    f = finding(e, "GD204")
+    assert f.status is Status.FAIL, f  # CUDA 13 cannot compile for Pascal
+    assert any("from the product name" in v for _, v in f.evidence)
 
 
 # ------------------------------------------------------------- GD204: GPUs without a verified row
