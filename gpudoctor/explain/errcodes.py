@@ -59,7 +59,9 @@ _MESSAGE = re.compile(
     r"|cuda\s{1,8}failure|cuda\s{1,8}failed\s{1,8}with\s{1,8}error|cuda\s{1,8}call\s{1,8}failed|status"
     r"|failed\s{1,8}to\s{1,8}initiali[sz]e\s{1,8}cuda|cuda\s{1,8}initiali[sz]ation\s{1,8}error"
     r"|cudamalloc\s{1,8}failed|\[cuda\]"
-    r"|cuda\s{1,8}error\s{1,8}at\s{1,8}\S+)"
+    r"|cuda\s{1,8}error\s{1,8}at\s{1,8}\S+"
+    # a driver or runtime call named before the message: "cuLinkAddData(): the provided PTX …"
+    r"|\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s{0,4}\(\s{0,4}\))"
     r"\s{0,8}[:=]?\s{0,8}(?:\(?\d{1,5}\)?)?\s{0,8}[:=]?\s{0,8}['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
 # any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
 # system not yet initialized", "Error text: invalid device function"; the message must then be
@@ -103,7 +105,7 @@ def code_matches(text: str, lowered: str) -> list[Match]:
     for code, span in binding_codes(cat, text, lowered):
         add(code, span)
     if any(t in lowered for t in ("error", "err:", "status", "nccl", "cufft_", "code=",
-                                  "returned", "fail")):
+                                  "returned", "fail", "():")):
         for m in hits(_NAME, text):
             add(cat.codes.get(m[1]), (m.start(), m.end(), line_of(text, m.start())))
         for m in hits(_NUMBER, text):
@@ -175,10 +177,23 @@ def _by_number(cat: Catalog, code: Code | None, rest: str, matched: str) -> Code
     return code if matched.lower().lstrip().startswith("cuda") else None
 
 
+_CUT_LEAST = 20  # a message cut short (a wrapped line, a paste cut off) is read from this long
+
+
 def _by_message(by_message: dict[str, Code], msg: str, least: int) -> Code | None:
+    """The code whose message `msg` starts with (the longest such), or, for a message cut
+    short ("the launch timed out and was"), the one code whose message starts with it: at
+    least `_CUT_LEAST` characters, and every code it could be points to one cause (the
+    runtime's and the driver's wording of one error)."""
     msg = msg.strip().rstrip(".").lower()
     best = None
     for known, code in by_message.items():
         if msg.startswith(known) and (best is None or len(known) > len(best[0])):
             best = (known, code)
-    return best[1] if best and len(best[0]) >= least else None
+    if best and len(best[0]) >= least:
+        return best[1]
+    if len(msg) < max(least, _CUT_LEAST):
+        return None
+    cut = sorted((c for known, c in by_message.items() if known.startswith(msg)),
+                 key=lambda c: (c.stem != "cuda_runtime", c.name))
+    return cut[0] if cut and len({c.cause_class for c in cut}) == 1 else None
