@@ -93,7 +93,7 @@ def tolerance(dtype: str, batch: int) -> float:
     rounding errs by at most u·|s_k| (half an ulp), independently and with mean zero, so the
     sum of B of them has a standard deviation of about u·|s|·√(B/3): the difference grows as
     √B, not as the worst case (B - 1)·u. A CPU emulation of that accumulation on the smoke
-    test's own models and batch (reference in float64; tests/checks/test_smoke_tolerance.py)
+    test's own models and batch (reference in float64; tests/checks/test_smoke.py)
     gives 0.5-1.1 · u·√B over batches of 16 to 2048; k = 3 leaves three times that. float16
     runs scale the loss (the smoke child's LOSS_SCALE) so the sums stay out of float16's
     subnormal range, where the rounding step is no longer relative.
