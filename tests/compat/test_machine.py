@@ -5,9 +5,28 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import tests.checks.envbuilder as B
 from gpudoctor.compat import Tables
-from gpudoctor.compat.machine import gpu_cc
-from gpudoctor.model import GpuFacts, Reason, Unavailable
+from gpudoctor.compat.machine import (
+    SeenGpu,
+    driver_cuda,
+    gpu_cc,
+    min_driver,
+    pypi_build_only,
+    resolved_gpus,
+    seen_gpus,
+    torch_arch_list,
+    torch_built_cudnn,
+)
+from gpudoctor.model import (
+    Environment,
+    GpuFacts,
+    Reason,
+    TorchFacts,
+    TorchRuntime,
+    TorchStatic,
+    Unavailable,
+)
 
 
 def reported_gpu(name: str) -> GpuFacts:
@@ -38,3 +57,115 @@ def test_a_pasted_report_says_which_fact_is_missing(tables: Tables) -> None:
     assert placed[0] == "7.5" and "derived" in placed[1], placed
     exact = gpu_cc(reported_gpu("NVIDIA GeForce RTX 3050 Laptop GPU"), tables)
     assert not isinstance(exact, Unavailable) and exact[0] == "8.6", exact
+
+
+# ------------------------------------------------------------------------ the machine's own facts
+
+H100 = B.env()  # driver 580.65.06 (CUDA 13.0 by NVML), torch 2.13.0+cu130 that sees the H100
+
+
+def not_reported(what: str) -> Unavailable:
+    return Unavailable(Reason.NOT_REPORTED, f"{what} is not in the report")
+
+
+def with_runtime(env: Environment, **kw: object) -> Environment:
+    t = env.torch
+    assert isinstance(t, TorchFacts) and isinstance(t.runtime, TorchRuntime)
+    return replace(env, torch=replace(t, runtime=replace(t.runtime, **kw)))  # type: ignore[arg-type]
+
+
+def reported_torch(version: str | Unavailable, cuda: str | None) -> Environment:
+    """torch as a pasted report states it: a version, its CUDA, no devices, no arch list."""
+    return with_runtime(H100, version=version, cuda=cuda, devices=not_reported("devices"),
+                        arch_list=not_reported("the arch list"))
+
+
+def test_driver_cuda_is_the_drivers_reading_else_derived_from_its_version(tables: Tables) -> None:
+    assert driver_cuda(H100, tables) == ("13.0", "NVML")
+    quiet = replace(B.nvml("535.104.05", 12020, B.gpu("RTX3090")),
+                    cuda_driver_version=not_reported("the CUDA version"))
+    derived = driver_cuda(B.env(nvml=quiet, libcuda=B.NO_LIBCUDA), tables)
+    assert derived == (tables.cuda_for_driver("535.104.05"),
+                       "compat table (derived from the driver version)")
+    assert derived[0] == "12.2"
+    assert driver_cuda(B.env(nvml=B.NO_NVML, libcuda=B.NO_LIBCUDA), tables) is None
+
+
+def test_torch_built_cudnn_the_installed_wheel_first_then_the_table(tables: Tables) -> None:
+    t = H100.torch
+    assert isinstance(t, TorchFacts) and isinstance(t.static, TorchStatic)
+    wheel = replace(H100, torch=replace(t, static=replace(
+        t.static, nvidia_wheels=(("nvidia-cudnn-cu12", "1.0"), ("nvidia-cudnn-cu13", "9.21.0.1")))))
+    assert torch_built_cudnn(wheel, tables) == (
+        "9.21.0.1", "the installed nvidia-cudnn-cu13 9.21.0.1 wheel")  # torch's CUDA major's
+    variant = tables.torch_variant("2.13.0+cu130")
+    assert variant is not None and variant.cudnn
+    assert torch_built_cudnn(H100, tables) == (
+        variant.cudnn, "compat_tables/torch.toml, torch 2.13.0 cu130")
+    assert torch_built_cudnn(B.env(torch=B.torch("2.13.0+cpu", None)), tables) is None
+    assert torch_built_cudnn(B.env(torch=B.torch("9.9.9+cu130", "13.0")), tables) is None
+
+
+def test_min_driver_is_the_full_feature_one(tables: Tables) -> None:
+    need = tables.cuda_min_driver("12.4")
+    assert need is not None and need.full
+    assert min_driver(tables, "12.4") == need.full
+    newest = tables.cuda_min_driver("13.5")  # no Linux driver bundled: the family's floor
+    assert newest is not None and newest.full is None
+    assert min_driver(tables, "13.5") == newest.family
+    assert min_driver(tables, "7.0") is None
+
+
+def test_seen_gpus_torchs_devices_else_the_drivers_completed(tables: Tables) -> None:
+    assert seen_gpus(H100, tables) == (SeenGpu(0, "NVIDIA H100 80GB HBM3", "9.0", "torch"),)
+    nameonly = replace(B.gpu("RTX3090"), compute_capability=not_reported("the compute "
+                                                                         "capability"))
+    report = with_runtime(B.env(nvml=B.nvml("580.65.06", 13000, nameonly)),
+                          devices=not_reported("devices"),
+                          warned_gpus=(("NVIDIA GeForce RTX 5090", "12.0"),))
+    (ampere, warned) = seen_gpus(report, tables)
+    assert (ampere.name, ampere.cc) == ("NVIDIA GeForce RTX 3090", "8.6")
+    assert ampere.source.startswith("from the product name: compat_tables/gpu.toml")
+    assert warned == SeenGpu(1, "NVIDIA GeForce RTX 5090", "12.0", "torch's warning in the report")
+
+
+def test_resolved_gpus_fill_in_what_the_table_tells(tables: Tables) -> None:
+    nameonly = replace(B.gpu("RTX3090"), compute_capability=not_reported("the compute "
+                                                                         "capability"))
+    unknown = replace(nameonly, index=1, name="NVIDIA GeForce MX450")
+    (placed, why), (left, reason) = resolved_gpus(
+        B.env(nvml=B.nvml("580.65.06", 13000, nameonly, unknown)), tables)
+    assert placed.compute_capability == "8.6" and "gpu.toml lists it as Ampere" in why
+    assert isinstance(left.compute_capability, Unavailable)
+    assert reason == left.compute_capability.message
+    assert reason.startswith("the compute capability of NVIDIA GeForce MX450 is not in the report")
+
+
+def test_torch_arch_list_torchs_own_else_the_wheels_row(tables: Tables) -> None:
+    assert torch_arch_list(H100, tables) == (B.ARCH_CU130, "torch.cuda.get_arch_list()")
+    variant = tables.torch_variant("2.13.0+cu130")
+    assert variant is not None and variant.arch_list
+    assert torch_arch_list(reported_torch("2.13.0+cu130", "13.0"), tables) == (
+        variant.arch_list, "not in the report: the arch list of the torch 2.13.0 cu130 wheel, "
+        "from compat_tables/torch.toml")
+    gone = torch_arch_list(B.env(torch=Unavailable(Reason.NOT_INSTALLED, "no torch")), tables)
+    assert isinstance(gone, Unavailable) and gone.message == "torch did not import"
+    for version, cuda, says in [
+            (not_reported("the version"), "13.0", "nor its version"),
+            ("2.13.0+cu130", "12.6", "is not a wheel in the tables"),  # its CUDA disagrees
+            ("9.9.9+cu130", "13.0", "is not a wheel in the tables")]:
+        found = torch_arch_list(reported_torch(version, cuda), tables)
+        assert isinstance(found, Unavailable) and says in found.message, (version, found)
+
+
+def test_pypi_build_only_for_the_default_variant_of_the_old_eras(tables: Tables) -> None:
+    """torch 1.8.1 (find-links) from PyPI is not the same build as download.pytorch.org's of
+    the same name: where the table's arch list is used, its other index is named."""
+    old = tables.torch_release("1.8.1")
+    assert old is not None and old.install == "find-links" and old.pypi_default == "cu102"
+    default = old.variant("cu102")
+    assert default is not None
+    assert pypi_build_only(reported_torch("1.8.1", "10.2"), tables) == default.index_url
+    assert pypi_build_only(reported_torch("1.8.1+cu111", "11.1"), tables) is None  # labelled
+    assert pypi_build_only(reported_torch("2.13.0+cu130", "13.0"), tables) is None  # index-url
+    assert pypi_build_only(H100, tables) is None  # torch's own arch list
