@@ -64,7 +64,8 @@ def test_the_probe_takes_the_child_started_early_once(started: list[Started]) ->
     ("/usr/bin/python3", {"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "0"}),
     ("/opt/py/bin/python", {"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1"}),
     ("/opt/py/bin/python", {"PATH": "/usr/bin"}),
-], ids=["another-interpreter", "another-value", "one-variable-less"])
+    ("/opt/py/bin/python", {"PATH": "/opt/py/bin:/usr/bin", "CUDA_VISIBLE_DEVICES": "0"}),
+], ids=["another-interpreter", "another-value", "one-variable-less", "another-path"])
 def test_a_child_started_for_another_world_is_not_taken(started: list[Started], python: str,
                                                         environ: dict[str, str]) -> None:
     prestart.prestart("/opt/py/bin/python", {"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "0"})
