@@ -13,12 +13,8 @@ from runner import invoke
 from gpudoctor.compat import STATUSES, load_tables
 from gpudoctor.compat.query import (
     QUERIES,
-    NotInTables,
-    QueryError,
     cudnn_tarball,
-    query_cuda,
 )
-from gpudoctor.compat.query.answer import not_in_tables
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 
@@ -343,14 +339,6 @@ def test_text_and_json_render_the_same_answer(kind: str, query: str) -> None:
         json.dumps(answer.to_dict()))
 
 
-def test_query_errors_are_typed() -> None:
-    tables = load_tables()
-    with pytest.raises(QueryError):
-        query_cuda(tables, "x")
-    with pytest.raises(NotInTables):
-        query_cuda(tables, "10.3")
-
-
 # --- only what the tables hold, exactly ---------------------------------------------------------
 
 
@@ -419,18 +407,3 @@ def test_non_ascii_digits_through_the_real_command() -> None:
     assert done.returncode == 2, done.stderr
     assert "non-ASCII digit '١' (U+0661)" in done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
-
-
-def test_nearest_known_versions() -> None:
-    known = ["1.0.0", "1.1.0", "1.1.1", "2.0.0", *(f"3.0.{n}" for n in range(12))]
-    assert str(not_in_tables("x", "1.1", known, "3.0.11")) == (
-        "x 1.1 is not in the tables (newest known: 3.0.11; nearest known: 1.1.0, 1.1.1)")
-    assert str(not_in_tables("x", "1.5.0", known, "3.0.11")) == (
-        "x 1.5.0 is not in the tables (newest known: 3.0.11; nearest known: 1.1.1, 2.0.0)")
-    assert str(not_in_tables("x", "0.9.0", known, "3.0.11")) == (
-        "x 0.9.0 is not in the tables (newest known: 3.0.11; nearest known: 1.0.0)")
-    assert str(not_in_tables("x", "9.0.0", known, "3.0.11")) == (
-        "x 9.0.0 is not in the tables (newest known: 3.0.11)")  # nothing nearer than the newest
-    assert str(not_in_tables("x", "3.0.99", known, "3.0.11")) == (
-        "x 3.0.99 is not in the tables (newest known: 3.0.11; nearest known: 3.0.0, 3.0.1, "
-        "3.0.2, …, 3.0.9, 3.0.10, 3.0.11)")
