@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 
 from gpudoctor.compat import load_tables
-from gpudoctor.diff import diff_environments, stack_facts
-from gpudoctor.model import HostFacts, Layer, Status
+from gpudoctor.diff import diff_environments, shown, stack_facts
+from gpudoctor.model import HostFacts, Layer, Reason, Status, Unavailable
 from gpudoctor.renderers.diff import render_text
 from gpudoctor.snapshot import loads
 
@@ -64,3 +64,14 @@ def test_host_only_difference_changes_no_verdict() -> None:
     text = render_text(d, "a.json", "b.json", Console(width=100, color_system=None))
     assert f"kernel: {a.host.kernel}  →  6.8.0-31-generic" in text
     assert "Verdicts that change" not in text
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (Unavailable(Reason.TIMEOUT, "NVML did not answer"), "unavailable (timeout)"),
+    (None, "(none)"), ("", "(none)"), ((), "(none)"),
+    (True, "yes"), (False, "no"), (0, "0"),  # a zero is a value, not "(none)"
+    (("sm_80", "sm_90"), "sm_80 sm_90"), ("580.65.06", "580.65.06"),
+])
+def test_a_fact_is_shown_as_text(value: object, text: str) -> None:
+    # new: how each kind of fact reads in the comparison
+    assert shown(value) == text

@@ -15,12 +15,20 @@ import pytest
 
 from gpudoctor.versions import (
     arch_list_supports,
+    cc_text,
     coverage,
     covers,
     decode_cudnn_version,
+    format_cudnn_version,
+    minor_key,
+    minor_of,
     normalize_cc,
     parse_arch,
+    parse_arch_list,
     parse_cc,
+    parse_version,
+    release3,
+    sm_name,
 )
 from tests.checks.envbuilder import ARCH_CU126, ARCH_CU128, ARCH_CU130
 
@@ -177,3 +185,46 @@ def test_sm_of(cc: str, sm: str) -> None:
     from gpudoctor.versions import sm_of
 
     assert sm_of(cc) == sm
+
+
+# --------------------------------------------------------------------------- the rest (new)
+
+
+def test_names_of_a_compute_capability() -> None:
+    assert (sm_name((8, 9)), sm_name((12, 0)), cc_text((8, 9)), cc_text((12, 0))) == (
+        "sm_89", "sm_120", "8.9", "12.0")
+
+
+def test_an_arch_list_names_its_code_in_order_without_the_unknown() -> None:
+    archs = parse_arch_list(["8.6", "garbage", "compute_90", "12.0+PTX"])
+    assert [a.name for a in archs] == ["sm_86", "compute_90", "sm_120", "compute_120"]
+
+
+@pytest.mark.parametrize(("value", "text"), [(90100, "9.1.0"), (92000, "9.20.0"),
+                                             (8907, "8.9.7"), (7605, "7.6.5")])
+def test_format_cudnn_version(value: int, text: str) -> None:
+    assert format_cudnn_version(value) == text
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("535.104.05", (535, 104, 5)), (" 2.4.1+cu121 ", (2, 4, 1)), ("garbage", None), ("", None),
+    ("1" * 5000, None),  # past int()'s digit limit: None, not ValueError
+])
+def test_parse_version(text: str, version: tuple[int, ...] | None) -> None:
+    parsed = parse_version(text)
+    assert (parsed.release if parsed else None) == version
+
+
+@pytest.mark.parametrize(("text", "key", "three"), [
+    ("12.4.1", (12, 4), (12, 4, 1)), ("9.1", (9, 1), (9, 1, 0)), ("7.6.5.32", (7, 6), (7, 6, 5)),
+    ("13", None, (13, 0, 0)), ("N/A", None, None),
+])
+def test_minor_key_and_release3(text: str, key: tuple[int, int] | None,
+                                three: tuple[int, ...] | None) -> None:
+    assert minor_key(text) == key
+    assert release3(text) == three
+
+
+def test_minor_of_a_validated_version() -> None:
+    assert minor_of("13") == (13, 0)
+    assert minor_of("12.4.1") == (12, 4)
