@@ -28,7 +28,13 @@ import pytest
 
 from gpudoctor.actions.smoke import CHILD_SOURCE, smoke_report
 from gpudoctor.checks import REGISTRY, run_checks, select
-from gpudoctor.checks.smoke import ACCUMULATION_SIGMAS, TOLERANCE, UNIT_ROUNDOFF, tolerance
+from gpudoctor.checks.smoke import (
+    ACCUMULATION_SIGMAS,
+    TOLERANCE,
+    UNIT_ROUNDOFF,
+    cudnn_text,
+    tolerance,
+)
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     SMOKE_NOT_RUN,
@@ -53,6 +59,10 @@ from tests.smoke_kit import (
 
 FAILURE = SmokeFailure(Reason.DRIVER_NOT_LOADED, "cuda:0 cannot be used: Found no NVIDIA driver",
                        "run `gpudoctor check` to find the layer at fault", "RuntimeError: …")
+try:  # imported at collection, as before (the emulation's tests are marked needs_torch)
+    import torch
+except ImportError:
+    torch = None
 # the first convolution's input needs no gradient; its output's is what the hook reads
 EMULATION_WARNING = pytest.mark.filterwarnings("ignore:Full backward hook is firing")
 
@@ -246,6 +256,13 @@ def test_cudnn_evidence() -> None:
     assert "CUPTI denied" in f.message
 
 
+def test_smoke_cudnn_used_names_the_version() -> None:
+    f = finding(report(), "smoke-cudnn-used")  # the child said 90100
+    assert f.status is Status.PASS, f
+    assert f.message.startswith("cuDNN 9.1.0 ran the convolutions"), f.message
+    assert cudnn_text(None) == "?"
+
+
 @pytest.mark.parametrize(("cudnn_ms", "status"), [(1.05, Status.PASS), (1.2, Status.WARN)])
 def test_cudnn_slower_than_native_warns(cudnn_ms: float, status: Status) -> None:
     f = finding(report(run("native", 1.0), run("cudnn", cudnn_ms)), "smoke-cudnn-faster")
@@ -297,8 +314,6 @@ def native_vs_cudnn(kind: str, batch: int, dtype: str) -> float:
     """max|native - cudnn| / max|cudnn| of the convolutions' weight gradients (the largest
     over the layers), emulated: both from the same half-precision inputs and output
     gradients; native rounds its running sum per sample, cuDNN once."""
-    import torch
-
     ns = child()
     half: torch.dtype = getattr(torch, dtype)
     torch.manual_seed(ns["SEED"])

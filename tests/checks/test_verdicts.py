@@ -1,11 +1,13 @@
 """Classes of wrong verdict found on real setups (issue 8), each fixed: hand-built facts, and
 the real probes over real files (a prepared root, real directories, the real torch).
 
-- PyPI's default wheel: metadata `2.5.1`, `torch.__version__` `2.5.1+cu124`: one copy;
 - GPU-less machines: a CUDA build with no driver, a CPU build beside a toolkit: notes, exit 0
   with `--strict`; a GPU, a driver or a device node turns them back into failures; "no driver"
   is counted once (GD101), GD403 skips;
 - empty LD_LIBRARY_PATH entries; a driver library / kernel module version mismatch.
+
+(The GD401/GD406 tests of PyPI's default wheel and of shadowing copies are in
+tests/checks/test_pytorch.py.)
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from gpudoctor.model import (
     Severity,
     Status,
     TorchFacts,
-    TorchStatic,
     Unavailable,
 )
 from gpudoctor.policy import Verdict, exit_code, verdict
@@ -43,108 +44,6 @@ def results(e: Environment) -> dict[str, Result]:
 
 def finding(e: Environment, check_id: str) -> Finding:
     return results(e)[check_id].finding
-
-
-def with_versions(imported: str, metadata: str) -> Environment:
-    """torch whose import says `imported` and whose installed metadata says `metadata`."""
-    t = torch(imported, "12.4", ("H100",), cudnn=90100)
-    assert isinstance(t.static, TorchStatic)
-    loc = t.static.location
-    static = dataclasses.replace(t.static, version=metadata, distributions=((metadata, loc),),
-                                 cwd="/home/user")
-    return env(torch=dataclasses.replace(t, static=static))
-
-
-# ---------------------------------------------------------------------------- GD406 versions
-
-
-@pytest.mark.parametrize(
-    ("imported", "metadata", "status"),
-    [("2.5.1+cu124", "2.5.1", Status.PASS),  # PyPI's default wheel: one copy
-     ("2.5.1", "2.5.1+cu124", Status.PASS),
-     ("2.5.1+cu124", "2.5.1+cu124", Status.PASS),
-     ("2.5.1+cu124", "2.4.0", Status.WARN),  # a real difference
-     ("2.5.1+cpu", "2.5.1+cu124", Status.WARN),
-     ("2.5.1+cu124", "2.5.1.post1", Status.WARN)],
-)
-def test_local_version_missing_on_one_side_is_one_copy(imported: str, metadata: str,
-                                                       status: Status) -> None:
-    f = finding(with_versions(imported, metadata), "GD406")
-    assert f.status is status, f.message
-    if status is Status.WARN:
-        assert imported in f.message and metadata in f.message
-
-
-def test_snapshot_without_the_new_facts_still_compares_versions() -> None:
-    # a snapshot from before distributions/cwd were recorded: versions alone decide
-    t = torch("2.5.1+cu124", "12.4", ("H100",), cudnn=90100)
-    assert isinstance(t.static, TorchStatic)
-    old = dataclasses.replace(t, static=dataclasses.replace(t.static, version="2.5.1"))
-    assert finding(env(torch=old), "GD406").status is Status.PASS
-    old = dataclasses.replace(t, static=dataclasses.replace(t.static, version="2.4.0"))
-    assert finding(env(torch=old), "GD406").status is Status.WARN
-
-
-# ---------------------------------------------------------------------------- shadows
-
-
-def shadowed(where: str, cwd: str, runtime_ok: bool = True) -> TorchFacts:
-    """torch imported from `where`, the installed 2.5.1 in site-packages beneath it."""
-    t = torch("0.0.0-src", "12.4", ("H100",), cudnn=90100)
-    assert isinstance(t.static, TorchStatic)
-    static = dataclasses.replace(
-        t.static, version="0.0.0-src", location=where, cwd=cwd,
-        distributions=(("2.5.1", "/venv/lib/python3.11/site-packages/torch"),))
-    runtime = t.runtime if runtime_ok else Unavailable(
-        Reason.ERROR, "`import torch` failed: ModuleNotFoundError: No module named "
-        "'torch._C'", "Traceback …")
-    return dataclasses.replace(t, static=static, runtime=runtime)
-
-
-def test_source_checkout_in_the_working_directory_is_named() -> None:
-    f = finding(env(torch=shadowed("/src/pytorch/torch", "/src/pytorch")), "GD406")
-    assert f.status is Status.WARN
-    assert f.message.startswith("torch imports from ./torch, a source checkout")
-    assert "/src/pytorch/torch" in f.message and "installed torch 2.5.1" in f.message
-    assert (f.fix or "").startswith("cd to another directory")
-
-
-def test_a_source_checkout_that_fails_to_import_is_the_cause_not_a_reinstall() -> None:
-    e = env(torch=shadowed("/src/pytorch/torch", "/src/pytorch", runtime_ok=False))
-    f = finding(e, "GD401")
-    assert f.status is Status.FAIL
-    assert "./torch" in f.message
-    assert (f.fix or "").startswith("cd to another directory")
-    assert "unknown" not in (f.fix or "")
-    assert finding(e, "GD406").status is Status.SKIP  # one cause, told once
-
-
-def test_reinstall_line_never_pins_an_unknown_version() -> None:
-    t = torch("2.5.1", "12.4")
-    assert isinstance(t.static, TorchStatic)
-    static = dataclasses.replace(t.static, version="unknown (no package metadata)")
-    crash = Unavailable(Reason.CRASHED, "`import torch` crashed the interpreter (SIGSEGV)")
-    f = finding(env(torch=dataclasses.replace(t, static=static, runtime=crash)), "GD401")
-    assert "pip install" in (f.fix or "")
-    assert "unknown" not in (f.fix or "")
-
-
-def test_copy_on_pythonpath_is_named() -> None:
-    f = finding(env(torch=shadowed("/opt/old/torch", "/home/user")), "GD406")
-    assert f.status is Status.WARN
-    assert f.message.startswith("torch imports from /opt/old/torch (version 0.0.0-src)")
-    assert (f.fix or "").startswith("remove /opt/old from PYTHONPATH")
-
-
-def test_two_installed_copies() -> None:
-    t = torch("2.4.0", "12.4", ("H100",), cudnn=90100)
-    assert isinstance(t.static, TorchStatic)
-    user = "/home/u/.local/lib/python3.11/site-packages/torch"
-    static = dataclasses.replace(t.static, version="2.4.0", location=user, cwd="/home/u",
-                                 distributions=(("2.4.0", user), ("2.5.1", "/usr/lib/torch")))
-    f = finding(env(torch=dataclasses.replace(t, static=static)), "GD406")
-    assert f.status is Status.WARN
-    assert f"2.4.0 at {user} is imported, 2.5.1 at /usr/lib/torch is shadowed" in f.message
 
 
 # ---------------------------------------------------------------------------- GPU-less machines
@@ -218,13 +117,6 @@ def test_nvml_that_finds_a_driver_it_cannot_use_is_a_sign() -> None:
     f = finding(e, "GD101")
     assert f.status is Status.FAIL
     assert "kernel module is not loaded" in f.message
-
-
-def test_driver_present_but_cuda_unavailable_still_fails_gd403() -> None:
-    f = finding(env(host=host(env=(("CUDA_VISIBLE_DEVICES", "-1"),)),
-                    torch=torch("2.13.0+cu130", "13.0", (), ("sm_90",), 92000)), "GD403")
-    assert f.status is Status.FAIL
-    assert f.fix == "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
 
 
 @pytest.mark.slow
@@ -313,15 +205,3 @@ def test_library_and_module_versions_differ(tmp_path: Path) -> None:
     # the versions alone tell it, whatever NVML said
     e = dataclasses.replace(e, nvml=NO_NVML)
     assert "different versions" in finding(e, "GD101").message
-
-
-def test_torch_without_dist_info_outside_the_working_directory_is_no_shadow() -> None:
-    t = torch("2.5.1", "12.4", ("H100",), cudnn=90100)
-    assert isinstance(t.static, TorchStatic)
-    static = dataclasses.replace(t.static, version="2.5.1", distributions=(), cwd="/home/u")
-    assert finding(env(torch=dataclasses.replace(t, static=static)), "GD406").status is \
-        Status.PASS
-    checkout = dataclasses.replace(static, location="/home/u/torch")
-    f = finding(env(torch=dataclasses.replace(t, static=checkout)), "GD406")
-    assert f.status is Status.WARN
-    assert "no torch is installed by pip" in f.message
