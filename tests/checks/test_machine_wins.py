@@ -88,20 +88,6 @@ def test_gd104_names_the_family_rule_for_a_newer_toolkit() -> None:
     assert "judged by the CUDA 13 family rule, ≥ 580.65.06" in f.message
 
 
-def test_gd309_reads_the_installed_cudnn_wheel_for_a_torch_past_the_tables() -> None:
-    f = finding(future_machine("590.44.01", 13010), "GD309")
-    assert f.status is Status.PASS, f
-    assert ("compiled against", "9.30.0.10 (the installed nvidia-cudnn-cu13 9.30.0.10 wheel)"
-            ) in f.evidence
-    older = finding(future_machine("590.44.01", 13010, cudnn=92000), "GD309")
-    assert older.status is Status.FAIL, older
-    assert older.fix == ("/usr/bin/python3 -m pip install --force-reinstall "
-                         "nvidia-cudnn-cu13==9.30.0.10")
-    unknown = finding(future_machine("590.44.01", 13010, wheels=()), "GD309")
-    assert unknown.status is Status.SKIP
-    assert "neither an installed nvidia-cudnn wheel nor the PyTorch table" in unknown.message
-
-
 def test_the_wheel_wins_over_the_table_row() -> None:
     rel = TABLES.torch_release("2.13.0")
     variant = rel.variant("cu130") if rel else None

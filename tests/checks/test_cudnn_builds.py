@@ -1,17 +1,20 @@
-"""GD308 cudnn-cuda-build-matches-toolkit by the rule (`compat.rules.cudnn_runs_with_cuda`):
+"""`gpudoctor.checks.cudnn_builds`: GD308-GD310 on real probed trees and hand-built facts.
+
+GD308 cudnn-cuda-build-matches-toolkit by the rule (`compat.rules.cudnn_runs_with_cuda`):
 a release's row first, the build at hand for a release the tables lack, and a copy no row or
 rule can judge said to be unjudged, never passed. The finding names the rule or row."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 import tests.checks.envbuilder as B
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn_builds import check_cuda_build
-from gpudoctor.compat import load_tables
+from gpudoctor.compat import KnownBadCudnn, load_tables
 from gpudoctor.compat.rules import cudnn_runs_with_cuda
 from gpudoctor.model import (
     CudnnFacts,
@@ -22,6 +25,11 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
+from tests.checks.envbuilder import env, torch
+from tests.checks.test_cudnn import CHECKS, hand_install, probed, run
+from tests.checks.test_machine_wins import finding as judged
+from tests.checks.test_machine_wins import future_machine
+from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 TABLES = load_tables()
 PREFIX = "/usr/local/cuda"
@@ -97,3 +105,69 @@ def test_an_unjudged_copy_beside_a_judged_one_is_named_in_the_pass() -> None:
     f = result.finding
     assert f.status is Status.PASS, f
     assert "/opt/cuda-12.6: cuDNN 9.99.0 is not in the tables" in f.message
+
+
+# --------------------------------------------------------------------- real trees, hand-built facts
+
+
+@pytest.mark.subprocess
+def test_release_without_a_build_for_the_toolkit(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
+    prefix = cudnn_kit.populate(tmp_path / "cuda", "7.6.5")
+    f = run(probed(prefix, cuda="12.4"))["GD308"]
+    assert f.status is Status.FAIL
+    assert "cuDNN 7.6.5 has no build for CUDA 12 (its builds: 9.0" in f.message
+    assert "(rule: cudnn-build-per-major, https://docs.nvidia.com/" in f.message
+    assert f.message.endswith(f"the toolkit in {prefix} is CUDA 12.4")
+    newest = TABLES.cudnn_for_cuda("12.4")[0]
+    assert newest.build
+    assert newest.build in (f.fix or "")
+
+
+@pytest.mark.parametrize(
+    ("runtime", "status"),
+    [(8907, Status.PASS), (8902, Status.PASS), (8500, Status.FAIL), (90100, Status.FAIL)],
+)
+def test_runtime_cudnn_against_torchs_build(runtime: int, status: Status) -> None:
+    # torch 2.3.1+cu121 was built with cuDNN 8.9.2.26 (PyTorch table)
+    e = env(torch=torch("2.3.1+cu121", "12.1", ("H100",), cudnn=runtime))
+    f = run(e)["GD309"]
+    assert f.status is status, f.message
+    if status is Status.FAIL:
+        assert "compiled against cuDNN 8.9.2.26" in f.message
+        # through the diagnosed interpreter, as the torch lines are
+        assert f.fix == ("/usr/bin/python3 -m pip install --force-reinstall "
+                         "nvidia-cudnn-cu12==8.9.2.26")
+
+
+def test_cpu_torch_skips_the_build_check() -> None:
+    f = run(env(torch=torch("2.13.0+cpu", None)))["GD309"]
+    assert f.status is Status.SKIP
+    assert "not a CUDA build" in f.message
+
+
+def test_known_bad_release_warns() -> None:
+    bad = KnownBadCudnn(version="9.1.0", reason="wrong results in grouped convolutions",
+                        source="https://example.org/bug", status="verified")
+    tables = dataclasses.replace(TABLES, known_bad=(bad,))
+    e = env(cudnn=CudnnFacts((hand_install(),)))
+    f = run_checks(e, tables, CHECKS).results[-1].finding
+    assert f.status is Status.WARN
+    assert "wrong results" in f.message
+    assert run(e)["GD310"].status is Status.PASS
+
+
+# ---------------------------------------------------------- GD309: a torch past the tables
+
+
+def test_gd309_reads_the_installed_cudnn_wheel_for_a_torch_past_the_tables() -> None:
+    f = judged(future_machine("590.44.01", 13010), "GD309")
+    assert f.status is Status.PASS, f
+    assert ("compiled against", "9.30.0.10 (the installed nvidia-cudnn-cu13 9.30.0.10 wheel)"
+            ) in f.evidence
+    older = judged(future_machine("590.44.01", 13010, cudnn=92000), "GD309")
+    assert older.status is Status.FAIL, older
+    assert older.fix == ("/usr/bin/python3 -m pip install --force-reinstall "
+                         "nvidia-cudnn-cu13==9.30.0.10")
+    unknown = judged(future_machine("590.44.01", 13010, wheels=()), "GD309")
+    assert unknown.status is Status.SKIP
+    assert "neither an installed nvidia-cudnn wheel nor the PyTorch table" in unknown.message
