@@ -59,9 +59,9 @@ def query_cudnn(tables: Tables, text: str) -> Answer:
                          compute_capabilities=list(rel.compute_capabilities)))
     for support in tables.cudnn_support_rows(rel.version):
         span = f"cuDNN {support.first}-{support.last or 'current'}"
-        text = (f"CUDA {support.cuda} builds: {support.range_text()}" if support.cuda else
+        said = (f"CUDA {support.cuda} builds: {support.range_text()}" if support.cuda else
                 f"supports {support.range_text()} over all its CUDA builds ({span})")
-        gpus.append(fact(text, support, min_cc=support.min_cc,
+        gpus.append(fact(said, support, min_cc=support.min_cc,
                          max_cc=support.max_cc, cuda=support.cuda, first=support.first,
                          last=support.last))
     sections = [
