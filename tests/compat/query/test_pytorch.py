@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gpudoctor.compat import Tables
-from gpudoctor.compat.query import query_torch
+from gpudoctor.compat.query import NotInTables, QueryError, query_torch
+from gpudoctor.compat.wheels import pip_line
 from tests.compat.query.kit import text_of
 
 
@@ -33,3 +36,43 @@ def test_companions_and_torchaudio_shown(tables: Tables) -> None:
     assert r215 is not None and r215.torchvision == "0.29.2"
     assert "torchaudio 2.11.0" in text_of(query_torch(tables, "2.11.0"))
     assert "torchaudio none paired in the tables" in text_of(query_torch(tables, "2.14.1"))
+
+
+def test_torch_answers_the_release_and_each_variant(tables: Tables) -> None:
+    rel = tables.torch_release("2.1.0")
+    assert rel is not None
+    answer = query_torch(tables, "2.1.0")
+    assert (answer.kind, answer.subject) == ("torch", "PyTorch 2.1.0")
+    (head,) = answer.section("release").rows
+    values = dict(head.values)
+    assert (values["torchvision"], values["pypi_default"], values["python"]) == (
+        rel.torchvision, rel.pypi_default, list(rel.python or ()))
+    assert values["pypi_command"] == pip_line(rel, None)
+    rows = answer.section("variants").rows
+    assert [dict(r.values)["variant"] for r in rows] == [v.tag for v in rel.variants]
+    for row, v in zip(rows, rel.variants, strict=True):
+        need = tables.cuda_min_driver(v.cuda)
+        assert need is not None
+        assert dict(row.values)["pip"] == pip_line(rel, v)
+        assert (dict(row.values)["min_driver"], dict(row.values)["min_driver_mvc"]) == (
+            need.full, need.family)
+        assert (row.status, row.source) == (rel.status, rel.source)  # no row of its own
+
+
+def test_a_local_tag_picks_the_variant(tables: Tables) -> None:
+    rows = query_torch(tables, "2.1.0+cu118").section("variants").rows
+    assert [dict(r.values)["variant"] for r in rows] == ["cu118"]
+    assert len(query_torch(tables, "2.1.0+cpu").section("variants").rows) == 2  # not a CUDA tag
+    with pytest.raises(NotInTables, match=r"^torch 2\.1\.0 has no cu999 variant in the tables "
+                                          r"\(its variants: cu118, cu121\)$"):
+        query_torch(tables, "2.1.0+cu999")
+
+
+def test_torch_is_answered_exactly_or_not_at_all(tables: Tables) -> None:
+    with pytest.raises(NotInTables, match=r"^torch 2\.1 is not in the tables"):
+        query_torch(tables, "2.1")
+    with pytest.raises(NotInTables, match=r"^torch 0\.4\.1 is not in the tables"):
+        query_torch(tables, "0.4.1")
+    for text in ("2.x", "2", "2.1.0+CU121", "torch 2.1.0"):
+        with pytest.raises(QueryError, match="is not a PyTorch version"):
+            query_torch(tables, text)
