@@ -1,4 +1,4 @@
-"""GD105-GD108 (GPU health) and GD505-GD506 (containers, CUDA variables).
+"""GD105-GD110 (GPU health; the container checks GD505-GD507 are in test_container.py).
 
 Three layers: hand-built facts for each branch; real `nvidia-smi -q` / `-q -x` dumps from
 tests/fixtures/reports/ read by gpudoctor's readers; and the recorded states of
@@ -21,7 +21,6 @@ from gpudoctor.checks import container, health
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import (
     NOT_RECORDED,
-    DeviceNode,
     Environment,
     Finding,
     GpuFacts,
@@ -32,7 +31,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
-from tests.checks.envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
+from tests.checks.envbuilder import NO_NVML, env, gpu, host, nvml
 from tests.gpu_states import STATES, convert
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
@@ -260,72 +259,6 @@ def test_real_dumps(tables: Tables, file: str, statuses: dict[str, Status]) -> N
             assert f.severity is Severity.INFO  # corrected errors, power cap: notes
 
 
-# ---------------------------------------------------------------------------- GD505
-
-
-def test_container_branches(tables: Tables) -> None:
-    nodes = tuple(DeviceNode(p, True, True) for p in ("/dev/nvidia0", "/dev/nvidiactl"))
-    libs = (("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "580.65.06"),)
-    c = container.check_container
-
-    def judge(nvml_facts: object = None, **kw: Any) -> Finding:
-        fields = {"container": "docker", "dev_nodes": nodes, "nvml_libraries": libs, **kw}
-        e = env(host=host(**fields))
-        if nvml_facts is not None:
-            e = dataclasses.replace(e, nvml=nvml_facts)
-        return run(c, e, tables)
-
-    assert judge().status is Status.PASS
-    assert judge(container=None).status is Status.SKIP
-    unknown = Unavailable(Reason.ERROR, "nvmlInit: NVML said Unknown Error",
-                          "NVMLError_Unknown: Unknown Error")
-    f = judge(unknown)
-    assert f.status is Status.FAIL and "daemon-reload" in f.message
-    f = judge(NO_NVML, nvml_libraries=())
-    assert f.status is Status.FAIL and "NVIDIA_DRIVER_CAPABILITIES" in (f.fix or "")
-    # GPUs on the bus, no nodes, no driver: GD101 fails on it, counted once
-    f = judge(NO_NVML, dev_nodes=(), nvml_libraries=(), pci_gpus=(PCI_RTX3090,))
-    assert f.status is Status.SKIP and "--gpus all" in f.message
-    f = judge(NO_NVML, dev_nodes=(), nvml_libraries=(), pci_gpus=(),
-              env=(("NVIDIA_VISIBLE_DEVICES", "all"),))
-    assert f.status is Status.WARN and f.severity is Severity.INFO
-    f = judge(env=(("NVIDIA_VISIBLE_DEVICES", "void"),))
-    assert f.status is Status.WARN and "on purpose" in f.message
-    f = judge(container=None, cdi_specs=("/etc/cdi/nvidia.yaml",))
-    assert ("CDI specs", "/etc/cdi/nvidia.yaml") in f.evidence
-
-
-# ---------------------------------------------------------------------------- GD506
-
-
-@pytest.mark.parametrize(("variables", "status", "severity"), [
-    ((), Status.PASS, None),
-    ((("CUDA_LAUNCH_BLOCKING", "1"),), Status.WARN, None),
-    ((("CUDA_LAUNCH_BLOCKING", "0"),), Status.PASS, None),
-    ((("PYTORCH_NO_CUDA_MEMORY_CACHING", "1"),), Status.WARN, None),
-    ((("CUDA_INJECTION64_PATH", "/opt/nsight/libToolsInjection64.so"),), Status.WARN, None),
-    ((("CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "1"),), Status.WARN, None),
-    ((("CUDA_CACHE_DISABLE", "1"),), Status.WARN, None),
-    ((("CUDA_DEVICE_MAX_CONNECTIONS", "1"),), Status.WARN, Severity.INFO),
-    ((("CUDA_PROFILE", "1"),), Status.WARN, Severity.INFO),
-])
-def test_cuda_env_vars(tables: Tables, variables: tuple[tuple[str, str], ...], status: Status,
-                       severity: Severity | None) -> None:
-    f = run(container.check_cuda_env, env(host=host(env=variables)), tables)
-    assert f.status is status
-    assert f.severity is severity
-    for name, _ in variables:
-        if status is not Status.PASS:
-            assert name in f.message and f"unset {name}" in (f.fix or "")
-
-
-def test_host_probe_records_the_variables() -> None:
-    from gpudoctor.probes.host import ENV_VARS
-
-    for _, names, *_ in ((None, [v[0] for v in container._VARS]),):
-        assert set(names) <= set(ENV_VARS)
-
-
 # ---------------------------------------------------------------------------- replay
 
 
@@ -406,22 +339,3 @@ def test_compute_mode_from_real_dumps(tables: Tables) -> None:
                  "nvidia_smi_q-gtx680-kepler-470-healthy.txt"):
         e = read_reports([(file, (REPORTS / file).read_text(encoding="utf-8"))])
         assert run(health.check_compute_mode, e, tables).status is Status.PASS, file
-
-
-# ---------------------------------------------------------------------------- GD507
-
-
-@pytest.mark.parametrize(("mig", "visible", "status"), [
-    (False, None, Status.PASS),
-    (True, None, Status.WARN),
-    (True, "0", Status.WARN),
-    (True, "MIG-4b4a6f36-1c2d-5e6f-8a9b-0c1d2e3f4a5b", Status.PASS),
-])
-def test_mig_visible_devices(tables: Tables, mig: bool, visible: str | None,
-                             status: Status) -> None:
-    e = env(nvml=nvml("580.65.06", 13000, dataclasses.replace(gpu("H100"), mig_mode=mig)),
-            host=host(env=(("CUDA_VISIBLE_DEVICES", visible),) if visible else ()))
-    f = run(container.check_mig_visible, e, tables)
-    assert f.status is status, f
-    if status is Status.WARN:
-        assert f.severity is Severity.INFO and "MIG-<uuid>" in (f.fix or "")

@@ -1,0 +1,106 @@
+"""`gpudoctor.checks.container`: GD505 (a container wired to the GPUs), GD506 (debugging and
+profiling CUDA variables left set) and GD507 (CUDA_VISIBLE_DEVICES on MIG GPUs), branch by
+branch on hand-built facts."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from gpudoctor.checks import container
+from gpudoctor.compat import Tables, load_tables
+from gpudoctor.model import DeviceNode, Finding, Reason, Severity, Status, Unavailable
+from tests.checks.envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
+from tests.checks.test_health import run
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    return load_tables()
+
+
+# ----------------------------------------------------------------------- GD505
+
+
+def test_container_branches(tables: Tables) -> None:
+    nodes = tuple(DeviceNode(p, True, True) for p in ("/dev/nvidia0", "/dev/nvidiactl"))
+    libs = (("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "580.65.06"),)
+    c = container.check_container
+
+    def judge(nvml_facts: object = None, **kw: Any) -> Finding:
+        fields = {"container": "docker", "dev_nodes": nodes, "nvml_libraries": libs, **kw}
+        e = env(host=host(**fields))
+        if nvml_facts is not None:
+            e = dataclasses.replace(e, nvml=nvml_facts)
+        return run(c, e, tables)
+
+    assert judge().status is Status.PASS
+    assert judge(container=None).status is Status.SKIP
+    unknown = Unavailable(Reason.ERROR, "nvmlInit: NVML said Unknown Error",
+                          "NVMLError_Unknown: Unknown Error")
+    f = judge(unknown)
+    assert f.status is Status.FAIL and "daemon-reload" in f.message
+    f = judge(NO_NVML, nvml_libraries=())
+    assert f.status is Status.FAIL and "NVIDIA_DRIVER_CAPABILITIES" in (f.fix or "")
+    # GPUs on the bus, no nodes, no driver: GD101 fails on it, counted once
+    f = judge(NO_NVML, dev_nodes=(), nvml_libraries=(), pci_gpus=(PCI_RTX3090,))
+    assert f.status is Status.SKIP and "--gpus all" in f.message
+    f = judge(NO_NVML, dev_nodes=(), nvml_libraries=(), pci_gpus=(),
+              env=(("NVIDIA_VISIBLE_DEVICES", "all"),))
+    assert f.status is Status.WARN and f.severity is Severity.INFO
+    f = judge(env=(("NVIDIA_VISIBLE_DEVICES", "void"),))
+    assert f.status is Status.WARN and "on purpose" in f.message
+    f = judge(container=None, cdi_specs=("/etc/cdi/nvidia.yaml",))
+    assert ("CDI specs", "/etc/cdi/nvidia.yaml") in f.evidence
+
+
+# ----------------------------------------------------------------------- GD506
+
+
+@pytest.mark.parametrize(("variables", "status", "severity"), [
+    ((), Status.PASS, None),
+    ((("CUDA_LAUNCH_BLOCKING", "1"),), Status.WARN, None),
+    ((("CUDA_LAUNCH_BLOCKING", "0"),), Status.PASS, None),
+    ((("PYTORCH_NO_CUDA_MEMORY_CACHING", "1"),), Status.WARN, None),
+    ((("CUDA_INJECTION64_PATH", "/opt/nsight/libToolsInjection64.so"),), Status.WARN, None),
+    ((("CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "1"),), Status.WARN, None),
+    ((("CUDA_CACHE_DISABLE", "1"),), Status.WARN, None),
+    ((("CUDA_DEVICE_MAX_CONNECTIONS", "1"),), Status.WARN, Severity.INFO),
+    ((("CUDA_PROFILE", "1"),), Status.WARN, Severity.INFO),
+])
+def test_cuda_env_vars(tables: Tables, variables: tuple[tuple[str, str], ...], status: Status,
+                       severity: Severity | None) -> None:
+    f = run(container.check_cuda_env, env(host=host(env=variables)), tables)
+    assert f.status is status
+    assert f.severity is severity
+    for name, _ in variables:
+        if status is not Status.PASS:
+            assert name in f.message and f"unset {name}" in (f.fix or "")
+
+
+def test_host_probe_records_the_variables() -> None:
+    from gpudoctor.probes.host import ENV_VARS
+
+    for _, names, *_ in ((None, [v[0] for v in container._VARS]),):
+        assert set(names) <= set(ENV_VARS)
+
+
+# ----------------------------------------------------------------------- GD507
+
+
+@pytest.mark.parametrize(("mig", "visible", "status"), [
+    (False, None, Status.PASS),
+    (True, None, Status.WARN),
+    (True, "0", Status.WARN),
+    (True, "MIG-4b4a6f36-1c2d-5e6f-8a9b-0c1d2e3f4a5b", Status.PASS),
+])
+def test_mig_visible_devices(tables: Tables, mig: bool, visible: str | None,
+                             status: Status) -> None:
+    e = env(nvml=nvml("580.65.06", 13000, dataclasses.replace(gpu("H100"), mig_mode=mig)),
+            host=host(env=(("CUDA_VISIBLE_DEVICES", visible),) if visible else ()))
+    f = run(container.check_mig_visible, e, tables)
+    assert f.status is status, f
+    if status is Status.WARN:
+        assert f.severity is Severity.INFO and "MIG-<uuid>" in (f.fix or "")
