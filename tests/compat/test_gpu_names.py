@@ -224,3 +224,32 @@ def test_rules(tables: Tables, name: str, cc: str, rule: str, matched: str) -> N
 )
 def test_names_no_rule_places(tables: Tables, name: str) -> None:
     assert tables.match_gpu(name) is None, tables.match_gpu(name)
+
+
+# from tests/fuzz/test_regressions.py, whose module-wide marks were slow and subprocess: slow
+# kept (1.4 s here); it starts no process
+@pytest.mark.slow
+def test_gpu_name_matching_reads_the_table_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matching a GPU name re-normalised all ~900 product names on every call (~30 ms each:
+    the fuzzer's report with many GPUs ran past its bound); the table is now normalised once
+    and each name matched once."""
+    from collections import Counter
+
+    from gpudoctor.compat import gpu_names, load_tables
+
+    tables = load_tables()
+    calls: Counter[str] = Counter()
+    original = gpu_names.normalize
+
+    def counting(text: str) -> str:
+        calls["normalize"] += 1
+        return original(text)
+
+    monkeypatch.setattr(gpu_names, "normalize", counting)
+    gpu_names._entries.cache_clear()
+    gpu_names.match_gpu.cache_clear()
+    for _ in range(3):
+        for i in range(100):
+            tables.match_gpu(f"NVIDIA GeForce RTX {3000 + i}")
+    products = sum(len(p.names) for p in tables.gpu_products)
+    assert calls["normalize"] < 2 * products + 100 * 10, calls
