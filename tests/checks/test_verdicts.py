@@ -4,10 +4,10 @@ the real probes over real files (a prepared root, real directories, the real tor
 - GPU-less machines: a CUDA build with no driver, a CPU build beside a toolkit: notes, exit 0
   with `--strict`; a GPU, a driver or a device node turns them back into failures; "no driver"
   is counted once (GD101), GD403 skips;
-- empty LD_LIBRARY_PATH entries; a driver library / kernel module version mismatch.
+- a driver library / kernel module version mismatch.
 
 (The GD401/GD406 tests of PyPI's default wheel and of shadowing copies are in
-tests/checks/test_pytorch.py.)
+tests/checks/test_pytorch.py, GD503's of empty LD_LIBRARY_PATH entries in test_host.py.)
 """
 
 from __future__ import annotations
@@ -136,42 +136,6 @@ def test_real_machine_without_a_gpu(real_torch_facts: TorchFacts) -> None:
         assert verdict(r) in (Verdict.PASS, Verdict.NOTE, Verdict.SKIP), (check_id,
                                                                          r.finding.message)
     assert got["GD406"].finding.status is Status.PASS, got["GD406"].finding.message
-
-
-# ---------------------------------------------------------------------------- LD_LIBRARY_PATH
-
-
-@pytest.mark.parametrize(
-    ("value", "where", "cleaned"),
-    [(":/opt/a", "a leading ':'", "export LD_LIBRARY_PATH=/opt/a"),
-     ("/opt/a:", "a trailing ':'", "export LD_LIBRARY_PATH=/opt/a"),
-     ("/opt/a::/opt/b", "'::'", "export LD_LIBRARY_PATH=/opt/a:/opt/b"),
-     (":", "a leading ':', a trailing ':'", "unset LD_LIBRARY_PATH")],
-)
-def test_empty_ld_library_path_entries_mean_the_current_directory(
-        tmp_path: Path, value: str, where: str, cleaned: str) -> None:
-    for d in ("opt/a", "opt/b"):
-        (tmp_path / d).mkdir(parents=True, exist_ok=True)
-    facts = probe_host(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": value}))
-    f = finding(env(host=facts), "GD503")
-    assert f.status is Status.WARN
-    assert f"empty entries ({where}), which the loader reads as the current directory" in \
-        f.message
-    assert (f.fix or "").startswith(cleaned + " (")
-
-
-def test_empty_and_missing_entries_are_cleaned_together(tmp_path: Path) -> None:
-    (tmp_path / "opt/a").mkdir(parents=True)
-    facts = probe_host(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": "/opt/a::/gone:"}))
-    f = finding(env(host=facts), "GD503")
-    assert "1 entry that do not exist: /gone" in f.message or "/gone" in f.message
-    assert (f.fix or "").startswith("export LD_LIBRARY_PATH=/opt/a (")
-
-
-def test_clean_ld_library_path_passes(tmp_path: Path) -> None:
-    (tmp_path / "opt/a").mkdir(parents=True)
-    facts = probe_host(Deps(root=tmp_path, environ={"LD_LIBRARY_PATH": "/opt/a"}))
-    assert finding(env(host=facts), "GD503").status is Status.PASS
 
 
 # ---------------------------------------------------------------------------- driver mismatch
