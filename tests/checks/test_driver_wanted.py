@@ -1,8 +1,8 @@
-"""GD101's fix where no driver is installed names the driver to install (issue 20, advice a
-machine can follow): the one that runs the installed torch's CUDA in full (else the
-toolkit's), by the driver rule; with neither, one that runs the newest CUDA compiling for the
-GPUs' architecture, else the newest branch the tables know. tests/test_closed_advice.py
-follows it and re-judges."""
+"""`gpudoctor.checks.driver_wanted`: GD101's fix where no driver is installed names the driver
+to install (issue 20, advice a machine can follow): the one that runs the installed torch's
+CUDA in full (else the toolkit's), by the driver rule; with neither, one that runs the newest
+CUDA compiling for the GPUs' architecture, else the newest branch the tables know.
+tests/test_closed_advice.py follows it and re-judges."""
 
 from __future__ import annotations
 
