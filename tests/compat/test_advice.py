@@ -14,7 +14,15 @@ from packaging.version import Version
 
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import Tables
-from gpudoctor.compat.advice import UNKNOWN_PYTHON, TorchAdvice, shadowing_torch, torch_advice
+from gpudoctor.compat.advice import (
+    UNKNOWN_PYTHON,
+    TorchAdvice,
+    compute_capabilities,
+    install_fix,
+    shadowing_torch,
+    torch_advice,
+)
+from gpudoctor.compat.pick import GpuSeen
 from gpudoctor.compat.recommend import recommend
 from gpudoctor.model import (
     Environment,
@@ -390,3 +398,15 @@ def test_a_shadowing_torch_is_named_with_what_to_do() -> None:
     elsewhere = shadowing_torch(torch_at("/opt/copy/torch/__init__.py", (("2.13.0", site),),
                                          "/home/u"))
     assert elsewhere is not None and "remove /opt/copy from PYTHONPATH" in elsewhere.fix
+
+
+def test_install_fix_is_the_advices_fix(tables: Tables) -> None:
+    env = B.env(nvml=B.nvml("580.65.06", 13000, gpu("NVIDIA GeForce GTX 1080", "6.1")))
+    assert install_fix(env, tables) == torch_advice(env, tables).fix
+    assert "cu126" in install_fix(env, tables)
+
+
+def test_compute_capabilities_once_each_oldest_first() -> None:
+    seen = (GpuSeen("NVIDIA H100", "9.0"), GpuSeen("NVIDIA GeForce RTX 3090", "sm_86"),
+            GpuSeen("NVIDIA H100", "9.0"), GpuSeen("NVIDIA B200", "10.0"), GpuSeen("odd", "?"))
+    assert compute_capabilities(seen) == ["8.6", "9.0", "10.0"]

@@ -3,6 +3,8 @@ note on it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpudoctor.compat import Tables
 from gpudoctor.compat.freshness import beyond_tables, note
 
@@ -21,3 +23,16 @@ def test_what_a_machine_runs_past_the_tables(tables: Tables) -> None:
                          driver="620.10.02")
     assert held == () and note(tables, held) is None
     assert beyond_tables(tables, torch="garbage", cuda="13", cudnn="", driver="r999") == ()
+
+
+def test_each_kind_alone_and_the_note_without_a_date(tables: Tables) -> None:
+    (torch,) = beyond_tables(tables, torch="99.0.0+cu999")
+    assert torch.text() == f"torch 99.0.0+cu999 (newest in the tables: {torch.newest})"
+    assert [b.what for b in beyond_tables(tables, cuda="99.1")] == ["CUDA"]
+    assert [b.what for b in beyond_tables(tables, cudnn="99.0.0")] == ["cuDNN"]
+    assert [b.what for b in beyond_tables(tables, driver="999.10")] == ["driver"]
+    assert beyond_tables(tables) == ()
+    undated = replace(tables, known_until=None)
+    text = note(undated, (torch,))
+    assert text is not None and text.startswith(
+        "released after the compat tables (known until an unknown date): torch 99.0.0+cu999")

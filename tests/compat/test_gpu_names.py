@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.compat import Tables
+from gpudoctor.compat import Tables, gpu_names
 from gpudoctor.model import Unavailable
 from gpudoctor.reports import read_reports
 
@@ -253,3 +253,20 @@ def test_gpu_name_matching_reads_the_table_once(monkeypatch: pytest.MonkeyPatch)
             tables.match_gpu(f"NVIDIA GeForce RTX {3000 + i}")
     products = sum(len(p.names) for p in tables.gpu_products)
     assert calls["normalize"] < 2 * products + 100 * 10, calls
+
+
+def test_names_are_compared_without_brand_punctuation_and_noise() -> None:
+    assert gpu_names.normalize("Tesla V100-SXM2-16GB") == "v100 sxm2 16gb"
+    assert gpu_names.normalize("NVIDIA GeForce RTX 3090 (Ti)") == "rtx 3090 ti"
+    assert gpu_names.core("Tesla V100-SXM2-16GB") == "v100"
+    assert gpu_names.core("NVIDIA A100-SXM4-40GB MIG 3g.20gb") == "a100"
+    assert gpu_names.core("NVIDIA GeForce GTX 1650 Ti with Max-Q Design") == "gtx 1650 ti"
+    assert gpu_names.core("NVIDIA RTX 6000 Ada Generation") == "rtx 6000 ada"
+
+
+def test_a_match_says_how_it_was_placed(tables: Tables) -> None:
+    exact = tables.match_gpu("NVIDIA GeForce RTX 3050 Laptop GPU")
+    assert exact is not None and exact.describe() == exact.name == "GeForce RTX 3050"
+    by_series = tables.match_gpu("NVIDIA GeForce GTX 1660 SUPER")
+    assert by_series is not None and by_series.cc == by_series.product.cc == "7.5"
+    assert by_series.describe() == "GeForce GTX 1650 Ti (by the series rule)"

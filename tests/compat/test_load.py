@@ -3,6 +3,7 @@ the schema, and what the loader refuses."""
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import shutil
 from pathlib import Path
@@ -17,6 +18,7 @@ from gpudoctor.compat import (
     Tables,
     load_tables,
 )
+from gpudoctor.compat.load import known_until
 from gpudoctor.compat.wheels import pip_line
 from gpudoctor.versions import normalize_cc
 
@@ -287,3 +289,20 @@ def test_missing_file_and_bad_toml_are_refused(tmp_path: Path) -> None:
     with pytest.raises(CompatTableError, match=r"gpu\.toml: cannot read"):
         load_tables(directory)
     assert issubclass(CompatTableError, ValueError)
+
+
+def test_known_until_reads_cuda_toml_alone(tmp_path: Path) -> None:
+    directory = copy_tables(tmp_path)
+    (directory / "gpu.toml").unlink()  # one file is read: the others may be anything
+    assert known_until(directory) == load_tables(TABLES_DIR).known_until
+    path = directory / "cuda.toml"
+    text = path.read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("known_until"))
+    path.write_text(text.replace(line, 'known_until = "2026-02-30"'), encoding="utf-8")
+    with pytest.raises(CompatTableError, match=r"'known_until' must be a date .*'2026-02-30'"):
+        known_until(directory)
+    path.write_text(text.replace(line, 'known_until = "2026-11-04"'), encoding="utf-8")
+    assert known_until(directory) == datetime.date(2026, 11, 4)  # its string spelling too
+    path.write_text(text.replace(line, ""), encoding="utf-8")
+    with pytest.raises(CompatTableError, match="missing 'known_until'"):
+        known_until(directory)

@@ -161,3 +161,33 @@ def test_torch_install_commands(tables: Tables) -> None:
         "pip install torch==1.12.1+cu116 --extra-index-url https://download.pytorch.org/whl/cu116"
     )
     assert command("1.8.2", "cu111").endswith("https://download.pytorch.org/whl/lts/1.8/cu111")
+
+
+def test_pip_runs_through_the_interpreter_when_it_is_known() -> None:
+    assert wheels.pip(None) == "pip"
+    assert wheels.pip("/usr/bin/python3") == "/usr/bin/python3 -m pip"
+    assert wheels.pip("/opt/my env/python") == "'/opt/my env/python' -m pip"
+    assert wheels.cudnn_wheel_name(12) == wheels.cudnn_wheel_name("12") == "nvidia-cudnn-cu12"
+
+
+def test_which_installed_versions_a_pin_keeps() -> None:
+    """pip keeps an installed torch the pin matches (PEP 440): an unlabelled pin matches every
+    local build of that version, a labelled one only its own."""
+    assert wheels.satisfies("2.5.1+cu124", "2.5.1", None)
+    assert wheels.satisfies("2.5.1+cu124", "2.5.1", "cu124")
+    assert not wheels.satisfies("2.5.1+cu121", "2.5.1", "cu124")
+    assert not wheels.satisfies("2.5.0", "2.5.1", None)
+    assert not wheels.satisfies("not a version", "2.5.1", None)
+    assert not wheels.satisfies("2.5.1", "2.5.1", "cu 124")  # not a specifier: never kept
+
+
+def test_labels_and_companions_of_each_era(tables: Tables) -> None:
+    old, new = tables.torch_release("1.7.1"), tables.torch_release("2.5.1")
+    assert old is not None and new is not None and old.pypi_default == "cu102"
+    cu102, cu101 = old.variant("cu102"), old.variant("cu101")
+    assert cu102 is not None and cu101 is not None
+    assert not wheels.labelled(old, cu102) and wheels.labelled(old, cu101)
+    assert all(wheels.labelled(new, v) for v in new.variants)  # index-url: always labelled
+    assert wheels.companion_version(new, "torchvision") == new.torchvision == "0.20.1"
+    assert wheels.companion_version(new, "torchaudio") == new.torchaudio
+    assert wheels.companion_version(new, "torchtext") is None
