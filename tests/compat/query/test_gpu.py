@@ -24,7 +24,7 @@ def test_compat_gpu_names_the_product_its_rule_and_page(tables: Tables) -> None:
 
 @pytest.mark.parametrize("spelling", ["sm_86", "SM86", "compute_86", "compute86", "8.6", "86",
                                       " sm_86 "])
-def test_every_spelling_of_a_compute_capability(tables: Tables, spelling: str) -> None:
+def test_a_compute_capability_in_any_spelling(tables: Tables, spelling: str) -> None:
     answer = query_gpu(tables, spelling)
     assert (answer.kind, answer.subject) == ("gpu", "GPU sm_86 (Ampere)")
     assert [s.key for s in answer.sections] == ["arch", "toolkits", "cudnn", "torch"]
