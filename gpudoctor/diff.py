@@ -214,18 +214,21 @@ def _host(env: Environment) -> Iterator[tuple[Layer, str, str]]:
         yield e, "host", shown(h)
         return
     yield e, "host name", shown(h.hostname)
-    yield e, "OS", h.os_name
-    yield e, "kernel", h.kernel
-    yield e, "machine", h.machine
+    yield e, "OS", shown(h.os_name)
+    yield e, "kernel", shown(h.kernel)
+    yield e, "machine", shown(h.machine)
     yield e, "glibc", shown(h.glibc)
-    yield e, "Python", h.python_version
-    yield e, "container", h.container or "none (bare metal)"
+    yield e, "Python", shown(h.python_version)
+    yield e, "container", shown(h.container) if h.container else "none (bare metal)"
     yield e, "WSL", shown(h.wsl)
     yield e, "/dev/shm", _gib(h.shm_bytes)
     yield e, "NVIDIA kernel module", shown(h.nvidia_module)
-    yield e, "device nodes", " ".join(
-        f"{n.path}{'' if n.readable and n.writable else ' (no access)'}"
-        for n in h.dev_nodes) or NONE
+    yield e, "device nodes", shown(h.dev_nodes) if isinstance(h.dev_nodes, Unavailable) else (
+        " ".join(f"{n.path}{'' if n.readable and n.writable else ' (no access)'}"
+                 for n in h.dev_nodes) or NONE)
+    if isinstance(h.env, Unavailable):
+        yield e, "environment", shown(h.env)
+        return
     recorded = dict(h.env)
     for name in (*ENV_VARS, *sorted(set(recorded) - set(ENV_VARS))):
         yield e, name, recorded.get(name, "(not set)")

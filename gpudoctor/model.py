@@ -86,17 +86,23 @@ class DeviceNode:
 class HostFacts:
     """The operating system, the process environment and the device nodes."""
 
-    os_name: str  # PRETTY_NAME from os-release, or platform.system()
-    kernel: str
-    machine: str
+    # the probe fills every field; a pasted report (`gpudoctor.reports.system`) states a few
+    # (the device nodes `ls -l /dev/nvidia*` lists, the driver the kernel log shows bound to a
+    # GPU) and leaves the others Unavailable(NOT_REPORTED)
+    os_name: str | Unavailable  # PRETTY_NAME from os-release, or platform.system()
+    kernel: str | Unavailable
+    machine: str | Unavailable
     glibc: str | Unavailable
-    python_version: str
-    python_executable: str
-    container: str | None  # "docker", "podman", "kubernetes", "container"; None on bare metal
-    wsl: bool
-    env: tuple[tuple[str, str], ...]  # the CUDA-related variables that are set, in a fixed order
-    ld_library_path_missing: tuple[str, ...]  # LD_LIBRARY_PATH entries that are not directories
-    dev_nodes: tuple[DeviceNode, ...]
+    python_version: str | Unavailable
+    python_executable: str | Unavailable
+    # "docker", "podman", "kubernetes", "container"; None on bare metal
+    container: str | Unavailable | None
+    wsl: bool | Unavailable
+    # the CUDA-related variables that are set, in a fixed order
+    env: tuple[tuple[str, str], ...] | Unavailable
+    # LD_LIBRARY_PATH entries that are not directories
+    ld_library_path_missing: tuple[str, ...] | Unavailable
+    dev_nodes: tuple[DeviceNode, ...] | Unavailable
     shm_bytes: int | Unavailable
     # NVIDIA display / 3D controllers on the PCI bus ("0000:01:00.0 10de:2684"): a GPU is there
     # even when no driver is loaded
@@ -112,9 +118,10 @@ class HostFacts:
     # the node's name (`socket.gethostname()`): `gpudoctor fleet` names nodes by it
     hostname: str | Unavailable = NOT_RECORDED
 
-    def getenv(self, name: str) -> str | None:
-        """The value of a recorded environment variable, None when it was not set."""
-        return dict(self.env).get(name)
+    def getenv(self, name: str) -> str | Unavailable | None:
+        """The value of a recorded environment variable, None when it was not set, and `env`
+        itself where the environment is unknown (a pasted report does not state it)."""
+        return self.env if isinstance(self.env, Unavailable) else dict(self.env).get(name)
 
 
 # --------------------------------------------------------------------------- driver

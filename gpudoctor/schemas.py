@@ -30,17 +30,20 @@ COMPAT = "compat"  # `compat <kind> <query> --format json`
 RECOMMEND = "recommend"  # `recommend --format json`
 CHECKS = "checks"  # `checks --format json`: a bare list, no schema_version key
 
-# 2 for the documents that embed the Environment: its `cuda` key became `toolkits`
+# the documents that embed the Environment: 2 when its `cuda` key became `toolkits`; 3 when
+# the host facts a pasted report does not state (the OS, the environment variables, the device
+# nodes, the container …) became Unavailable objects where a probe writes a value
 VERSIONS: Mapping[str, int] = MappingProxyType({
-    SNAPSHOT: 2, CHECK: 2, SMOKE_TEST: 2, SMOKE_TEST_DISTRIBUTED: 2, DIFF: 1, EXPLAIN: 1,
+    SNAPSHOT: 3, CHECK: 3, SMOKE_TEST: 3, SMOKE_TEST_DISTRIBUTED: 3, DIFF: 1, EXPLAIN: 1,
     FLEET: 1, INSTALL_CUDNN: 1, UNINSTALL_CUDNN: 1, COMPAT: 1, RECOMMEND: 1, CHECKS: 1,
 })
 
 # the older versions a reader still accepts: version 1 wrote `environment.cuda` for what is now
-# `environment.toolkits` (gpudoctor.snapshot.FORMER_KEYS reads it; gpudoctor.fleet too)
+# `environment.toolkits` (gpudoctor.snapshot.FORMER_KEYS reads it; gpudoctor.fleet too); a
+# version 2 document is a version 3 one whose host facts all have values
 _OLDER: Mapping[str, frozenset[int]] = MappingProxyType({
-    SNAPSHOT: frozenset({1}), CHECK: frozenset({1}), SMOKE_TEST: frozenset({1}),
-    SMOKE_TEST_DISTRIBUTED: frozenset({1}),
+    SNAPSHOT: frozenset({1, 2}), CHECK: frozenset({1, 2}), SMOKE_TEST: frozenset({1, 2}),
+    SMOKE_TEST_DISTRIBUTED: frozenset({1, 2}),
 })
 
 # the versions a reader of each document accepts: the one written, and any older one it can

@@ -123,8 +123,9 @@ def python_version(env: Environment) -> tuple[str, str] | None:
     if isinstance(t, TorchFacts) and isinstance(t.python_version, str):
         return t.python_version, t.python if isinstance(t.python, str) else "the report"
     host = env.host
-    if isinstance(t, TorchFacts) and isinstance(host, HostFacts) and t.python == \
-            host.python_executable and version(host.python_version):
+    if isinstance(t, TorchFacts) and isinstance(host, HostFacts) and isinstance(
+            host.python_version, str) and isinstance(host.python_executable, str) and \
+            t.python == host.python_executable and version(host.python_version):
         return host.python_version, host.python_executable
     return None
 
@@ -237,7 +238,7 @@ def gpu_signs(env: Environment) -> tuple[str, ...]:
     if host.nvml_libraries:
         path, v = host.nvml_libraries[0]
         signs.append(f"the NVIDIA driver library {v} is installed ({path})")
-    if host.dev_nodes:
+    if isinstance(host.dev_nodes, tuple) and host.dev_nodes:
         signs.append(f"{', '.join(n.path for n in host.dev_nodes[:3])} exist")
     return tuple(signs)
 
@@ -269,6 +270,12 @@ def reason_of(fact: object) -> str:
 def is_reported(fact: object) -> bool:
     """Whether a fact is known, i.e. not Unavailable because a pasted report lacks it."""
     return not (isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED)
+
+
+def pasted(env: Environment) -> bool:
+    """Whether `env` was read from a pasted report (`Environment.sources` names its blocks),
+    not probed on a machine: what the report does not show may still be there."""
+    return bool(env.sources)
 
 
 def driver_unknown(env: Environment) -> bool:

@@ -110,14 +110,14 @@ def test_odd_values_anywhere_never_crash_the_view() -> None:
     assert read > len(paths)  # most variants are read: the facts degrade to text
 
 
-def test_a_version_1_report_shows_its_toolkit_like_version_2() -> None:
+def test_a_version_1_report_shows_its_toolkit_like_the_current_one() -> None:
     """fleet reads raw JSON: a schema_version 1 document names the toolkits `cuda`, a
-    version 2 one `toolkits`; both show the toolkit in use."""
+    version 2 or 3 one `toolkits`; both show the toolkit in use."""
     text = (ENVS / "h100-healthy.json").read_text()
     v1 = json.loads(text)
     assert v1["schema_version"] == 1 and "cuda" in v1["environment"]
     v2 = json.loads(dumps(loads(text)))
-    assert v2["schema_version"] == 2 and "cuda" not in v2["environment"]
+    assert v2["schema_version"] == 3 and "cuda" not in v2["environment"]
     old, new = read_node("v1.json", text), read_node("v2.json", json.dumps(v2))
     assert old.key_facts == new.key_facts
     assert old.key_facts[FACTS.index("toolkit")] == "13.0"

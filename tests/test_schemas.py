@@ -293,10 +293,10 @@ def test_readers_accept_a_document_by_its_own_version(outputs: dict[str, list[An
     assert schemas.carrier(outputs[schemas.SNAPSHOT][0]) == schemas.SNAPSHOT
     assert schemas.carrier({"command": "smoke-test", "environment": {}}) == schemas.SMOKE_TEST
     read_node("node.json", json.dumps(report))
-    report["schema_version"] = 3
-    with pytest.raises(SnapshotError, match=r"schema_version 3; .* in a check document"):
+    report["schema_version"] = 4
+    with pytest.raises(SnapshotError, match=r"schema_version 4; .* in a check document"):
         loads(json.dumps(report))
-    with pytest.raises(NodeError, match="schema_version 3"):
+    with pytest.raises(NodeError, match="schema_version 4"):
         read_node("node.json", json.dumps(report))
     for unhashable in ([1], {"v": 1}):
         assert schemas.accepts({"schema_version": unhashable, "environment": {}})

@@ -123,7 +123,7 @@ def test_every_v1_snapshot_still_reads(path: Path) -> None:
 
 def test_a_new_snapshot_writes_toolkits() -> None:
     data = json.loads(dumps(SCENARIOS["h100-healthy"]))
-    assert data["schema_version"] == 2 == schemas.version(schemas.SNAPSHOT)
+    assert data["schema_version"] == 3 == schemas.version(schemas.SNAPSHOT)
     assert "toolkits" in data["environment"] and "cuda" not in data["environment"]
     assert loads(json.dumps(data)) == SCENARIOS["h100-healthy"]
 
@@ -138,11 +138,13 @@ def test_the_new_key_wins_over_the_former() -> None:
 @pytest.mark.parametrize("extra", [{}, {"findings": []}, {"command": "smoke-test"},
                                    {"command": "smoke-test --distributed"}],
                          ids=["snapshot", "check", "smoke-test", "smoke-test-distributed"])
-def test_every_environment_carrier_reads_1_and_2_and_refuses_3(extra: dict[str, object]) -> None:
+def test_every_environment_carrier_reads_1_to_3_and_refuses_4(extra: dict[str, object]) -> None:
     data = {**json.loads(dumps(SCENARIOS["h100-healthy"])), **extra}
     v1 = {**data, "schema_version": 1}
     v1["environment"] = {("cuda" if k == "toolkits" else k): v
                          for k, v in data["environment"].items()}
-    assert loads(json.dumps(v1)) == loads(json.dumps(data)) == SCENARIOS["h100-healthy"]
-    with pytest.raises(SnapshotError, match="schema_version 3; this gpudoctor reads 1, 2"):
-        loads(json.dumps({**data, "schema_version": 3}))
+    v2 = {**data, "schema_version": 2}  # a probed host: every fact has its value
+    assert loads(json.dumps(v1)) == loads(json.dumps(v2)) == loads(json.dumps(data)) \
+        == SCENARIOS["h100-healthy"]
+    with pytest.raises(SnapshotError, match="schema_version 4; this gpudoctor reads 1, 2, 3"):
+        loads(json.dumps({**data, "schema_version": 4}))

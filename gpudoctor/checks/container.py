@@ -50,16 +50,21 @@ def check_container(env: Environment, tables: Tables) -> Finding:
         return skipped(V.reason_of(env.host))
     host = env.host
     cdi = (("CDI specs", ", ".join(host.cdi_specs)),) if host.cdi_specs else ()
+    if isinstance(host.container, Unavailable):
+        return skipped(host.container.message, cdi)
     if not host.container:
         return skipped("not in a container", cdi)
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
+    if isinstance(visible, Unavailable) or isinstance(host.dev_nodes, Unavailable):
+        return skipped(f"this {host.container} container's environment or device nodes are "
+                       "not known", cdi)
     nodes = [n.path for n in host.dev_nodes if n.path != "/dev/dxg"]
     pci = host.pci_gpus if isinstance(host.pci_gpus, tuple) else ()
     ev = (("container", host.container), ("NVIDIA_VISIBLE_DEVICES", repr(visible)),
           ("/dev/nvidia*", ", ".join(nodes) or "none"),
           ("libnvidia-ml.so.1", ", ".join(p for p, _ in host.nvml_libraries) or "none"),
           ("NVIDIA GPUs on the PCI bus", ", ".join(pci) or "none"), *cdi)
-    if host.wsl:
+    if host.wsl is True:
         return skipped("WSL: GPUs are reached through /dev/dxg, not the container toolkit", ev)
     if visible is not None and container_hides_every_gpu(visible):
         return noted(f"NVIDIA_VISIBLE_DEVICES={visible!r}: this container hides every GPU on "
@@ -135,10 +140,12 @@ def check_cuda_env(env: Environment, tables: Tables) -> Finding:
     """
     if not isinstance(env.host, HostFacts):
         return skipped(V.reason_of(env.host))
+    if isinstance(env.host.env, Unavailable):
+        return skipped(env.host.env.message)
     found = []
     for name, bad, level, what in _VARS:
         value = env.host.getenv(name)
-        if value is None or (bad is not None and value.strip() not in bad):
+        if not isinstance(value, str) or (bad is not None and value.strip() not in bad):
             continue
         found.append((level, name, value, what))
     if not found:
@@ -171,19 +178,22 @@ def check_mig_visible(env: Environment, tables: Tables) -> Finding:
     if not isinstance(env.nvml, NvmlFacts):
         return skipped(V.reason_of(env.nvml))
     mig = [g.index for g in V.gpus(env) if g.mig_mode is True]
-    if not isinstance(env.host, HostFacts):
-        if mig and not V.is_reported(env.host):  # a pasted report shows MIG, not the variables
+    known = env.host.env if isinstance(env.host, HostFacts) else env.host
+    if isinstance(known, Unavailable):
+        if mig and not V.is_reported(known):  # a pasted report shows MIG, not the variables
             return noted(f"MIG mode is on for GPU {', '.join(map(str, mig))}: CUDA runs on its "
                          "MIG devices, not on the whole GPU; which one a job gets is set by "
                          "CUDA_VISIBLE_DEVICES, which the report does not show",
                          "export CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them), "
                          f"or turn MIG off: sudo nvidia-smi -i {mig[0]} -mig 0",
                          (("MIG on", ", ".join(f"GPU {i}" for i in mig)),
-                          ("CUDA_VISIBLE_DEVICES", V.reason_of(env.host))))
-        return skipped(V.reason_of(env.host))
+                          ("CUDA_VISIBLE_DEVICES", known.message)))
+        return skipped(known.message)
+    assert isinstance(env.host, HostFacts)
     if not mig:
         return passed("no GPU has MIG mode on")
     value = env.host.getenv("CUDA_VISIBLE_DEVICES")
+    assert not isinstance(value, Unavailable)  # the environment is known (above)
     ev = (("MIG on", ", ".join(f"GPU {i}" for i in mig)),
           ("CUDA_VISIBLE_DEVICES", repr(value)))
     if value is not None and any(v.strip().startswith("MIG-") for v in value.split(",")):

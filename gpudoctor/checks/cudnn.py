@@ -440,7 +440,7 @@ def check_copies(env: Environment, tables: Tables) -> Finding:
 
 def _unset_fix(env: Environment, folder: str) -> str:
     current = env.host.getenv("LD_LIBRARY_PATH") if isinstance(env.host, HostFacts) else None
-    if current is None:
+    if not isinstance(current, str):
         return f"remove {folder} from LD_LIBRARY_PATH"
     kept = ":".join(p for p in current.split(":") if p and p.rstrip("/") != folder.rstrip("/"))
     return f"export LD_LIBRARY_PATH={shlex.quote(kept)}" if kept else "unset LD_LIBRARY_PATH"

@@ -47,8 +47,9 @@ def quoted(paths: list[str]) -> list[str]:
 
 def host_machine(env: Environment) -> str | None:
     """The machine the libraries must be built for ("x86_64"), when the host facts say it."""
-    if isinstance(env.host, HostFacts) and env.host.machine in elf.MACHINES.values():
-        return env.host.machine
+    machine = env.host.machine if isinstance(env.host, HostFacts) else None
+    if isinstance(machine, str) and machine in elf.MACHINES.values():
+        return machine
     return None
 
 

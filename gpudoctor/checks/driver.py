@@ -122,7 +122,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
         return skipped("no permission to talk to the NVIDIA driver, so whether it is loaded "
                        "is not known here (see GD502)", evidence)
     install = install_driver(env, tables)
-    if not signs and not V.is_reported(env.host) and nvml.reason is Reason.NOT_INSTALLED:
+    if not signs and V.pasted(env) and nvml.reason is Reason.NOT_INSTALLED:
         # a report that shows no driver ("nvidia-smi: command not found", collect_env's "Could
         # not collect", torch's "Found no NVIDIA driver") and no GPU either: a GPU-less machine
         # (a login node, a laptop) says the same, so it cannot fail; it leads the report
@@ -130,7 +130,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                       f"(a machine without one reads the same): {nvml.message}",
                       f"if the machine has an NVIDIA GPU: {install}",
                       evidence + ((("report", nvml.detail),) if nvml.detail else ()))
-    if not signs and not V.is_reported(env.host):
+    if not signs and V.pasted(env):
         # a pasted nvidia-smi that failed: whether the machine has a GPU is not in the report
         return failed(f"the report shows no working NVIDIA driver: {nvml.message}",
                       install if nvml.reason is Reason.NOT_INSTALLED else
@@ -201,7 +201,7 @@ def _mismatch(env: Environment, module: str | None, libraries: tuple[str, ...],
     fix = ("reload the kernel module so it matches the library (stop what uses the GPU first: "
            "the display manager, nvidia-persistenced, running jobs): sudo rmmod nvidia_uvm "
            "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia; or reboot")
-    if isinstance(env.host, HostFacts) and env.host.container:
+    if isinstance(env.host, HostFacts) and isinstance(env.host.container, str):
         fix += ("; in a container, the image must not ship driver libraries of its own (the "
                 "NVIDIA Container Toolkit mounts the host's)")
     parts = (("kernel module", module or "?"),

@@ -401,6 +401,9 @@ def check_nouveau(env: Environment, tables: Tables) -> Finding:
     if not isinstance(env.host, HostFacts):
         return skipped(V.reason_of(env.host))
     bound = env.host.pci_gpu_drivers
+    if not bound and isinstance(env.host.pci_gpus, tuple) and env.host.pci_gpus:
+        return skipped(f"which driver holds the NVIDIA GPU ({env.host.pci_gpus[0]}) is not "
+                       "recorded (a pasted report without `lspci -k`, or an older snapshot)")
     if not bound:
         return skipped("no NVIDIA GPU on the PCI bus (or the bus cannot be read: WSL, a "
                        "container, a pasted report)")

@@ -37,6 +37,8 @@ def check_visible_devices(env: Environment, tables: Tables) -> Finding:
     if not isinstance(env.host, HostFacts):
         return skipped(V.reason_of(env.host))
     value = env.host.getenv("CUDA_VISIBLE_DEVICES")
+    if isinstance(value, Unavailable):
+        return skipped(value.message)
     if value is None:
         return passed("CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
     ev = (("CUDA_VISIBLE_DEVICES", repr(value)),)
@@ -87,34 +89,34 @@ def check_dev_nodes(env: Environment, tables: Tables) -> Finding:
     Sources: https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/index.html,
     https://docs.nvidia.com/deploy/nvml-api/group__nvmlReturn.html
     """
-    denied = isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.PERMISSION_DENIED
-    if not isinstance(env.host, HostFacts):
+    denied = env.nvml if isinstance(env.nvml, Unavailable) and (
+        env.nvml.reason is Reason.PERMISSION_DENIED) else None
+    nodes = env.host.dev_nodes if isinstance(env.host, HostFacts) else env.host
+    if isinstance(nodes, Unavailable):  # a pasted report: the nodes are not listed
         if denied:
-            assert isinstance(env.nvml, Unavailable)
             return failed("NVML says this user has no permission to use the driver: it cannot "
                           "open the /dev/nvidia* device nodes", DEV_NODES_FIX,
-                          (("NVML", env.nvml.message),))
-        return skipped(V.reason_of(env.host))
-    nodes = env.host.dev_nodes
+                          (("NVML", denied.message),))
+        return skipped(nodes.message)
+    assert isinstance(env.host, HostFacts)
     ev = tuple((n.path, ("r" if n.readable else "-") + ("w" if n.writable else "-"))
                for n in nodes)
-    if env.host.wsl:
+    if env.host.wsl is True:
         return passed("WSL: the GPU is reached through /dev/dxg", ev)
     if not nodes:
         if not V.driver_present(env):
             return skipped("no /dev/nvidia* and no driver (see GD101)")
         fix = ("start the container with GPU access: docker run --gpus all … (NVIDIA Container "
-               "Toolkit)" if env.host.container else
+               "Toolkit)" if isinstance(env.host.container, str) else
                "load the driver (sudo modprobe nvidia; nvidia-smi creates the nodes)")
         return failed("no /dev/nvidia* device nodes", fix, ev)
     blocked = [n.path for n in nodes if not (n.readable and n.writable)]
     if blocked:
         return failed(f"this user cannot open {', '.join(blocked)}", DEV_NODES_FIX, ev)
     if denied:
-        assert isinstance(env.nvml, Unavailable)
         return failed("NVML says this user has no permission to use the driver, though the "
                       f"{len(nodes)} device node(s) are readable and writable",
-                      DEV_NODES_FIX, (*ev, ("NVML", env.nvml.message)))
+                      DEV_NODES_FIX, (*ev, ("NVML", denied.message)))
     return passed(f"{len(nodes)} device node(s) readable and writable", ev)
 
 
@@ -130,12 +132,16 @@ def check_ld_library_path(env: Environment, tables: Tables) -> Finding:
     if not isinstance(env.host, HostFacts):
         return skipped(V.reason_of(env.host))
     value = env.host.getenv("LD_LIBRARY_PATH")
+    missing = env.host.ld_library_path_missing
+    if isinstance(value, Unavailable):
+        return skipped(value.message)
+    if isinstance(missing, Unavailable):
+        return skipped(missing.message)
     if value is None:
         return passed("LD_LIBRARY_PATH is not set")
     if value == "":
         return passed("LD_LIBRARY_PATH is set but empty (the loader ignores it)")
     entries = re.split(r"[:;]", value)  # the loader splits on both
-    missing = env.host.ld_library_path_missing
     where = [w for w, empty in (("a leading ':'", entries[0] == ""),
                                 ("'::'", "" in entries[1:-1]),
                                 ("a trailing ':'", len(entries) > 1 and entries[-1] == ""))
@@ -179,7 +185,8 @@ def check_shm(env: Environment, tables: Tables) -> Finding:
     ev = (("/dev/shm", f"{shm / 2**20:.0f} MiB"),)
     if shm < 1 << 30:
         fix = ("restart the container with --shm-size=8g (or --ipc=host)"
-               if env.host.container else "remount larger: sudo mount -o remount,size=8G /dev/shm")
+               if isinstance(env.host.container, str)
+               else "remount larger: sudo mount -o remount,size=8G /dev/shm")
         return warned(f"/dev/shm is only {shm / 2**20:.0f} MiB; DataLoader workers need more",
                       fix, ev)
     return passed(f"/dev/shm is {shm / 2**30:.1f} GiB", ev)

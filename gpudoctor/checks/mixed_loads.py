@@ -95,7 +95,7 @@ def _mixed(env: Environment, family: str, paths: list[str], folders: list[str]) 
 def _fix(env: Environment, family: str, keep: str, drop: list[str]) -> str:
     host = env.host if isinstance(env.host, HostFacts) else None
     value = host.getenv("LD_LIBRARY_PATH") if host else None
-    entries = [e for e in re.split(r"[:;]", value or "") if e]
+    entries = [e for e in re.split(r"[:;]", value) if e] if isinstance(value, str) else []
     real = dict(host.ld_library_path_real) if host else {}
     bad = [e for e in entries if posixpath.normpath(real.get(e, e)) in drop
            or posixpath.normpath(e) in drop]
@@ -106,7 +106,7 @@ def _fix(env: Environment, family: str, keep: str, drop: list[str]) -> str:
                 else "unset LD_LIBRARY_PATH")
         return (f"drop {', '.join(bad)} from LD_LIBRARY_PATH ({keep_text}): {line}")
     preload = host.getenv("LD_PRELOAD") if host else None
-    if preload and any(d in preload for d in drop):
+    if isinstance(preload, str) and preload and any(d in preload for d in drop):
         return f"remove the {family} in {', '.join(drop)} from LD_PRELOAD ({keep_text})"
     return (f"take the {family} in {', '.join(drop)} off the loader's path (the ldconfig cache: "
             f"`ldconfig -p | grep {family.lower()}`, or the package that installed it), "

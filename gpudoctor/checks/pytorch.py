@@ -198,8 +198,9 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
         return failed(f"torch.cuda.is_available() is False: {reason}",
                       "the driver's state is not in the report: ask for the output of "
                       "`nvidia-smi` (see GD101–GD103 and GD501–GD502 for the causes)", ev)
-    visible = env.host.getenv("CUDA_VISIBLE_DEVICES") if not isinstance(
+    said = env.host.getenv("CUDA_VISIBLE_DEVICES") if not isinstance(
         env.host, Unavailable) else None
+    visible = said if isinstance(said, str) else None  # not set, or not in the report
     if not V.driver_present(env):  # one cause, counted once: GD101 says it and how to fix it
         return skipped(f"no working NVIDIA driver, so no CUDA device (see GD101); torch says: "
                        f"{reason}", ev)

@@ -15,7 +15,9 @@ detectron2, OpenMMLab, SGLang, Lightning and nnDetection, and `nvcc --version`
 too old (found version 11040)", "Found no NVIDIA driver", its CUDA initialisation errors) are
 read too (`gpudoctor.reports.torch_messages`), and so are the kernel module's messages that
 have one meaning (a GPU fallen off the bus, "NVRM: API mismatch", Secure Boot refusing the
-module: `gpudoctor.reports.kernel_log`): a paste with only those is a partial report. The
+module: `gpudoctor.reports.kernel_log`), and what `ls -l /dev/nvidia*` and `lspci -k` (or
+nouveau's kernel lines) say of the device nodes and the driver bound to each GPU
+(`gpudoctor.reports.system`): a paste with only those is a partial report. The
 blocks of every input merge into one Environment: an issue's collect_env gives torch's side and
 its nvidia-smi table the driver's. A fact no block states is
 `Unavailable(Reason.NOT_REPORTED)`, never a guess, and `Environment.sources` names the blocks
@@ -39,6 +41,7 @@ from gpudoctor.reports import (
     nvidia_smi,
     nvidia_smi_q,
     snapshot,
+    system,
     torch_messages,
 )
 from gpudoctor.reports.credible import credible_driver_cuda
@@ -54,7 +57,8 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
             "`nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, torch's own messages, the "
-            "kernel module's, or an issue body or log that contains them")
+            "kernel module's, `ls -l /dev/nvidia*`, `lspci -k`, or an issue body or log that "
+            "contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -172,10 +176,11 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
             found.append((name, partial))
             recognised = True
-        logged = kernel_log.parse(text)  # the kernel module's messages, anywhere in the text
-        if logged is not None:
-            found.append((name, logged))
-            recognised = True
+        for reader in (kernel_log, system):  # the kernel's and the system tools' outputs,
+            stated = reader.parse(text)  # anywhere in the text
+            if stated is not None:
+                found.append((name, stated))
+                recognised = True
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

@@ -62,10 +62,15 @@ def env_list_texts() -> tuple[str, ...]:
 
 @cache
 def kernel_log_texts() -> tuple[str, ...]:
-    """Real kernel-module messages (tests/reports/report_excerpts.py, each with its link)."""
+    """Real kernel-module messages and system tools' outputs (each with its link: in
+    tests/reports/report_excerpts.py, tests/reports/test_system.py, round 4's index.toml)."""
     from tests.reports import report_excerpts as excerpts
+    from tests.reports import test_system
 
-    return tuple(getattr(excerpts, name) for name in dir(excerpts) if name.startswith("NVRM_"))
+    heldout = ROOT / "tests" / "fixtures" / "heldout" / "round4" / "reports-C"
+    return (*(getattr(excerpts, name) for name in dir(excerpts) if name.startswith("NVRM_")),
+            test_system.LSPCI_VV_NOUVEAU, test_system.LSPCI_NNK_NVIDIA,
+            *((heldout / name).read_text() for name in ("r5-030.md", "r5-033.md")))
 
 
 @cache
@@ -372,10 +377,12 @@ def env_list_target(text: str) -> str:
 
 
 def kernel_log_target(text: str) -> str:
-    """`check --from-report FILE` on a kernel log; its reader on its own too."""
-    from gpudoctor.reports import kernel_log
+    """`check --from-report FILE` on a kernel log or system tools' output; their readers on
+    their own too."""
+    from gpudoctor.reports import kernel_log, system
 
     kernel_log.parse(text)
+    system.parse(text)
     return report_target(text)
 
 

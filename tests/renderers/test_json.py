@@ -14,7 +14,7 @@ from tests.renderers.render_kit import console, report
 def test_json_schema() -> None:
     r = report("lost-gpu")
     data = json.loads(to_renderer(OutputFormat.JSON, console()).render(r))
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert list(data)[:4] == ["schema_version", "gpudoctor_version", "summary",
                               "compat_tables_known_until"]
     assert data["compat_tables_known_until"] == known_until().isoformat()

@@ -1,0 +1,108 @@
+"""What the system's own tools print about the GPU's place in it, quoted anywhere in a paste:
+the host facts they state.
+
+- `ls -l /dev/nvidia*`: each device node's mode. A report does not say which user runs the
+  program, so a node counts as usable when its group or others may read and write it (the
+  driver creates them crw-rw-rw-); one only its owner may open is not. "ls: cannot access
+  '/dev/nvidia*': No such file or directory" states that there are none.
+- the NVIDIA GPUs on the PCI bus (`lspci`'s NVIDIA display and 3D controllers) and the driver
+  bound to each: `lspci -k`'s "Kernel driver in use:" under the device's line, and the kernel
+  log's lines of the nouveau driver for a PCI address ("nouveau 0000:01:00.0: DRM: VRAM: 2048
+  MiB": nouveau holds that GPU).
+
+Every other host fact (the OS, the environment, /dev/shm, the container) stays
+Unavailable(NOT_REPORTED).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.model import DeviceNode, HostFacts, Unavailable
+from gpudoctor.reports.interface import Partial, not_reported
+
+LONGEST = 200_000  # a paste longer than this is searched in its first part only
+# "crw-rw-rw- 1 root root 195,   0 Jun 25 11:27 /dev/nvidia0" (GNU ls; a trailing "." or "+"
+# marks an SELinux context or an ACL)
+_NODE = re.compile(r"^[ \t>]*c([r-][w-][xsS-])([r-][w-][xsS-])([r-][w-][xtT-])[.+]?[ \t]+\d+"
+                   r"[ \t]+\S+[ \t]+\S+[ \t]+\d+,[ \t]*\d+[ \t]+[^\n]*?[ \t]"
+                   r"(/dev/nvidia(?:\d{1,3}|ctl|-uvm|-uvm-tools|-modeset))[ \t]*$", re.MULTILINE)
+_NO_NODES = re.compile(r"ls: cannot access '?/dev/nvidia\*'?: No such file or directory")
+# lspci (-k, -nnk): "01:00.0 VGA compatible controller: NVIDIA Corporation GA102 … (rev a1)",
+# then indented lines, one of them "Kernel driver in use: nouveau"
+_LSPCI = re.compile(r"^[ \t]*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])[ \t]+"
+                    r"(?:VGA compatible controller|3D controller|Display controller)"
+                    r"(?:[ \t]+\[[0-9a-f]{4}\])?:[ \t]+NVIDIA Corporation[^\n]*"
+                    r"((?:\n[ \t]+[^\n]*){0,40})", re.MULTILINE)
+_IN_USE = re.compile(r"Kernel driver in use:[ \t]*([\w-]+)")
+_PCI_ID = re.compile(r"\[(10de:[0-9a-f]{4})\]")
+_NOUVEAU = re.compile(r"\bnouveau ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
+
+
+def _address(text: str) -> str:
+    """A PCI address with its 4-digit domain, lower case, as /sys/bus/pci names it."""
+    return (text if text.count(":") == 2 else f"0000:{text}").lower()
+
+
+def _nodes(text: str) -> tuple[DeviceNode, ...] | None:
+    found: dict[str, DeviceNode] = {}
+    for m in _NODE.finditer(text):
+        group, other = m[2], m[3]
+        found.setdefault(m[4], DeviceNode(
+            path=m[4], readable="r" in (group[0], other[0]), writable="w" in (group[1], other[1])))
+    if found:
+        return tuple(found.values())
+    return () if _NO_NODES.search(text) else None
+
+
+def _pci(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The NVIDIA GPUs on the PCI bus ("0000:01:00.0", with lspci -nn's "10de:2684" when
+    shown) and the driver bound to each where the text says it: `lspci -k` (its "Kernel
+    modules:" line shows -k was given; no "Kernel driver in use:" then means none is bound),
+    nouveau's own kernel lines."""
+    gpus: dict[str, str] = {}
+    bound: dict[str, str] = {}
+    for m in _LSPCI.finditer(text):
+        address = _address(m[1])
+        pci_id = _PCI_ID.search(m[0].split("\n", 1)[0])
+        gpus.setdefault(address, f"{address} {pci_id[1]}" if pci_id else address)
+        in_use = _IN_USE.search(m[2])
+        if in_use or "Kernel modules:" in m[2]:
+            bound.setdefault(address, in_use[1] if in_use else "")
+    for m in _NOUVEAU.finditer(text):
+        gpus.setdefault(_address(m[1]), _address(m[1]))
+        bound.setdefault(_address(m[1]), "nouveau")
+    return tuple(gpus.values()), tuple(bound.items())
+
+
+def parse(text: str) -> Partial | None:
+    """The host facts the system's tools state in `text`, None when it states none."""
+    text = text[:LONGEST].replace("\r\n", "\n")
+    nodes = _nodes(text)
+    gpus, bound = _pci(text)
+    if nodes is None and not gpus:
+        return None
+    shows = " and ".join(what for what, shown in (("ls -l /dev/nvidia*", nodes is not None),
+                                                  ("the PCI bus", bool(gpus))) if shown)
+
+    def absent(what: str) -> Unavailable:
+        return not_reported(f"{what}: not in the report (it shows only {shows})")
+
+    return Partial(kind="system tools' output", rank=1, host=HostFacts(
+        os_name=absent("the OS"),
+        kernel=absent("the kernel"),
+        machine=absent("the machine's architecture"),
+        glibc=absent("glibc"),
+        python_version=absent("the Python version"),
+        python_executable=absent("the interpreter"),
+        container=absent("whether this runs in a container"),
+        wsl=absent("whether this is WSL"),
+        env=absent("the environment variables"),
+        ld_library_path_missing=absent("LD_LIBRARY_PATH"),
+        dev_nodes=nodes if nodes is not None else absent("the device nodes"),
+        shm_bytes=absent("/dev/shm"),
+        pci_gpus=gpus if gpus else absent("the PCI bus"),
+        pci_gpu_drivers=bound,
+        nvidia_module=absent("the NVIDIA kernel module"),
+        hostname=absent("the host name"),
+    ))

@@ -1,0 +1,132 @@
+"""What `ls -l /dev/nvidia*`, `lspci` and nouveau's kernel lines state → host facts, and the
+verdicts on them. The texts are real: round 4's dev set (each file's thread is in its
+index.toml) and excerpts named with their thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, HostFacts, Reason, Status, Unavailable
+from gpudoctor.reports import ReportError, read_reports, system
+
+HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout"
+
+# https://github.com/negativo17/nvidia-driver/issues/73 — `lspci -vv`: the driver line comes
+# after a dozen of the device's lines
+LSPCI_VV_NOUVEAU = """\
+$ lspci -vv
+01:00.0 VGA compatible controller: NVIDIA Corporation GM204 [GeForce GTX 970] (rev a1) (prog-if 00 [VGA controller])
+\tSubsystem: eVga.com. Corp. Device 1972
+\tControl: I/O+ Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+
+\tStatus: Cap+ 66MHz- UDF- FastB2B- ParErr- DEVSEL=fast >TAbort- <TAbort- <MAbort- >SERR- <PERR- INTx-
+\tLatency: 0, Cache Line Size: 64 bytes
+\tInterrupt: pin A routed to IRQ 29
+\tRegion 0: Memory at f2000000 (32-bit, non-prefetchable) [size=16M]
+\tRegion 1: Memory at e0000000 (64-bit, prefetchable) [size=256M]
+\tRegion 3: Memory at f0000000 (64-bit, prefetchable) [size=32M]
+\tRegion 5: I/O ports at e000 [size=128]
+\tExpansion ROM at f3000000 [disabled] [size=512K]
+\tCapabilities: <access denied>
+\tKernel driver in use: nouveau
+\tKernel modules: nouveau, nvidia_drm, nvidia
+"""  # noqa: E501 - verbatim
+
+# https://github.com/vanities/GPU-Passthrough-Arch-Linux-to-Windows10/issues/6 — `lspci -nnk`
+LSPCI_NNK_NVIDIA = """\
+01:00.0 VGA compatible controller [0300]: NVIDIA Corporation TU117M [GeForce GTX 1650 Mobile / Max-Q] [10de:1f91] (rev a1)
+        Subsystem: Hewlett-Packard Company Device [103c:85fc]
+        Kernel driver in use: nvidia
+        Kernel modules: nouveau, nvidia_drm, nvidia
+01:00.1 Audio device [0403]: NVIDIA Corporation Device [10de:10fa] (rev a1)
+        Subsystem: Hewlett-Packard Company Device [103c:85fc]
+        Kernel driver in use: snd_hda_intel
+        Kernel modules: snd_hda_intel
+"""  # noqa: E501 - verbatim
+
+
+def _verdicts(env: Environment) -> dict[str, Status]:
+    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
+
+
+def _host(env: Environment) -> HostFacts:
+    assert isinstance(env.host, HostFacts)
+    return env.host
+
+
+def test_device_nodes_no_one_but_root_may_open() -> None:
+    """`ls -al /dev/nvidia*` with c-w--wx-wT nodes after an update (Gentoo; round 4's
+    r5-033): GD502 fails on the nodes the listing shows."""
+    text = (HELDOUT / "round4" / "reports-C" / "r5-033.md").read_text(encoding="utf-8")
+    env = read_reports([("r5-033.md", text)])
+    listed = _host(env).dev_nodes
+    assert isinstance(listed, tuple)
+    nodes = {n.path: (n.readable, n.writable) for n in listed}
+    assert nodes["/dev/nvidia0"] == (False, True)
+    assert nodes["/dev/nvidia-uvm"] == (True, True)
+    assert _verdicts(env)["GD502"] is Status.FAIL
+
+
+def test_nouveau_in_the_kernel_log_holds_the_gpu() -> None:
+    """nouveau's own lines for 0000:01:00.0 (NixOS; round 4's r5-030): GD109 fails."""
+    text = (HELDOUT / "round4" / "reports-C" / "r5-030.md").read_text(encoding="utf-8")
+    env = read_reports([("r5-030.md", text)])
+    assert _host(env).pci_gpu_drivers == (("0000:01:00.0", "nouveau"),)
+    assert _verdicts(env)["GD109"] is Status.FAIL
+
+
+@pytest.mark.parametrize(("text", "driver", "gd109"), [
+    (LSPCI_VV_NOUVEAU, "nouveau", Status.FAIL),
+    (LSPCI_NNK_NVIDIA, "nvidia", Status.PASS),
+])
+def test_lspci_k_names_the_driver_in_use(text: str, driver: str, gd109: Status) -> None:
+    env = read_reports([("issue", text)])
+    host = _host(env)
+    assert host.pci_gpu_drivers == (("0000:01:00.0", driver),)  # the audio function is no GPU
+    assert _verdicts(env)["GD109"] is gd109
+
+
+def test_plain_lspci_shows_the_gpu_but_not_its_driver() -> None:
+    """`lspci` without -k (round 3's r1-063): the GPU is on the bus; which driver holds it is
+    not stated, so GD109 is not judged."""
+    text = (HELDOUT / "round3" / "reports-A" / "r1-063.md").read_text(encoding="utf-8")
+    env = read_reports([("r1-063.md", text)])
+    host = _host(env)
+    assert host.pci_gpus == ("0000:01:00.0",) and host.pci_gpu_drivers == ()
+    verdicts = _verdicts(env)
+    assert verdicts["GD109"] is Status.SKIP
+
+
+def test_what_the_report_does_not_show_stays_unknown() -> None:
+    """A listing states the nodes and nothing else: the checks of the environment, the
+    container and /dev/shm are not judged (never "not set")."""
+    env = read_reports([("issue", LSPCI_NNK_NVIDIA)])
+    host = _host(env)
+    for fact in (host.env, host.container, host.shm_bytes, host.dev_nodes, host.os_name):
+        assert isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED
+    assert host.getenv("CUDA_VISIBLE_DEVICES") is host.env
+    verdicts = _verdicts(env)
+    for gd in ("GD501", "GD502", "GD503", "GD504", "GD505", "GD506"):
+        assert verdicts[gd] is Status.SKIP, gd
+
+
+def test_no_device_nodes_at_all() -> None:
+    """ls's own words when the glob matches nothing: there are no nodes."""
+    partial = system.parse("$ ls -l /dev/nvidia*\nls: cannot access '/dev/nvidia*': No such "
+                           "file or directory\n")
+    assert partial is not None and isinstance(partial.host, HostFacts)
+    assert partial.host.dev_nodes == ()
+
+
+@pytest.mark.parametrize("text", [
+    "crw-rw-rw- 1 root root 1, 3 Jun 25 11:05 /dev/null\n",  # not an NVIDIA node
+    "00:02.0 VGA compatible controller: Intel Corporation HD Graphics 630 (rev 04)\n",
+    "I blacklisted nouveau 0000:01:00.0 yesterday\n",  # no "nouveau <address>: " kernel line
+])
+def test_what_is_not_read(text: str) -> None:
+    assert system.parse(text) is None
+    with pytest.raises(ReportError):
+        read_reports([("issue", text)])
