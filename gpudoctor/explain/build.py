@@ -70,7 +70,26 @@ def _archs(text: str, tables: Tables) -> list[Match]:
         option = _ARCH_OPTION.search(around)
         if option is not None:
             seen.setdefault(option["arch"], _refused("NVRTC", option["arch"], m, tables))
+        else:  # the options are not in the text: the common case is an NVRTC older than the GPU
+            seen.setdefault("", _refused_unnamed(m))
     return list(seen.values())
+
+
+def _refused_unnamed(m: re.Match[str]) -> Match:
+    """NVRTC refused the GPU's architecture, which the text does not name."""
+    sig = derived(
+        "nvrtc-unsupported-arch", "NVRTC does not know this GPU architecture", "arch",
+        "compiler-too-old-for-arch",
+        "NVRTC (the CUDA runtime compiler a framework loads to build kernels at run time: "
+        "TorchScript's fuser, CuPy, a library's generated kernels) refuses the architecture it "
+        "was asked for, which the text does not show. Most often the NVRTC's CUDA release is "
+        "older than the GPU (sm_89 and sm_90 need CUDA 11.8, sm_100 and sm_120 CUDA 12.8); a "
+        "GPU older than that release supports is the other case.",
+        "use the framework's build for a CUDA release that supports the GPU, with that "
+        "release's NVRTC (the nvidia-cuda-nvrtc wheel or the toolkit's); `gpudoctor check` "
+        "shows the GPU's architecture",
+        ("https://docs.nvidia.com/cuda/nvrtc/index.html",), confirm=("GD404",))
+    return found(sig, m, ())
 
 
 def _refused(compiler: str, arch: str, m: re.Match[str], tables: Tables) -> Match:

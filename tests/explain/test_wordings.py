@@ -168,10 +168,10 @@ ROUND4 = [  # the families round 4's held-out set (dev data since) showed missin
      "tensorrt-engine-other-version", "library-version-conflict"),
     ("RuntimeError: The following operation failed in the TorchScript interpreter.\n"
      "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)",
-     "nvrtc-unknown-arch", "compiler-too-old-for-arch"),
+     "nvrtc-unsupported-arch", "compiler-too-old-for-arch"),
     ("NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
      "-----\nName: kern\nOptions: -I/opt/include -ftz=true -arch=compute_30\n",
-     "nvrtc-gpu-too-old", "arch-not-in-build"),
+     "gpu-older-than-toolkit", "arch-not-in-build"),
     ("[ 812.004] pcieport 0000:40:01.1: AER: Uncorrected (Non-Fatal) error received: "
      "0000:41:00.0\n[ 812.004] nvidia 0000:41:00.0: PCIe Bus Error: severity=Uncorrected "
      "(Non-Fatal), type=Transaction Layer, (Requester ID)", "pcie-aer-errors",
