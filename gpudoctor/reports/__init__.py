@@ -5,12 +5,15 @@ report through: `read_reports` and the rules after it (`possible`, `credible_dri
 
 `read_reports([(name, text), ...])` accepts, detected from the content: a gpudoctor snapshot or
 `check --format json` report; the output of `python -m torch.utils.collect_env` (its top may
-be cut off); `nvidia-smi` (every banner layout), `nvidia-smi -q` and `nvidia-smi -q -x`, or
-nvidia-smi's error instead of them (a driver's, or one GPU's); the environment reports of
-detectron2, OpenMMLab, SGLang, Lightning and nnDetection, and `nvcc --version`
+be cut off); `nvidia-smi` (every banner layout), `nvidia-smi -L`, `nvidia-smi -q` and
+`nvidia-smi -q -x`, or nvidia-smi's error instead of them (a driver's, or one GPU's); the
+environment reports of detectron2, OpenMMLab, SGLang, Lightning and nnDetection, and `nvcc
+--version`
 (`gpudoctor.reports.env_tools`); a Markdown list of versions (PyTorch's issue template,
 `transformers-cli env`, "- **PyTorch:** 2.9.1+cu130") where no block states torch
-(`gpudoctor.reports.env_list`); and any text that contains them — a GitHub issue body, a log
+(`gpudoctor.reports.env_list`), else torch's own prints of `torch.__version__`,
+`torch.version.cuda` and `torch.cuda.is_available()` (`gpudoctor.reports.torch_prints`); and
+any text that contains them — a GitHub issue body, a log
 (`gpudoctor.reports.issue_body`). torch's own messages quoted anywhere (its arch warnings, "driver
 too old (found version 11040)", "Found no NVIDIA driver", its CUDA initialisation errors) are
 read too (`gpudoctor.reports.torch_messages`), and so are the kernel module's messages that
@@ -39,10 +42,12 @@ from gpudoctor.reports import (
     env_tools,
     kernel_log,
     nvidia_smi,
+    nvidia_smi_list,
     nvidia_smi_q,
     snapshot,
     system,
     torch_messages,
+    torch_prints,
 )
 from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import Partial, ReportError, not_reported
@@ -56,9 +61,9 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
-            "`nvidia-smi`, `nvidia-smi -q` or `nvidia-smi -q -x`, torch's own messages, the "
-            "kernel module's, `ls -l /dev/nvidia*`, `lspci -k`, or an issue body or log that "
-            "contains them")
+            "`nvidia-smi` (-L, -q, -q -x), torch's own messages and prints of its version, the "
+            "kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, or an issue body or "
+            "log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -71,6 +76,8 @@ def _parse(block: Block) -> Partial | None:
         return partial if partial.nvml is not None else None
     if block.kind == "nvidia-smi (error)":
         return nvidia_smi.parse_error(block.text)
+    if block.kind == "nvidia-smi -L":
+        return nvidia_smi_list.parse(block.text)
     if block.kind == "tool env":
         return env_tools.parse(block.text)
     if block.kind == "nvcc":
@@ -164,8 +171,14 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                 found.append((name, partial))
                 recognised = True
         if not any(n == name and p.torch is not None for n, p in found):
-            listed = env_list.parse(text)  # a Markdown list of versions, where no block says
-            if listed is not None:  # what torch is
+            # a Markdown list of versions, else torch's own prints, where no block says what
+            # torch is
+            listed = env_list.parse(text)
+            if listed is None or listed.torch is None:
+                printed = torch_prints.parse(text)
+                listed = printed if listed is None else listed if printed is None else replace(
+                    listed, torch=printed.torch, kind=f"{listed.kind} and torch's prints")
+            if listed is not None:
                 found.append((name, listed))
                 recognised = True
         partial = torch_messages.parse(text)  # anywhere in the text

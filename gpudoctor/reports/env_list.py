@@ -29,7 +29,7 @@ from typing import TypeVar
 
 from gpudoctor.model import GpuFacts, NvmlFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
-from gpudoctor.reports.interface import Partial, not_reported, stated_runtime
+from gpudoctor.reports.interface import Partial, not_reported, stated_runtime, tag_cuda
 
 LONGEST = 300  # a longer line is no list item read here
 LIMIT = 200_000  # a longer paste is read in its first part only
@@ -147,11 +147,6 @@ def _gpus(run: list[tuple[str, str, str]]) -> list[str] | None:
     return said[0] if said and all(s == said[0] for s in said) else None
 
 
-def _cuda_tag(version: str) -> str | None:
-    tag = re.fullmatch(r"[^+]{1,40}\+cu(\d{1,2})(\d)", version)
-    return f"{tag[1]}.{tag[2]}" if tag else None
-
-
 def _conda_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
     """The cudatoolkit of the conda line that installed this very version from the pytorch
     channel ("conda install pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch")."""
@@ -168,7 +163,7 @@ def _conda_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
 def _torch_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
     """torch's CUDA: the version's tag, a key that says it is torch's, or the conda line;
     None where they differ."""
-    said = [c for c in (_cuda_tag(version), _values(run, TORCH_CUDA_KEYS, _CUDA),
+    said = [c for c in (tag_cuda(version), _values(run, TORCH_CUDA_KEYS, _CUDA),
                         _conda_cuda(run, version)) if c is not None]
     said = [".".join(c.split(".")[:2]) for c in said]
     return _one(said)

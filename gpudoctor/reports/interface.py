@@ -8,6 +8,7 @@ lacks is never guessed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gpudoctor.model import (
@@ -50,6 +51,13 @@ class Partial:
     toolkits: ToolkitsFacts | Unavailable | None = None
     cudnn: CudnnFacts | Unavailable | None = None
     libcuda: LibcudaFacts | Unavailable | None = None  # torch's "found version 11040"
+
+
+def tag_cuda(version: str) -> str | None:
+    """The CUDA a torch version's local tag names ("2.1.0+cu118" → "11.8"), None without one.
+    A version without a tag says nothing: its release's PyPI default differs by release."""
+    tag = re.fullmatch(r"[^+]{1,40}\+cu(\d{1,2})(\d)", version)
+    return f"{tag[1]}.{tag[2]}" if tag else None
 
 
 def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: str | None, *,

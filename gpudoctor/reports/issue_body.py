@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudoctor.reports import collect_env, env_tools, nvidia_smi, nvidia_smi_q
+from gpudoctor.reports import collect_env, env_tools, nvidia_smi, nvidia_smi_list, nvidia_smi_q
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
@@ -29,6 +29,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi -q", nvidia_smi_q.START_TEXT),
     ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
+    ("nvidia-smi -L", nvidia_smi_list.START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),
     ("collect_env (cut)", collect_env.START_CUT),  # a collect_env whose top is cut off
     ("tool env", env_tools.START),  # detectron2's, mmcv's, SGLang's, Lightning's … reports
@@ -101,6 +102,8 @@ def find_blocks(text: str) -> list[Block]:
                 if current and current[0] in ("collect_env", "tool env"):
                     continue  # a line of the block it is in
                 kind = kind.removesuffix(" (cut)")
+            if kind == "nvidia-smi -L" and current and current[0] == "nvidia-smi -L":
+                continue  # the next GPU of the same list
             if kind == "tool env" and current and current[0] == "tool env":
                 continue  # Lightning's "* CUDA:" inside its report, sys.platform inside one
             if kind == "nvidia-smi -q (fragment)" and current and current[0].startswith(

@@ -65,11 +65,13 @@ def kernel_log_texts() -> tuple[str, ...]:
     """Real kernel-module messages and system tools' outputs (each with its link: in
     tests/reports/report_excerpts.py, tests/reports/test_system.py, round 4's index.toml)."""
     from tests.reports import report_excerpts as excerpts
-    from tests.reports import test_system
+    from tests.reports import test_nvidia_smi_list, test_system, test_torch_prints
 
     heldout = ROOT / "tests" / "fixtures" / "heldout" / "round4" / "reports-C"
     return (*(getattr(excerpts, name) for name in dir(excerpts) if name.startswith("NVRM_")),
             test_system.LSPCI_VV_NOUVEAU, test_system.LSPCI_NNK_NVIDIA,
+            test_torch_prints.TWO_CUDAS, test_torch_prints.COMMENTED,
+            test_nvidia_smi_list.VERSIONS_99137,
             *((heldout / name).read_text() for name in ("r5-030.md", "r5-033.md")))
 
 
@@ -377,12 +379,12 @@ def env_list_target(text: str) -> str:
 
 
 def kernel_log_target(text: str) -> str:
-    """`check --from-report FILE` on a kernel log or system tools' output; their readers on
-    their own too."""
-    from gpudoctor.reports import kernel_log, system
+    """`check --from-report FILE` on a kernel log, system tools' output, torch's prints or
+    nvidia-smi -L; their readers on their own too."""
+    from gpudoctor.reports import kernel_log, nvidia_smi_list, system, torch_prints
 
-    kernel_log.parse(text)
-    system.parse(text)
+    for reader in (kernel_log, system, torch_prints, nvidia_smi_list):
+        reader.parse(text)
     return report_target(text)
 
 

@@ -1,0 +1,81 @@
+"""What torch itself printed when asked, quoted in a paste: a Python session or a script's
+prints of `torch.__version__`, `torch.version.cuda` and `torch.cuda.is_available()`.
+
+    >>> torch.__version__            In [2]: torch.__version__       print(torch.__version__)
+    '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'          1.8.1+cu102
+
+The expression is read on its own line (after `>>> `, `In [N]: ` or inside `print(...)`), its
+value on the next line that is not blank (after `Out[N]: `), of the exact form each expression
+prints: a version, a CUDA version or None, True or False. Two different values of one
+expression leave it unread. torch's version is needed: without it nothing is read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from gpudoctor.model import TorchFacts, TorchRuntime
+from gpudoctor.reports.interface import Partial, not_reported, stated_runtime, tag_cuda
+
+LIMIT = 200_000  # a longer paste is read in its first part only
+_PROMPT = r"(?:>>>[ \t]?|In[ \t]?\[\d{1,4}\]:[ \t]?)?"
+_OUT = r"(?:Out[ \t]?\[\d{1,4}\]:[ \t]?)?"
+_COMMENT = r"[ \t]*(?:#[^\n]{0,120})?"  # "# check CUDA availability", after either line
+_VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
+
+
+def _printed(expression: str, value: str) -> re.Pattern[str]:
+    """`expression` on a line of its own (or printed), then `value` on the next line that is
+    not blank, quoted or not."""
+    return re.compile(rf"^[ \t]{{0,8}}{_PROMPT}(?:print\([ \t]?)?{expression}(?:[ \t]?\))?"
+                      rf"{_COMMENT}\n(?:[ \t]*\n)?[ \t]{{0,8}}{_OUT}['\"]?(?P<value>{value})"
+                      rf"['\"]?{_COMMENT}$", re.MULTILINE)
+
+
+VERSION = _printed(r"torch\.__version__", rf"{_VERSION}(?:\+[a-z0-9.]{{1,40}})?")
+CUDA = _printed(r"torch\.version\.cuda", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None")
+AVAILABLE = _printed(r"torch\.cuda\.is_available\(\)", r"True|False")
+
+
+_DIFFER = "differ"  # the expression printed two values (before and after a reinstall)
+
+
+def _one(pattern: re.Pattern[str], text: str) -> str | None:
+    """The one value printed for the expression; None when none, `_DIFFER` when values
+    differ."""
+    values = {m["value"] for m in pattern.finditer(text)}
+    return values.pop() if len(values) == 1 else _DIFFER if values else None
+
+
+def parse(text: str) -> Partial | None:
+    """torch's printed facts in `text`; None when its version is not printed once."""
+    text = text[:LIMIT].replace("\r\n", "\n")
+    version = _one(VERSION, text)
+    if version is None or version == _DIFFER:
+        return None
+    cuda = _one(CUDA, text)
+    available = _one(AVAILABLE, text)
+    tag = version.partition("+")[2]
+    hip = tag if tag.startswith("rocm") else None
+    why = "is not in the report (only torch's printed version, CUDA and availability are)"
+    said = None if available in (None, _DIFFER) else available == "True"
+    if cuda == "None" and hip is None:
+        # torch.version.cuda is None: a build without CUDA, whatever its version's tag says
+        cpu = stated_runtime(version + "+cpu", None, said, None, why=why,
+                             source="torch's own prints", archs=None)
+        runtime = replace(cpu, version=version) if isinstance(cpu, TorchRuntime) else cpu
+    else:  # torch.version.cuda as printed, else the version's tag ("+cu118"): only where
+        # they agree and the prints do not differ
+        tagged = tag_cuda(version)
+        printed = None if cuda in (None, _DIFFER) else ".".join(cuda.split(".")[:2])
+        stated = None if cuda == _DIFFER else printed if tagged in (None, printed) else (
+            tagged if printed is None else None)
+        runtime = stated_runtime(version, stated, said, hip, why=why,
+                                 source="torch's own prints", archs=None)
+    return Partial(kind="torch's prints", rank=1, torch=TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=runtime,
+        seconds=not_reported("no probe ran: the facts are torch's own prints"),
+    ))

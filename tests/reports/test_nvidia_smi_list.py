@@ -1,0 +1,48 @@
+"""`nvidia-smi -L` → the GPUs NVML answers for, by name and UUID."""
+
+from __future__ import annotations
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import GpuFacts, NvmlFacts, Status, Unavailable
+from gpudoctor.reports import nvidia_smi_list, read_reports
+
+# https://github.com/pytorch/pytorch/issues/99137 — the Versions section, as pasted
+VERSIONS_99137 = """\
+### Versions
+
+![image](https://user-images.githubusercontent.com/61486634/232001061-e239cfa8-3794-4c03-b8de-e1b9cde02fcb.png)
+GPU 0: Quadro K620 (UUID: GPU-56622fc6-a9b3-5594-4c6d-b0b231be656a)
+python version：3.8.16
+cuda version：cuda10.2
+cudnn version:8.7.0
+"""
+
+
+def test_the_gpu_list_of_a_pasted_issue() -> None:
+    env = read_reports([("pytorch-99137", VERSIONS_99137)])
+    assert isinstance(env.nvml, NvmlFacts)
+    (gpu,) = env.nvml.gpus
+    assert isinstance(gpu, GpuFacts) and gpu.name == "Quadro K620"
+    assert gpu.uuid == "GPU-56622fc6-a9b3-5594-4c6d-b0b231be656a"
+    assert isinstance(env.nvml.driver_version, Unavailable)
+    found = {r.check_id: r.finding.status for r in run_checks(env, load_tables(),
+                                                              REGISTRY).results}
+    assert found["GD102"] is Status.PASS  # the GPU answered nvidia-smi
+
+
+def test_mig_devices_under_a_gpu() -> None:
+    """nvidia-smi -L lists a GPU's MIG devices under it (the format of NVIDIA's MIG user
+    guide: https://docs.nvidia.com/datacenter/tesla/mig-user-guide/)."""
+    partial = nvidia_smi_list.parse(
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "  MIG 1g.5gb      Device  0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)\n"
+        "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-6d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n")
+    assert partial is not None and isinstance(partial.nvml, NvmlFacts)
+    first, second = partial.nvml.gpus
+    assert isinstance(first, GpuFacts) and first.mig_mode is True
+    assert isinstance(second, GpuFacts) and isinstance(second.mig_mode, Unavailable)
+
+
+def test_a_gpu_named_in_prose_is_no_list() -> None:
+    assert nvidia_smi_list.parse("GPU 0: NVIDIA A100 (the UUID is below)\n") is None

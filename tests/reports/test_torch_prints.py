@@ -1,0 +1,119 @@
+"""torch's own prints of its version, CUDA and availability, quoted in a paste → torch's
+facts. Real texts: the corpus's pytorch#85332 body, and Python sessions quoted in public
+repositories' notes (found by the code search; quoted verbatim)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
+from gpudoctor.model import Environment, Reason, Status, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.reports import ReportError, read_reports, torch_prints
+
+REPORTS = Path(__file__).parents[1] / "fixtures" / "reports"
+
+# a Python session in a notes repository (verbatim): torch.version.cuda printed twice, before
+# and after a reinstall with another CUDA
+TWO_CUDAS = """\
+```
+>>> import torch
+>>> torch.__version__
+'1.12.1+cu102'
+>>> torch.version.cuda
+'10.2'
+```
+
+`$ pip install --upgrade torch torchvision torchaudio --extra-index-url https://download.pytorch.org/whl/cu113`
+
+```
+>>> torch.version.cuda
+'11.3'
+```
+"""
+
+# a README's expected output (verbatim): a version without a local tag, its CUDA printed
+EXPECTED_OUTPUT = """\
+>>> import torch
+>>> torch.cuda.is_available()
+True
+>>> torch.version.cuda
+'11.3'
+>>> torch.__version__
+'1.12.1'
+>>> torch.cuda.get_arch_list()
+['sm_37', 'sm_50', 'sm_60', 'sm_61', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'compute_37']
+"""
+
+# a Chinese note on checking CUDA (verbatim): a comment after the expression
+COMMENTED = """\
+>>> import torch
+>>> torch.__version__
+'1.6.0'
+>>> torch.version.cuda
+'10.2'
+>>> torch.cuda.is_available() # check CUDA availablity
+True
+"""
+
+
+def _runtime(env: Environment) -> TorchRuntime:
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    return env.torch.runtime
+
+
+def _verdicts(env: Environment) -> dict[str, Status]:
+    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
+
+
+def test_printed_version_beside_a_pasted_nvidia_smi_line() -> None:
+    """https://github.com/pytorch/pytorch/issues/85332: "print(torch.__version__)" then
+    "1.8.1+cu102", and nvidia-smi's banner for driver 450.51.05: GD103 is judged (and passes:
+    driver 450 runs CUDA 11.0 ≥ 10.2)."""
+    name = "issue_body-nvidia-smi-one-line-450-cu102.md"
+    env = read_reports([(name, (REPORTS / name).read_text(encoding="utf-8"))])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("1.8.1+cu102", "10.2")
+    assert isinstance(rt.cuda_available, Unavailable)  # "return False" is prose, not a print
+    assert _verdicts(env)["GD103"] is Status.PASS
+
+
+@pytest.mark.parametrize(("text", "version", "cuda", "available"), [
+    (EXPECTED_OUTPUT, "1.12.1", "11.3", True),
+    (COMMENTED, "1.6.0", "10.2", True),
+])
+def test_a_python_session(text: str, version: str, cuda: str, available: bool) -> None:
+    rt = _runtime(read_reports([("session", text)]))
+    assert (rt.version, rt.cuda, rt.cuda_available) == (version, cuda, available)
+
+
+def test_two_values_of_one_expression_leave_it_unread() -> None:
+    """Which of '10.2' and '11.3' is the machine's now is not in the text: torch's CUDA is not
+    read, not even from the version's tag (the reinstall changed the version too)."""
+    env = read_reports([("notes", TWO_CUDAS)])
+    assert env.sources == ("torch's prints in notes",)
+    assert isinstance(env.torch, TorchFacts)
+    rt = env.torch.runtime  # whether it is a CUDA build, and which, is not known
+    assert isinstance(rt, Unavailable) and rt.reason is Reason.NOT_REPORTED
+    assert "1.12.1+cu102" in rt.message
+
+
+def test_cuda_none_is_a_build_without_cuda() -> None:
+    partial = torch_prints.parse(">>> torch.__version__\n'2.3.1'\n>>> torch.version.cuda\n"
+                                 ">>> print(torch.version.cuda)\nNone\n")
+    assert partial is not None and isinstance(partial.torch, TorchFacts)
+    rt = partial.torch.runtime
+    assert isinstance(rt, TorchRuntime) and rt.version == "2.3.1" and rt.cuda is None
+
+
+@pytest.mark.parametrize("text", [
+    "print(torch.__version__)\nmodel = Net()\n",  # code, not a session: no value printed
+    "print(torch.cuda.is_available())\n\nreturn False\n",  # prose after it
+    ">>> torch.version.cuda\n'11.8'\n",  # no version: nothing is read
+])
+def test_what_is_not_read(text: str) -> None:
+    assert torch_prints.parse(text) is None
+    with pytest.raises(ReportError):
+        read_reports([("issue", text)])
