@@ -15,6 +15,8 @@ from gpudoctor.model import DeviceNode, Finding, Reason, Severity, Status, Unava
 from tests.checks.envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
 from tests.checks.test_health import run
 
+pytestmark = pytest.mark.subprocess  # the mark these tests had in test_health.py
+
 
 @pytest.fixture(scope="module")
 def tables() -> Tables:

@@ -367,6 +367,7 @@ def test_gd404_skips_on_what_the_report_lacks(torch_facts: object, gpus: tuple[o
     f = check_gpu_arch.run(e, TABLES)
     assert f.status is Status.SKIP and needle in f.message, f
 
+@pytest.mark.subprocess  # the mark it had in test_cudnn_version_display.py
 def test_gd404_empty_arch_list_with_cuda_available() -> None:
     env = with_runtime(B.env(), arch_list=())  # CUDA available, an H100 visible
     f = finding(env, "GD404")
@@ -375,6 +376,7 @@ def test_gd404_empty_arch_list_with_cuda_available() -> None:
     assert "GD403" not in f.message and "cannot judge" in f.message
 
 
+@pytest.mark.subprocess  # the mark it had in test_cudnn_version_display.py
 def test_gd404_empty_arch_list_without_cuda_points_at_gd403() -> None:
     env = with_runtime(B.env(), arch_list=(), cuda_available=False,
                        cuda_init_error="RuntimeError: No CUDA GPUs are available")
@@ -485,6 +487,7 @@ def test_the_arch_list_the_report_shows_still_fails() -> None:
 # ----------------------------------------------------------------------- GD405
 
 
+@pytest.mark.subprocess  # the mark it had in test_cudnn_version_display.py
 @pytest.mark.parametrize(("raw", "shown"), [(92000, "9.20.0"), (90100, "9.1.0"),
                                              (8907, "8.9.7")])
 def test_gd405_names_cudnn_as_a_version(raw: int, shown: str) -> None:

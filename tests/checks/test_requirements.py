@@ -17,6 +17,8 @@ from gpudoctor.requirements import KINDS, Requirement, parse_requirements
 from gpudoctor.snapshot import loads
 from tests.ci.cikit import GPU_LESS, H100
 
+pytestmark = pytest.mark.subprocess  # the mark these tests had in ci/test_requirements.py
+
 TABLES = load_tables()
 
 

@@ -256,6 +256,7 @@ def test_cudnn_evidence() -> None:
     assert "CUPTI denied" in f.message
 
 
+@pytest.mark.subprocess  # the mark it had in test_cudnn_version_display.py
 def test_smoke_cudnn_used_names_the_version() -> None:
     f = finding(report(), "smoke-cudnn-used")  # the child said 90100
     assert f.status is Status.PASS, f
