@@ -65,6 +65,26 @@ def test_a_library_that_hangs_the_loader_is_abandoned_in_time(
     assert found[good].reason is Reason.TIMEOUT  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
+def test_paths_json_must_escape_are_named_exactly(tmp_path: Path, cudnn_kit: CudnnKit) -> None:
+    """The loader child gets its paths as a Python literal and writes its JSON lines by hand:
+    a path with quotes, a backslash and a non-ASCII letter is loaded, refused and named
+    exactly as any other."""
+    folder = tmp_path / 'a "quoted" \\ dir é'
+    folder.mkdir()
+    lib = folder / "libcudnn_ops.so.9"
+    shutil.copy(cudnn_kit.compile("libcudnn_ops.so.9", 90100), lib)
+    text = folder / "libcudnn_adv.so.9"
+    text.write_text("not a library\n")
+    found = load_each([str(lib), str(text)], ENV)
+    assert found[str(lib)] is True
+    refused = found[str(text)]
+    assert isinstance(refused, Unavailable)
+    assert refused.reason is Reason.NOT_INSTALLED
+    assert refused.message == f"{text} cannot be loaded"
+    assert refused.detail in ("invalid ELF header", "file too short")
+
+
 def test_a_fifo_named_like_a_library_is_not_waited_on(tmp_path: Path,
                                                       cudnn_kit: CudnnKit) -> None:
     lib = tmp_path / "libcudnn.so.9.1.0"

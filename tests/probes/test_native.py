@@ -90,3 +90,35 @@ def test_a_native_library_that_blocks_is_abandoned(tmp_path: Path) -> None:
     assert isinstance(fact, Unavailable)
     assert fact.reason is Reason.TIMEOUT
     assert fact.message.startswith(f"{lib} did not answer within 1 s")
+
+
+@pytest.mark.parametrize("style", ["size_t", "intptr"])
+def test_the_childs_line_is_the_one_json_dumps_writes(cudnn_like: Path, fake_libcuda: Path,
+                                                      style: str) -> None:
+    """The child writes its JSON line by hand (no `import json`): byte for byte what
+    `json.dumps` writes of the same answer."""
+    import json
+    import sys
+
+    from gpudoctor import childproc
+    from gpudoctor.probes.native import _CHILD
+
+    lib, symbol, env, answer = (
+        (str(cudnn_like), "cudnnGetVersion", {}, {"value": 91000}) if style == "size_t" else
+        (str(fake_libcuda / "libcuda.so.1"), "cuDriverGetVersion",
+         {"FAKE_CUDA_DRIVER_VERSION": "12040"}, {"value": 12040, "status": 0}))
+    for argv, said in (([lib, symbol, style], answer),
+                       ([lib, "noSuchSymbol", style], {"no_symbol": "noSuchSymbol"})):
+        out = childproc.run([sys.executable, "-I", "-S", "-c", _CHILD, *argv], 30.0, env).stdout
+        assert out == json.dumps(said) + "\n"
+
+
+def test_a_path_json_must_escape_is_read_back_exactly(tmp_path: Path) -> None:
+    """Quotes, a backslash and a non-ASCII letter in the path of a library that cannot be
+    loaded: the loader's message comes back whole, the line parsed."""
+    folder = tmp_path / 'a "quoted" \\ dir é'
+    folder.mkdir()
+    missing = str(folder / "libcuda.so.1")
+    fact = unavailable(read_version(missing, "cuDriverGetVersion", env={}), Reason.NOT_INSTALLED)
+    assert fact.message == f"{missing} cannot be loaded"
+    assert fact.detail is not None and "No such file" in fact.detail
