@@ -6,7 +6,10 @@ The entry point lives here rather than in `gpudoctor.cli` for two reasons:
   typer and rich are imported (~0.15 s; `gpudoctor.probes.prestart` imports only the child
   runner): the two then overlap, and `check` costs about as much as `import torch` alone. It
   does so only when a selected check reads torch's facts (`check host` never waits for a
-  hanging torch).
+  hanging torch). A plain `check` or `snapshot` (every check, this machine, the default
+  inputs) then starts every probe too (`gpudoctor.probes.gather.start_early`), so that their
+  children (nvcc, ldd, the cuDNN loader) run while typer, the checks and the renderers load;
+  the command takes them when it asks for the very same inputs, else it starts its own.
 - the signal handlers go in first thing (`gpudoctor.childproc`), so that Ctrl-C or SIGTERM at
   any moment, start-up included, kills every child's process group and ends with one line and
   exit status 128 + the signal (130, 143), never a traceback.
@@ -119,6 +122,33 @@ def _prestart_torch(argv: list[str]) -> None:
         return  # the command says why, exit 2
 
 
+# `check`'s and `snapshot`'s --timeout default (seconds), for torch and NVML alike
+# (tests/test___main__.py fails when the commands' default and this part)
+_TIMEOUT = 60.0
+# what makes the probes' inputs other than the defaults below: left to the command
+_NOT_EARLY = ("--help", "-h", "--from-", "--timeout", "--cuda-home", "--python", "--only",
+              "--skip")
+
+
+def _prestart_probes(argv: list[str]) -> None:
+    """Start every probe now when argv is a plain `check` / `snapshot` of this machine with
+    every check (`gpudoctor.probes.gather.start_early`): they then run while typer, the
+    checks and the renderers are imported (~0.15 s). The command takes them only when it
+    asks for the very same inputs (`gather.start` compares), so a guess wrong here costs
+    time, never a fact."""
+    if len(argv) < 2 or argv[1] not in ("check", "snapshot"):
+        return
+    if any(a.startswith(_NOT_EARLY) for a in argv[2:]) or _parse(argv[2:])[0]:
+        return  # selectors, or probes of other inputs: the command starts them
+    if any(os.environ.get(f"GPUDOCTOR_{v}") for v in ("CUDA_HOME", "PYTHON", "TIMEOUT")):
+        return
+    from gpudoctor.probes.gather import start_early
+    from gpudoctor.probes.interface import Deps
+
+    start_early(Deps(python=sys.executable, cuda_home=None, torch_timeout=_TIMEOUT,
+                     nvml_timeout=_TIMEOUT, no_torch="--no-torch" in argv[2:]))
+
+
 def _interrupted(exc: KeyboardInterrupt, caught: list[int]) -> None:
     """Ctrl-C / SIGTERM before the CLI took over: stop the children, one line, exit."""
     import signal
@@ -162,6 +192,7 @@ def _run(caught: list[int]) -> None:
     if caught:
         raise childproc.signal_received(caught[0])
     _prestart_torch(sys.argv)
+    _prestart_probes(sys.argv)
     from gpudoctor.cli import main as cli_main
 
     cli_main()

@@ -19,7 +19,8 @@ import gpudoctor.__main__ as entry
 from gpudoctor.__main__ import _needs_torch, _selection
 from gpudoctor.cli import build_app
 from gpudoctor.interpreters import locate
-from gpudoctor.probes import prestart
+from gpudoctor.probes import gather, prestart
+from gpudoctor.probes.interface import Deps
 
 
 def value_options(command: str) -> set[str]:
@@ -178,3 +179,123 @@ def test_the_prestarted_child_is_the_one_the_probe_uses(tmp_path: Path, args: li
     assert proc.returncode in (0, 1), proc.stderr
     started = log.read_text().splitlines() if log.exists() else []
     assert len(started) == children, (started, proc.stderr)
+
+
+class _Stop(Exception):
+    """Raised by the stand-in of `collect`: the test has what it asked."""
+
+
+@pytest.fixture
+def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CUDA_HOME", "PYTHON", "TIMEOUT"):
+        monkeypatch.delenv(f"GPUDOCTOR_{name}", raising=False)
+
+
+@pytest.mark.parametrize(("args", "early"), [
+    (["check"], True),
+    (["check", "--no-torch", "-f", "json", "-o", "r.json", "--strict", "-v"], True),
+    (["check", "--smoke", "--require", "gpus>=1"], True),
+    (["snapshot", "--no-torch"], True),
+    (["check", "host"], False),  # a selection: the command starts the probes it reads
+    (["check", "--only", "GD101"], False),
+    (["check", "--skip=host"], False),
+    (["check", "--python", sys.executable], False),  # other inputs: left to the command
+    (["check", "--cuda-home", "/usr/local/cuda"], False),
+    (["check", "--timeout", "5"], False),
+    (["check", "--from-report", "r.txt"], False),
+    (["check", "--help"], False),
+    (["checks"], False),
+    (["explain", "text"], False),
+])
+def test_the_probes_start_early_for_a_plain_check_or_snapshot(
+        monkeypatch: pytest.MonkeyPatch, plain_environment: None, args: list[str],
+        early: bool) -> None:
+    started: list[Deps] = []
+    monkeypatch.setattr(gather, "start_early", lambda deps, fields=None: started.append(deps))
+    entry._prestart_probes(["gpudoctor", *args])
+    assert len(started) == (1 if early else 0)
+
+
+@pytest.mark.parametrize("variable", ["GPUDOCTOR_CUDA_HOME", "GPUDOCTOR_PYTHON",
+                                      "GPUDOCTOR_TIMEOUT"])
+def test_no_early_probes_when_the_environment_sets_their_inputs(
+        monkeypatch: pytest.MonkeyPatch, plain_environment: None, variable: str) -> None:
+    started: list[Deps] = []
+    monkeypatch.setattr(gather, "start_early", lambda deps, fields=None: started.append(deps))
+    monkeypatch.setenv(variable, "5")
+    entry._prestart_probes(["gpudoctor", "check"])
+    assert started == []
+
+
+@pytest.mark.parametrize("args", [
+    ["check"], ["check", "--no-torch", "--strict", "-f", "json"], ["check", "--smoke"],
+    ["snapshot"], ["snapshot", "--no-torch"],
+])
+def test_the_early_probes_have_the_inputs_the_command_asks_for(
+        monkeypatch: pytest.MonkeyPatch, plain_environment: None, tmp_path: Path,
+        args: list[str]) -> None:
+    """What the entry point starts is what the command's `collect` then asks for (Deps and
+    probes), else `gather.start` would not take it: a default of the commands (the timeout)
+    changed without `_TIMEOUT`, or a Deps field the command sets, fails here."""
+    from typer.testing import CliRunner
+
+    started: list[tuple[Deps, frozenset[str]]] = []
+    asked: list[tuple[Deps | None, frozenset[str]]] = []
+
+    def collect(deps: Deps | None = None, fields: Any = None) -> Any:
+        asked.append((deps, gather.probed(fields)))
+        raise _Stop
+
+    monkeypatch.setattr(gather, "start_early",
+                        lambda deps, fields=None: started.append((deps, gather.probed(fields))))
+    monkeypatch.setattr(gather, "collect", collect)
+    entry._prestart_probes(["gpudoctor", *args])
+    result = CliRunner().invoke(build_app(args[0]), [*args, "-o", str(tmp_path / "out")])
+    assert isinstance(result.exception, _Stop), result.output
+    assert asked == started
+    assert len(started) == 1
+
+
+def _toolkit_logging_nvcc(tmp_path: Path) -> tuple[Path, Path]:
+    """A toolkit whose nvcc (on PATH) appends a line to a log each time it runs."""
+    log, kit = tmp_path / "nvcc.log", tmp_path / "kit"
+    (kit / "bin").mkdir(parents=True)
+    (kit / "version.json").write_text('{"cuda": {"version": "12.4.1"}}')
+    nvcc = kit / "bin" / "nvcc"
+    nvcc.write_text(f'#!/bin/sh\necho run >> "{log}"\n'
+                    'echo "Cuda compilation tools, release 12.4, V12.4.131"\n')
+    nvcc.chmod(0o755)
+    return kit / "bin", log
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+@pytest.mark.parametrize("args", [["check", "--no-torch"], ["snapshot", "--no-torch"],
+                                  ["check", "cuda", "--no-torch"]])
+def test_the_probes_run_once_whether_started_early_or_not(tmp_path: Path,
+                                                          args: list[str]) -> None:
+    """Started by the entry point (a plain check or snapshot) and taken by the command, or
+    started by the command (a selection): the toolkit probe ran nvcc once."""
+    import os
+
+    bin_dir, log = _toolkit_logging_nvcc(tmp_path)
+    proc = runner.gpudoctor(*args, "-o", str(tmp_path / "out"), timeout=120,
+                            env={"PATH": f"{bin_dir}:{os.environ.get('PATH', '')}"},
+                            drop=("GPUDOCTOR_",))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert log.read_text().splitlines() == ["run"], proc.stderr
+
+
+def test_the_entry_point_starts_the_probes_before_it_imports_the_cli(
+        monkeypatch: pytest.MonkeyPatch, plain_environment: None) -> None:
+    import gpudoctor.cli
+    from gpudoctor import childproc
+
+    order: list[str] = []
+    monkeypatch.setattr(childproc, "install_signal_handlers", lambda: None)
+    monkeypatch.setattr(prestart, "prestart", lambda python, environ: order.append("torch"))
+    monkeypatch.setattr(gather, "start_early", lambda deps, fields=None: order.append("probes"))
+    monkeypatch.setattr(gpudoctor.cli, "main", lambda: order.append("cli"))
+    monkeypatch.setattr(sys, "argv", ["gpudoctor", "check"])
+    entry._run([])
+    assert order == ["torch", "probes", "cli"]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import gpudoctor.probes.gather
-from gpudoctor import __version__
+from gpudoctor import __version__, schemas
 from gpudoctor.model import (
     Environment,
     GpuFacts,
@@ -151,7 +151,7 @@ def test_full_environment_round_trips(
     text = result.stdout
     env = loads(text)
     assert dumps(env) == text  # exact, byte for byte
-    assert json.loads(text)["schema_version"] == 2
+    assert json.loads(text)["schema_version"] == schemas.version(schemas.SNAPSHOT)
 
     assert isinstance(env.nvml, NvmlFacts)
     h100, lost, rtx = env.nvml.gpus
@@ -211,3 +211,46 @@ def test_fields_that_no_probe_fills_are_ignored(monkeypatch: pytest.MonkeyPatch,
     ran = _recording(monkeypatch)
     collect(Deps(root=tmp_path), fields={"smoke", "host"})
     assert ran == ["host"]
+
+
+@pytest.fixture
+def no_early(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """No probes started early by another test: a list of this test's own."""
+    early: list[Any] = []
+    monkeypatch.setattr(gpudoctor.probes.gather, "_EARLY", early)
+    return early
+
+
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+def test_collect_takes_the_probes_started_early_with_equal_inputs(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_early: list[Any]) -> None:
+    """The entry point starts them before the CLI is imported; the command's collect with
+    equal Deps (another object) and every probe's field takes them: each probe ran once."""
+    ran = _recording(monkeypatch)
+    gpudoctor.probes.gather.start_early(Deps(root=tmp_path, no_torch=True))
+    env = collect(Deps(root=tmp_path, no_torch=True),
+                  fields=("smoke", *(name for name, _ in PROBES)))
+    assert sorted(ran) == sorted(name for name, _ in PROBES)
+    assert no_early == []
+    assert env.host == Unavailable(Reason.ERROR, "ran host")
+
+
+@pytest.mark.subprocess  # the mark of tests/probes/test_collect_fields.py
+@pytest.mark.parametrize(("asked", "fields"), [
+    ({"no_torch": False}, None),  # other inputs
+    ({"python": "/other/python"}, None),
+    ({"torch_timeout": 5.0}, None),
+    ({"environ": {"PATH": "/x"}}, None),
+    ({}, ("host", "nvml")),  # other probes
+])
+def test_probes_started_with_other_inputs_are_not_taken(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_early: list[Any],
+        asked: dict[str, Any], fields: tuple[str, ...] | None) -> None:
+    ran = _recording(monkeypatch)
+    gpudoctor.probes.gather.start_early(Deps(root=tmp_path, no_torch=True))
+    collect(Deps(root=tmp_path, **{"no_torch": True, **asked}), fields=fields)
+    expected = [name for name, _ in PROBES if fields is None or name in fields]
+    for thread in no_early[0]._threads:  # the early ones end on their own
+        thread.join(10)
+    assert sorted(ran) == sorted([name for name, _ in PROBES] + expected)
+    assert len(no_early) == 1  # left where it was, for nothing else to take
