@@ -6,10 +6,13 @@ processes, closed and full streams: tests/hostile/test_output_integrity.py.)"""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
+import signal
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,21 @@ from gpudoctor.cli.output import OutputError, announce, deliver, say, write_outp
 from gpudoctor.renderers.interface import OutputFormat
 from gpudoctor.renderers.runners import WORD_JOINER
 from tests.hostile.forgery import runner_commands
+
+
+@contextlib.contextmanager
+def deadline(seconds: int = 10) -> Iterator[None]:
+    """Fail instead of hanging: what these tests guard against is a wait that never ends."""
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still waiting after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def test_say_writes_one_line_per_argument_escaped_and_disarmed(
@@ -94,7 +112,7 @@ def test_a_device_is_written_through_and_a_fifo_without_reader_is_an_error(
     assert Path(os.devnull).exists() and not Path(os.devnull).is_file()
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    with pytest.raises(OutputError, match="a FIFO that no process reads"):
+    with deadline(), pytest.raises(OutputError, match="a FIFO that no process reads"):
         write_output("report\n", str(fifo))
 
 
@@ -146,8 +164,9 @@ class Trickle(io.RawIOBase):
 
 def test_short_writes_are_written_on_until_all_is_taken() -> None:
     sink = Trickle(3)
-    output._write_all(sink, b"0123456789")  # type: ignore[arg-type]
+    with deadline():
+        output._write_all(sink, b"0123456789")  # type: ignore[arg-type]
     assert bytes(sink.got) == b"0123456789"
-    with pytest.raises(OSError, match="took none of the report") as e:
+    with deadline(), pytest.raises(OSError, match="took none of the report") as e:
         output._write_all(Trickle(0), b"x")  # type: ignore[arg-type]
     assert e.value.errno == errno.EIO
