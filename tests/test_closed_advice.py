@@ -22,7 +22,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.checks.driver import check_driver_present
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.advice import torch_advice
-from gpudoctor.model import Environment, Status
+from gpudoctor.model import Environment, Status, TorchFacts, TorchRuntime
 from gpudoctor.reports import ReportError, read_reports
 from gpudoctor.snapshot import loads
 
@@ -68,8 +68,10 @@ def test_following_the_advice_leaves_the_machine_green(path: Path, tables: Table
 
 
 def test_the_kit_catches_advice_that_is_not_closed(tables: Tables) -> None:
-    """The test above can fail: the cu132 wheel `recommend` once gave a healthy H100 on driver
-    580 leaves GD103 warning (and a --strict job red)."""
+    """The test above can fail: a wheel whose arch list has no code for the H100 (sm_90),
+    followed on a healthy H100, leaves GD404 failing (and a --strict job red). (The cu132
+    wheel `recommend` once gave it, on driver 580, left GD103 warning until GD103 judged
+    minor-version compatibility by the cubins: it has one for sm_90, and passes now.)"""
     env = loads((FIXTURES / "envs" / "h100-healthy.json").read_text())
     rel = tables.torch_release("2.15.0") or tables.newest_torch()
     cu132 = rel.variant("cu132")
@@ -79,8 +81,11 @@ def test_the_kit_catches_advice_that_is_not_closed(tables: Tables) -> None:
     old = dataclasses.replace(pick, version=rel.version, variant="cu132", cuda=cu132.cuda,
                               index_url=cu132.index_url, arch_list=cu132.arch_list)
     after = K.with_wheel(env, tables, old)
+    assert isinstance(after.torch, TorchFacts) and isinstance(after.torch.runtime, TorchRuntime)
+    after = dataclasses.replace(after, torch=dataclasses.replace(after.torch, runtime=(
+        dataclasses.replace(after.torch.runtime, arch_list=("sm_100", "sm_120")))))
     verdicts = {r.check_id: r.finding.status.value for r in run_checks(after, tables).results}
-    assert verdicts["GD103"] == "warn"
+    assert verdicts["GD404"] == "fail"
 
 
 @pytest.mark.slow

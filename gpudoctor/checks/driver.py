@@ -8,6 +8,7 @@ from packaging.version import Version
 
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
+from gpudoctor.checks.driver_parts import driver_parts, mismatch, tools_apart
 from gpudoctor.checks.driver_wanted import DRIVER_URL, install_driver
 from gpudoctor.checks.requirements import requirements_of
 from gpudoctor.compat import machine
@@ -17,9 +18,7 @@ from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import (
     Environment,
     Finding,
-    HostFacts,
     Layer,
-    LibcudaFacts,
     NvmlFacts,
     Reason,
     Severity,
@@ -78,7 +77,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                 + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""))
         ev = (("driver", drv or V.reason_of(env.nvml.driver_version)),
               ("nvml binding", env.nvml.binding))
-        apart = _tools_apart(env.nvml)
+        apart = tools_apart(env.nvml)
         if apart:
             return warned(f"{said}; {apart}", "use the nvidia-smi of the loaded driver: "
                           "reinstall the driver's user-space package of the same version (or, "
@@ -107,10 +106,10 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     signs = V.gpu_signs(env)
     evidence = (("NVML", nvml.message), ("libcuda", V.reason_of(env.libcuda)),
                 *(("GPU sign", s) for s in signs))
-    module, libraries = _driver_parts(env)
+    module, libraries = driver_parts(env)
     if nvml.reason is Reason.VERSION_MISMATCH or (module and libraries and any(
             v != module for v in libraries)):
-        return _mismatch(env, module, libraries, evidence)
+        return mismatch(env, module, libraries, evidence)
     if nvml.reason is Reason.DRIVER_NOT_LOADED:
         return failed(
             "the NVIDIA driver is installed but its kernel module is not loaded",
@@ -156,57 +155,6 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
             + need[0] + ")", install, evidence)
     return failed(f"no NVIDIA driver, but {signs[0]}; " + " and ".join(need), install,
                   evidence)
-
-
-def _tools_apart(nvml: NvmlFacts) -> str | None:
-    """nvidia-smi from another release than the loaded driver (a pasted table's "NVIDIA-SMI
-    450.66  Driver Version: 418.67"): the user-space tools and the kernel module were installed
-    apart. WSL pairs the Linux tools with the Windows driver's number (NVIDIA-SMI 555.52.01,
-    Driver Version 555.99: two parts, the same or the next branch, not older): that is how WSL
-    is built, not a fault."""
-    smi, drv = nvml.smi_version, nvml.driver_version
-    if not isinstance(smi, str) or not isinstance(drv, str) or smi == drv:
-        return None
-    s, d = V.version(smi), V.version(drv)
-    if s is None or d is None or (len(d.release) == 2 and 0 <= d.major - s.major <= 1
-                                  and d >= s):
-        return None
-    return (f"but nvidia-smi is {smi}: the user-space tools come from another driver release "
-            "than the kernel module (a container image that ships its own nvidia-smi, or a "
-            "driver upgraded in part)")
-
-
-def _driver_parts(env: Environment) -> tuple[str | None, tuple[str, ...]]:
-    """The kernel module's version, and the versions of the driver libraries found."""
-    if not isinstance(env.host, HostFacts):
-        return None, ()
-    module = env.host.nvidia_module if isinstance(env.host.nvidia_module, str) else None
-    if module is None and isinstance(env.libcuda, LibcudaFacts) and isinstance(
-            env.libcuda.driver_version, str):
-        module = env.libcuda.driver_version
-    libraries = tuple(dict.fromkeys(v for _, v in env.host.nvml_libraries))
-    return module, libraries
-
-
-def _mismatch(env: Environment, module: str | None, libraries: tuple[str, ...],
-              evidence: tuple[tuple[str, str], ...]) -> Finding:
-    if module and libraries:
-        both = (f"user-space library ({' and '.join(libraries)}) and its kernel module "
-                f"({module})")
-    else:  # NVML says so; a version it did not find stays unnamed
-        both = ("user-space library and kernel module" + (f" ({module})" if module else "")
-                + (f" (library {' and '.join(libraries)})" if libraries else ""))
-    message = (f"the NVIDIA driver's {both} are different versions: the driver was upgraded "
-               "(or downgraded) without reloading the module")
-    fix = ("reload the kernel module so it matches the library (stop what uses the GPU first: "
-           "the display manager, nvidia-persistenced, running jobs): sudo rmmod nvidia_uvm "
-           "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia; or reboot")
-    if isinstance(env.host, HostFacts) and isinstance(env.host.container, str):
-        fix += ("; in a container, the image must not ship driver libraries of its own (the "
-                "NVIDIA Container Toolkit mounts the host's)")
-    parts = (("kernel module", module or "?"),
-             *(("library " + p, v) for p, v in getattr(env.host, "nvml_libraries", ())))
-    return failed(message, fix, evidence + parts)
 
 
 def _gpu_less(env: Environment, tables: Tables, need: list[str],
@@ -280,7 +228,9 @@ def _install_alt(env: Environment, tables: Tables) -> tuple[str, str]:
 def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     """PyTorch's CUDA runtime needs a driver at least as new as NVIDIA's table says. For CUDA
     ≥ 11 an older driver of the same major family still runs it by minor-version compatibility,
-    with limits (no PTX JIT of newer PTX; some calls return cudaErrorCallRequiresNewerDriver).
+    with limits (no PTX JIT of newer PTX; some calls return cudaErrorCallRequiresNewerDriver):
+    a pass where torch's arch list has a cubin for every GPU seen (nothing torch runs needs
+    the JIT), a warning where a GPU would need PTX or the GPUs or the arch list are unknown.
 
     A driver too old for torch's CUDA on a machine where torch's CUDA nevertheless initialised
     (`torch.cuda.is_available()` True, probed or stated by a report) runs it through NVIDIA's
@@ -343,11 +293,16 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     if full and dv >= full:
         return passed(f"driver {drv} ≥ {minimum.full} needed by CUDA {tc}", evidence)
     if family and dv >= family:
+        mvc = f"runs it by minor-version compatibility (≥ {minimum.family})"
+        cubins = machine.cubins_for_every_gpu(env, tables)
+        if cubins is not None:  # what the limits of minor-version compatibility touch is unused
+            return passed(f"driver {drv} {mvc}: torch's {cubins}, so no PTX is JIT-compiled",
+                          (*evidence, ("rule", MVC_RULE)))
         return warned(
-            f"driver {drv} is older than {minimum.full} (CUDA {tc}'s driver) but runs it by "
-            f"minor-version compatibility (≥ {minimum.family}); PTX JIT and newer APIs may fail",
+            f"driver {drv} is older than {minimum.full} (CUDA {tc}'s driver) but {mvc}; PTX JIT "
+            "(a GPU torch has no cubin for) and newer APIs may fail",
             f"upgrade the driver to ≥ {minimum.full} ({DRIVER_URL}){alt_full}",
-            evidence,
+            (*evidence, ("rule", MVC_RULE)),
         )
     need = minimum.family or minimum.full
     # the full-feature driver: one at the family floor would still warn (minor-version compat)
@@ -357,6 +312,11 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         f"upgrade the NVIDIA driver to ≥ {target} ({DRIVER_URL}){alt}",
         evidence,
     )
+
+
+MVC_RULE = ("CUDA minor-version compatibility: a driver of the major's family runs a newer "
+            "minor's code, but JIT-compiles no newer PTX: "
+            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html")
 
 
 def driver_too_old_for_torch(env: Environment, tables: Tables) -> Finding | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import views as V
 from gpudoctor.compat.wheels import cudnn_wheel_name
 from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
-from gpudoctor.versions import sm_of
+from gpudoctor.versions import coverage, parse_cc, sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -165,3 +165,21 @@ def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str
         else:
             out.append((replace(g, compute_capability=cc[0]), cc[1]))
     return tuple(out)
+
+
+def cubins_for_every_gpu(env: Environment, tables: Tables) -> str | None:
+    """"cubins for sm_86 run on every GPU" when torch's arch list (probed, reported or the
+    wheel's in the tables) has a cubin for each GPU seen; None when a GPU needs PTX, or the
+    GPUs or the arch list are unknown."""
+    archs = torch_arch_list(env, tables)
+    gpus = seen_gpus(env, tables)
+    if isinstance(archs, Unavailable) or not gpus:
+        return None
+    used = []
+    for g in gpus:
+        cc = parse_cc(g.cc) if isinstance(g.cc, str) else None
+        found = coverage(archs[0], cc) if cc else None
+        if found is None or found.arch.ptx:
+            return None
+        used.append(found.arch.name)
+    return f"cubins ({', '.join(dict.fromkeys(used))}) run on every GPU seen"

@@ -49,8 +49,25 @@ def test_a_failing_driver_is_asked_for_the_full_feature_driver() -> None:
     assert gd103(upgraded).status is Status.PASS
 
 
-def test_minor_version_compatibility_warns_and_names_the_full_driver() -> None:
+def test_minor_version_compatibility_with_a_cubin_for_every_gpu_passes() -> None:
+    """Minor-version compatibility runs a newer minor's cubins on the family's driver; its
+    limits (no JIT of newer PTX, newer APIs) do not touch a torch that has a cubin for the GPU
+    (sm_86 for an RTX 3090): GD103 passes, naming the rule and the cubins."""
     f = gd103(machine("550.54.14", 12040, "2.14.1+cu126", "12.6"))
+    assert f.status is Status.PASS and "minor-version compatibility" in f.message, f
+    assert "sm_86" in f.message and ("rule", f.evidence[-1][1]) == f.evidence[-1]
+    assert MVC in f.evidence[-1][1]
+
+
+def test_minor_version_compatibility_needing_ptx_warns_and_names_the_full_driver() -> None:
+    """The same driver and torch on an RTX 5090 (sm_120): no cubin in the cu126 arch list, so
+    a kernel would need the JIT of newer PTX the family's driver does not do: a warning, and
+    the fix asks for CUDA 12.6's own driver."""
+    env = B.env(nvml=B.nvml("550.54.14", 12040, B.gpu("RTX5090")),
+                libcuda=LibcudaFacts("libcuda.so.1", 12040, "550.54.14"),
+                torch=B.torch("2.14.1+cu126", "12.6", ("RTX5090",),
+                              (*B.ARCH_CU126, "compute_90"), 90100))
+    f = gd103(env)
     assert f.status is Status.WARN and "minor-version compatibility" in f.message, f
     want = TABLES.cuda_min_driver("12.6")
     assert want is not None and asked_driver(f.fix or "") == want.full
@@ -77,10 +94,12 @@ def test_a_driver_too_old_on_which_torch_cuda_initialised_is_forward_compatibili
 
 
 def test_minor_version_compatibility_is_not_called_forward_compatibility() -> None:
-    """torch cu124 initialised on a 12.2 driver: minor-version compatibility (a warning), no
-    forward-compatibility package; nor for the toolkit (GD104)."""
+    """torch cu124 initialised on a 12.2 driver: minor-version compatibility (a pass: torch
+    has a cubin for the RTX 3090), no forward-compatibility package; nor for the toolkit
+    (GD104, a warning: what it builds may need newer PTX)."""
     env = dataclasses.replace(machine("535.104.05", 12020, "2.5.1+cu124", "12.4"),
                               toolkits=B.toolkit("12.6"))
     found = {r.check_id: r.finding for r in run_checks(env, TABLES).results}
-    assert found["GD103"].status is Status.WARN and "forward" not in found["GD103"].message
+    assert found["GD103"].status is Status.PASS and "forward" not in found["GD103"].message
+    assert "minor-version compatibility" in found["GD103"].message
     assert found["GD104"].status is Status.WARN and "forward" not in found["GD104"].message
