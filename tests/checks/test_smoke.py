@@ -22,16 +22,18 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import sys
 from typing import Any
 
 import pytest
 
-from gpudoctor.actions.smoke import CHILD_SOURCE, smoke_report
+from gpudoctor.actions.smoke import CHILD_SOURCE, smoke_environment, smoke_report
 from gpudoctor.checks import REGISTRY, run_checks, select
 from gpudoctor.checks.smoke import (
     ACCUMULATION_SIGMAS,
     TOLERANCE,
     UNIT_ROUNDOFF,
+    check_smoke_distributed,
     cudnn_text,
     tolerance,
 )
@@ -45,7 +47,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.model_smoke import ConfigRun, RunError, Throughput
+from gpudoctor.model_smoke import ConfigRun, DistributedRun, RankResult, RunError, Throughput
 from tests.smoke_kit import (
     SMOKE_IDS,
     base_env,
@@ -299,6 +301,52 @@ def test_throughput_failures() -> None:
     f = finding(broken, "smoke-device-throughput")
     assert f.status is Status.FAIL
     assert "1.0 GiB free" in f.message
+
+
+# --------------------------------------------------------------------------- GD456 distributed
+
+
+def rank_result(i: int, **kw: object) -> RankResult:
+    base: dict[str, object] = {
+        "rank": i, "local_rank": i, "host": f"node{i}", "device": "cpu", "label": "2 threads",
+        "state": "ok", "phase": "done", "device_ok": True, "expected_sum": 30, "sum": 30,
+        "mismatches": 0, "algbw_gbs": 1.5, "busbw_gbs": 1.5}
+    return RankResult(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def distributed_run(*ranks: RankResult) -> DistributedRun:
+    return DistributedRun("gloo", len(ranks), "127.0.0.1:29500", 10, 1 << 20, 5, 30.0,
+                          sys.executable, "2.x", ranks, 1.0)
+
+
+def judge_gd456(r: DistributedRun) -> tuple[Status, str]:
+    f = check_smoke_distributed.run(smoke_environment(r), load_tables())
+    return f.status, f.message
+
+
+@pytest.mark.needs_torch  # the skip it had in fleet/test_distributed.py
+def test_gd456_verdicts() -> None:
+    status, message = judge_gd456(distributed_run(rank_result(0), rank_result(1)))
+    assert status is Status.PASS and "rank 0 1.5, rank 1 1.5" in message
+    status, message = judge_gd456(distributed_run(rank_result(0),
+                                                  rank_result(1, sum=31, mismatches=1)))
+    assert status is Status.FAIL
+    assert "rank 1 (node1, cpu): all-reduce sum 31, expected 30" in message
+    status, message = judge_gd456(distributed_run(
+        rank_result(0, state="waiting", phase="allreduce", sum=None),
+        rank_result(1, state="hung", phase="init", error="stuck")))
+    assert status is Status.FAIL and "rank 1 (node1, cpu) hung: stuck" in message
+    assert "rank 0" not in message
+    status, _ = judge_gd456(distributed_run(rank_result(0, device_ok=False)))
+    assert status is Status.FAIL
+
+
+@pytest.mark.needs_torch  # the skip it had in fleet/test_distributed.py
+def test_gd456_one_rank_is_a_note() -> None:
+    status, message = judge_gd456(distributed_run(rank_result(0, algbw_gbs=None,
+                                                              busbw_gbs=None)))
+    assert status is Status.WARN
+    assert "nothing crossed between GPUs" in message
 
 
 # ---------------------------------------------------------------- GD451's tolerance, emulated

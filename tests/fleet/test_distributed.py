@@ -3,7 +3,6 @@ over gloo on the CPU (the torch installed in the venv), and a run in which rank 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -12,19 +11,15 @@ import subprocess
 import sys
 import time
 import uuid
-from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
 
 import pytest
 from runner import invoke
 
 from gpudoctor.actions.smoke import smoke_environment
-from gpudoctor.checks.smoke import check_smoke_distributed
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Status
-from gpudoctor.model_smoke import DistributedRun, RankResult
 from gpudoctor.snapshot import dumps, loads
+from tests.checks.test_smoke import distributed_run as report
+from tests.checks.test_smoke import rank_result as rank
 
 torch_distributed = pytest.importorskip("torch.distributed", reason="torch is not installed")
 
@@ -115,38 +110,6 @@ def test_distributed_outside_a_launcher_is_a_usage_error() -> None:
     assert "torchrun" in r.stderr
 
 
-def rank(i: int, **kw: object) -> RankResult:
-    base: dict[str, object] = {
-        "rank": i, "local_rank": i, "host": f"node{i}", "device": "cpu", "label": "2 threads",
-        "state": "ok", "phase": "done", "device_ok": True, "expected_sum": 30, "sum": 30,
-        "mismatches": 0, "algbw_gbs": 1.5, "busbw_gbs": 1.5}
-    return RankResult(**{**base, **kw})  # type: ignore[arg-type]
-
-
-def report(*ranks: RankResult) -> DistributedRun:
-    return DistributedRun("gloo", len(ranks), "127.0.0.1:29500", 10, 1 << 20, 5, 30.0,
-                             sys.executable, "2.x", ranks, 1.0)
-
-
-def judge(r: DistributedRun) -> tuple[Status, str]:
-    f = check_smoke_distributed.run(smoke_environment(r), load_tables())
-    return f.status, f.message
-
-
-def test_gd456_verdicts() -> None:
-    status, message = judge(report(rank(0), rank(1)))
-    assert status is Status.PASS and "rank 0 1.5, rank 1 1.5" in message
-    status, message = judge(report(rank(0), rank(1, sum=31, mismatches=1)))
-    assert status is Status.FAIL
-    assert "rank 1 (node1, cpu): all-reduce sum 31, expected 30" in message
-    status, message = judge(report(rank(0, state="waiting", phase="allreduce", sum=None),
-                                   rank(1, state="hung", phase="init", error="stuck")))
-    assert status is Status.FAIL and "rank 1 (node1, cpu) hung: stuck" in message
-    assert "rank 0" not in message
-    status, _ = judge(report(rank(0, device_ok=False)))
-    assert status is Status.FAIL
-
-
 def test_distributed_report_round_trips_a_snapshot() -> None:
     env = smoke_environment(report(rank(0), rank(1, state="hung", phase="init", sum=None)))
     assert loads(dumps(env)) == env
@@ -174,7 +137,7 @@ def test_ranks_whose_device_fails_are_named(tmp_path: Path) -> None:
     assert not tagged(tag)
 
 
-# ------------------------------------------------------------ one rank, device, NCCL timeout
+# ------------------------------------------------------------------------------ one rank
 
 
 @pytest.mark.slow
@@ -199,61 +162,3 @@ def test_one_rank_claims_no_communication(tmp_path: Path) -> None:
     assert gd456["status"] == "warn" and gd456["severity"] == "info"
     assert "communication was not exercised" in gd456["message"]
     assert not tagged(tag)
-
-
-def test_gd456_one_rank_is_a_note() -> None:
-    status, message = judge(report(rank(0, algbw_gbs=None, busbw_gbs=None)))
-    assert status is Status.WARN
-    assert "nothing crossed between GPUs" in message
-
-
-@pytest.fixture(scope="module")
-def rank_child() -> dict[str, Any]:
-    from gpudoctor.actions.distributed import CHILD_SOURCE
-
-    ns: dict[str, Any] = {"__name__": "gpudoctor_distributed_child"}
-    exec(compile(CHILD_SOURCE, "_distributed_child.py", "exec"), ns)
-    return ns
-
-
-@pytest.mark.parametrize(("local", "count", "index"), [
-    (0, 8, 0), (5, 8, 5), (3, 1, 0), (0, 1, 0),  # one GPU per rank (Slurm's per-task binding)
-])
-def test_device_of_a_rank(rank_child: dict[str, Any], local: int, count: int,
-                          index: int) -> None:
-    assert rank_child["device_index"](local, count) == index
-
-
-def test_device_of_a_rank_that_has_none(rank_child: dict[str, Any]) -> None:
-    with pytest.raises(RuntimeError, match="LOCAL_RANK 3 but torch sees 2 CUDA device"):
-        rank_child["device_index"](3, 2)
-
-
-def test_nccl_timeout_comes_after_the_watchdogs(rank_child: dict[str, Any]) -> None:
-    """init_process_group's timeout is NCCL's watchdog timeout: when it equalled the deadline,
-    NCCL aborted the hung rank (SIGABRT: "crashed") as gpudoctor's own watchdog was about to
-    report the hang. The process group gets twice the deadline; the watchdogs fire at 1x
-    (rank 0) and 1.5x."""
-    import datetime
-
-    seen: dict[str, Any] = {}
-
-    class Stop(Exception):
-        pass
-
-    class Dist:
-        @staticmethod
-        def PrefixStore(prefix: str, store: object) -> object:
-            return store
-
-        @staticmethod
-        def init_process_group(backend: str, **kw: Any) -> None:
-            seen.update(kw)
-            raise Stop
-
-    r = rank_child["Rank"]({"deadline": 30.0, "backend": "nccl", "elements": 1,
-                            "bandwidth_bytes": 4, "iterations": 1, "device": "cuda"})
-    with pytest.raises(Stop), redirect_stdout(io.StringIO()):
-        rank_child["collectives"](None, Dist, r, None, object())
-    assert seen["timeout"] == datetime.timedelta(seconds=60)
-    assert seen["timeout"].total_seconds() > 1.5 * r.deadline
