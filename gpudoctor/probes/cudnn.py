@@ -12,9 +12,10 @@ and `$CONDA_PREFIX`. The same directory reached twice is one copy.
 For each copy: every `libcudnn*` and `cudnn*.h` file (symlink target, size, mode, readable;
 for a shared library what its ELF headers say and whether it loads: `probes.cudnn_files`),
 the header's version (the three MAJOR/MINOR/PATCHLEVEL macros of `cudnn_version.h`, else
-`cudnn.h`), the library's own version (`cudnnGetVersion` in a child process:
-`gpudoctor.probes.native`), the dependencies `ldd` cannot resolve, and the CUDA build (a
-`nvidia_cudnn_cuNN` dist-info, gpudoctor's install manifest, the CUDA libraries it links).
+`cudnn.h`), the library's own version (`cudnnGetVersion`, asked by the child that loads
+the libraries, else in a child of its own: `gpudoctor.probes.native`), the dependencies `ldd`
+cannot resolve, and the CUDA build (a `nvidia_cudnn_cuNN` dist-info, gpudoctor's install
+manifest, the CUDA libraries it links).
 
 Mapping: a header that cannot be read → PERMISSION_DENIED / ERROR; one without the macros →
 ERROR; no `libcudnn.so*` → NOT_INSTALLED; `ldd` missing → NOT_INSTALLED, hanging → TIMEOUT;
@@ -38,7 +39,7 @@ from typing import Generic, TypeVar, cast
 from gpudoctor import childproc
 from gpudoctor.linux import include_dirs, multiarch
 from gpudoctor.model import CudnnFacts, CudnnInstall, Reason, Unavailable
-from gpudoctor.probes.cudnn_files import file_facts, library_facts
+from gpudoctor.probes.cudnn_files import file_facts, library_facts_and_version
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
 from gpudoctor.probes.toolkit import candidate_roots
@@ -369,18 +370,20 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
     for p in shared:
         if p.exists():
             real.setdefault(_real(p), p)
-    # the children (ldd, the one that loads every library, and the one that asks libcudnn
-    # its version) run at the same time
+    # the children (ldd, and the one that loads every library and asks libcudnn its version)
+    # run at the same time
     ldd_future = _Background(lambda: run_ldd(list(real.values()), env))
-    files_future = _Background(lambda: library_facts(lib_files, shared, env))
+    # the child that loads every library asks the main one its version too (one child less);
+    # where it could not, a child of its own asks, and says why
+    libraries, read = library_facts_and_version(lib_files, shared, env, main)
     if main is None:
         lib_version: str | Unavailable = Unavailable(
             Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")
     else:
-        raw = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=env)
+        raw = read if read is not None else read_version(
+            str(main), "cudnnGetVersion", returns_size_t=True, env=env)
         lib_version = decode_version(raw) if isinstance(raw, int) else raw
     ldd = ldd_future.result()
-    libraries = files_future.result()
     cuda_build, cuda_from = _cuda_build(place, ldd)
     return CudnnInstall(
         origin=place.origin,

@@ -38,20 +38,30 @@ try:
     from _json import encode_basestring_ascii as text
 except ImportError:  # an interpreter without json's C half
     from json import dumps as text
+handles = {}
 for path in PATHS:
     print('["try", %s]' % text(path), flush=True)
     try:
-        ctypes.CDLL(path)
+        handles[path] = ctypes.CDLL(path)
     except OSError as e:
         print('["error", %s, %s]' % (text(path), text(str(e))), flush=True)
     else:
         print('["ok", %s]' % text(path), flush=True)
+if VERSION in handles:  # last: a call that crashes or hangs costs no load's answer
+    try:
+        get = handles[VERSION].cudnnGetVersion
+    except AttributeError:
+        pass
+    else:
+        get.restype = ctypes.c_size_t
+        print('["version", %s, %d]' % (text(VERSION), int(get())), flush=True)
 """
 
 
-def loader_program(paths: list[str]) -> str:
-    """The loader child's program (on its stdin) for these paths."""
-    return f"PATHS = {paths!a}\n{_LOADER}"
+def loader_program(paths: list[str], version_of: str | None = None) -> str:
+    """The loader child's program (on its stdin) for these paths; with `version_of` (one of
+    them) it ends by asking that library its `cudnnGetVersion`, when it loaded."""
+    return f"PATHS = {paths!a}\nVERSION = {version_of!a}\n{_LOADER}"
 
 
 Loaded = bool | Unavailable
@@ -98,18 +108,28 @@ def library_facts(paths: list[Path], shared: list[Path],
                   env: Mapping[str, str]) -> tuple[CudnnLibrary, ...]:
     """The facts of every file in `paths`; those in `shared` (the shared libraries) with
     their ELF headers read and a load tried, once per real file."""
+    return library_facts_and_version(paths, shared, env, None)[0]
+
+
+def library_facts_and_version(
+    paths: list[Path], shared: list[Path], env: Mapping[str, str], main: Path | None,
+) -> tuple[tuple[CudnnLibrary, ...], int | None]:
+    """`library_facts`, and the `cudnnGetVersion` of `main` (one of `shared`) as the loader
+    child read it (`load_and_read`); None where it did not: the caller asks in a child of its
+    own (`native.read_version`), which says why."""
     by_real: dict[str, Path] = {}
     for p in shared:
         by_real.setdefault(os.path.realpath(p), p)
     read = {real: elf_facts(Path(real)) for real in by_real}
     loadable = [real for real, facts in read.items() if _regular(real)]
-    loads = load_each(loadable, env) if loadable else {}
+    version_of = os.path.realpath(main) if main is not None else None
+    loads, version = load_and_read(loadable, env, version_of) if loadable else ({}, None)
     out = []
     for p in paths:
         real = os.path.realpath(p) if p in shared else None
         out.append(file_facts(p, read.get(real) if real else None,
                               loads.get(real) if real else None))
-    return tuple(out)
+    return tuple(out), version
 
 
 def _regular(path: str) -> bool:
@@ -123,7 +143,18 @@ def load_each(paths: list[str], env: Mapping[str, str],
               budget: float = LOAD_BUDGET) -> dict[str, Loaded]:
     """Load each library (a path) with ctypes in a child, in order: True, or why not. A load
     that crashes or hangs the child is named, and the paths after it go to a new child."""
+    return load_and_read(paths, env, None, budget)[0]
+
+
+def load_and_read(paths: list[str], env: Mapping[str, str], version_of: str | None,
+                  budget: float = LOAD_BUDGET) -> tuple[dict[str, Loaded], int | None]:
+    """`load_each`, and the `cudnnGetVersion` of `version_of` (one of `paths`) asked by the
+    child that loaded it, after its last load. The reading counts only as `read_version`'s
+    child would have given it: the child's last line, and the child ended with status 0; else
+    None (a missing symbol, a crash, a hang or a load that failed: the caller asks again in a
+    child of `read_version`, whose answer says why), so the reading is the same either way."""
     out: dict[str, Loaded] = {}
+    version: int | None = None
     left = list(paths)
     deadline = time.monotonic() + budget
     while left:
@@ -134,15 +165,18 @@ def load_each(paths: list[str], env: Mapping[str, str],
                        for p in left)
             break
         timed_out = False
+        asked = version_of if version_of in left else None
         try:
             result = childproc.run([sys.executable, "-I", "-S", "-"], remaining, env,
-                                   loader_program(left))
+                                   loader_program(left, asked))
         except childproc.ChildTimeout as e:
             result, timed_out = e.result, True
         except OSError as e:
             out.update((p, Unavailable(Reason.ERROR, f"{p} was not tried: the loader child "
                                        "could not start", detail=repr(e))) for p in left)
             break
+        if asked is not None and not timed_out and result.returncode == 0:
+            version = _version_line(result.stdout, asked)
         pending = _answers(result.stdout, set(left), out)
         if pending is None:  # nothing in progress: every path answered, or the child broke
             out.update((p, Unavailable(Reason.ERROR, f"the loader child said nothing of {p}",
@@ -159,7 +193,20 @@ def load_each(paths: list[str], env: Mapping[str, str],
                                        f"that loaded it ({how})",
                                        detail=result.stderr.strip()[-2000:] or None)
         left = left[left.index(pending) + 1:]
-    return out
+    return out, version
+
+
+def _version_line(stdout: str, path: str) -> int | None:
+    """The version the child's last line gives for `path` (`["version", path, N]`), else None."""
+    lines = stdout.strip().splitlines()
+    try:
+        msg = json.loads(lines[-1])
+    except (ValueError, IndexError):
+        return None
+    if (isinstance(msg, list) and len(msg) == 3 and msg[:2] == ["version", path]
+            and type(msg[2]) is int):
+        return msg[2]
+    return None
 
 
 def _answers(stdout: str, asked: set[str], out: dict[str, Loaded]) -> str | None:

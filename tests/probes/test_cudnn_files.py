@@ -15,8 +15,10 @@ import pytest
 
 from gpudoctor.model import CudnnFacts, ElfFacts, Reason, Unavailable
 from gpudoctor.probes.cudnn import probe_cudnn_at
-from gpudoctor.probes.cudnn_files import library_facts, load_each
+from gpudoctor.probes.cudnn_files import library_facts, load_and_read, load_each
 from gpudoctor.probes.interface import Deps
+from gpudoctor.probes.native import read_version
+from gpudoctor.versions import format_cudnn_version as decode_version
 from tests.cudnn_kit import CudnnKit, cudnn_kit_fixture  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.subprocess  # starts programs (the probes' children, ldd, ...)
@@ -130,3 +132,57 @@ def test_the_mode_keeps_setuid_setgid_and_sticky(tmp_path: Path, cudnn_kit: Cudn
     libs = {lib.name: lib for lib in facts.installs[0].libraries}
     assert libs["libcudnn.so.9.1.0"].mode == mode
     assert libs["libcudnn.so"].mode == mode  # a link shows the mode of what it leads to
+
+
+# libcudnn.so.9 as it may be met: the body of a C file (each with `#include`s it needs)
+_MAINS = {
+    "answers": "size_t cudnnGetVersion(void) { return 90100; }",
+    "no-symbol": "int cudnnCreate(void *h) { return 0; }",
+    "aborts-when-asked": "size_t cudnnGetVersion(void) { abort(); return 0; }",
+    "aborts-at-exit": "size_t cudnnGetVersion(void) { return 90100; }\n"
+                      "__attribute__((destructor)) static void boom(void) { abort(); }",
+    "prints-at-exit": "size_t cudnnGetVersion(void) { return 90100; }\n"
+                      '__attribute__((destructor)) static void say(void) { puts("bye"); }',
+    "cannot-load": None,  # a text file named like the library
+}
+
+
+def _main_library(tmp_path: Path, kind: str) -> Path:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("no C compiler (gcc) to build the library")
+    lib = tmp_path / "cuda" / "lib64" / "libcudnn.so.9"
+    lib.parent.mkdir(parents=True)
+    body = _MAINS[kind]
+    if body is None:
+        lib.write_text("not a library\n")
+        return lib
+    src = tmp_path / "main.c"
+    src.write_text("#include <stddef.h>\n#include <stdio.h>\n#include <stdlib.h>\n" + body + "\n")
+    subprocess.run([gcc, "-shared", "-fPIC", "-Wl,-soname,libcudnn.so.9", "-o", str(lib),
+                    str(src)], check=True, capture_output=True)
+    return lib
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", list(_MAINS))
+def test_the_loader_reads_the_version_only_as_a_child_of_its_own_would(
+        tmp_path: Path, cudnn_kit: CudnnKit, kind: str) -> None:
+    """The loader child asks the main library its version after its last load; it counts
+    only where `read_version`'s own child would have given that number (its last line, exit
+    status 0), else the probe asks in a child of `read_version`: the fact is the same as when
+    every version was read that way, and the other libraries' loads are answered whatever
+    the version call did."""
+    main = _main_library(tmp_path, kind)
+    other = main.parent / "libcudnn_ops.so.9"
+    shutil.copyfile(cudnn_kit.compile("libcudnn_ops.so.9", 90100), other)
+    loads, read = load_and_read([str(main), str(other)], ENV, str(main))
+    alone = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=ENV)
+    assert read == (alone if kind == "answers" else None)
+    assert loads[str(other)] is True
+    assert (loads[str(main)] is True) is (kind != "cannot-load")
+    (main.parent.parent / "include").mkdir()
+    facts = probe_cudnn_at(str(main.parent.parent), Deps(environ=ENV))
+    assert isinstance(facts, CudnnFacts)
+    version = facts.installs[0].library_version
+    assert version == (decode_version(alone) if isinstance(alone, int) else alone)
