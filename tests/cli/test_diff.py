@@ -41,6 +41,17 @@ def test_the_same_machine_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.startswith("gpudoctor: 0 facts differ")
 
 
+def test_facts_that_differ_without_a_changed_verdict_exit_0(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    renamed = tmp_path / "node7.json"
+    data = json.loads(Path(HEALTHY).read_text())
+    data["environment"]["host"]["hostname"] = "node7"
+    renamed.write_text(json.dumps(data))
+    assert run(HEALTHY, str(renamed), OutputFormat.JSON) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [f["fact"] for f in data["facts"]] == ["host name"] and data["verdicts"] == []
+
+
 def test_markdown_to_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "diff.md"
     assert run(HEALTHY, OLD_DRIVER, OutputFormat.MARKDOWN, str(target)) == 1

@@ -58,6 +58,7 @@ def test_a_failing_node_and_an_unreadable_report_exit_1(
     assert {u["path"] for u in data["unreadable"]} == {str(broken), str(missing)}
     assert err.startswith("gpudoctor: 2 nodes: 1 failing, ") and "2 unreadable" in err
     assert run([str(good)]) == 0
+    assert run([str(good), str(broken)]) == 1  # an unreadable report alone: a problem too
     capsys.readouterr()
 
 
@@ -79,3 +80,5 @@ def test_no_report_at_all_is_a_usage_error(tmp_path: Path,
     assert capsys.readouterr().err == (
         f"gpudoctor: error: no report found in {tmp_path} (a directory is searched for *.json "
         "files)\n")
+    assert run([str(tmp_path / "gone.json")]) == 2  # a path that is not there is none either
+    assert capsys.readouterr().err.startswith("gpudoctor: error: no report found in ")
