@@ -230,7 +230,10 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
 
     From a pasted report, a GPU's compute capability may come from its product name (the GPU
     table) and torch's arch list from the table's row for that wheel; the evidence says so.
-    What neither gives makes the check skip."""
+    Where the report does not tell which build of a release it is (no tag, no CUDA), it passes
+    when every CUDA build of that release the tables know has code for each GPU. What none of
+    these gives makes the check skip, unless the arch rule shows the build's CUDA cannot hold
+    code for the GPU."""
     rt = V.torch_runtime(env)
     if rt is None or not rt.cuda:
         return skipped("needs a CUDA build of torch that imports")
@@ -287,6 +290,10 @@ def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
     """GD404 without torch's arch list (a report, a wheel the tables lack): the arch rule
     (`compat.rules.arch_in_build`) decides where the build's CUDA cannot hold code for a GPU;
     anything else stays unknown, and the skip says what the rule could tell."""
+    every = machine.every_build_covers(env, tables)
+    if every is not None:  # which build it is does not matter: each has the code
+        return passed(f"{V.torch_name(env)}'s build runs on every GPU seen: {every}",
+                      (("arch list", missing.message), ("rule", every)))
     gpus = [g for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)]
     if not isinstance(cuda, str) or not gpus:
         return skipped(missing.message)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import views as V
 from gpudoctor.compat.wheels import cudnn_wheel_name
 from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
-from gpudoctor.versions import coverage, parse_cc, sm_of
+from gpudoctor.versions import coverage, parse_cc, sm_name, sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -183,3 +183,31 @@ def cubins_for_every_gpu(env: Environment, tables: Tables) -> str | None:
             return None
         used.append(found.arch.name)
     return f"cubins ({', '.join(dict.fromkeys(used))}) run on every GPU seen"
+
+
+def every_build_covers(env: Environment, tables: Tables) -> str | None:
+    """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
+    sm_75" when torch's own build is not known (no arch list in the report, a version without
+    a tag whose CUDA the report does not state, or states as one of the release's), yet each
+    CUDA build of its release the tables know (with that CUDA, where stated) has code for
+    every GPU seen; None otherwise (a build with an unknown arch list counts against)."""
+    rt = V.torch_runtime(env)
+    if rt is None or not isinstance(rt.version, str) or rt.cuda is None:  # None: no CUDA
+        return None
+    release = tables.torch_release(rt.version)
+    gpus = seen_gpus(env, tables)
+    ccs = [parse_cc(g.cc) if isinstance(g.cc, str) else None for g in gpus]
+    if release is None or not gpus or None in ccs:
+        return None
+    cuda = ".".join(rt.cuda.split(".")[:2]) if isinstance(rt.cuda, str) else None
+    builds = [v for v in release.variants if cuda is None or v.cuda == cuda]
+    if not builds or any(v.arch_list is None for v in builds):
+        return None
+    for cc in ccs:
+        assert cc is not None
+        if any(coverage(v.arch_list or (), cc) is None for v in builds):
+            return None
+    names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs if cc))
+    return (f"every CUDA build of torch {release.version}"
+            + (f" for CUDA {cuda}" if cuda else "") + " in the tables ("
+            + ", ".join(v.tag for v in builds) + f") has code for {names}")

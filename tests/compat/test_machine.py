@@ -9,7 +9,9 @@ import tests.checks.envbuilder as B
 from gpudoctor.compat import Tables
 from gpudoctor.compat.machine import (
     SeenGpu,
+    cubins_for_every_gpu,
     driver_cuda,
+    every_build_covers,
     gpu_cc,
     min_driver,
     pypi_build_only,
@@ -169,3 +171,44 @@ def test_pypi_build_only_for_the_default_variant_of_the_old_eras(tables: Tables)
     assert pypi_build_only(reported_torch("1.8.1+cu111", "11.1"), tables) is None  # labelled
     assert pypi_build_only(reported_torch("2.13.0+cu130", "13.0"), tables) is None  # index-url
     assert pypi_build_only(H100, tables) is None  # torch's own arch list
+
+
+# ------------------------------------------- rules where the build itself is not known
+
+
+def test_cubins_for_every_gpu_or_none(tables: Tables) -> None:
+    """GD103's minor-version-compatibility question: a cubin in torch's arch list for each
+    GPU (H100: sm_90 in the cu130 list); None where a GPU would need PTX, or is unknown."""
+    assert cubins_for_every_gpu(H100, tables) == "cubins (sm_90) run on every GPU seen"
+    ptx_only = with_runtime(H100, arch_list=("sm_80", "compute_80"))
+    assert cubins_for_every_gpu(ptx_only, tables) is None
+    unnamed = B.env(nvml=B.nvml("580.65.06", 13000, reported_gpu("NVIDIA Mystery 9000")),
+                    torch=B.torch("2.13.0+cu130", "13.0", (), B.ARCH_CU130))
+    assert cubins_for_every_gpu(unnamed, tables) is None
+
+
+def test_every_build_of_the_release_covers_the_gpu(tables: Tables) -> None:
+    """torch 2.8.0 without a tag and without its CUDA: its wheels (cu126, cu128, cu129) each
+    have code for an H100, so which one is installed does not matter for GD404; an unknown
+    arch list among them (1.5.0's cu92) answers nothing."""
+    untagged = with_runtime(reported_torch("2.8.0", None), cuda=not_reported("its CUDA"))
+    said = every_build_covers(untagged, tables)
+    rel = tables.torch_release("2.8.0")
+    assert rel is not None and all(v.arch_list for v in rel.variants)
+    assert said is not None and "sm_90" in said and all(v.tag in said for v in rel.variants)
+    one = every_build_covers(reported_torch("2.8.0", "12.8"), tables)
+    assert one is not None and "cu128" in one and "cu126" not in one
+    assert every_build_covers(with_runtime(untagged, version="1.5.0"), tables) is None
+    assert every_build_covers(reported_torch("2.8.0", None), tables) is None  # a CPU build
+    old_gpu = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("GTX1080")), torch=untagged.torch)
+    assert every_build_covers(old_gpu, tables) is None  # cu128/cu129 have no sm_61 code
+
+
+def test_gd404_passes_when_every_build_covers_the_gpu(tables: Tables) -> None:
+    from gpudoctor.checks import run_checks
+    from gpudoctor.model import Status
+
+    untagged = with_runtime(reported_torch("2.8.0", None), cuda=not_reported("its CUDA"))
+    found = {r.check_id: r.finding for r in run_checks(untagged, tables).results}
+    assert found["GD404"].status is Status.PASS, found["GD404"]
+    assert "every CUDA build of torch 2.8.0" in found["GD404"].message
