@@ -8,7 +8,6 @@ unwritable-prefix message is proven for real, in a forked child that drops to `n
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import pickle
@@ -25,8 +24,6 @@ import runner
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
 from gpudoctor.actions.system import ActionError
-from gpudoctor.actions.tarball import Readable
-from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.model import Status
 from tests.cudnn_kit import CudnnKit, GpuEnv
@@ -326,77 +323,6 @@ def test_archives_that_are_not_cudnn(toolkit: Path, tmp_path: Path,
     assert result.error is not None
     assert "its version cannot be read" in result.error.message
     assert state(toolkit) == before
-
-
-# --------------------------------------------------------------------------- rollback
-
-
-class Faulty(FileOps):
-    """FileOps that raise `exc` on the `at`-th call of `op` (every other call is real)."""
-
-    def __init__(self, op: str, at: int, exc: BaseException) -> None:
-        self.op, self.at, self.exc, self.calls = op, at, exc, 0
-
-    def _maybe_fail(self, op: str) -> None:
-        if op == self.op:
-            self.calls += 1
-            if self.calls == self.at:
-                raise self.exc
-
-    def move(self, src: Path, dst: Path) -> None:
-        self._maybe_fail("move")
-        super().move(src, dst)
-
-    def write(self, dst: Path, stream: Readable, mode: int, mtime: int,
-              size: int | None = None) -> None:
-        self._maybe_fail("write")
-        super().write(dst, stream, mode, mtime, size)
-
-
-DENIED = PermissionError(errno.EACCES, "Permission denied")
-FULL = OSError(errno.ENOSPC, "No space left on device")
-
-
-@pytest.mark.parametrize(("op", "at", "exc"), [
-    ("move", 1, DENIED), ("move", 9, FULL), ("move", 30, DENIED), ("move", 45, FULL),
-    ("write", 1, FULL), ("write", 8, DENIED)])
-def test_a_fault_midway_rolls_back_to_byte_identical(
-        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit, op: str, at: int,
-        exc: OSError) -> None:
-    cudnn_kit.populate(toolkit, "8.9.6", chain=False)  # something to back up and restore
-    before = state(toolkit)
-    faulty = Faulty(op, at, exc)  # 45 moves in all: the 45th puts the manifest in place
-    result = install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty, gpus=())
-    assert faulty.calls == at
-    assert result.error is not None
-    assert result.rolled_back is (op == "move" and at > 1)  # else nothing visible was done
-    assert os.strerror(exc.errno or 0) in result.error.message
-    assert "rolled back, the prefix is as it was" in result.error.message
-    assert state(toolkit) == before
-
-
-@pytest.mark.parametrize("at", [1, 20, 30])
-def test_ctrl_c_midway_rolls_back_then_propagates(
-        toolkit: Path, make_tarball: MakeTarball, cudnn_kit: CudnnKit, at: int) -> None:
-    cudnn_kit.populate(toolkit, "8.9.6")
-    before = state(toolkit)
-    faulty = Faulty("move", at, KeyboardInterrupt())
-    with pytest.raises(KeyboardInterrupt):
-        install_cudnn(make_tarball("8.9.7"), toolkit, ops=faulty, gpus=())
-    assert faulty.calls == at
-    assert state(toolkit) == before
-
-
-@pytest.mark.slow
-def test_a_failed_uninstall_leaves_the_install_in_place(
-        toolkit: Path, make_tarball: MakeTarball) -> None:
-    (toolkit / "include/cudnn.h").write_text("/* mine */\n")
-    assert install_cudnn(make_tarball("8.9.7"), toolkit, gpus=()).ok
-    installed = state(toolkit)
-    result = uninstall_cudnn(toolkit, ops=Faulty("move", 12, DENIED))
-    assert result.error is not None
-    assert state(toolkit) == installed
-    assert uninstall_cudnn(toolkit).ok
 
 
 def as_nobody(fn: Callable[[], object]) -> object:

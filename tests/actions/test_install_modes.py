@@ -80,17 +80,6 @@ def test_modes_are_0644_and_0755_whatever_the_tarball_and_umask_say(
     assert checks["GD303"] == "pass"
 
 
-@pytest.mark.slow
-def test_an_existing_state_directory_that_others_may_write_is_closed(
-        toolkit: Path, make_tarball: MakeTarball) -> None:
-    (toolkit / ".gpudoctor/cudnn").mkdir(parents=True)
-    for d in (toolkit / ".gpudoctor", toolkit / ".gpudoctor/cudnn"):
-        d.chmod(0o1777)
-    assert install_cudnn(make_tarball("9.1.0"), toolkit, gpus=()).ok
-    for d in (toolkit / ".gpudoctor", toolkit / ".gpudoctor/cudnn"):
-        assert stat.S_IMODE(d.stat().st_mode) == 0o755
-
-
 class Recording(FileOps):
     """FileOps that remember the name of every file written (staged or placed)."""
 
@@ -167,19 +156,3 @@ def test_the_cli_refuses_a_pie_library_and_writes_nothing(
     error = json.loads(p.stdout)["error"]["message"]
     assert "libcudnn_ops.so.9.1.0' is a program (a position-independent executable" in error
     assert state(toolkit) == before
-
-
-def test_the_manifest_an_uninstall_keeps_is_0644_under_umask_0(
-        toolkit: Path, make_tarball: MakeTarball) -> None:
-    from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
-
-    assert install_cudnn(make_tarball("9.1.0"), toolkit, gpus=()).ok
-    (toolkit / "lib64/libcudnn_ops.so.9.1.0").write_bytes(b"\x7fELF edited by hand")
-    old = os.umask(0)
-    try:
-        result = uninstall_cudnn(toolkit)
-    finally:
-        os.umask(old)
-    assert result.kept  # the edited file stays, and a manifest listing it
-    manifest = toolkit / ".gpudoctor/cudnn/manifest.json"
-    assert stat.S_IMODE(manifest.stat().st_mode) == 0o644

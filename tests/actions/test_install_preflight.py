@@ -1,6 +1,6 @@
 """What install-cudnn checks before it writes: a complete tarball (the tables' file lists),
 real shared libraries for this machine, a prefix that is a CUDA toolkit and never `/`; after a
-completed install the checks only warn. And uninstall-cudnn without a manifest.
+completed install the checks only warn.
 
 Every refusal is asserted with the prefix hashed before and after (CudnnKit.tree_state):
 byte-identical, whatever the error.
@@ -19,7 +19,6 @@ import pytest
 import runner
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
-from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
 from tests.cudnn_kit import NVML_RTX5090, CudnnKit, GpuEnv, MakeTarball
@@ -244,34 +243,6 @@ def test_what_makes_a_prefix_a_toolkit(
     (prefix / mark).write_text("CUDA Version 12.4.131\n" if mark == "version.txt" else "x\n")
     result = install_cudnn(make_tarball("8.9.7"), prefix, dry_run=True, gpus=())
     assert result.error is None, result.error
-
-
-# --------------------------------------------------------------------------- uninstall
-
-
-def test_uninstall_without_a_manifest_and_without_cudnn(toolkit: Path) -> None:
-    before = state(toolkit)
-    result = uninstall_cudnn(toolkit)
-    assert not result.ok
-    assert result.error is not None
-    assert result.error.message == (
-        f"{toolkit}/.gpudoctor/cudnn/manifest.json does not exist: gpudoctor installed no "
-        f"cuDNN into {toolkit}, and it holds no cuDNN files: there is nothing to undo")
-    assert result.error.fix is None  # no `rm` of files that do not exist
-    assert state(toolkit) == before
-
-
-def test_uninstall_without_a_manifest_names_only_files_that_exist(
-        toolkit: Path, cudnn_kit: CudnnKit) -> None:
-    cudnn_kit.populate(toolkit, "8.9.6")  # copied by hand: include/ and lib64/, no lib/
-    (toolkit / "lib").symlink_to("lib64")  # the same files twice: named once
-    before = state(toolkit)
-    result = uninstall_cudnn(toolkit)
-    assert result.error is not None
-    assert "gpudoctor installed no cuDNN" in result.error.message
-    assert result.error.fix == (f"to remove them by hand: rm {toolkit}/include/cudnn*.h "
-                                f"{toolkit}/lib64/libcudnn*")
-    assert state(toolkit) == before
 
 
 # --------------------------------------------------------------------------- the command

@@ -1,8 +1,10 @@
-"""uninstall-cudnn keeps what changed after the install: real tarball, real install, real edits.
+"""`gpudoctor.actions.uninstall_cudnn`: uninstall-cudnn keeps what changed after the install:
+real tarball, real install, real edits.
 
 A file whose size, kind or link target is no longer what the install recorded is left in place
 with its backup and its manifest row; everything else is undone; exit 1 says the job is not
-finished, and `--force` finishes it.
+finished, and `--force` finishes it. Without a manifest it undoes nothing and names what is
+there; a fault midway leaves the install in place; the manifest it keeps is its own (0644).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from gpudoctor.actions.install_cudnn import install_cudnn
 from gpudoctor.actions.transaction import FileOps
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.probes.cudnn import MANIFEST
+from tests.actions.test_transaction import DENIED, Faulty
 from tests.cudnn_kit import CudnnKit, GpuEnv, MakeTarball
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
@@ -174,3 +178,57 @@ def test_a_failure_with_kept_files_leaves_the_prefix_as_it_was(
         assert "Permission denied" in result.error.message
         assert result.kept == ()
         assert state(toolkit) == before
+
+
+# ------------------------------------------------------------ without a manifest, faults, modes
+
+
+def test_uninstall_without_a_manifest_and_without_cudnn(toolkit: Path) -> None:
+    before = state(toolkit)
+    result = uninstall_cudnn(toolkit)
+    assert not result.ok
+    assert result.error is not None
+    assert result.error.message == (
+        f"{toolkit}/.gpudoctor/cudnn/manifest.json does not exist: gpudoctor installed no "
+        f"cuDNN into {toolkit}, and it holds no cuDNN files: there is nothing to undo")
+    assert result.error.fix is None  # no `rm` of files that do not exist
+    assert state(toolkit) == before
+
+
+def test_uninstall_without_a_manifest_names_only_files_that_exist(
+        toolkit: Path, cudnn_kit: CudnnKit) -> None:
+    cudnn_kit.populate(toolkit, "8.9.6")  # copied by hand: include/ and lib64/, no lib/
+    (toolkit / "lib").symlink_to("lib64")  # the same files twice: named once
+    before = state(toolkit)
+    result = uninstall_cudnn(toolkit)
+    assert result.error is not None
+    assert "gpudoctor installed no cuDNN" in result.error.message
+    assert result.error.fix == (f"to remove them by hand: rm {toolkit}/include/cudnn*.h "
+                                f"{toolkit}/lib64/libcudnn*")
+    assert state(toolkit) == before
+
+
+@pytest.mark.slow
+def test_a_failed_uninstall_leaves_the_install_in_place(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    (toolkit / "include/cudnn.h").write_text("/* mine */\n")
+    assert install_cudnn(make_tarball("8.9.7"), toolkit, gpus=()).ok
+    installed = state(toolkit)
+    result = uninstall_cudnn(toolkit, ops=Faulty("move", 12, DENIED))
+    assert result.error is not None
+    assert state(toolkit) == installed
+    assert uninstall_cudnn(toolkit).ok
+
+
+def test_the_manifest_an_uninstall_keeps_is_0644_under_umask_0(
+        toolkit: Path, make_tarball: MakeTarball) -> None:
+    assert install_cudnn(make_tarball("9.1.0"), toolkit, gpus=()).ok
+    (toolkit / "lib64/libcudnn_ops.so.9.1.0").write_bytes(b"\x7fELF edited by hand")
+    old = os.umask(0)
+    try:
+        result = uninstall_cudnn(toolkit)
+    finally:
+        os.umask(old)
+    assert result.kept  # the edited file stays, and a manifest listing it
+    manifest = toolkit / ".gpudoctor/cudnn/manifest.json"
+    assert stat.S_IMODE(manifest.stat().st_mode) == 0o644
