@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 import runner
 
-from gpudoctor.actions.preflight import Space
-from gpudoctor.actions.system import Refused
 from tests.cudnn_kit import GpuEnv, MakeTarball
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
@@ -97,15 +95,6 @@ def test_the_zstd_line(tmp_path: Path, gpu_env: GpuEnv) -> None:
     fix = json.loads(p.stdout)["error"]["fix"]
     assert shlex.split(between(fix, "unpack it first: ", ", then")) == [
         "zstd", "-d", "--", str(tarball)]
-
-
-def test_the_df_line(tmp_path: Path) -> None:
-    prefix = hostile_toolkit(tmp_path, NEWLINE)
-    space = Space(prefix)
-    with pytest.raises(Refused) as caught:
-        space.take("cudnn/lib/libcudnn.so.9.1.0", space.free + (1 << 30))
-    fix = caught.value.error.fix or ""
-    assert shlex.split(between(fix, "(", ")")) == ["df", "-h", "--", str(prefix)]
 
 
 @pytest.mark.slow

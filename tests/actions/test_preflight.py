@@ -1,6 +1,7 @@
-"""What install-cudnn checks before it writes: a complete tarball (the tables' file lists),
-real shared libraries for this machine, a prefix that is a CUDA toolkit and never `/`; after a
-completed install the checks only warn.
+"""`gpudoctor.actions.preflight`: what install-cudnn checks before it writes: a complete tarball
+(the tables' file lists), real shared libraries for this machine, a prefix that is a CUDA
+toolkit and never `/`, the GPUs' support range, the free space; after a completed install the
+checks only warn.
 
 Every refusal is asserted with the prefix hashed before and after (CudnnKit.tree_state):
 byte-identical, whatever the error.
@@ -12,6 +13,7 @@ import ast
 import json
 import os
 import platform
+import shlex
 import tarfile
 from pathlib import Path
 
@@ -19,8 +21,11 @@ import pytest
 import runner
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
+from gpudoctor.actions.preflight import Space
+from gpudoctor.actions.system import Refused
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Status
+from tests.actions.test_install_fix_lines import NEWLINE, between, hostile_toolkit
 from tests.cudnn_kit import NVML_RTX5090, CudnnKit, GpuEnv, MakeTarball
 from tests.cudnn_kit import SUBLIBS as ALL_SUBLIBS
 
@@ -366,3 +371,15 @@ def test_every_test_names_the_gpus_it_installs_for() -> None:
     unnamed = [f"{path.relative_to(tests)}:{node.lineno}" for path, node in calls
                if not any(k.arg in ("gpus", None) for k in node.keywords)]  # None: **kwargs
     assert not unnamed, f"install_cudnn(...) without gpus=: {unnamed}"
+
+
+# --------------------------------------------------------------------------- free space
+
+
+def test_the_df_line(tmp_path: Path) -> None:
+    prefix = hostile_toolkit(tmp_path, NEWLINE)
+    space = Space(prefix)
+    with pytest.raises(Refused) as caught:
+        space.take("cudnn/lib/libcudnn.so.9.1.0", space.free + (1 << 30))
+    fix = caught.value.error.fix or ""
+    assert shlex.split(between(fix, "(", ")")) == ["df", "-h", "--", str(prefix)]
