@@ -8,6 +8,7 @@ on this machine: tests/cli/test_check_cli.py.)"""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def findings(stdout: str) -> dict[str, str]:
 @pytest.fixture(name="probed")
 def probed_fixture(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[str]]:
     """This machine is the recorded H100 server: `common.environment` answers with it and
-    records the fields asked for; the smoke test must not run."""
+    records the fields asked for."""
     fields: list[frozenset[str]] = []
 
     def environment(cuda_home: object, python: str, timeout: float, no_torch: bool,
@@ -39,12 +40,21 @@ def probed_fixture(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[str]]:
         fields.append(frozenset(wanted or ()))
         return loads(Path(H100).read_text())
 
-    def no_smoke(*_: object) -> Environment:
-        raise AssertionError("the smoke test ran")
-
     monkeypatch.setattr(common, "environment", environment)
-    monkeypatch.setattr(common, "with_smoke", no_smoke)
     return fields
+
+
+@pytest.fixture(name="smoked")
+def smoked_fixture(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The smoke test stood in for: the interpreters it was run under (none, here)."""
+    runs: list[str] = []
+
+    def with_smoke(env: Environment, python: str, timeout: float) -> Environment:
+        runs.append(python)
+        return env
+
+    monkeypatch.setattr(common, "with_smoke", with_smoke)
+    return runs
 
 
 def test_exit_code_and_report_of_a_pasted_report() -> None:
@@ -54,7 +64,8 @@ def test_exit_code_and_report_of_a_pasted_report() -> None:
     assert r.exit_code == 0 and r.stderr.startswith("gpudoctor: ")
 
 
-def test_only_the_selected_checks_facts_are_probed(probed: list[frozenset[str]]) -> None:
+def test_only_the_selected_checks_facts_are_probed(probed: list[frozenset[str]],
+                                                   smoked: list[str]) -> None:
     r = invoke("check", "GD302", "--format", "json")
     assert r.exit_code in (0, 1), r.stderr
     assert list(findings(r.stdout)) == ["GD302"]
@@ -62,9 +73,13 @@ def test_only_the_selected_checks_facts_are_probed(probed: list[frozenset[str]])
     assert probed == [gd302.reads]
     r = invoke("check", "GD302", "--smoke")  # no selected check reads the smoke test
     assert r.exit_code in (0, 1) and probed[1] == gd302.reads | {"torch"}
+    assert smoked == []
+    r = invoke("check", "GD450", "--smoke")  # one does: it runs, under this interpreter
+    assert r.exit_code in (0, 1) and smoked == [sys.executable]
 
 
-def test_where_cuda_works_a_note_suggests_the_smoke_test(probed: list[frozenset[str]]) -> None:
+def test_where_cuda_works_a_note_suggests_the_smoke_test(probed: list[frozenset[str]],
+                                                          smoked: list[str]) -> None:
     r = invoke("check", "--format", "json")
     assert json.loads(r.stdout)["notes"][0].startswith(SMOKE_NOTE)
     no_driver = str(ENVS / "no-driver-cuda-torch.json")
