@@ -2,20 +2,17 @@
 
 The prefix is compared byte for byte (every file's sha256, mode and symlink target) before and
 after each run that must leave it unchanged. Faults midway are injected through the `FileOps`
-hook: these tests run as root, for whom `chmod` cannot make a directory unwritable. The
-unwritable-prefix message is proven for real, in a forked child that drops to `nobody`.
+hook: these tests run as root, for whom `chmod` cannot make a directory unwritable. (The
+unwritable-prefix message, proven in a forked child that drops to `nobody`, and ldconfig are
+tests/actions/test_system.py's; the rollbacks, test_transaction.py's.)
 """
 
 from __future__ import annotations
 
 import json
 import os
-import pickle
-import shlex
-import shutil
 import stat
 import tarfile
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +20,6 @@ import pytest
 import runner
 
 from gpudoctor.actions.install_cudnn import InstallResult, install_cudnn
-from gpudoctor.actions.system import ActionError
 from gpudoctor.actions.uninstall_cudnn import uninstall_cudnn
 from gpudoctor.model import Status
 from tests.cudnn_kit import CudnnKit, GpuEnv
@@ -160,25 +156,6 @@ def test_progress_is_reported_up_to_the_size(toolkit: Path, make_tarball: MakeTa
                   gpus=())
     assert seen[-1] == (tarball.stat().st_size,) * 2
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
-
-
-@pytest.mark.slow
-def test_ldconfig_runs_only_when_the_prefix_is_on_the_loader_path(
-        toolkit: Path, make_tarball: MakeTarball, tmp_path: Path) -> None:
-    lib = toolkit / "lib64"
-    conf = tmp_path / "ld.so.conf"
-    conf.write_text("include ld.so.conf.d/*.conf\n")
-    (tmp_path / "ld.so.conf.d").mkdir()
-    tarball = make_tarball()
-    result = install_cudnn(tarball, toolkit, ldconfig=True, ld_conf=conf,
-                           ldconfig_argv=("ldconfig", "-n", str(lib)), gpus=())
-    assert (result.ldconfig or "").startswith(f"not run: {lib} is not on the system loader")
-    assert "sudo tee /etc/ld.so.conf.d/cudnn.conf" in (result.ldconfig or "")
-    (tmp_path / "ld.so.conf.d/cuda.conf").write_text(f"{lib}\n")
-    result = install_cudnn(tarball, toolkit, ldconfig=True, ld_conf=conf,
-                           ldconfig_argv=("ldconfig", "-n", str(lib)), gpus=())
-    # the links are right: ldconfig has nothing to say ("is not a symbolic link" otherwise)
-    assert result.ldconfig == f"ran ldconfig -n {lib}"
 
 
 # --------------------------------------------------------------------------- refusals
@@ -323,53 +300,6 @@ def test_archives_that_are_not_cudnn(toolkit: Path, tmp_path: Path,
     assert result.error is not None
     assert "its version cannot be read" in result.error.message
     assert state(toolkit) == before
-
-
-def as_nobody(fn: Callable[[], object]) -> object:
-    """Run fn in a forked child that really is `nobody`; its result (or exception repr)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(read)
-            os.setgid(65534)
-            os.setuid(65534)
-            os.write(write, pickle.dumps(fn()))
-        except BaseException as e:  # noqa: BLE001 - the child reports anything, never returns
-            os.write(write, pickle.dumps(f"raised {e!r}"))
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    return pickle.loads(data)
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop to another user")
-def test_unwritable_prefix_gets_the_sudo_line(toolkit: Path, make_tarball: MakeTarball) -> None:
-    tarball = make_tarball()
-    command = ["gpudoctor", "install-cudnn", "-t", str(tarball), "--prefix", str(toolkit)]
-    # pytest's tmp_path is private to root: nobody cannot even look at the tarball
-    error = as_nobody(lambda: install_cudnn(tarball, toolkit, command=command, gpus=()).error)
-    assert isinstance(error, ActionError), error
-    assert error.message == f"cannot access {tarball}: Permission denied"
-    # in a world-readable place, root-owned and 0755: readable, not writable
-    public = Path(tempfile.mkdtemp(prefix="gpudoctor-test-"))
-    try:
-        public.chmod(0o755)
-        prefix = public / "cuda"
-        shutil.copytree(toolkit, prefix, symlinks=True)
-        shutil.copy(tarball, public / tarball.name)
-        before = state(prefix)
-        command[3], command[5] = str(public / tarball.name), str(prefix)
-        error = as_nobody(lambda: install_cudnn(command[3], prefix, command=command, gpus=()).error)
-        assert isinstance(error, ActionError), error
-        assert error.message == f"cannot write to {prefix}: permission denied"
-        assert error.fix == f"run: sudo {shlex.join(command)}"
-        assert state(prefix) == before
-    finally:
-        shutil.rmtree(public)
 
 
 # --------------------------------------------------------------------------- the commands
