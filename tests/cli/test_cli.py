@@ -117,6 +117,8 @@ def main(body: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_main_maps_each_ending_to_its_exit_code() -> None:
     ok = main("return ()", "checks", "--format", "json")
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, "[]\n", "")
+    failed = main("import typer; raise typer.Exit(1)", "checks")  # a command's own exit code
+    assert (failed.returncode, failed.stderr) == (1, "")
     crash = main("raise ZeroDivisionError('x')", "checks")
     assert crash.returncode == 3 and "Traceback" not in crash.stderr
     assert crash.stderr.splitlines()[0] == (f"gpudoctor {__version__}: internal error: "
