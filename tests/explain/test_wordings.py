@@ -186,6 +186,43 @@ ROUND4 = [  # the families round 4's held-out set (dev data since) showed missin
 ]
 
 
+FRAMEWORKS = [  # JAX's and XLA's / TensorFlow's own wordings (their sources), other numbers
+    ("RuntimeError: Unable to initialize backend 'cuda': Found cuDNN version 8907, but JAX was "
+     "built against version 90100, which is newer. The copy of cuDNN that is installed must be "
+     "at least as new as the version against which JAX was built.",
+     "jax-library-older-than-built", "library-version-conflict"),
+    ("Found CUDA driver version 12020, but JAX was built against version 12030, which is "
+     "newer.", "jax-driver-older-than-built", "driver-too-old"),
+    ("W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:556] Can't find "
+     "libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or "
+     "runtime failures", "xla-libdevice-missing", "toolkit-missing"),
+    ("InternalError: libdevice not found at ./libdevice.10.bc [Op:__inference_train_step]",
+     "xla-libdevice-missing", "toolkit-missing"),
+    ("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution "
+     "algorithm. This is probably because cuDNN failed to initialize, so try looking to see "
+     "if a warning log message was printed above.", "cudnn-failed-to-initialize",
+     "out-of-memory"),
+    ("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization "
+     "failed. Look at the errors above for more details.", "cudnn-failed-to-initialize",
+     "out-of-memory"),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), FRAMEWORKS,
+                         ids=[c[1] for c in FRAMEWORKS])
+def test_frameworks_wordings(text: str, sid: str, cause_class: str) -> None:
+    test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
+
+
+def test_a_named_cudnn_mismatch_outranks_the_failed_initialisation() -> None:
+    """TensorFlow prints the versions above the generic failure: the versions are the cause."""
+    text = ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: "
+            "8.0.5 but source was compiled with: 8.1.0.\nUnknownError: Failed to get "
+            "convolution algorithm. This is probably because cuDNN failed to initialize")
+    first = explain(text, TABLES, report=None, probe=None, text_name="t").diagnoses[0]
+    assert first.match.signature.cause_class == "library-version-conflict"
+
+
 @pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND4, ids=[c[1] for c in ROUND4])
 def test_round4_families(text: str, sid: str, cause_class: str) -> None:
     test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
