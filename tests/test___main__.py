@@ -299,3 +299,26 @@ def test_the_entry_point_starts_the_probes_before_it_imports_the_cli(
     monkeypatch.setattr(sys, "argv", ["gpudoctor", "check"])
     entry._run([])
     assert order == ["torch", "probes", "cli"]
+
+
+@pytest.mark.parametrize(("command", "collects"), [
+    ("check", False), ("snapshot", False), ("checks", True), ("fleet", True), ("smoke-test", True),
+])
+def test_the_garbage_collector_is_off_only_for_check_and_snapshot(
+        monkeypatch: pytest.MonkeyPatch, plain_environment: None, command: str,
+        collects: bool) -> None:
+    import gc
+
+    import gpudoctor.cli
+    from gpudoctor import childproc
+
+    monkeypatch.setattr(childproc, "install_signal_handlers", lambda: None)
+    monkeypatch.setattr(prestart, "prestart", lambda python, environ: None)
+    monkeypatch.setattr(gather, "start_early", lambda deps, fields=None: None)
+    monkeypatch.setattr(gpudoctor.cli, "main", lambda: None)
+    monkeypatch.setattr(sys, "argv", ["gpudoctor", command])
+    try:
+        entry._run([])
+        assert gc.isenabled() is collects
+    finally:
+        gc.enable()
