@@ -23,6 +23,7 @@ import dataclasses
 import math
 import re
 import sys
+import warnings
 from typing import Any
 
 import pytest
@@ -61,10 +62,14 @@ from tests.smoke_kit import (
 
 FAILURE = SmokeFailure(Reason.DRIVER_NOT_LOADED, "cuda:0 cannot be used: Found no NVIDIA driver",
                        "run `gpudoctor check` to find the layer at fault", "RuntimeError: …")
-try:  # imported at collection, as before (the emulation's tests are marked needs_torch)
-    import torch
-except ImportError:
-    torch = None
+# imported at collection, quietly, as pytest.importorskip did (the emulation's tests are marked
+# needs_torch: skipped without it)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        import torch
+    except ImportError:
+        torch = None
 # the first convolution's input needs no gradient; its output's is what the hook reads
 EMULATION_WARNING = pytest.mark.filterwarnings("ignore:Full backward hook is firing")
 
