@@ -357,7 +357,7 @@ def test_cuda_configurations_plumbing_on_cpu(child: dict[str, Any],
 
 # --------------------------------------------------------------------------- verdicts
 # The verdicts on hand-built CUDA reports are the smoke checks' tests:
-# tests/checks/test_smoke_checks.py (builders in tests/smoke_kit.py).
+# tests/checks/test_smoke.py (builders in tests/smoke_kit.py).
 
 
 # --------------------------------------------------------------------------- a real GPU
