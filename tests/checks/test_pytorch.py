@@ -67,6 +67,7 @@ from tests.checks.envbuilder import (
 )
 from tests.checks.test_partial_facts import REPORTS as PARTIAL
 from tests.checks.test_partial_facts import _findings
+from tests.compat.test_machine import reported_torch as stated_torch
 
 TABLES = load_tables()
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
@@ -383,6 +384,16 @@ def test_gd404_empty_arch_list_without_cuda_points_at_gd403() -> None:
     f = finding(env, "GD404")
     assert f.status is Status.SKIP, f
     assert "CUDA is not available: see GD403" in f.message, f.message
+
+
+def test_gd404_passes_when_every_build_covers_the_gpu(tables: Tables) -> None:
+    """A report that does not tell which build of a release torch is (no tag, no CUDA): GD404
+    passes when every CUDA build of the release the tables know has code for each GPU
+    (compat.machine.every_build_covers)."""
+    untagged = with_runtime(stated_torch("2.8.0", None), cuda=not_reported("its CUDA"))
+    found = {r.check_id: r.finding for r in run_checks(untagged, tables).results}
+    assert found["GD404"].status is Status.PASS, found["GD404"]
+    assert "every CUDA build of torch 2.8.0" in found["GD404"].message
 
 
 # -------------------- GD404 by the arch rule, where the arch list is not known
