@@ -41,3 +41,40 @@ def test_check_host_does_not_import_the_torch_probe() -> None:
     modules = imported("check", "host", "--format", "json", "-o", "/dev/null")
     assert "gpudoctor.probes.host" in modules
     assert "gpudoctor.probes.pytorch" not in modules
+
+
+def test_judge_waits_for_the_tables_the_warm_up_is_loading(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` loads the compat tables in a warm-up thread; with the probes started early,
+    the command can reach `judge` while that thread is still at it. `judge` then waits for
+    it: the tables are read once, not a second time beside it (~50 ms of CPU)."""
+    import threading
+    import time
+    from pathlib import Path
+
+    from gpudoctor import compat
+    from gpudoctor.checks import REGISTRY
+    from gpudoctor.cli import common
+    from gpudoctor.renderers.interface import OutputFormat
+    from gpudoctor.snapshot import loads
+
+    env = loads((Path(__file__).parent / "fixtures/envs/driver-lib-mismatch.json").read_text())
+    real, reading, calls = compat.load_rows, threading.Event(), []
+
+    def slow(path: Path) -> dict[str, object]:
+        calls.append(path)
+        reading.set()
+        time.sleep(0.5)
+        return real(path)
+
+    monkeypatch.setattr(compat, "load_rows", slow)
+    monkeypatch.setattr(common, "_TABLES_WARM", [], raising=False)
+    compat._default_tables.cache_clear()
+    try:
+        common.warm_up(OutputFormat.JSON)
+        assert reading.wait(10)  # the warm-up thread is reading them now
+        report = common.judge(env, REGISTRY)
+    finally:
+        compat._default_tables.cache_clear()
+    assert len(calls) == 1
+    assert len(report.results) == len(REGISTRY)
