@@ -78,3 +78,22 @@ def test_judge_waits_for_the_tables_the_warm_up_is_loading(
         compat._default_tables.cache_clear()
     assert len(calls) == 1
     assert len(report.results) == len(REGISTRY)
+
+
+@pytest.mark.parametrize(("fmt", "read"), [("json", True), ("text", False), ("junit", False)])
+def test_the_warm_up_reads_the_tables_date_a_json_report_states(fmt: str, read: bool) -> None:
+    """The JSON report states the date the tables are known until, read from cuda.toml apart
+    from the tables: read in the warm-up thread, it is off the path after torch's child
+    (~8 ms); the other formats do not state it, and it is not read for them."""
+    import threading
+
+    from gpudoctor import compat
+    from gpudoctor.cli import common
+    from gpudoctor.renderers.interface import OutputFormat
+
+    compat.known_until.cache_clear()
+    common.warm_up(OutputFormat(fmt))
+    for thread in threading.enumerate():
+        if thread.name == "gpudoctor-warm-up":
+            thread.join(30)
+    assert compat.known_until.cache_info().currsize == (1 if read else 0)
