@@ -6,7 +6,8 @@ The lists this reads, each a run of consecutive bullet (or bold-key) lines:
   install pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch", "- CUDA/cuDNN version: cuda11.0.3",
   "- GPU models and configuration: 8*A100", "- Nvidia Driver:450.51.06";
 - Hugging Face's `transformers-cli env`, `diffusers-cli env`, `accelerate env`: "- PyTorch
-  version (GPU?): 1.12.1+cu116 (False)" (the parenthesis is `torch.cuda.is_available()`),
+  version (GPU?): 1.12.1+cu116 (False)" (the parenthesis is `torch.cuda.is_available()`), and
+  `llamafactory-cli env`'s "- PyTorch version: 2.3.0+cu121 (GPU)" (the mark where it is True),
   "- Platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31";
 - an app's or a person's list: "- **PyTorch:** 2.9.1+cu130", "- **GPU:** NVIDIA GeForce GTX
   1080 Ti", "- **CUDA Version**: 12.8 (Driver 570.181)".
@@ -42,6 +43,9 @@ _HINT = re.compile(r"[ \t]{0,4}\([^()]{0,40}\)$")  # "(e.g., 1.0)", "(GPU?)", "(
 _VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
 _TORCH = re.compile(rf"({_VERSION})(\+[a-z0-9.]{{1,40}})?")
 _GPU_FLAG = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\((True|False|CUDA)\)")
+# `llamafactory-cli env`: "- PyTorch version: 2.3.0+cu121 (GPU)", the mark added where
+# torch.cuda.is_available() (an NPU or none gets another mark, or none)
+_GPU_MARK = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\(GPU\)")
 _DRIVER = re.compile(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?")
 _CUDA_DRIVER = re.compile(r"\d{1,2}\.\d{1,2}[ \t]{0,2}\([ \t]{0,2}(?:NVIDIA[ \t])?Driver"
                           r"(?:[ \t]Version)?:?[ \t]{0,2}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
@@ -110,6 +114,8 @@ def _torch(run: list[tuple[str, str, str]]) -> tuple[str, bool | None] | None:
             continue
         if key != base and (m := _GPU_FLAG.fullmatch(value)) is not None:
             found.append((m[1], {"True": True, "False": False, "CUDA": True}[m[2]]))
+        elif key == base and (m := _GPU_MARK.fullmatch(value)) is not None:
+            found.append((m[1], True))  # LLaMA-Factory's env: "(GPU)" only when CUDA is
         elif _TORCH.fullmatch(value):
             found.append((value, None))
     return found[0] if found and all(f == found[0] for f in found) else None

@@ -21,7 +21,8 @@ probe gives for the same error (gpudoctor/probes/nvml.py):
   MISMATCH; NVML's string alone, quoted in prose, is read too) → VERSION_MISMATCH
 - "Failed to initialize NVML: Insufficient Permissions" / "No permission", or another
   program's "nvml: Insufficient Permissions" → PERMISSION_DENIED
-- "NVIDIA-SMI couldn't find libnvidia-ml.so library", "nvidia-smi: command not found"
+- "NVIDIA-SMI couldn't find libnvidia-ml.so library", "nvidia-smi: command not found" (Ubuntu's
+  command-not-found: "Command 'nvidia-smi' not found, but can be installed with:")
   → NOT_INSTALLED
 - "Failed to initialize NVML: Unknown Error" → ERROR
 - "No devices were found" (NVML started: the driver is loaded, but no GPU came up; also
@@ -69,7 +70,8 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      Reason.PERMISSION_DENIED, "no permission to talk to the driver (nvidia-smi: 'Failed to "
      "initialize NVML: Insufficient Permissions')"),
     (re.compile(r"NVIDIA-SMI couldn.?t find libnvidia-ml\.so|nvidia-smi: (?:command )?not "
-                r"found|'nvidia-smi' is not recognized"), Reason.NOT_INSTALLED,
+                r"found|'nvidia-smi' is not recognized|Command 'nvidia-smi' not found"),
+     Reason.NOT_INSTALLED,
      "nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is installed "
      "(or, in a container, GPU support was not requested)"),
     (re.compile(r"Failed to initialize NVML: (.+)"), Reason.ERROR,

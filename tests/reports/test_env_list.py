@@ -49,6 +49,25 @@ def test_diffusers_cli_env_on_wsl1() -> None:
     assert _judged(env)["GD403"] is Status.FAIL
 
 
+def test_llamafactory_env_marks_a_torch_that_finds_cuda() -> None:
+    """Round 5's r7-027 (its thread in round5/reports-D/index.toml): `llamafactory-cli env`'s
+    "- PyTorch version: 2.3.0+cu121 (GPU)" and "- GPU type: NVIDIA A100-SXM4-80GB": a CUDA
+    12.1 build that finds CUDA, on an A100 (sm_80, in 2.3.0+cu121's wheel)."""
+    text = (HELDOUT_C.parents[1] / "round5" / "reports-D" / "r7-027.md").read_text("utf-8")
+    env = _read(text)
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("2.3.0+cu121", "12.1", True)
+    assert isinstance(env.nvml, NvmlFacts)
+    judged = _judged(env)
+    assert judged["GD402"] is Status.PASS and judged["GD404"] is Status.PASS
+
+
+def test_a_gpu_mark_needs_the_plain_key() -> None:
+    """"(GPU)" after a "(GPU?)" key is no answer to it: that key's answers are True/False."""
+    with pytest.raises(ReportError):  # nothing else in it is a report either
+        _read("- PyTorch version (GPU?): 2.3.0+cu121 (GPU)\n- Python version: 3.10.0\n")
+
+
 def test_app_system_info_bold_keys() -> None:
     """r5-007.md (edenaion/EZ-CorridorKey#87): "- **PyTorch:** 2.9.1+cu130" gives torch's CUDA
     by its tag; "- **CUDA:** 13.0" says nothing more; the GPU's name alone is no driver."""
