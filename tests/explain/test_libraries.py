@@ -1,0 +1,42 @@
+"""The library names a text holds (files, Python extensions, symbols) decoded to the library
+family and release they belong to."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.explain.libraries import decode_file, symbol_owner
+
+
+@pytest.mark.parametrize(("name", "family", "version"), [
+    ("libcudnn_ops_infer.so.8", "cuDNN", "cuDNN 8"),
+    ("/usr/local/cuda/lib64/libcudart.so.11.0", "the CUDA runtime", "CUDA 11.0"),
+    ("cudart64_110.dll", "the CUDA runtime", "CUDA 11.0"),
+    ("cublasLt64_12.dll", "cuBLAS", "CUDA 12"),
+    ("cudnn_ops_infer64_8.dll", "cuDNN", "cuDNN 8"),
+    ("libnvidia-ml.so.1", "NVML (the NVIDIA driver's management library)", "1"),
+    ("nvcuda.dll", "the NVIDIA driver's CUDA library", ""),
+])
+def test_library_files_decode_to_their_family_and_release(name: str, family: str,
+                                                          version: str) -> None:
+    lib = decode_file(name)
+    assert lib.family is not None and lib.family.name == family
+    assert lib.version == version
+
+
+def test_python_extensions_are_told_from_libraries() -> None:
+    ext = decode_file("/venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-"
+                      "x86_64-linux-gnu.so")
+    assert ext.family is None and ext.extension == "flash_attn_2_cuda"
+    tv = decode_file("/venv/lib/python3.7/site-packages/torchvision/_C.so")
+    assert tv.extension == "_C" and tv.package == "torchvision"
+
+
+@pytest.mark.parametrize(("symbol", "family"), [
+    ("cublasLtMatmulAlgoGetHeuristic", "cuBLAS"), ("cudnnCreate", "cuDNN"),
+    ("_ZN3c104cuda9SetDeviceEi", "PyTorch's own libraries"),
+    ("__nvJitLinkAddData_12_1", "nvJitLink"), ("cuInit", "the NVIDIA driver's CUDA library"),
+])
+def test_symbols_decode_to_the_library_that_exports_them(symbol: str, family: str) -> None:
+    owner = symbol_owner(symbol)
+    assert owner is not None and owner.name == family

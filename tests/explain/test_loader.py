@@ -1,0 +1,69 @@
+"""The dynamic loader's failures (a library missing, two versions mixed, an extension's ABI,
+Windows' DLLs) and the causes derived from them. The texts are the kinds users paste; the real
+ones are in tests/fixtures/errors (test_explain_corpus.py)."""
+
+from __future__ import annotations
+
+from tests.explain.explain_kit import best
+
+
+def test_the_drivers_own_library_missing_means_no_driver() -> None:
+    d = best("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load "
+             "dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object "
+             "file: No such file or directory")
+    assert d.match.signature.cause_class == "no-driver"
+
+
+def test_a_missing_library_is_named_with_its_release_and_package() -> None:
+    d = best("OSError: libcusparse.so.11: cannot open shared object file: No such file")
+    assert d.match.signature.cause_class == "library-not-found"
+    assert [c.meaning for c in d.match.captures] == ["cuSPARSE, 11"]
+    assert "nvidia-cusparse" in d.fix
+
+
+def test_a_found_library_lacking_a_symbol_is_two_versions_mixed_naming_both() -> None:
+    d = best("Could not load library libcudnn_cnn_infer.so.8. Error: /opt/conda/lib/python3.10/"
+             "site-packages/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8: undefined symbol: "
+             "_ZN11nvrtcHelper4loadEb, version libcudnn_ops_infer.so.8")
+    assert d.match.signature.cause_class == "library-version-conflict"
+    assert "libcudnn_cnn_infer.so.8 needs" in d.cause and "cuDNN 8" in d.cause
+    assert "not on the loader path" not in d.cause
+
+
+def test_an_extensions_undefined_torch_symbol_is_an_abi_mismatch() -> None:
+    d = best("ImportError: /home/u/.venv/lib/python3.11/site-packages/torchvision/_C.so: "
+             "undefined symbol: _ZN3c105ErrorC1ENS_14SourceLocationERKSs")
+    assert d.match.signature.cause_class == "extension-abi-mismatch"
+    assert "torchvision" in d.cause
+
+
+def test_windows_dlls() -> None:
+    d = best("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library "
+             "path!")
+    assert d.match.signature.cause_class == "library-not-found" and "PATH" in d.fix
+    d = best('OSError: [WinError 126] The specified module could not be found. Error loading '
+             '"C:\\py\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll" or one of its '
+             'dependencies.')
+    assert d.match.signature.cause_class == "library-not-found" and "depend" in d.cause
+
+
+def test_an_old_libstdcxx_is_a_version_conflict() -> None:
+    d = best("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' "
+             "not found (required by /venv/lib/python3.10/site-packages/torch/lib/libtorch.so)")
+    assert d.match.signature.cause_class == "library-version-conflict"
+
+
+
+def test_a_windows_dll_that_exists_but_cannot_be_mapped_is_not_a_missing_library() -> None:
+    d = best('OSError: [WinError 1455] The paging file is too small for this operation to '
+             'complete. Error loading "C:\\x\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its '
+             'dependencies.')
+    assert d.match.signature.id == "windows-paging-file-too-small"
+
+
+def test_cudnns_own_loader_naming_a_windows_sub_library() -> None:
+    """cuDNN 8 loads its sub-libraries itself and says so without quotes."""
+    d = best("Could not load library cudnn_adv_infer64_8.dll. Error code 126\nPlease make sure "
+             "cudnn_adv_infer64_8.dll is in your library path!")
+    assert d.match.signature.cause_class == "library-not-found"
+    assert "cuDNN" in d.match.captures[0].meaning
