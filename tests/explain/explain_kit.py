@@ -1,6 +1,7 @@
 """What the explain package's unit tests share: the shipped tables and knowledge base, the
-signature a text matches (`one`), the first diagnosis of a text (`best`) and a large log of
-noise. Not a test module: the mirrored files (tests/explain/test_<module>.py) import it."""
+signature a text matches (`one`), the first diagnosis of a text (`best`), the cause
+classes of its diagnoses (`classes`) and a large log of noise. Not a test module: the mirrored
+files (tests/explain/test_<module>.py) import it."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ def best(text: str):  # type: ignore[no-untyped-def]
     expl = explain(text, TABLES, probe=None)
     assert expl.found, text
     return expl.diagnoses[0]
+
+
+def classes(text: str) -> list[str]:
+    """The cause classes of the diagnoses, best first."""
+    return [d.match.signature.cause_class for d in explain(text, TABLES, probe=None).diagnoses]
 
 
 NOISE = "".join(f"2024-05-01 12:00:{i % 60:02d} INFO step {i} loss=0.{i % 97:02d} cuda:0 "

@@ -4,7 +4,10 @@ ones are in tests/fixtures/errors (test_explain_corpus.py)."""
 
 from __future__ import annotations
 
-from tests.explain.explain_kit import best
+import pytest
+
+from gpudoctor.explain import explain
+from tests.explain.explain_kit import TABLES, best, classes
 
 
 def test_the_drivers_own_library_missing_means_no_driver() -> None:
@@ -67,3 +70,41 @@ def test_cudnns_own_loader_naming_a_windows_sub_library() -> None:
              "cudnn_adv_infer64_8.dll is in your library path!")
     assert d.match.signature.cause_class == "library-not-found"
     assert "cuDNN" in d.match.captures[0].meaning
+
+
+@pytest.mark.parametrize(("text", "cause_class", "family"), [
+    ("RuntimeError: Failed to dlopen libcudart.so.12", "library-not-found", "the CUDA runtime"),
+    ("nvrtc: error: failed to open libnvrtc-builtins.so.12.4.\n  Make sure that "
+     "libnvrtc-builtins.so.12.4 is installed correctly.", "library-not-found", "NVRTC"),
+    ("[12:00:01] compile log: nvrtc: error: failed to load builtins", "library-not-found",
+     "NVRTC"),
+    ("AssertionError: libcuda.so cannot found!", "library-not-found",
+     "the NVIDIA driver's CUDA library"),
+])
+def test_the_loaders_callers_wordings(text: str, cause_class: str, family: str) -> None:
+    d = explain(text, TABLES, probe=None).diagnoses[0]
+    assert d.match.signature.cause_class == cause_class
+    assert any(c.meaning.startswith(family) for c in d.match.captures)
+
+
+def test_the_drivers_linker_name_missing_is_a_missing_link_its_runtime_name_no_driver() -> None:
+    assert classes("OSError: libnvidia-ml.so: cannot open shared object file: No such file or "
+                   "directory")[0] == "library-not-found"
+    assert classes("OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or "
+                   "directory")[0] == "no-driver"
+
+
+@pytest.mark.parametrize("text", [
+    "FileNotFoundError: Could not find module 'libcudart.so' (or one of its dependencies). Try "
+    "using the full path with constructor syntax.",
+    'ERROR: could not load library "libcuda"\nThe specified module could not be found.',
+])
+def test_a_linux_library_asked_of_windows_is_the_programs(text: str) -> None:
+    assert classes(text)[0] == "not-environment"
+
+
+def test_a_windows_dll_missing_on_windows_is_still_a_missing_library() -> None:
+    text = ("FileNotFoundError: Could not find module 'C:\\venv\\Lib\\site-packages\\torch\\lib\\"
+            "cudnn_ops64_9.dll' (or one of its dependencies). Try using the full path with "
+            "constructor syntax.")
+    assert classes(text)[0] == "library-not-found"

@@ -3,7 +3,8 @@ stack's stages, decoded through NVIDIA's own catalogs."""
 
 from __future__ import annotations
 
-from tests.explain.explain_kit import best
+from gpudoctor.explain import explain
+from tests.explain.explain_kit import TABLES, best
 
 
 def test_xids_are_decoded_through_nvidias_catalog() -> None:
@@ -42,3 +43,17 @@ def test_the_container_cli_stage_and_its_requirement() -> None:
     assert d.match.signature.cause_class == "driver-too-old" and "CUDA 12.8" in d.fix
     d = best("nvidia-container-cli: initialization error: nvml error: driver not loaded")
     assert d.match.signature.cause_class == "no-driver"
+
+
+def test_a_kernel_message_is_read_from_the_line_it_starts_on() -> None:
+    """The kernel module wraps a message over lines that each start with NVRM:, after any
+    number of other NVRM lines: the message is read from its own first line."""
+    text = ("[    4.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n"
+            "[    4.3] NVRM: GPU at 0000:01:00.0 has software scheduler DISABLED\n"
+            "[  812.7] NVRM: API mismatch: the client 'Xorg' (pid 1201) has the\n"
+            "[  812.7] NVRM: version 550.67, but this kernel module has the version\n"
+            "[  812.7] NVRM: 550.54.14.  Please make sure that\n"
+            "[  812.7] NVRM: this kernel module and all NVIDIA\n"
+            "[  812.7] NVRM: driver components have the same version.\n")
+    ids = [d.match.signature.id for d in explain(text, TABLES, probe=None).diagnoses]
+    assert any(i.startswith("nvrm-") for i in ids), ids

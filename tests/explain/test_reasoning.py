@@ -5,22 +5,16 @@ it, so a rule is tested on the family, not on the one text it was found in."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from gpudoctor.compat import load_tables
 from gpudoctor.explain import explain
 from gpudoctor.explain.catalog import load_catalog
 from gpudoctor.explain.focus import WHOLE
+from tests.explain.explain_kit import classes
 
 TABLES = load_tables()
 CAT = load_catalog()
-
-
-def classes(text: str) -> list[str]:
-    """The cause classes of the diagnoses, best first."""
-    return [d.match.signature.cause_class for d in explain(text, TABLES, probe=None).diagnoses]
 
 
 def best_id(text: str) -> str:
@@ -175,47 +169,6 @@ def test_ncclS_kernel_lookup_failing_means_no_kernels_for_this_gpu() -> None:
     assert best_id(text) == "nccl-kernels-not-for-this-gpu"
 
 
-# ------------------------------------------------------------------ the loader
-
-
-@pytest.mark.parametrize(("text", "cause_class", "family"), [
-    ("RuntimeError: Failed to dlopen libcudart.so.12", "library-not-found", "the CUDA runtime"),
-    ("nvrtc: error: failed to open libnvrtc-builtins.so.12.4.\n  Make sure that "
-     "libnvrtc-builtins.so.12.4 is installed correctly.", "library-not-found", "NVRTC"),
-    ("[12:00:01] compile log: nvrtc: error: failed to load builtins", "library-not-found",
-     "NVRTC"),
-    ("AssertionError: libcuda.so cannot found!", "library-not-found",
-     "the NVIDIA driver's CUDA library"),
-])
-def test_the_loaders_callers_wordings(text: str, cause_class: str, family: str) -> None:
-    d = explain(text, TABLES, probe=None).diagnoses[0]
-    assert d.match.signature.cause_class == cause_class
-    assert any(c.meaning.startswith(family) for c in d.match.captures)
-
-
-def test_the_drivers_linker_name_missing_is_a_missing_link_its_runtime_name_no_driver() -> None:
-    assert classes("OSError: libnvidia-ml.so: cannot open shared object file: No such file or "
-                   "directory")[0] == "library-not-found"
-    assert classes("OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or "
-                   "directory")[0] == "no-driver"
-
-
-@pytest.mark.parametrize("text", [
-    "FileNotFoundError: Could not find module 'libcudart.so' (or one of its dependencies). Try "
-    "using the full path with constructor syntax.",
-    'ERROR: could not load library "libcuda"\nThe specified module could not be found.',
-])
-def test_a_linux_library_asked_of_windows_is_the_programs(text: str) -> None:
-    assert classes(text)[0] == "not-environment"
-
-
-def test_a_windows_dll_missing_on_windows_is_still_a_missing_library() -> None:
-    text = ("FileNotFoundError: Could not find module 'C:\\venv\\Lib\\site-packages\\torch\\lib\\"
-            "cudnn_ops64_9.dll' (or one of its dependencies). Try using the full path with "
-            "constructor syntax.")
-    assert classes(text)[0] == "library-not-found"
-
-
 # ------------------------------------------------------------------ large logs
 
 
@@ -266,26 +219,6 @@ def test_a_failed_cublas_kernel_is_a_symptom_of_the_programs_fault_beside_it() -
         assert classes(text)[0] == "not-environment"
 
 
-def test_a_scanner_tries_a_bounded_number_of_its_literals_occurrences() -> None:
-    """A line that repeats "error" a hundred thousand times costs MAX_TRIES match attempts of a
-    pattern that scans ahead of its literal, not one per occurrence (a 16 MiB line of
-    'error: ' took seconds in the unbounded scan)."""
-    from gpudoctor.explain.found import MAX_TRIES, anchored
-
-    tried: list[int] = []
-
-    class Counting:
-        def match(self, text: str, pos: int) -> None:
-            tried.append(pos)
-
-    text = "error: " * 100_000
-    assert list(anchored(Counting(), text, text, "error")) == []  # type: ignore[arg-type]
-    assert len(tried) == MAX_TRIES
-    line = "x error: a error: b"
-    found = list(anchored(re.compile(r"error: (\w)"), line, line, "error"))
-    assert [m[1] for m in found] == ["a", "b"]
-
-
 def test_a_confirmed_symptom_does_not_outrank_the_cause_the_text_names() -> None:
     """torch's warning is read as a report whose GD403 fails (CUDA does not initialise): that
     confirms the symptom, not that the error code beside it is wrong."""
@@ -296,17 +229,3 @@ def test_a_confirmed_symptom_does_not_outrank_the_cause_the_text_names() -> None
             "internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
             "  return torch._C._cuda_getDeviceCount() > 0\nCUDA available: False\n")
     assert classes(text)[0] == "forward-compat"
-
-
-def test_a_kernel_message_is_read_from_the_line_it_starts_on() -> None:
-    """The kernel module wraps a message over lines that each start with NVRM:, after any
-    number of other NVRM lines: the message is read from its own first line."""
-    text = ("[    4.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n"
-            "[    4.3] NVRM: GPU at 0000:01:00.0 has software scheduler DISABLED\n"
-            "[  812.7] NVRM: API mismatch: the client 'Xorg' (pid 1201) has the\n"
-            "[  812.7] NVRM: version 550.67, but this kernel module has the version\n"
-            "[  812.7] NVRM: 550.54.14.  Please make sure that\n"
-            "[  812.7] NVRM: this kernel module and all NVIDIA\n"
-            "[  812.7] NVRM: driver components have the same version.\n")
-    ids = [d.match.signature.id for d in explain(text, TABLES, probe=None).diagnoses]
-    assert any(i.startswith("nvrm-") for i in ids), ids
