@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.explain.explain_kit import one
+from gpudoctor.explain.decode import decode, parse_size
+from tests.explain.explain_kit import TABLES, one
 
 
 @pytest.mark.parametrize(("found", "meaning"), [("11040", "CUDA 11.4"), ("12020", "CUDA 12.2"),
@@ -50,3 +51,31 @@ def test_xid_numbers_have_their_documented_meaning() -> None:
     assert "reset the GPU" in m.captures[0].action
     m = one("NVRM: Xid (PCI:0000:3b:00): 161, something new", "xid-161")
     assert "Channel Retirement Failure" in m.captures[0].meaning
+
+
+@pytest.mark.parametrize(("text", "size"), [
+    ("2.50 MiB", 2.5 * 2**20), ("20.00 GiB", 20 * 2**30), ("1 KB", 1e3), (" 7 bytes ", 7.0),
+    ("3gib", 3 * 2**30), ("512 B", 512.0),
+])
+def test_parse_size_reads_binary_and_decimal_units(text: str, size: float) -> None:
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "GiB", "2.50 parsecs", "1.2.3 MiB", "9" * 70 + " MiB"])
+def test_parse_size_refuses_what_is_not_a_size(text: str) -> None:
+    assert parse_size(text) is None
+
+
+def test_decode_keeps_the_raw_value_and_leaves_what_does_not_decode_without_meaning() -> None:
+    d = decode("found", "cuda-int", " 12040 ", TABLES)
+    assert (d.name, d.kind, d.raw, d.meaning) == ("found", "cuda-int", "12040", "CUDA 12.4")
+    assert decode("found", "cuda-int", "twelve", TABLES).meaning == ""
+    assert decode("v", "cudnn", "not a version", TABLES).meaning == ""
+    assert decode("a", "arch", "sm_xyz", TABLES).meaning == ""
+    assert decode("s", "size", "2.50 MiB", TABLES).meaning == ""  # under a GiB: no meaning
+    assert decode("s", "size", "40 GiB", TABLES).meaning == "40.00 GiB"
+
+
+def test_an_xid_newer_than_the_catalog_points_to_it() -> None:
+    d = decode("xid", "xid", "9999", TABLES)
+    assert d.meaning.startswith("Xid 9999: newer than") and "xid-errors" in d.action

@@ -1,10 +1,14 @@
-"""The explain package's shape: every import at module top (none hidden in a function), and no
-import cycle among its modules, counting the imports made only for type checking."""
+"""The explain package (its __init__.py): what it exports, and its shape: every import at module
+top (none hidden in a function), and no import cycle among its modules, counting the imports
+made only for type checking."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import gpudoctor.explain as package
+from gpudoctor.explain import core
 
 PACKAGE = Path(__file__).resolve().parents[2] / "gpudoctor" / "explain"
 MODULES = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.glob("*.py")}
@@ -47,3 +51,9 @@ def test_the_modules_import_each_other_without_a_cycle() -> None:
 
     cycles = [c for name in sorted(graph) if name not in state and (c := visit(name, []))]
     assert cycles == []
+
+
+def test_the_package_exports_cores_entry_and_its_types() -> None:
+    """`from gpudoctor.explain import explain, State` is the entry the CLI and the tests use."""
+    assert sorted(package.__all__) == ["Diagnosis", "Explanation", "State", "explain"]
+    assert all(getattr(package, name) is getattr(core, name) for name in package.__all__)
