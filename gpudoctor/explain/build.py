@@ -30,7 +30,11 @@ from gpudoctor.versions import normalize_cc
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
-_NVCC = re.compile(r"Unsupported gpu architecture '(?P<arch>compute_\d{1,3}[af]?)'")
+# nvcc's two wordings: "Unsupported gpu architecture 'compute_89'" and, for a -arch sm_XY or
+# -gencode code=sm_XY it does not know, "Value 'sm_61' is not defined for option
+# 'gpu-architecture'" (ptxas's own says 'gpu-name': signatures.toml's ptxas-unknown-arch)
+_NVCC = re.compile(r"Unsupported gpu architecture '(?P<arch>compute_\d{1,3}[af]?)'"
+                   r"|Value '(?P<sm>sm_\d{1,3}[af]?)' is not defined for option 'gpu-architecture'")
 _NVRTC = re.compile(r"invalid value for --gpu-architecture")
 _ARCH_OPTION = re.compile(r"(?:-arch|--gpu-architecture)[= ](?P<arch>(?:compute|sm)_\d{1,3}[af]?)")
 _AROUND = 1500  # how far from NVRTC's message its options are looked for
@@ -52,7 +56,7 @@ _TRITON = re.compile(r"Triton Error \[CUDA\]:[ \t]{0,8}(?P<msg>[^\n]{3,160})")
 def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
     """The compiler chain's failures the text names (see the module)."""
     out: list[Match] = []
-    if "gpu architecture" in lowered or "--gpu-architecture" in lowered:
+    if "gpu architecture" in lowered or "gpu-architecture" in lowered:
         out += _archs(text, tables)
     if "/usr/" in lowered and "error" in lowered:
         out += _host_headers(text)
@@ -64,7 +68,8 @@ def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
 def _archs(text: str, tables: Tables) -> list[Match]:
     seen: dict[str, Match] = {}
     for m in hits(_NVCC, text):
-        seen.setdefault(m["arch"], _refused("nvcc", m["arch"], m, tables))
+        arch = m["arch"] or m["sm"]
+        seen.setdefault(arch, _refused("nvcc", arch, m, tables))
     for m in hits(_NVRTC, text):
         around = text[max(0, m.start() - _AROUND):m.end() + _AROUND]
         option = _ARCH_OPTION.search(around)
