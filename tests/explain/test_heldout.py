@@ -1,11 +1,11 @@
-"""The round-3 development sets A and B (tests/fixtures/heldout/round3/explain-A, explain-B):
-real texts gathered and labelled blind, scored as the held-out sets are scored
-(tools/score_heldout.py). Each was scored once while sealed (A on a4878b1, B on 3bbf9a3: the
-figures the README states) and is development data since.
+"""The development sets that were held out once (tests/fixtures/heldout/: round 3's A and B,
+round 4's C, round 5's D): real texts gathered and labelled blind, scored as the held-out sets
+are scored (tools/score_heldout.py). Each was scored once while sealed (the figures the README
+and tests/fixtures/heldout/README.md state) and is development data since.
 
 A floor per set at the figures reached: a change that explains fewer of a set's positives
-fails here, and so does any negative blamed on the machine. The next round is judged on a
-fresh set, never on these.
+fails here, and so does a negative blamed on the machine beyond the ones a set still has (round
+5's, listed). The next round is judged on a fresh set, never on these.
 """
 
 from __future__ import annotations
@@ -17,18 +17,25 @@ import pytest
 
 from tools.score_heldout import score_explain, summary
 
-ROUND3 = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "heldout" / "round3"
+HELDOUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "heldout"
 SETS = {
     # set: (texts, positives, negatives), the floor of positives explained
-    "explain-A": ((160, 104, 56), 101),  # 32 on a4878b1 (sealed), 100 before this round's B work
-    "explain-B": ((152, 107, 45), 105),  # 80 on 3bbf9a3 (sealed)
+    "round3/explain-A": ((160, 104, 56), 101),  # 32 on a4878b1 (sealed)
+    "round3/explain-B": ((152, 107, 45), 105),  # 80 on 3bbf9a3 (sealed)
+    "round4/explain-C": ((64, 43, 21), 43),  # 38 on 4d1a1cb (sealed)
+    "round5/explain-D": ((170, 116, 54), 92),  # 86 on 040ff4b (sealed)
+}
+# the negatives a set's best diagnosis still blames on the machine (none may be added)
+BLAMED = {
+    "round5/explain-D": {"g10-018.txt", "g10-021.txt", "g8-008.txt", "g8-033.txt",
+                         "g9-013.txt"},
 }
 
 
 @pytest.fixture(scope="module", params=sorted(SETS))
 def scored(request: pytest.FixtureRequest) -> tuple[str, list[dict[str, Any]]]:
     name: str = request.param
-    return name, score_explain(ROUND3 / name)
+    return name, score_explain(HELDOUT / name)
 
 
 @pytest.mark.slow
@@ -48,7 +55,7 @@ def test_positives_explained_with_the_labelled_cause_stay_at_the_floor(
 
 
 def test_no_negative_is_blamed_on_the_machine(scored: tuple[str, list[dict[str, Any]]]) -> None:
-    _, rows = scored
-    blamed = [f"{r['file']}: {r['got']} ({r['signature']})"
-              for r in rows if r["negative"] and not r["right"]]
+    name, rows = scored
+    blamed = [f"{r['file']}: {r['got']} ({r['signature']})" for r in rows
+              if r["negative"] and not r["right"] and r["file"] not in BLAMED.get(name, ())]
     assert blamed == []
