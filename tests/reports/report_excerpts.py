@@ -302,3 +302,29 @@ NVRM_INIT_FAILED_OLD = """\
 [87669.726572] NVRM: rm_init_adapter failed for device bearing minor number 0
 [87669.726589] NVRM: nvidia_frontend_open: minor 0, module->open() failed, error -5
 """
+
+# Not a paste: the shape of pytorch/pytorch's bug template, built of the excerpts above: prose,
+# a trace, "### Versions" and a fenced collect_env; a reply below adds nvidia-smi inside
+# <details>, in a fence with a language
+ISSUE = f"""### 🐛 Describe the bug
+
+Training crashes on my RTX 4090:
+
+```python
+import torch
+torch.zeros(1).cuda()
+```
+
+### Versions
+
+```
+{COLLECT_ENV_4090_CU117}```
+
+<details>
+<summary>nvidia-smi</summary>
+
+```text
+{TABLE_550_A10}```
+
+</details>
+"""
