@@ -10,11 +10,13 @@ test_verdicts_unchanged.py` runs the same commands and compares. It goes through
 it records what a user sees, not what a function that a later step moves returns:
 
 - every snapshot (tests/fixtures/envs), pasted report (tests/fixtures/reports,
-  tests/fixtures/gpu_states, tests/fixtures/heldout/round3/reports-A and -B):
+  tests/fixtures/gpu_states, tests/fixtures/heldout/round3/reports-A and -B, round4's C and
+  round5's D):
   `check --from-report F --format json` with and without `--strict` (each check's status and
   resolved severity, both exit codes) and `recommend --from-snapshot F --format json` (exit
   code, the picked torch release and cuDNN);
-- every error text (tests/fixtures/errors, tests/fixtures/heldout/round3/explain-A and -B):
+- every error text (tests/fixtures/errors, tests/fixtures/heldout/round3/explain-A and -B,
+  round4's C and round5's D):
   `explain F --no-probe --format json` (exit code; each diagnosis's id, cause class, state);
 - `fleet tests/fixtures/envs --format json` (exit code; each node's failing and warning ids).
 
@@ -43,8 +45,9 @@ TEXTS = FIXTURES / "verdicts_text.json"
 
 # Inputs judged by check and recommend; then the texts explain reads.
 REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
-               "heldout/round3/reports-B")
-ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B")
+               "heldout/round3/reports-B", "heldout/round4/reports-C", "heldout/round5/reports-D")
+ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
+              "heldout/round4/explain-C", "heldout/round5/explain-D")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.
