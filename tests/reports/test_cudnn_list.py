@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.model import CudnnFacts, Reason, Unavailable
+from gpudoctor.model import CudnnFacts, Reason, Status, Unavailable
 from gpudoctor.reports.cudnn_list import LONGEST, copies, files
+from tests.reports.reading_kit import FIXTURES, heldout_a, judged, read_path, runtime_of
 
 ONE_LINE = "cuDNN version: /usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.2\n"
 PROBABLY = """\
@@ -80,3 +81,26 @@ def test_a_major_alone_is_no_library_version_and_the_fullest_name_wins() -> None
     assert isinstance(version, Unavailable) and "only the major version (8)" in version.message
     fuller = copies("/usr/lib64/libcudnn.so.8\n/usr/lib64/libcudnn_ops.so.8.9.7\n")
     assert isinstance(fuller, CudnnFacts) and fuller.installs[0].library_version == "8.9.7"
+
+
+def test_two_cudnn_majors_in_one_folder_are_two_copies() -> None:
+    """ogx-ai/ogx#1798 (corpus): /usr/lib64 holds cuDNN 8.9.2 and 9.7.1. Not reported before.
+    The files' modes, links and sub-libraries are not in the report: those checks skip."""
+    env = read_path(
+        FIXTURES / "reports" / "collect_env-8x-h100-pypi-cu124-driver535-minor-compat.txt")
+    assert isinstance(env.cudnn, CudnnFacts)
+    assert [(i.lib_dir, i.library_version) for i in env.cudnn.installs] == [
+        ("/usr/lib64", "8.9.2"), ("/usr/lib64", "9.7.1")]
+    found = judged(env)
+    assert found["GD307"].status is Status.PASS and "2 cuDNN copies" in found["GD307"].message
+    assert {found[c].status for c in ("GD303", "GD304", "GD305", "GD306")} == {Status.SKIP}
+
+
+def test_one_cudnn_major_in_two_folders_and_a_report_cut_at_its_top() -> None:
+    """A GH200 collect_env whose stored copy starts at "Python version" (a continuation
+    chunk, refused before): the distribution's cuDNN 9.0.0 and the CUDA 12.4 toolkit's."""
+    env = heldout_a("r1-083.txt")
+    assert isinstance(env.cudnn, CudnnFacts) and len(env.cudnn.installs) == 2
+    assert runtime_of(env).cuda_available is True
+    found = judged(env)
+    assert found["GD403"].status is Status.PASS and found["GD307"].status is Status.PASS

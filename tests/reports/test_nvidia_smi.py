@@ -1,4 +1,5 @@
-"""nvidia-smi's table and its errors → the driver facts the NVML probe would have recorded."""
+"""nvidia-smi's table and its errors → the driver facts the NVML probe would have recorded; the
+real reports of each class (issue 20) read and judged."""
 
 from __future__ import annotations
 
@@ -8,8 +9,18 @@ import pytest
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Status, Unavailable
+from gpudoctor.model import (
+    Environment,
+    GpuFacts,
+    GpuHealth,
+    NvmlFacts,
+    Reason,
+    Severity,
+    Status,
+    Unavailable,
+)
 from gpudoctor.reports import ReportError, read_reports
+from tests.reports.reading_kit import FIXTURES, HELDOUT_A, heldout_a, judged, nvml_of, read_path
 from tests.reports.report_excerpts import (
     SMI_FAILED,
     SMI_FAILED_CURLY,
@@ -20,18 +31,13 @@ from tests.reports.report_excerpts import (
 )
 
 
-def _nvml(env: Environment) -> NvmlFacts:
-    assert isinstance(env.nvml, NvmlFacts)
-    return env.nvml
-
-
 def _verdicts(env: Environment) -> dict[str, Status]:
     return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
 
 
 def test_driver_550_table() -> None:
     env = read_reports([("gpud", TABLE_550_A10)])
-    nvml = _nvml(env)
+    nvml = nvml_of(env)
     assert nvml.driver_version == "550.127.05" and nvml.cuda_driver_version == 12040
     (g,) = nvml.gpus
     assert isinstance(g, GpuFacts)
@@ -49,7 +55,7 @@ def test_driver_550_table() -> None:
 
 def test_narrow_pre_525_table_cut_off() -> None:
     env = read_reports([("azhpc.out", TABLE_460_V100_CUT)])
-    gpus = _nvml(env).gpus
+    gpus = nvml_of(env).gpus
     assert [g.name for g in gpus if isinstance(g, GpuFacts)] == ["Tesla V100-SXM2..."] * 3
     first, _, third = gpus
     assert isinstance(first, GpuFacts) and first.memory_total == 32510 << 20
@@ -59,7 +65,7 @@ def test_narrow_pre_525_table_cut_off() -> None:
 
 def test_driver_331_has_no_cuda_version() -> None:
     env = read_reports([("cbio-38", TABLE_331_GTX680)])
-    nvml = _nvml(env)
+    nvml = nvml_of(env)
     assert nvml.driver_version == "331.62"
     assert isinstance(nvml.cuda_driver_version, Unavailable)
     assert len(nvml.gpus) == 3
@@ -142,6 +148,112 @@ def test_err_row_is_a_failed_gpu() -> None:
     table = TABLE_550_A10.replace("|  0%   32C    P8             21W /  150W |",
                                   "| ERR!  ERR!   ERR!          ERR! /  ERR! |")
     env = read_reports([("lost", table)])
-    (g,) = _nvml(env).gpus
+    (g,) = nvml_of(env).gpus
     assert isinstance(g, Unavailable) and "ERR!" in g.message
     assert _verdicts(env)["GD102"] is Status.FAIL
+
+
+@pytest.mark.parametrize("name", ["r2-047.txt", "r2-053.txt"])
+def test_r610_header_kmd_and_cuda_umd_versions(name: str) -> None:
+    """R610's banner: "NVIDIA-SMI 610.43.03  KMD Version: 610.43.03  CUDA UMD Version: 13.3"
+    (projectbluefin/finpilot#160; r2-053 another R610 paste). Refused before ("no report
+    recognised")."""
+    env = heldout_a(name)
+    nvml = nvml_of(env)
+    assert (nvml.driver_version, nvml.cuda_driver_version) == ("610.43.03", 13030)
+    found = judged(env)
+    assert {found[c].status for c in ("GD101", "GD102", "GD110")} == {Status.PASS}
+
+
+@pytest.mark.parametrize(("name", "bus", "why"), [
+    ("r2-005.md", "0000:0B:00.0", "Unknown Error"),  # the paste is only this line
+    ("r2-007.md", "0000:B1:00.0", "Unknown Error"),  # Windows: "Unable to detect …"
+    ("r2-008.md", "0000:07:00.0", "Unknown Error"),
+    ("r2-012.md", "0000:02:00.0", "GPU is lost"),  # quoted in bold prose
+    ("r2-064.md", "0000:01:00.0", "GPU is lost"),  # a log repeating it for every query
+])
+def test_device_handle_failure_alone_is_a_lost_gpu(name: str, bus: str, why: str) -> None:
+    """"Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error" is all
+    nvidia-smi printed: NVML started (the driver is loaded) and that GPU does not answer.
+    Refused before."""
+    env = heldout_a(name)
+    (gpu,) = nvml_of(env).gpus  # once, however often the log repeats it
+    assert isinstance(gpu, Unavailable) and bus in gpu.message and why in gpu.message
+    found = judged(env)
+    assert found["GD101"].status is Status.PASS
+    assert found["GD102"].status is Status.FAIL and bus in found["GD102"].message
+
+
+def test_no_devices_found_is_a_driver_without_a_gpu() -> None:
+    """`nvidia-smi` → "No devices were found" with NVRM's RmInitAdapter failure in the kernel
+    log (NVIDIA/open-gpu-kernel-modules#862, an explain fixture): the driver is loaded, no GPU
+    came up. It was a driver failure (GD101) before."""
+    path = FIXTURES / "heldout" / "round3" / "explain-A" / "g1-098.txt"
+    found = judged(read_path(path))
+    assert found["GD101"].status is Status.PASS
+    assert found["GD102"].status is Status.FAIL
+    assert "No devices were found" in found["GD102"].message
+
+
+def test_corrupted_inforom_warning_fails_that_gpu() -> None:
+    """"WARNING: infoROM is corrupted at gpu 0008:00:00.0" after an 8x V100 table
+    (Azure/azhpc-diagnostics sample): GPU 7 (bus 00000008:00:00.0) has failed; the rest pass."""
+    env = heldout_a("r2-075.txt")
+    gpus = nvml_of(env).gpus
+    assert [i for i, g in enumerate(gpus) if isinstance(g, Unavailable)] == [7]
+    found = judged(env)
+    assert found["GD102"].status is Status.FAIL and "infoROM" in found["GD102"].message
+    assert found["GD101"].status is Status.PASS
+
+
+def test_err_in_the_mig_cell_is_no_failed_gpu_but_err_in_its_rows_is() -> None:
+    """ERR! in the MIG M. cell (a 450 tool on a 418 driver, rapidsai-csp-utils#34) is no GPU
+    failure; ERR! in the name, fan and power cells (r2-065) is one."""
+    assert judged(heldout_a("r1-035.md"))["GD102"].status is Status.PASS
+    found = judged(heldout_a("r2-065.txt"))
+    assert found["GD102"].status is Status.FAIL and "ERR!" in found["GD102"].message
+
+
+def test_compute_mode_and_processes_from_the_table() -> None:
+    """A whole pre-450 table (microsoft/pai#1396): Compute M. "Default" and one cntk process
+    holding 489 MiB of 15245 MiB. GD110 skipped and GD113 skipped before."""
+    env = heldout_a("r2-041.txt")
+    (gpu,) = nvml_of(env).gpus
+    assert isinstance(gpu, GpuFacts) and gpu.compute_mode == "Default"
+    assert isinstance(gpu.health, GpuHealth) and isinstance(gpu.health.processes, tuple)
+    ((pid, name, used, kind),) = [(p.pid, p.name, p.used_memory, p.kind)
+                                  for p in gpu.health.processes]
+    assert (pid, name, used, kind) == (23534, "cntk", 489 << 20, "C")
+    found = judged(env)
+    assert found["GD110"].status is Status.PASS
+    assert found["GD113"].status is Status.WARN and found["GD113"].severity is Severity.INFO
+
+
+def test_no_running_processes_and_a_cut_process_list() -> None:
+    """"No running processes found" (tensorflow#8877, R346) is a fact: no process holds a GPU.
+    A table cut inside the process list (xmr-stak-nvidia#39) states none."""
+    found = judged(heldout_a("r2-077.txt"))
+    assert found["GD113"].status is Status.PASS and found["GD110"].status is Status.PASS
+    (gpu,) = nvml_of(heldout_a("r2-014.txt")).gpus
+    assert isinstance(gpu, GpuFacts) and isinstance(gpu.health, GpuHealth)
+    assert isinstance(gpu.health.processes, Unavailable)
+    assert gpu.health.processes.reason is Reason.NOT_REPORTED
+
+
+def test_nvidia_smi_from_another_release_than_the_driver() -> None:
+    """Colab: "NVIDIA-SMI 450.66  Driver Version: 418.67" (rapidsai-csp-utils#34): the image's
+    nvidia-smi over the host's driver. Passed silently before."""
+    found = judged(heldout_a("r1-035.md"))["GD101"]
+    assert found.status is Status.WARN and "450.66" in found.message
+
+
+@pytest.mark.parametrize("path", [
+    HELDOUT_A / "r2-037.txt",  # NVIDIA-SMI 555.52.01, Driver Version 555.99 (WSL#11277)
+    FIXTURES / "reports" / "nvidia_smi-wsl2-rtx3090-516.94.txt",  # 515.65.01 / 516.94
+    FIXTURES / "reports" / "issue_body-wsl2-nvidia-smi-cuda-version-err.md",  # 545.46 / 546.80
+])
+def test_wsl_pairs_linux_tools_with_the_windows_driver(path: Path) -> None:
+    """On WSL the banner shows the Windows driver's number beside the Linux tools: no flag."""
+    env = read_path(path)
+    assert isinstance(nvml_of(env).smi_version, str)
+    assert judged(env)["GD101"].status is Status.PASS
