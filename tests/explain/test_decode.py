@@ -55,7 +55,7 @@ def test_xid_numbers_have_their_documented_meaning() -> None:
 
 @pytest.mark.parametrize(("text", "size"), [
     ("2.50 MiB", 2.5 * 2**20), ("20.00 GiB", 20 * 2**30), ("1 KB", 1e3), (" 7 bytes ", 7.0),
-    ("3gib", 3 * 2**30), ("512 B", 512.0),
+    ("3gib", 3 * 2**30), ("512 B", 512.0), ("4 KiB", 4096.0), ("2 TB", 2e12),
 ])
 def test_parse_size_reads_binary_and_decimal_units(text: str, size: float) -> None:
     assert parse_size(text) == size

@@ -84,4 +84,5 @@ def test_availability_unstated_is_not_reported_and_warned_gpus_pass_through() ->
     rt = stated_runtime("2.4.1+cu121", "12.1", None, None, why="is not stated",
                         source="x", archs=None, warned_gpus=(("0", "sm_50"),))
     assert isinstance(rt, TorchRuntime) and isinstance(rt.cuda_available, Unavailable)
+    assert isinstance(rt.cuda_init_error, Unavailable)  # nor, then, why it is not
     assert rt.warned_gpus == (("0", "sm_50"),)
