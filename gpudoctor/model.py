@@ -279,6 +279,11 @@ class TorchRuntime:
     # (name, compute capability) of GPUs torch's own warnings name ("… with CUDA capability
     # sm_120 is not compatible …"): in a pasted report, some of the GPUs, not the list of them
     warned_gpus: tuple[tuple[str, str], ...] = ()
+    # (name, compute capability) of the GPUs torch's own warning calls older than its build
+    # supports ("PyTorch no longer supports this GPU because it is too old", "Minimum and
+    # Maximum cuda capability supported by this version of PyTorch is (7.0) - (12.0)" for a
+    # 6.1 GPU): no code of the build runs on them, PTX included (PTX runs only forward)
+    too_old_gpus: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,13 +231,22 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     From a pasted report, a GPU's compute capability may come from its product name (the GPU
     table) and torch's arch list from the table's row for that wheel; the evidence says so.
     Where the report does not tell which build of a release it is (no tag, no CUDA), it passes
-    when every CUDA build of that release the tables know has code for each GPU. What none of
+    when every CUDA build of that release the tables know has code for each GPU, and fails
+    where torch's own warning calls a GPU older than its build supports. What none of
     these gives makes the check skip, unless the arch rule shows the build's CUDA cannot hold
     code for the GPU."""
     rt = V.torch_runtime(env)
     if rt is None or not rt.cuda:
         return skipped("needs a CUDA build of torch that imports")
     arch = machine.torch_arch_list(env, tables)
+    if isinstance(arch, Unavailable) and rt.too_old_gpus:  # torch's own verdict
+        names = ", ".join(f"{n} ({sm_of(cc)})" for n, cc in rt.too_old_gpus)
+        return failed(f"{V.torch_name(env)} has no kernels for {names}: torch itself warns the "
+                      "GPU is older than its build supports (no PTX runs on an older GPU)",
+                      f"install a torch build that includes it: {_install_fix(env, tables)}",
+                      (("arch list", arch.message),
+                       *(("torch's warning", f"{n}: compute capability {cc}")
+                         for n, cc in rt.too_old_gpus)))
     if isinstance(arch, Unavailable):
         return _by_arch_rule(env, tables, rt.cuda, arch)
     arch_list, arch_source = arch

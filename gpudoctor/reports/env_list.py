@@ -182,7 +182,8 @@ def _runtime(version: str, cuda: str | None, available: bool | None, text: str
         version, cuda, available, hip[1] if hip else None,
         why="is not in the report (the environment list does not state it)",
         source="a list of versions", archs=torch_messages.arch_list(text),
-        warned_gpus=torch_messages.warned_gpus(text))
+        warned_gpus=torch_messages.warned_gpus(text),
+        too_old_gpus=torch_messages.too_old_gpus(text))
 
 
 def _nvml(driver: str | None, gpus: list[str] | None, available: bool | None

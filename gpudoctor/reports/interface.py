@@ -62,7 +62,8 @@ def tag_cuda(version: str) -> str | None:
 
 def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: str | None, *,
                    why: str, source: str, archs: tuple[str, ...] | None,
-                   warned_gpus: tuple[tuple[str, str], ...] = ()) -> TorchRuntime | Unavailable:
+                   warned_gpus: tuple[tuple[str, str], ...] = (),
+                   too_old_gpus: tuple[tuple[str, str], ...] = ()) -> TorchRuntime | Unavailable:
     """torch at run time as a report that states versions gives it (a tool's report, an
     environment list): its version, the CUDA it was built with (None: not stated), whether CUDA
     is available, its ROCm version from the "+rocmX" tag (`hip`), the arch list if the text
@@ -87,4 +88,5 @@ def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: 
         mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
         file=not_reported(f"where torch was imported from {why}"),
         warned_gpus=warned_gpus,
+        too_old_gpus=too_old_gpus,
     )

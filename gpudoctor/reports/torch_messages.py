@@ -89,6 +89,31 @@ def warned_gpus(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(found.items())
 
 
+# what torch says after "Found GPU0 … which is of cuda capability 6.1.": the older wording's
+# verdict, the minimum it states, or the range of torch 2.7's wording
+_NO_LONGER = re.compile(r"\A[.\s]{0,8}PyTorch no longer supports this GPU because it is too old")
+_MINIMUM = re.compile(r"\A[^\n]{0,4}\s{0,40}(?:PyTorch no longer supports this GPU because it is "
+                      r"too old\.?\s{0,40})?(?:The minimum cuda capability supported by this "
+                      r"library is|Minimum and Maximum cuda capability supported by this version "
+                      r"of PyTorch is)\s{0,8}\(?(\d{1,2})\.(\d{1,2})")
+
+
+def too_old_gpus(text: str) -> tuple[tuple[str, str], ...]:
+    """(name, compute capability) of each GPU torch's warning calls older than its build
+    supports, once each: "… which is of cuda capability 3.5. PyTorch no longer supports this
+    GPU because it is too old", or a minimum ("The minimum cuda capability supported by this
+    library is 3.7", "Minimum and Maximum … is (7.0) - (12.0)") the GPU is below."""
+    text = _QUOTE.sub("", text[:LONGEST])
+    found: dict[str, str] = {}
+    for m in TOO_OLD_GPU.finditer(text):
+        after = text[m.end():m.end() + 400]
+        cc = (int(m[3]), int(m[4]))
+        least = _MINIMUM.match(after)
+        if _NO_LONGER.match(after) or (least and cc < (int(least[1]), int(least[2]))):
+            found.setdefault(m[2].strip(), f"{cc[0]}.{cc[1]}")
+    return tuple(found.items())
+
+
 def driver_cuda(text: str) -> int | None:
     """The driver's CUDA version (1000*major + 10*minor) from torch's "too old" error."""
     m = DRIVER_TOO_OLD.search(text[:LONGEST])
@@ -118,7 +143,7 @@ def parse(text: str) -> Partial | None:
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
             static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime(archs, gpus, init),
+            runtime=runtime(archs, gpus, init, too_old_gpus(text)),
             seconds=not_reported("no probe ran: the facts are torch's own messages"),
         )
     nvml = None
@@ -132,7 +157,8 @@ def parse(text: str) -> Partial | None:
 
 
 def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...],
-            init: str | None = None) -> TorchRuntime:
+            init: str | None = None, too_old: tuple[tuple[str, str], ...] = ()
+            ) -> TorchRuntime:
     """A CUDA build of unknown version (torch warns about arches, and fails to initialise CUDA,
     only in a CUDA build) that named these GPUs and this arch list, or gave this reason for
     torch.cuda.is_available() being False."""
@@ -154,4 +180,5 @@ def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...],
         mapped_libraries=not_reported(f"the libraries torch loaded {why}"),
         file=not_reported(f"where torch was imported from {why}"),
         warned_gpus=gpus,
+        too_old_gpus=too_old,
     )

@@ -137,3 +137,28 @@ def test_table_cut_before_its_gpu_rows_is_not_a_gpu_less_driver(name: str, table
     found = verdicts(env, tables)
     assert found["GD101"][0] is Status.PASS
     assert found["GD102"][0] is Status.SKIP and "not in the report" in found["GD102"][1]
+
+
+HELDOUT_D = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round5" / "reports-D"
+
+
+def test_a_gpu_torch_calls_too_old_fails_gd404(tables: Tables) -> None:
+    """torch 2.7's wording with its range (round 5's r6-026,
+    https://github.com/mmartial/ComfyUI-Nvidia-Docker/issues/61): "Found GPU0 NVIDIA GeForce
+    GTX 1080 Ti which is of cuda capability 6.1. Minimum and Maximum cuda capability supported
+    by this version of PyTorch is (7.0) - (12.0)": no code of that build runs on sm_61 (PTX
+    runs only forward), so GD404 fails on torch's own words, its arch list unknown."""
+    env = read_reports([("r6-026.md", (HELDOUT_D / "r6-026.md").read_text(encoding="utf-8"))])
+    assert runtime(env).too_old_gpus == (("NVIDIA GeForce GTX 1080 Ti", "6.1"),)
+    status, message = verdicts(env, tables)["GD404"]
+    assert status is Status.FAIL and "torch itself warns" in message
+
+
+def test_the_older_wording_and_its_minimum() -> None:
+    from gpudoctor.reports.torch_messages import too_old_gpus
+
+    assert too_old_gpus(WARNINGS) == (("NVIDIA GeForce GTX 1080 Ti", "6.1"),)
+    # a GPU inside the range is no "too old" one (torch 2.7 prints the range for it too)
+    inside = ("Found GPU0 NVIDIA A10 which is of cuda capability 8.6.\n    Minimum and Maximum "
+              "cuda capability supported by this version of PyTorch is\n    (7.0) - (12.0)\n")
+    assert too_old_gpus(inside) == ()
