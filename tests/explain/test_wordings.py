@@ -209,6 +209,14 @@ FRAMEWORKS = [  # JAX's and XLA's / TensorFlow's own wordings (their sources), o
 
 
 ROUND5 = [  # families round 5's held-out set (dev data since it was scored) showed missing
+    ("/opt/conda/lib/python3.7/site-packages/torch/include/c10/cuda/CUDAStream.h:6:10: fatal "
+     "error: cuda_runtime_api.h: Aucun fichier ou dossier de ce type", "cuda-header-missing",
+     "toolkit-missing"),  # a localised "No such file or directory"
+    ("c:\\cuda\\v10.0\\include\\crt/host_config.h(143): fatal error C1189: #error:  -- "
+     "unsupported Microsoft Visual\n Studio version! Only the versions 2012, 2013, 2015 and "
+     "2017 are supported!", "nvcc-unsupported-host-compiler", "host-compiler-unsupported"),
+    ("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded "
+     "with '...':", "nvcc-unsupported-host-compiler", "host-compiler-unsupported"),
     ("Cuda driver error 804 in call at file\n'/opt/lammps/lib/gpu/geryon/nvd_device.h' in "
      "line 333.", "code-cuda-error-compat-not-supported-on-device", "forward-compat"),
     ("Exception: Error launching CUDA compiler: 256\nnvcc fatal   : Value 'sm_89' is not "
