@@ -16,14 +16,18 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     DeviceNode,
     Environment,
+    Finding,
     GpuFacts,
     HostFacts,
     LibcudaFacts,
     NvmlFacts,
     Reason,
+    Result,
     ToolkitFacts,
     ToolkitsFacts,
     TorchDevice,
@@ -316,6 +320,16 @@ def reported_env(torch_facts: TorchFacts | Unavailable, *gpus: GpuFacts,
         torch=torch_facts, cudnn=not_reported("cuDNN"), sources=("collect_env in test",))
 
 
+def results(e: Environment) -> dict[str, Result]:
+    """Every registered check's result on `e`, by id (the shipped tables)."""
+    return {r.check_id: r for r in run_checks(e, load_tables(), REGISTRY).results}
+
+
+def finding(e: Environment, check_id: str) -> Finding:
+    """One check's finding on `e`."""
+    return results(e)[check_id].finding
+
+
 def main() -> None:
     """Rewrite tests/fixtures/envs/<scenario>.json."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
@@ -325,3 +339,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+

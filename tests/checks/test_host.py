@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks.host import (
     DEV_NODES_FIX,
     check_dev_nodes,
@@ -18,7 +17,6 @@ from gpudoctor.checks.host import (
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     DeviceNode,
-    Environment,
     Finding,
     Reason,
     Status,
@@ -26,14 +24,10 @@ from gpudoctor.model import (
 )
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
-from tests.checks.envbuilder import NO_LIBCUDA, NO_NVML, env, gpu, host, not_reported, nvml
+from tests.checks.envbuilder import NO_LIBCUDA, NO_NVML, env, finding, gpu, host, not_reported, nvml
 
 TABLES = load_tables()
 TWO_GPUS = nvml("580.65.06", 13000, gpu("H100", 0), gpu("H100", 1))
-
-
-def finding(e: Environment, check_id: str) -> Finding:
-    return {r.check_id: r.finding for r in run_checks(e, TABLES, REGISTRY).results}[check_id]
 
 
 def visible(value: str | None, **kw: object) -> Finding:

@@ -33,7 +33,7 @@ else:  # Python 3.10
     import tomli as tomllib
 
 import tests.checks.envbuilder as B
-from gpudoctor.checks import REGISTRY, run_checks
+from gpudoctor.checks import run_checks
 from gpudoctor.checks.pytorch import check_gpu_arch
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import (
@@ -42,7 +42,6 @@ from gpudoctor.model import (
     HostFacts,
     LibcudaFacts,
     Reason,
-    Result,
     Status,
     TorchFacts,
     TorchRuntime,
@@ -56,6 +55,7 @@ from tests.checks.envbuilder import (
     ARCH_CU130,
     SCENARIOS,
     env,
+    finding,
     gpu,
     host,
     not_reported,
@@ -77,14 +77,6 @@ NVCC = "https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#gpu-fe
 @pytest.fixture(scope="module")
 def tables() -> Tables:
     return load_tables()
-
-
-def results(e: Environment) -> dict[str, Result]:
-    return {r.check_id: r for r in run_checks(e, TABLES, REGISTRY).results}
-
-
-def finding(e: Environment, check_id: str) -> Finding:
-    return results(e)[check_id].finding
 
 
 def verdicts(env: Environment, tables: Tables) -> dict[str, Any]:

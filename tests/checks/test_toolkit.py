@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import tests.checks.envbuilder as B
-from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.checks.toolkit import CHECKS, check_toolkit_vs_gpus
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import (
@@ -23,7 +22,6 @@ from gpudoctor.model import (
     Finding,
     GpuFacts,
     Reason,
-    Result,
     Severity,
     Status,
     Unavailable,
@@ -31,20 +29,12 @@ from gpudoctor.model import (
 from gpudoctor.policy import Verdict, verdict
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.toolkit import probe_toolkits
-from tests.checks.envbuilder import env, gpu, nvml, reported_gpu, toolkit
+from tests.checks.envbuilder import env, finding, gpu, nvml, reported_gpu, results, toolkit
 
 TABLES = load_tables()
 
 
 # ---------------------------------------------------------------------------- GD201: CUDA_HOME
-
-
-def results(e: Environment) -> dict[str, Result]:
-    return {r.check_id: r for r in run_checks(e, TABLES, REGISTRY).results}
-
-
-def finding(e: Environment, check_id: str) -> Finding:
-    return results(e)[check_id].finding
 
 
 def probed_toolkits(tmp_path: Path, **environ: str) -> Environment:

@@ -22,9 +22,7 @@ from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     DeviceNode,
     Environment,
-    Finding,
     Reason,
-    Result,
     Severity,
     Status,
     TorchFacts,
@@ -33,17 +31,19 @@ from gpudoctor.model import (
 from gpudoctor.policy import Verdict, exit_code, verdict
 from gpudoctor.probes.host import probe_host
 from gpudoctor.probes.interface import Deps
-from tests.checks.envbuilder import NO_LIBCUDA, NO_NVML, PCI_RTX3090, env, host, toolkit, torch
+from tests.checks.envbuilder import (
+    NO_LIBCUDA,
+    NO_NVML,
+    PCI_RTX3090,
+    env,
+    finding,
+    host,
+    results,
+    toolkit,
+    torch,
+)
 
 TABLES = load_tables()
-
-
-def results(e: Environment) -> dict[str, Result]:
-    return {r.check_id: r for r in run_checks(e, TABLES, REGISTRY).results}
-
-
-def finding(e: Environment, check_id: str) -> Finding:
-    return results(e)[check_id].finding
 
 
 # ---------------------------------------------------------------------------- GPU-less machines

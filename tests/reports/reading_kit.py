@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gpudoctor.checks import run_checks
+from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, NvmlFacts, TorchFacts, TorchRuntime
+from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime
 from gpudoctor.reports import read_reports
 
 if sys.version_info >= (3, 11):
@@ -48,3 +48,8 @@ def nvml_of(env: Environment) -> NvmlFacts:
 def runtime_of(env: Environment) -> TorchRuntime:
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
     return env.torch.runtime
+
+
+def statuses(env: Environment) -> dict[str, Status]:
+    """Each check's status on `env`, by id (every registered check, the shipped tables)."""
+    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}

@@ -22,6 +22,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import read_reports
+from tests.reports.reading_kit import statuses
 from tests.reports.report_excerpts import (
     COLLECT_ENV_4090_CU117,
     COLLECT_ENV_5090_CU126,
@@ -38,10 +39,6 @@ def _runtime(env: Environment) -> TorchRuntime:
 
 def _not_reported(fact: object) -> bool:
     return isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED
-
-
-def _verdicts(env: Environment) -> dict[str, Status]:
-    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
 
 
 def test_rtx4090_cu117() -> None:
@@ -68,7 +65,7 @@ def test_rtx4090_cu117() -> None:
     assert _not_reported(env.host) and "5.15.0-69-generic" in (env.host.detail or "")  # type: ignore[union-attr]
     # no "Versions of relevant libraries": the paste is cut off, and the header says so
     assert env.sources == ("collect_env (cut off) in issue-726.md",)
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD404"] is Status.PASS  # sm_86 cubins of the cu117 wheel run on sm_89
     assert verdicts["GD101"] is Status.PASS and verdicts["GD103"] is Status.PASS
     assert verdicts["GD405"] is Status.SKIP and verdicts["GD501"] is Status.SKIP
@@ -90,7 +87,7 @@ def test_rocm_build_is_not_read_as_nvidia() -> None:
     assert rt.cuda is None and rt.hip == "3.7.20315-077bcfa0"
     assert _not_reported(env.nvml)  # "Device 66a1" is torch's AMD device, not an NVIDIA GPU
     assert env.sources == ("collect_env in pr-44106",)  # complete: it has the pip list
-    assert _verdicts(env)["GD404"] is Status.SKIP
+    assert statuses(env)["GD404"] is Status.SKIP
 
 
 def test_cpu_build_without_any_cuda() -> None:
@@ -99,7 +96,7 @@ def test_cpu_build_without_any_cuda() -> None:
     assert rt.cuda is None and rt.cuda_available is False
     assert _not_reported(rt.cuda_init_error)
     assert _not_reported(env.nvml) and "No CUDA" in (env.nvml.detail or "")  # type: ignore[union-attr]
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD101"] is Status.SKIP  # the driver is not in the report: not "no driver"
     assert verdicts["GD402"] is Status.SKIP
     assert Status.FAIL not in verdicts.values()
@@ -120,7 +117,7 @@ def test_cut_before_cuda_state_keeps_what_came_before() -> None:
     rt = _runtime(env)
     assert (rt.version, rt.cuda) == ("2.0.0", "11.7") and _not_reported(rt.cuda_available)
     assert env.sources == ("collect_env (cut off) in cut.txt",)
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD403"] is Status.SKIP and verdicts["GD405"] is Status.SKIP
     assert verdicts["GD404"] is Status.SKIP  # the GPU list came after the cut
 
@@ -129,7 +126,7 @@ def test_a_missing_cuda_state_line_still_judges_the_arch() -> None:
     text = COLLECT_ENV_4090_CU117.replace("Is CUDA available: True\n", "")
     env = read_reports([("edited.txt", text)])
     assert _not_reported(_runtime(env).cuda_available)
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD403"] is Status.SKIP and verdicts["GD404"] is Status.PASS
 
 
@@ -137,7 +134,7 @@ def test_cut_before_the_cuda_build_is_not_a_cpu_build() -> None:
     cut = COLLECT_ENV_4090_CU117.split("CUDA used to build")[0]
     env = read_reports([("cut.txt", cut)])
     assert isinstance(env.torch, TorchFacts) and _not_reported(env.torch.runtime)
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD401"] is Status.SKIP and verdicts["GD402"] is Status.SKIP
 
 

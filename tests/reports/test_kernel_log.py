@@ -8,17 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, NvmlFacts, Reason, Status, Unavailable
+from gpudoctor.model import NvmlFacts, Reason, Status, Unavailable
 from gpudoctor.reports import ReportError, kernel_log, read_reports
 from tests.reports import report_excerpts as E
+from tests.reports.reading_kit import statuses
 
 HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
-
-
-def _verdicts(env: Environment) -> dict[str, Status]:
-    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
 
 
 @pytest.mark.parametrize(("text", "client", "module"), [
@@ -31,7 +26,7 @@ def test_api_mismatch_is_the_driver_mismatch(text: str, client: str, module: str
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
     assert f"({client})" in env.nvml.message and f"({module})" in env.nvml.message
     assert env.sources == ("the kernel log in dmesg",)
-    assert _verdicts(env)["GD101"] is Status.FAIL
+    assert statuses(env)["GD101"] is Status.FAIL
 
 
 @pytest.mark.parametrize(("text", "bus"), [
@@ -44,7 +39,7 @@ def test_init_failure_is_a_gpu_that_did_not_come_up(text: str, bus: str | None) 
     (gpu,) = env.nvml.gpus
     assert isinstance(gpu, Unavailable) and "RmInitAdapter" in gpu.message
     assert (bus or "a GPU") in gpu.message
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD102"] is Status.FAIL
     assert verdicts["GD101"] is Status.PASS  # the module is loaded: it printed this
 
@@ -56,7 +51,7 @@ def test_fallen_off_the_bus_as_a_monitor_words_it() -> None:
     assert isinstance(env.nvml, NvmlFacts)
     (gpu,) = env.nvml.gpus
     assert isinstance(gpu, Unavailable) and "00000000:AE:00.0" in gpu.message
-    assert _verdicts(env)["GD102"] is Status.FAIL
+    assert statuses(env)["GD102"] is Status.FAIL
 
 
 def test_fallen_off_the_bus_wrapped_without_an_xid() -> None:

@@ -7,10 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.compat import load_tables
 from gpudoctor.model import (
-    Environment,
     GpuFacts,
     GpuHealth,
     NvmlFacts,
@@ -20,7 +17,15 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import ReportError, read_reports
-from tests.reports.reading_kit import FIXTURES, HELDOUT_A, heldout_a, judged, nvml_of, read_path
+from tests.reports.reading_kit import (
+    FIXTURES,
+    HELDOUT_A,
+    heldout_a,
+    judged,
+    nvml_of,
+    read_path,
+    statuses,
+)
 from tests.reports.report_excerpts import (
     SMI_FAILED,
     SMI_FAILED_CURLY,
@@ -29,10 +34,6 @@ from tests.reports.report_excerpts import (
     TABLE_460_V100_CUT,
     TABLE_550_A10,
 )
-
-
-def _verdicts(env: Environment) -> dict[str, Status]:
-    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
 
 
 def test_driver_550_table() -> None:
@@ -48,7 +49,7 @@ def test_driver_550_table() -> None:
     assert isinstance(g.health, GpuHealth) and g.health.ecc_volatile_uncorrectable == 0
     assert env.sources == ("nvidia-smi in gpud",)
     assert isinstance(env.torch, Unavailable) and env.torch.reason is Reason.NOT_REPORTED
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD101"] is Status.PASS and verdicts["GD102"] is Status.PASS
     assert verdicts["GD401"] is Status.SKIP  # torch is not in the report
 
@@ -95,9 +96,9 @@ def test_errors_map_to_the_probes_reasons(text: str, reason: Reason, gd101: Stat
     env = read_reports([("issue", text)])
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is reason
     assert env.sources == ("nvidia-smi (error) in issue",)
-    assert _verdicts(env)["GD101"] is gd101
+    assert statuses(env)["GD101"] is gd101
     if reason is Reason.PERMISSION_DENIED:
-        assert _verdicts(env)["GD502"] is Status.FAIL
+        assert statuses(env)["GD502"] is Status.FAIL
 
 
 HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
@@ -126,7 +127,7 @@ def test_nvidia_smi_errors_quoted_in_prose(name: str, reason: Reason | None,
         assert isinstance(env.nvml, NvmlFacts) and isinstance(env.nvml.gpus[0], Unavailable)
     else:
         assert isinstance(env.nvml, Unavailable) and env.nvml.reason is reason
-    assert _verdicts(env)[failing] is Status.FAIL
+    assert statuses(env)[failing] is Status.FAIL
 
 
 @pytest.mark.parametrize("text", [
@@ -150,7 +151,7 @@ def test_err_row_is_a_failed_gpu() -> None:
     env = read_reports([("lost", table)])
     (g,) = nvml_of(env).gpus
     assert isinstance(g, Unavailable) and "ERR!" in g.message
-    assert _verdicts(env)["GD102"] is Status.FAIL
+    assert statuses(env)["GD102"] is Status.FAIL
 
 
 @pytest.mark.parametrize("name", ["r2-047.txt", "r2-053.txt"])

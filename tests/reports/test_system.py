@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, HostFacts, Reason, Status, Unavailable
 from gpudoctor.reports import ReportError, read_reports, system
+from tests.reports.reading_kit import statuses
 
 HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout"
 
@@ -48,10 +47,6 @@ LSPCI_NNK_NVIDIA = """\
 """  # noqa: E501 - verbatim
 
 
-def _verdicts(env: Environment) -> dict[str, Status]:
-    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
-
-
 def _host(env: Environment) -> HostFacts:
     assert isinstance(env.host, HostFacts)
     return env.host
@@ -67,7 +62,7 @@ def test_device_nodes_no_one_but_root_may_open() -> None:
     nodes = {n.path: (n.readable, n.writable) for n in listed}
     assert nodes["/dev/nvidia0"] == (False, True)
     assert nodes["/dev/nvidia-uvm"] == (True, True)
-    assert _verdicts(env)["GD502"] is Status.FAIL
+    assert statuses(env)["GD502"] is Status.FAIL
 
 
 def test_nouveau_in_the_kernel_log_holds_the_gpu() -> None:
@@ -75,7 +70,7 @@ def test_nouveau_in_the_kernel_log_holds_the_gpu() -> None:
     text = (HELDOUT / "round4" / "reports-C" / "r5-030.md").read_text(encoding="utf-8")
     env = read_reports([("r5-030.md", text)])
     assert _host(env).pci_gpu_drivers == (("0000:01:00.0", "nouveau"),)
-    assert _verdicts(env)["GD109"] is Status.FAIL
+    assert statuses(env)["GD109"] is Status.FAIL
 
 
 @pytest.mark.parametrize(("text", "driver", "gd109"), [
@@ -86,7 +81,7 @@ def test_lspci_k_names_the_driver_in_use(text: str, driver: str, gd109: Status) 
     env = read_reports([("issue", text)])
     host = _host(env)
     assert host.pci_gpu_drivers == (("0000:01:00.0", driver),)  # the audio function is no GPU
-    assert _verdicts(env)["GD109"] is gd109
+    assert statuses(env)["GD109"] is gd109
 
 
 def test_plain_lspci_shows_the_gpu_but_not_its_driver() -> None:
@@ -96,7 +91,7 @@ def test_plain_lspci_shows_the_gpu_but_not_its_driver() -> None:
     env = read_reports([("r1-063.md", text)])
     host = _host(env)
     assert host.pci_gpus == ("0000:01:00.0",) and host.pci_gpu_drivers == ()
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     assert verdicts["GD109"] is Status.SKIP
 
 
@@ -108,7 +103,7 @@ def test_what_the_report_does_not_show_stays_unknown() -> None:
     for fact in (host.env, host.container, host.shm_bytes, host.dev_nodes, host.os_name):
         assert isinstance(fact, Unavailable) and fact.reason is Reason.NOT_REPORTED
     assert host.getenv("CUDA_VISIBLE_DEVICES") is host.env
-    verdicts = _verdicts(env)
+    verdicts = statuses(env)
     for gd in ("GD501", "GD502", "GD503", "GD504", "GD505", "GD506"):
         assert verdicts[gd] is Status.SKIP, gd
 

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import REGISTRY, run_checks
-from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Reason, Status, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import ReportError, read_reports, torch_prints
+from tests.reports.reading_kit import statuses
 
 REPORTS = Path(__file__).parents[1] / "fixtures" / "reports"
 
@@ -64,10 +63,6 @@ def _runtime(env: Environment) -> TorchRuntime:
     return env.torch.runtime
 
 
-def _verdicts(env: Environment) -> dict[str, Status]:
-    return {r.check_id: r.finding.status for r in run_checks(env, load_tables(), REGISTRY).results}
-
-
 def test_printed_version_beside_a_pasted_nvidia_smi_line() -> None:
     """https://github.com/pytorch/pytorch/issues/85332: "print(torch.__version__)" then
     "1.8.1+cu102", and nvidia-smi's banner for driver 450.51.05: GD103 is judged (and passes:
@@ -77,7 +72,7 @@ def test_printed_version_beside_a_pasted_nvidia_smi_line() -> None:
     rt = _runtime(env)
     assert (rt.version, rt.cuda) == ("1.8.1+cu102", "10.2")
     assert isinstance(rt.cuda_available, Unavailable)  # "return False" is prose, not a print
-    assert _verdicts(env)["GD103"] is Status.PASS
+    assert statuses(env)["GD103"] is Status.PASS
 
 
 @pytest.mark.parametrize(("text", "version", "cuda", "available"), [
