@@ -350,8 +350,8 @@ def test_gd404_report_with_torchs_own_arch_list_fails_a_5090() -> None:
         (reported_torch("2.1.0a0+git1234", "12.1"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
          "arch list is not in the report"),
         # a wheel whose arch list the tables lack
-        (reported_torch("2.5.1+cu121", "12.1"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
-         "the tables lack the arch list of torch 2.5.1 cu121"),
+        (reported_torch("2.7.1+cu118", "11.8"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
+         "the tables lack the arch list of torch 2.7.1 cu118"),
     ],
 )
 def test_gd404_skips_on_what_the_report_lacks(torch_facts: object, gpus: tuple[object, ...],

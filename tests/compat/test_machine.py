@@ -190,7 +190,7 @@ def test_cubins_for_every_gpu_or_none(tables: Tables) -> None:
 def test_every_build_of_the_release_covers_the_gpu(tables: Tables) -> None:
     """torch 2.8.0 without a tag and without its CUDA: its wheels (cu126, cu128, cu129) each
     have code for an H100, so which one is installed does not matter for GD404; an unknown
-    arch list among them (1.5.0's cu92) answers nothing."""
+    arch list among them (2.9.0's cu126 and cu130) answers nothing."""
     untagged = with_runtime(reported_torch("2.8.0", None), cuda=not_reported("its CUDA"))
     said = every_build_covers(untagged, tables)
     rel = tables.torch_release("2.8.0")
@@ -198,7 +198,7 @@ def test_every_build_of_the_release_covers_the_gpu(tables: Tables) -> None:
     assert said is not None and "sm_90" in said and all(v.tag in said for v in rel.variants)
     one = every_build_covers(reported_torch("2.8.0", "12.8"), tables)
     assert one is not None and "cu128" in one and "cu126" not in one
-    assert every_build_covers(with_runtime(untagged, version="1.5.0"), tables) is None
+    assert every_build_covers(with_runtime(untagged, version="2.9.0"), tables) is None
     assert every_build_covers(reported_torch("2.8.0", None), tables) is None  # a CPU build
     old_gpu = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("GTX1080")), torch=untagged.torch)
     assert every_build_covers(old_gpu, tables) is None  # cu128/cu129 have no sm_61 code

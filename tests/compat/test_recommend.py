@@ -132,7 +132,9 @@ def test_wsl_uses_the_cuda_version_libcuda_reports(tables: Tables) -> None:
 def test_kepler_gets_the_last_release_whose_arch_list_has_it(tables: Tables) -> None:
     rec = recommend(k80_machine(), tables)
     assert rec.torch is not None
-    assert (rec.torch.version, rec.torch.variant) == ("2.0.1", "cu117")
+    # 2.4 and 2.5's cu118 wheels hold sm_37 too (derived from their build script) but bundle
+    # cuDNN 9, which dropped Kepler: 2.3.1's (cuDNN 8.7) is the last whose libraries all run
+    assert (rec.torch.version, rec.torch.variant) == ("2.3.1", "cu118")
     assert rec.torch.arch_list is not None and arch_list_supports(rec.torch.arch_list, "3.7")
     assert rec.torch.runs == "mvc"
     assert any("too old for torch" in n for n in rec.notes)
@@ -173,8 +175,8 @@ def test_torch_not_installed_needs_no_force_reinstall(tables: Tables) -> None:
 
 def test_newer_release_with_unknown_arch_list_is_named(tables: Tables) -> None:
     rec = recommend(k80_machine(nvml=B.nvml("470.82.01", 11040, B.gpu("RTX3090"))), tables)
-    assert rec.torch is not None  # 2.0.1 cu118 is experimental: cu117
-    assert (rec.torch.version, rec.torch.variant) == ("2.0.1", "cu117")
+    assert rec.torch is not None  # 2.5.1 cu118: the newest whose arch list the tables hold
+    assert (rec.torch.version, rec.torch.variant) == ("2.5.1", "cu118")
     note = next(n for n in rec.notes if "arch lists are not in the tables" in n)
     assert "torch==2.7.1+cu118 --index-url https://download.pytorch.org/whl/cu118" in note
 
