@@ -45,7 +45,12 @@ _HOST_HEADER = re.compile(
     r"(?::\d{1,6}(?::\d{1,6})?:|\(\d{1,6}\):)[ \t]{0,8}(?:fatal )?error\b[: \t]{0,8}"
     r"(?P<msg>[^\n]{0,160})")
 _CUDA_HEADER = re.compile(r"/crt/|/cuda[^/\s]*\.h|/cuda/|/targets/", re.I)
-_COMPILING_CUDA = re.compile(r"\.cu\b|\bnvcc\b|Building CUDA object|/crt/|cudafe|\bcicc\b", re.I)
+# evidence that CUDA is being compiled; libstdc++ 11's std_function.h "parameter packs not
+# expanded" is such evidence by itself: g++ compiles that header, only CUDA 11's nvcc front end
+# trips on it (https://github.com/ingonyama-zk/fast-danksharding/issues/24)
+_COMPILING_CUDA = re.compile(r"\.cu\b|\bnvcc\b|Building CUDA object|/crt/|cudafe|\bcicc\b"
+                             r"|std_function\.h:\d{1,5}:\d{1,5}: error: parameter packs not "
+                             r"expanded", re.I)
 # the program's code instantiating a template (its error, shown where the header expands it)
 _INSTANTIATED = re.compile(r"required from here|In instantiation of|instantiated from|"
                            r"detected during instantiation", re.I)

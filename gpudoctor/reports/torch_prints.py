@@ -1,10 +1,12 @@
 """What torch itself printed when asked, quoted in a paste: a Python session or a script's
 prints of `torch.__version__`, `torch.version.cuda` and `torch.cuda.is_available()`.
 
-    >>> torch.__version__            In [2]: torch.__version__       print(torch.__version__)
-    '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'          1.8.1+cu102
+    >>> torch.__version__            In [2]: torch.__version__
+    '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'
 
-The expression is read on its own line (after `>>> `, `In [N]: ` or inside `print(...)`), its
+or a script's print call with the expression as its argument, the value on the next line
+("1.8.1+cu102"). The expression is read on its own line (after `>>> `, `In [N]: ` or as the
+argument of a print call), its
 value on the next line that is not blank (after `Out[N]: `), of the exact form each expression
 prints: a version, a CUDA version or None, True or False. Two different values of one
 expression leave it unread. torch's version is needed: without it nothing is read.

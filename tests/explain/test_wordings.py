@@ -216,7 +216,7 @@ ROUND5 = [  # families round 5's held-out set (dev data since it was scored) sho
      "unsupported Microsoft Visual\n Studio version! Only the versions 2012, 2013, 2015 and "
      "2017 are supported!", "nvcc-unsupported-host-compiler", "host-compiler-unsupported"),
     ("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded "
-     "with '...':", "nvcc-unsupported-host-compiler", "host-compiler-unsupported"),
+     "with '...':", "host-headers-rejected-by-nvcc", "host-compiler-unsupported"),
     ("Cuda driver error 804 in call at file\n'/opt/lammps/lib/gpu/geryon/nvd_device.h' in "
      "line 333.", "code-cuda-error-compat-not-supported-on-device", "forward-compat"),
     ("Exception: Error launching CUDA compiler: 256\nnvcc fatal   : Value 'sm_89' is not "
