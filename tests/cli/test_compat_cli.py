@@ -266,8 +266,11 @@ def test_gpu_pascal_and_kepler() -> None:
     assert torch["2.14.1"]["includes"] == []
     # arch lists read in the PyPI wheels from 1.4 on (92bf065); only the LTS 1.8.2 lacks one
     assert kepler["sections"]["torch"]["note"] == "arch lists not in the tables for torch 1.8.2"
-    assert torch["1.4.0"]["includes"] == ["cu101"] and torch["1.8.1"]["includes"] == ["cu102"]
-    assert torch["1.12.1"]["includes"] == ["cu102"]  # the PyPI wheel has sm_37
+    # cu92 of 1.4.0, cu113 and cu116 of 1.12.1: lists derived from the builder script at the
+    # release's commit (compat_tables/torch.toml, tests/compat/test_arch_lists.py)
+    assert torch["1.4.0"]["includes"] == ["cu92", "cu101"]
+    assert torch["1.8.1"]["includes"] == ["cu102"]
+    assert torch["1.12.1"]["includes"] == ["cu102", "cu113", "cu116"]  # PyPI's wheel has sm_37
     cudnn = {r["first"]: r["supported"] for r in rows(kepler, "cudnn")}
     assert cudnn["8.0.0"] and not cudnn["9.0.0"]
 
