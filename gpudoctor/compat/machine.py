@@ -128,8 +128,10 @@ def torch_arch_list(env: Environment, tables: Tables
     if variant.arch_list is None:
         return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
                            f"the tables lack the arch list of torch {base} {variant.tag}")
+    how = (" (derived from PyTorch's build script at the release's commit, not read in the "
+           "wheel)" if variant.status == "derived" else "")
     return variant.arch_list, (f"not in the report: the arch list of the torch {base} "
-                               f"{variant.tag} wheel, from compat_tables/torch.toml")
+                               f"{variant.tag} wheel, from compat_tables/torch.toml{how}")
 
 
 def pypi_build_only(env: Environment, tables: Tables) -> str | None:

@@ -202,3 +202,13 @@ def test_every_build_of_the_release_covers_the_gpu(tables: Tables) -> None:
     assert every_build_covers(reported_torch("2.8.0", None), tables) is None  # a CPU build
     old_gpu = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("GTX1080")), torch=untagged.torch)
     assert every_build_covers(old_gpu, tables) is None  # cu128/cu129 have no sm_61 code
+
+
+def test_a_derived_arch_list_says_so(tables: Tables) -> None:
+    """A variant's arch list derived from PyTorch's build script (2.4.0 cu124) is named as
+    such in the evidence; one read in the wheel (2.4.0 cu121, the PyPI default) is not."""
+    derived = torch_arch_list(reported_torch("2.4.0+cu124", "12.4"), tables)
+    read = torch_arch_list(reported_torch("2.4.0+cu121", "12.1"), tables)
+    assert not isinstance(derived, Unavailable) and not isinstance(read, Unavailable)
+    assert "derived from PyTorch's build script" in derived[1]
+    assert "derived" not in read[1]
