@@ -329,7 +329,8 @@ def test_gd404_passes_on_a_report_of_a_derived_variant(tables: Tables) -> None:
     f = check_gpu_arch.run(env, tables)
     assert f.status is Status.PASS, f
     assert "5.0 6.0 7.0 7.5 8.0 8.6 9.0 (not in the report: the arch list of the torch 2.4.0 " \
-           "cu124 wheel, from compat_tables/torch.toml)" in dict(f.evidence)["arch list"]
+           "cu124 wheel, from compat_tables/torch.toml (derived from PyTorch's build script at " \
+           "the release's commit, not read in the wheel))" in dict(f.evidence)["arch list"]
 
 
 def test_gd404_fails_a_gpu_the_derived_list_lacks(tables: Tables) -> None:
