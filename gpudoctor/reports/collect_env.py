@@ -45,7 +45,7 @@ from gpudoctor.model import (
     VersionReading,
 )
 from gpudoctor.reports import cudnn_list, torch_messages
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, named_gpu, not_reported
 
 # the script's first line, or its first field: "PyTorch version: 2.5.1" (also vLLM's copy,
 # "PyTorch version              : 2.5.1", and hand-edited pastes, "PyTorch version 1.5.0")
@@ -113,18 +113,8 @@ def _gpus(text: str) -> tuple[GpuFacts, ...]:
     listed = [line for line in lines if line.strip()]
     if len(found) > 1 and listed and _GPU.match(listed[-1]):
         found.pop()  # the paste ends on this line: it may be cut off
-    return tuple(
-        GpuFacts(
-            index=index, name=name,
-            uuid=not_reported(f"the GPU's UUID {why}"),
-            compute_capability=not_reported(f"the compute capability {why}"),
-            memory_total=not_reported(f"the GPU's memory {why}"),
-            memory_free=not_reported(f"the GPU's free memory {why}"),
-            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
-            persistence_mode=not_reported(f"persistence mode {why}"),
-            mig_mode=True if mig else not_reported(
-                f"MIG mode {why} (a GPU in MIG mode lists its MIG devices under it)"),
-        )
+    return tuple(named_gpu(index, name, why, mig_mode=True if mig else not_reported(
+        f"MIG mode {why} (a GPU in MIG mode lists its MIG devices under it)"))
         for index, name, mig in found)
 
 

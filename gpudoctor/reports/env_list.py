@@ -28,9 +28,16 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from gpudoctor.model import GpuFacts, NvmlFacts, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
-from gpudoctor.reports.interface import Partial, not_reported, stated_runtime, tag_cuda
+from gpudoctor.reports.interface import (
+    Partial,
+    named_gpu,
+    not_reported,
+    stated_driver,
+    stated_runtime,
+    tag_cuda,
+)
 
 LONGEST = 300  # a longer line is no list item read here
 LIMIT = 200_000  # a longer paste is read in its first part only
@@ -191,20 +198,9 @@ def _nvml(driver: str | None, gpus: list[str] | None, available: bool | None
     if driver is None and not (gpus and available is True):
         return None
     why = "is not in the report (the environment list does not state it)"
-    return NvmlFacts(
-        driver_version=driver or not_reported(f"the driver's version {why}"),
-        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
-        nvml_version=not_reported(f"the NVML version {why}"),
-        binding="the report's environment list",
-        gpus=tuple(GpuFacts(
-            index=i, name=name, uuid=not_reported(f"the GPU's UUID {why}"),
-            compute_capability=not_reported(f"the compute capability {why}"),
-            memory_total=not_reported(f"the GPU's memory {why}"),
-            memory_free=not_reported(f"the GPU's free memory {why}"),
-            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
-            persistence_mode=not_reported(f"persistence mode {why}"),
-            mig_mode=not_reported(f"MIG mode {why}")) for i, name in enumerate(gpus or ())),
-    )
+    return stated_driver("the report's environment list", why,
+                         tuple(named_gpu(i, name, why) for i, name in enumerate(gpus or ())),
+                         driver)
 
 
 def _os(run: list[tuple[str, str, str]]) -> str:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import (
-    GpuFacts,
     NvmlFacts,
     ToolkitFacts,
     ToolkitsFacts,
@@ -38,7 +37,13 @@ from gpudoctor.model import (
     Unavailable,
     VersionReading,
 )
-from gpudoctor.reports.interface import Partial, not_reported, stated_runtime
+from gpudoctor.reports.interface import (
+    Partial,
+    named_gpu,
+    not_reported,
+    stated_driver,
+    stated_runtime,
+)
 
 # the first line of each tool's report (a paste cut at its top starts at a later line)
 START = re.compile(
@@ -219,20 +224,9 @@ def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | No
     if not gpus and driver is None:
         return not_reported(f"the NVIDIA driver and the GPUs are not in {tool}'s report")
     why = f"is not in {tool}'s report"
-    return NvmlFacts(
-        driver_version=driver or not_reported(f"the driver's version {why}"),
-        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
-        nvml_version=not_reported(f"the NVML version {why}"),
-        binding=f"{tool}, as it listed the GPUs",
-        gpus=tuple(GpuFacts(
-            index=i, name=name, uuid=not_reported(f"the GPU's UUID {why}"),
-            compute_capability=cap or not_reported(f"the compute capability {why}"),
-            memory_total=not_reported(f"the GPU's memory {why}"),
-            memory_free=not_reported(f"the GPU's free memory {why}"),
-            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
-            persistence_mode=not_reported(f"persistence mode {why}"),
-            mig_mode=not_reported(f"MIG mode {why}")) for i, name, cap in gpus),
-    )
+    return stated_driver(f"{tool}, as it listed the GPUs", why,
+                         tuple(named_gpu(i, name, why, compute_capability=cap)
+                               for i, name, cap in gpus), driver)
 
 
 def parse(text: str) -> Partial | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from gpudoctor.model import (
     CudnnFacts,
+    GpuFacts,
     HostFacts,
     LibcudaFacts,
     NvmlFacts,
@@ -51,6 +52,36 @@ class Partial:
     toolkits: ToolkitsFacts | Unavailable | None = None
     cudnn: CudnnFacts | Unavailable | None = None
     libcuda: LibcudaFacts | Unavailable | None = None  # torch's "found version 11040"
+
+
+def named_gpu(index: int, name: str, why: str, *, uuid: str | None = None,
+              compute_capability: str | None = None,
+              mig_mode: bool | Unavailable | None = None) -> GpuFacts:
+    """A GPU a report names (with its UUID or compute capability where it gives them); every
+    other fact `not_reported("<fact> " + why)`, `why` saying what the report does state."""
+    return GpuFacts(
+        index=index, name=name,
+        uuid=uuid or not_reported(f"the GPU's UUID {why}"),
+        compute_capability=compute_capability or not_reported(f"the compute capability {why}"),
+        memory_total=not_reported(f"the GPU's memory {why}"),
+        memory_free=not_reported(f"the GPU's free memory {why}"),
+        pci_bus_id=not_reported(f"the GPU's bus id {why}"),
+        persistence_mode=not_reported(f"persistence mode {why}"),
+        mig_mode=mig_mode if mig_mode is not None else not_reported(f"MIG mode {why}"),
+    )
+
+
+def stated_driver(binding: str, why: str, gpus: tuple[GpuFacts | Unavailable, ...],
+                  driver: str | None = None) -> NvmlFacts:
+    """The driver as a report shows it: loaded (the report names its GPUs or their errors),
+    its version where stated; its CUDA and NVML version `not_reported("<fact> " + why)`."""
+    return NvmlFacts(
+        driver_version=driver or not_reported(f"the driver's version {why}"),
+        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
+        nvml_version=not_reported(f"the NVML version {why}"),
+        binding=binding,
+        gpus=gpus,
+    )
 
 
 def tag_cuda(version: str) -> str | None:

@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, stated_driver
+from gpudoctor.reports.nvidia_smi import bus_id
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 _PCI = r"(?:PCI:)?((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)"
@@ -52,29 +53,15 @@ INIT_FAILED = re.compile(r"(?:\bGPU " + _PCI + r": )?\bRmInitAdapter failed!")
 
 def _loaded(failed: tuple[Unavailable, ...], what: str) -> NvmlFacts:
     """The driver is loaded (its kernel module printed this), these GPUs do not answer."""
-    why = f"is not in the report (only the kernel's message that {what} is)"
-    return NvmlFacts(
-        driver_version=not_reported(f"the driver's version {why}"),
-        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
-        nvml_version=not_reported(f"the NVML version {why}"),
-        binding="the kernel log (its message for a GPU)",
-        gpus=failed,
-    )
-
-
-def _bus(bus: str) -> str:
-    """The PCI address as nvidia-smi prints it: an 8-digit domain, a function number."""
-    parts = bus.upper().split(":")
-    if len(parts) == 2:
-        parts = ["0", *parts]
-    domain, rest = parts[0], ":".join(parts[1:])
-    return f"{domain:0>8}:{rest}" + ("" if "." in rest else ".0")
+    return stated_driver("the kernel log (its message for a GPU)",
+                         f"is not in the report (only the kernel's message that {what} is)",
+                         failed)
 
 
 def _lost(text: str) -> tuple[Unavailable, ...]:
     found: dict[str, Unavailable] = {}
     for m in FELL_OFF.finditer(text):
-        bus = _bus(next(g for g in m.groups() if g))
+        bus = bus_id(next(g for g in m.groups() if g))
         found.setdefault(bus, Unavailable(
             Reason.ERROR, f"GPU {bus} has fallen off the bus (Xid 79): the driver lost it; it "
             "needs a reset or a reboot, and one that keeps falling off is a hardware, power or "
@@ -106,7 +93,7 @@ def parse(text: str) -> Partial | None:
         return Partial(kind="the kernel log", rank=1, nvml=_loaded(lost, "a GPU was lost"))
     failed: dict[str, Unavailable] = {}
     for m in INIT_FAILED.finditer(text):
-        gpu = f"GPU {_bus(m[1])}" if m[1] else "a GPU"
+        gpu = f"GPU {bus_id(m[1])}" if m[1] else "a GPU"
         failed.setdefault(gpu, Unavailable(
             Reason.ERROR, f"the driver could not bring {gpu} up (NVRM: RmInitAdapter "
             "failed!): the kernel log's lines before it say why", m[0]))

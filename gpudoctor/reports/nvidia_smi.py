@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, not_reported, stated_driver
 from gpudoctor.versions import encode_cuda_version
 
 # R610 (and some R580 builds) print "KMD Version" (the kernel-mode driver) and "CUDA UMD
@@ -109,22 +109,20 @@ def parse_error(text: str) -> Partial | None:
 
 def _loaded(text: str, failed: tuple[Unavailable, ...]) -> Partial:
     """NVML started (the driver is loaded), but these GPUs do not answer."""
-    return Partial(kind="nvidia-smi (error)", rank=3, nvml=NvmlFacts(
-        driver_version=not_reported("the driver's version is not in the report (nvidia-smi "
-                                    "printed only a GPU's error)"),
-        cuda_driver_version=not_reported("the highest CUDA the driver runs is not in the "
-                                         "report (nvidia-smi printed only a GPU's error)"),
-        nvml_version=not_reported("the NVML version is not in the report"),
-        binding="nvidia-smi (its error for a GPU)",
-        gpus=failed,
-    ))
+    return Partial(kind="nvidia-smi (error)", rank=3, nvml=stated_driver(
+        "nvidia-smi (its error for a GPU)",
+        "is not in the report (nvidia-smi printed only a GPU's error)", failed))
 
 
-def _bus(bus: str) -> str:
-    """A PCI bus id with its domain as 8 hex digits, as the table prints it ("0008:00:00.0"
-    in a warning is "00000008:00:00.0" in the table)."""
-    domain, _, rest = bus.partition(":")
-    return f"{domain.upper():0>8}:{rest.upper()}"
+def bus_id(bus: str) -> str:
+    """A PCI bus id as the table prints it: the domain as 8 hex digits ("0008:00:00.0" in a
+    warning is "00000008:00:00.0" in the table), a domain or function the text leaves out (the
+    kernel log's "PCI:0000:ae:00", "01:00.0") completed as 0."""
+    parts = bus.upper().split(":")
+    if len(parts) == 2:
+        parts = ["0", *parts]
+    rest = ":".join(parts[1:])
+    return f"{parts[0]:0>8}:{rest}" + ("" if "." in rest else ".0")
 
 
 def _lost(text: str) -> tuple[Unavailable, ...]:
@@ -133,7 +131,7 @@ def _lost(text: str) -> tuple[Unavailable, ...]:
     found: dict[str, Unavailable] = {}
     for m in LOST.finditer(text[:200_000]):
         why = m[2].strip()[:300]
-        found.setdefault(_bus(m[1]), Unavailable(
+        found.setdefault(bus_id(m[1]), Unavailable(
             Reason.ERROR, f"GPU {m[1]}: nvidia-smi cannot reach it ({why})"
             + ("" if "reboot" in why.lower() else ": it may be lost, or need a reset"),
             f"nvidia-smi: {m[0].strip()[:400]}"))
@@ -261,11 +259,11 @@ def _with_inforom(gpus: list[GpuFacts | Unavailable], text: str
     """nvidia-smi's "WARNING: infoROM is corrupted at gpu 0008:00:00.0": that GPU failed (its
     configuration store is damaged: the GPU may misbehave or stop; NVIDIA support, RMA)."""
     for m in _INFOROM.finditer(text[:200_000]):
-        bus = _bus(m[1])
+        bus = bus_id(m[1])
         what = (f"nvidia-smi warns that its infoROM is corrupted ({m[0].strip()}): the board's "
                 "configuration store is damaged; reflash or replace the GPU")
         at = next((i for i, g in enumerate(gpus) if isinstance(g, GpuFacts)
-                   and isinstance(g.pci_bus_id, str) and _bus(g.pci_bus_id) == bus), None)
+                   and isinstance(g.pci_bus_id, str) and bus_id(g.pci_bus_id) == bus), None)
         if at is None:
             gpus.append(Unavailable(Reason.ERROR, f"GPU {m[1]}: {what}"))
         else:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.model import GpuFacts, NvmlFacts
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.model import GpuFacts
+from gpudoctor.reports.interface import Partial, named_gpu, stated_driver
 
 _UUID = r"GPU-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
 START = re.compile(rf"^[ \t]*GPU (\d{{1,3}}): ([^\n()]{{2,80}}?) \(UUID: ({_UUID})\)[ \t]*$",
@@ -30,19 +30,7 @@ def parse(text: str) -> Partial | None:
     gpus: dict[int, GpuFacts] = {}
     for i, m in enumerate(lines):
         below = text[m.end():lines[i + 1].start() if i + 1 < len(lines) else len(text)]
-        gpus.setdefault(int(m[1]), GpuFacts(
-            index=int(m[1]), name=m[2].strip(), uuid=m[3],
-            compute_capability=not_reported(f"the compute capability {why}"),
-            memory_total=not_reported(f"the GPU's memory {why}"),
-            memory_free=not_reported(f"the GPU's free memory {why}"),
-            pci_bus_id=not_reported(f"the GPU's bus id {why}"),
-            persistence_mode=not_reported(f"persistence mode {why}"),
-            mig_mode=True if _MIG.search(below) else not_reported(f"MIG mode {why}"),
-        ))
-    return Partial(kind="nvidia-smi -L", rank=3, nvml=NvmlFacts(
-        driver_version=not_reported(f"the driver's version {why}"),
-        cuda_driver_version=not_reported(f"the highest CUDA the driver runs {why}"),
-        nvml_version=not_reported(f"the NVML version {why}"),
-        binding="nvidia-smi -L",
-        gpus=tuple(gpus.values()),
-    ))
+        gpus.setdefault(int(m[1]), named_gpu(int(m[1]), m[2].strip(), why, uuid=m[3],
+                                             mig_mode=True if _MIG.search(below) else None))
+    return Partial(kind="nvidia-smi -L", rank=3,
+                   nvml=stated_driver("nvidia-smi -L", why, tuple(gpus.values())))

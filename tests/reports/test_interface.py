@@ -9,7 +9,9 @@ from gpudoctor.model import Reason, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import (
     Partial,
     ReportError,
+    named_gpu,
     not_reported,
+    stated_driver,
     stated_runtime,
     tag_cuda,
 )
@@ -86,3 +88,20 @@ def test_availability_unstated_is_not_reported_and_warned_gpus_pass_through() ->
     assert isinstance(rt, TorchRuntime) and isinstance(rt.cuda_available, Unavailable)
     assert isinstance(rt.cuda_init_error, Unavailable)  # nor, then, why it is not
     assert rt.warned_gpus == (("0", "sm_50"),)
+
+
+def test_a_named_gpu_states_what_the_report_gives_and_no_more() -> None:
+    why = "is not in the report (a list)"
+    gpu = named_gpu(1, "NVIDIA A100", why, uuid="GPU-1", compute_capability="8.0")
+    assert (gpu.index, gpu.name, gpu.uuid, gpu.compute_capability) == (1, "NVIDIA A100",
+                                                                       "GPU-1", "8.0")
+    assert isinstance(gpu.memory_total, Unavailable)
+    assert gpu.memory_total.message == f"the GPU's memory {why}"
+    assert isinstance(gpu.mig_mode, Unavailable)
+    assert named_gpu(0, "x", why, mig_mode=True).mig_mode is True
+    driver = stated_driver("a list", why, (gpu,), "550.54.15")
+    assert driver.driver_version == "550.54.15" and driver.gpus == (gpu,)
+    assert isinstance(driver.cuda_driver_version, Unavailable)
+    assert driver.cuda_driver_version.reason is Reason.NOT_REPORTED
+    unstated = stated_driver("a list", why, ())
+    assert isinstance(unstated.driver_version, Unavailable)

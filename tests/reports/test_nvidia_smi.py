@@ -17,6 +17,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import ReportError, read_reports
+from gpudoctor.reports.nvidia_smi import bus_id
 from tests.reports.reading_kit import (
     FIXTURES,
     HELDOUT_A,
@@ -258,3 +259,9 @@ def test_wsl_pairs_linux_tools_with_the_windows_driver(path: Path) -> None:
     env = read_path(path)
     assert isinstance(nvml_of(env).smi_version, str)
     assert judged(env)["GD101"].status is Status.PASS
+
+
+def test_bus_ids_read_as_the_table_prints_them() -> None:
+    assert bus_id("0008:00:00.0") == "00000008:00:00.0"  # a warning's 4-digit domain
+    assert bus_id("0000:ae:00") == "00000000:AE:00.0"  # the kernel log's, without function
+    assert bus_id("01:00.0") == "00000000:01:00.0"  # lspci's, without domain
