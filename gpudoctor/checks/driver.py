@@ -195,7 +195,7 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
     evidence = tuple(
         (f"GPU {g.index}", ", ".join([g.name, *V.gpu_details(g)])) for g in good
     ) + tuple((f"failed GPU #{i}", u.message) for i, u in enumerate(bad))
-    if not env.nvml.gpus and env.sources:  # nvidia-smi says 'No devices were found' instead
+    if not env.nvml.gpus and V.pasted(env):  # nvidia-smi says 'No devices were found' instead
         return skipped("the GPU rows are not in the report (the nvidia-smi output is cut off or "
                        "trimmed before them)", evidence)
     if not env.nvml.gpus:

@@ -171,16 +171,15 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                 found.append((name, partial))
                 recognised = True
         if not any(n == name and p.torch is not None for n, p in found):
-            # a Markdown list of versions, else torch's own prints, where no block says what
-            # torch is
-            listed = env_list.parse(text)
-            if listed is None or listed.torch is None:
-                printed = torch_prints.parse(text)
-                listed = printed if listed is None else listed if printed is None else replace(
-                    listed, torch=printed.torch, kind=f"{listed.kind} and torch's prints")
-            if listed is not None:
-                found.append((name, listed))
-                recognised = True
+            # where no block says what torch is: a Markdown list of versions, else (for torch)
+            # torch's own prints
+            for reader in (env_list, torch_prints):
+                stated = reader.parse(text)
+                if stated is not None:
+                    found.append((name, stated))
+                    recognised = True
+                    if stated.torch is not None:
+                        break
         partial = torch_messages.parse(text)  # anywhere in the text
         if partial is not None and any(p.torch is not None for n, p in found if n == name):
             found = [(n, _with_init_error(p, partial)) if n == name else (n, p)
