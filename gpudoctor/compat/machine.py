@@ -174,17 +174,25 @@ def cubins_for_every_gpu(env: Environment, tables: Tables) -> str | None:
     wheel's in the tables) has a cubin for each GPU seen; None when a GPU needs PTX, or the
     GPUs or the arch list are unknown."""
     archs = torch_arch_list(env, tables)
-    gpus = seen_gpus(env, tables)
-    if isinstance(archs, Unavailable) or not gpus:
+    ccs = _seen_ccs(env, tables)
+    if isinstance(archs, Unavailable) or ccs is None:
         return None
     used = []
-    for g in gpus:
-        cc = parse_cc(g.cc) if isinstance(g.cc, str) else None
-        found = coverage(archs[0], cc) if cc else None
+    for cc in ccs:
+        found = coverage(archs[0], cc)
         if found is None or found.arch.ptx:
             return None
         used.append(found.arch.name)
     return f"cubins ({', '.join(dict.fromkeys(used))}) run on every GPU seen"
+
+
+def _seen_ccs(env: Environment, tables: Tables) -> list[tuple[int, int]] | None:
+    """The compute capability of every GPU seen (`seen_gpus`); None when no GPU is seen or
+    one's is unknown."""
+    ccs = [parse_cc(g.cc) if isinstance(g.cc, str) else None
+           for g in seen_gpus(env, tables)]
+    known = [cc for cc in ccs if cc is not None]
+    return known if known and len(known) == len(ccs) else None
 
 
 def every_build_covers(env: Environment, tables: Tables) -> str | None:
@@ -197,19 +205,16 @@ def every_build_covers(env: Environment, tables: Tables) -> str | None:
     if rt is None or not isinstance(rt.version, str) or rt.cuda is None:  # None: no CUDA
         return None
     release = tables.torch_release(rt.version)
-    gpus = seen_gpus(env, tables)
-    ccs = [parse_cc(g.cc) if isinstance(g.cc, str) else None for g in gpus]
-    if release is None or not gpus or None in ccs:
+    ccs = _seen_ccs(env, tables)
+    if release is None or ccs is None:
         return None
     cuda = ".".join(rt.cuda.split(".")[:2]) if isinstance(rt.cuda, str) else None
     builds = [v for v in release.variants if cuda is None or v.cuda == cuda]
     if not builds or any(v.arch_list is None for v in builds):
         return None
-    for cc in ccs:
-        assert cc is not None
-        if any(coverage(v.arch_list or (), cc) is None for v in builds):
-            return None
-    names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs if cc))
+    if any(coverage(v.arch_list or (), cc) is None for cc in ccs for v in builds):
+        return None
+    names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
     return (f"every CUDA build of torch {release.version}"
             + (f" for CUDA {cuda}" if cuda else "") + " in the tables ("
             + ", ".join(v.tag for v in builds) + f") has code for {names}")
