@@ -39,7 +39,7 @@ from typing import Generic, TypeVar, cast
 from gpudoctor import childproc
 from gpudoctor.linux import include_dirs, multiarch
 from gpudoctor.model import CudnnFacts, CudnnInstall, Reason, Unavailable
-from gpudoctor.probes.cudnn_files import file_facts, library_facts_and_version
+from gpudoctor.probes.cudnn_files import file_facts, library_facts
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
 from gpudoctor.probes.toolkit import candidate_roots
@@ -375,7 +375,7 @@ def _install(place: _Place, deps: Deps) -> CudnnInstall:
     ldd_future = _Background(lambda: run_ldd(list(real.values()), env))
     # the child that loads every library asks the main one its version too (one child less);
     # where it could not, a child of its own asks, and says why
-    libraries, read = library_facts_and_version(lib_files, shared, env, main)
+    libraries, read = library_facts(lib_files, shared, env, main)
     if main is None:
         lib_version: str | Unavailable = Unavailable(
             Reason.NOT_INSTALLED, f"no libcudnn.so* in {place.lib_dir or 'this copy'}")

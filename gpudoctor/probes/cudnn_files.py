@@ -104,26 +104,21 @@ def elf_facts(path: Path) -> ElfFacts | Unavailable:
     return ElfFacts(found.e_type, found.machine, found.interpreter, found.extent)
 
 
-def library_facts(paths: list[Path], shared: list[Path],
-                  env: Mapping[str, str]) -> tuple[CudnnLibrary, ...]:
-    """The facts of every file in `paths`; those in `shared` (the shared libraries) with
-    their ELF headers read and a load tried, once per real file."""
-    return library_facts_and_version(paths, shared, env, None)[0]
-
-
-def library_facts_and_version(
-    paths: list[Path], shared: list[Path], env: Mapping[str, str], main: Path | None,
+def library_facts(
+    paths: list[Path], shared: list[Path], env: Mapping[str, str], main: Path | None = None,
 ) -> tuple[tuple[CudnnLibrary, ...], int | None]:
-    """`library_facts`, and the `cudnnGetVersion` of `main` (one of `shared`) as the loader
-    child read it (`load_and_read`); None where it did not: the caller asks in a child of its
-    own (`native.read_version`), which says why."""
+    """The facts of every file in `paths`; those in `shared` (the shared libraries) with
+    their ELF headers read and a load tried, once per real file. With `main` (one of
+    `shared`), also its `cudnnGetVersion` as the loader child read it (`load_each`); None
+    where it did not: the caller asks in a child of its own (`native.read_version`), which
+    says why."""
     by_real: dict[str, Path] = {}
     for p in shared:
         by_real.setdefault(os.path.realpath(p), p)
     read = {real: elf_facts(Path(real)) for real in by_real}
     loadable = [real for real, facts in read.items() if _regular(real)]
     version_of = os.path.realpath(main) if main is not None else None
-    loads, version = load_and_read(loadable, env, version_of) if loadable else ({}, None)
+    loads, version = load_each(loadable, env, version_of) if loadable else ({}, None)
     out = []
     for p in paths:
         real = os.path.realpath(p) if p in shared else None
@@ -139,20 +134,16 @@ def _regular(path: str) -> bool:
         return False
 
 
-def load_each(paths: list[str], env: Mapping[str, str],
-              budget: float = LOAD_BUDGET) -> dict[str, Loaded]:
+def load_each(paths: list[str], env: Mapping[str, str], version_of: str | None = None,
+              budget: float = LOAD_BUDGET) -> tuple[dict[str, Loaded], int | None]:
     """Load each library (a path) with ctypes in a child, in order: True, or why not. A load
-    that crashes or hangs the child is named, and the paths after it go to a new child."""
-    return load_and_read(paths, env, None, budget)[0]
+    that crashes or hangs the child is named, and the paths after it go to a new child.
 
-
-def load_and_read(paths: list[str], env: Mapping[str, str], version_of: str | None,
-                  budget: float = LOAD_BUDGET) -> tuple[dict[str, Loaded], int | None]:
-    """`load_each`, and the `cudnnGetVersion` of `version_of` (one of `paths`) asked by the
-    child that loaded it, after its last load. The reading counts only as `read_version`'s
-    child would have given it: the child's last line, and the child ended with status 0; else
-    None (a missing symbol, a crash, a hang or a load that failed: the caller asks again in a
-    child of `read_version`, whose answer says why), so the reading is the same either way."""
+    With `version_of` (one of `paths`), also its `cudnnGetVersion`, asked by the child that
+    loaded it after its last load. The reading counts only as `read_version`'s child would
+    have given it: the child's last line, and the child ended with status 0; else None (a
+    missing symbol, a crash, a hang or a load that failed: the caller asks again in a child of
+    `read_version`, whose answer says why), so the reading is the same either way."""
     out: dict[str, Loaded] = {}
     version: int | None = None
     left = list(paths)

@@ -15,7 +15,7 @@ import pytest
 
 from gpudoctor.model import CudnnFacts, ElfFacts, Reason, Unavailable
 from gpudoctor.probes.cudnn import probe_cudnn_at
-from gpudoctor.probes.cudnn_files import library_facts, load_and_read, load_each
+from gpudoctor.probes.cudnn_files import library_facts, load_each
 from gpudoctor.probes.interface import Deps
 from gpudoctor.probes.native import read_version
 from gpudoctor.versions import format_cudnn_version as decode_version
@@ -43,7 +43,7 @@ def test_a_crash_is_named_and_the_next_library_is_still_loaded(
     text = tmp_path / "libcudnn_adv.so.9"
     text.write_text("not a library\n")
     after = str(cudnn_kit.compile("libcudnn_graph.so.9", 90100))
-    found = load_each([good, aborts, str(text), after], ENV)
+    found, _ = load_each([good, aborts, str(text), after], ENV)
     assert found[good] is True
     crashed = found[aborts]
     assert isinstance(crashed, Unavailable)
@@ -60,7 +60,7 @@ def test_a_crash_is_named_and_the_next_library_is_still_loaded(
 def test_a_library_that_hangs_the_loader_is_abandoned_in_time(
         tmp_path: Path, cudnn_kit: CudnnKit) -> None:
     hang, good = str(hanging_library(tmp_path)), str(cudnn_kit.compile("libcudnn.so.9", 90100))
-    found = load_each([hang, good], ENV, budget=1.5)
+    found, _ = load_each([hang, good], ENV, budget=1.5)
     assert isinstance(found[hang], Unavailable)
     assert found[hang].reason is Reason.TIMEOUT  # type: ignore[union-attr]
     assert isinstance(found[good], Unavailable)  # the budget was spent: not tried
@@ -78,7 +78,7 @@ def test_paths_json_must_escape_are_named_exactly(tmp_path: Path, cudnn_kit: Cud
     shutil.copy(cudnn_kit.compile("libcudnn_ops.so.9", 90100), lib)
     text = folder / "libcudnn_adv.so.9"
     text.write_text("not a library\n")
-    found = load_each([str(lib), str(text)], ENV)
+    found, _ = load_each([str(lib), str(text)], ENV)
     assert found[str(lib)] is True
     refused = found[str(text)]
     assert isinstance(refused, Unavailable)
@@ -95,7 +95,7 @@ def test_a_fifo_named_like_a_library_is_not_waited_on(tmp_path: Path,
     os.mkfifo(fifo)
     done: list[object] = []
     worker = threading.Thread(target=lambda: done.append(
-        library_facts([lib, fifo], [lib, fifo], ENV)), daemon=True)
+        library_facts([lib, fifo], [lib, fifo], ENV)[0]), daemon=True)
     worker.start()
     worker.join(30)
     assert done, "reading a FIFO blocked"
@@ -176,7 +176,7 @@ def test_the_loader_reads_the_version_only_as_a_child_of_its_own_would(
     main = _main_library(tmp_path, kind)
     other = main.parent / "libcudnn_ops.so.9"
     shutil.copyfile(cudnn_kit.compile("libcudnn_ops.so.9", 90100), other)
-    loads, read = load_and_read([str(main), str(other)], ENV, str(main))
+    loads, read = load_each([str(main), str(other)], ENV, str(main))
     alone = read_version(str(main), "cudnnGetVersion", returns_size_t=True, env=ENV)
     assert read == (alone if kind == "answers" else None)
     assert loads[str(other)] is True
