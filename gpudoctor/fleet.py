@@ -232,10 +232,10 @@ def _severity(value: Any) -> str | None:
 
 def _judge(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     """A snapshot without findings: read it as `check --from-snapshot` does (the one reader
-    entry, `gpudoctor.reports.read_inputs`) and run every check."""
+    entry, `gpudoctor.reports.read.read_inputs`) and run every check."""
     from gpudoctor.checks import REGISTRY, run_checks
     from gpudoctor.compat import load_tables
-    from gpudoctor.reports import ReportError, read_inputs
+    from gpudoctor.reports.read import ReportError, read_inputs
 
     tables = load_tables()
     try:

@@ -23,7 +23,7 @@ from gpudoctor.probes.nvml_health import (
     IDLE_BIT,
     RECOVERY_ACTIONS,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 STATES = Path(__file__).resolve().parent / "fixtures" / "gpu_states"
 

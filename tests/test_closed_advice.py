@@ -23,7 +23,7 @@ from gpudoctor.checks.driver import check_driver_present
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.compat.advice import torch_advice
 from gpudoctor.model import Environment, Status, TorchFacts, TorchRuntime
-from gpudoctor.reports import ReportError, read_reports
+from gpudoctor.reports.read import ReportError, read_reports
 from gpudoctor.snapshot import loads
 
 TESTS = Path(__file__).resolve().parent

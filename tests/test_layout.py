@@ -21,6 +21,7 @@ EXEMPT = {
     "actions/_distributed_child.py": "the distributed smoke child: tested through "
                                      "actions/distributed.py",
     "actions/__init__.py": "a docstring only",
+    "reports/__init__.py": "a docstring only (the entry is reports/read.py)",
 }
 
 NOT_YET: set[str] = set()

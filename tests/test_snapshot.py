@@ -66,7 +66,7 @@ def test_old_snapshot_fields_stay_plain_values() -> None:
 def test_unavailable_fields_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     """An Environment read from pasted reports — Unavailable(NOT_REPORTED) in GPU, torch and
     health fields, its sources — round-trips exactly."""
-    from gpudoctor.reports import read_reports
+    from gpudoctor.reports.read import read_reports
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent / "reports"))
     from tests.reports.report_excerpts import COLLECT_ENV_4090_CU117, TABLE_460_V100_CUT

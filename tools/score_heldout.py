@@ -136,7 +136,7 @@ def score_reports(folder: Path) -> list[dict[str, Any]]:
     from gpudoctor.checks import run_checks
     from gpudoctor.compat import load_tables
     from gpudoctor.model import Status
-    from gpudoctor.reports import ReportError, read_reports
+    from gpudoctor.reports.read import ReportError, read_reports
 
     tables = load_tables()
     rows = []

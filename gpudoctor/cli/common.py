@@ -149,12 +149,12 @@ def environment(
 
 def load_reports(paths: Sequence[str]) -> Environment:
     """Saved snapshots and pasted reports read from files ('-': stdin), bounded, through the
-    one reader entry (`gpudoctor.reports.read_inputs`); nothing on this machine is probed. An
+    one reader entry (`gpudoctor.reports.read.read_inputs`); nothing on this machine is probed. An
     input that cannot be read or holds no usable report is a one-line usage error (exit 2)
     naming it."""
     from gpudoctor.cli.inputs import SNAPSHOT_LIMIT, InputError, read_input
     from gpudoctor.compat import load_tables
-    from gpudoctor.reports import ReportError, read_inputs
+    from gpudoctor.reports.read import ReportError, read_inputs
 
     def read(path: str) -> tuple[str, str]:
         try:

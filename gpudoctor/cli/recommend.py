@@ -54,7 +54,7 @@ def recommend(
     from gpudoctor.renderers.compat import recommendation_json, recommendation_text
 
     fmt = resolve_format(fmt, FORMATS)
-    if from_report:  # read as check reads it (`gpudoctor.reports.read_inputs`)
+    if from_report:  # read as check reads it (`gpudoctor.reports.read.read_inputs`)
         common.refuse_with(ctx, "--from-report / --from-snapshot", (
             "python", "cuda_home", "timeout", "no_torch"))
     env = common.load_reports(from_report) if from_report else common.environment(

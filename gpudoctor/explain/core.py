@@ -43,9 +43,9 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports import ReportError, read_reports
 from gpudoctor.reports.interface import not_reported
 from gpudoctor.reports.issue_body import find_blocks
+from gpudoctor.reports.read import ReportError, read_reports
 
 if TYPE_CHECKING:
     from gpudoctor.checks.base import Check

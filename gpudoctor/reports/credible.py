@@ -1,7 +1,7 @@
 """What a pasted report or a snapshot states that no machine can: set aside, or refused.
 
 `credible_driver_cuda` sets aside a driver's "CUDA Version" that no driver of that version can
-report; `gpudoctor.reports.read_inputs` refuses a report whose facts break the rules a
+report; `gpudoctor.reports.read.read_inputs` refuses a report whose facts break the rules a
 snapshot is held to. Both are reading knowledge: every command that reads a report gets them.
 """
 

@@ -1,7 +1,7 @@
 """What every report reader returns: the facts one block of a report states.
 
 A reader fills the parts of the `Environment` its source covers and leaves the rest None ("this
-block says nothing about it"); `gpudoctor.reports.read_reports` merges the blocks of every
+block says nothing about it"); `gpudoctor.reports.read.read_reports` merges the blocks of every
 input and turns what no block stated into `Unavailable(Reason.NOT_REPORTED)`. A fact a block
 lacks is never guessed.
 """

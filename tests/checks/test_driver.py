@@ -11,7 +11,7 @@ from gpudoctor.checks.driver import check_driver_vs_torch
 from gpudoctor.checks.pytorch import check_torch_cuda_available
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Status
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 TABLES = load_tables()
 ROUND4 = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"

@@ -25,7 +25,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 from tests.checks.envbuilder import NO_LIBCUDA, env, gpu, nvml
 from tests.checks.test_health import NA, REPO_ROOT, healthy, machine, run
 

@@ -30,7 +30,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 from tests.checks.envbuilder import NO_NVML, env, gpu, host, nvml
 from tests.gpu_states import STATES, convert
 

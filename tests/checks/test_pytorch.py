@@ -48,7 +48,7 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 from tests.checks.envbuilder import (
     ARCH_CU126,
     ARCH_CU128,

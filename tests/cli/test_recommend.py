@@ -18,7 +18,7 @@ INPUTS = sorted([*(FIXTURES / "envs").glob("*.json"),
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
 def test_reads_what_check_reads(path: Path) -> None:
     """The same file never makes check exit 0 and recommend exit 2: both read it through
-    `gpudoctor.reports.read_inputs`. (Before, recommend --from-snapshot read snapshots alone:
+    `gpudoctor.reports.read.read_inputs`. (Before, recommend --from-snapshot read snapshots alone:
     exit 2 'not a usable gpudoctor snapshot: not JSON' on each of the 60 pasted reports.)"""
     checked = invoke("check", "--from-report", str(path), "--format", "json")
     for option in ("--from-report", "--from-snapshot"):

@@ -274,7 +274,7 @@ TORCH_LINE = re.compile(r"\bpip3? install(?: -[-\w]+)* torch(?![-\w])")
 def _environments() -> list[tuple[str, Environment]]:
     found = [(p.name, loads(p.read_text())) for p in sorted(ENVS.glob("*.json"))]
     try:
-        from gpudoctor.reports import ReportError, read_reports  # type: ignore[attr-defined]
+        from gpudoctor.reports.read import ReportError, read_reports  # type: ignore[attr-defined]
     except ImportError:
         return found  # the report readers are not there yet
     for path in sorted(REPORTS.rglob("*")) if REPORTS.is_dir() else ():
@@ -373,7 +373,7 @@ def test_a_real_report_gets_a_wheel_for_its_python(tables: Tables) -> None:
     """https://github.com/vllm-project/vllm (the corpus file's source): Python 3.10.12 on
     Ubuntu 22.04, an RTX 4090, driver 535: a release with cp310 wheels, run in full."""
     name = "collect_env-rtx4090-cu121-driver535-compat.txt"
-    from gpudoctor.reports import read_reports
+    from gpudoctor.reports.read import read_reports
 
     env = read_reports([(name, (REPORTS / name).read_text(encoding="utf-8"))])
     a = torch_advice(env, tables)

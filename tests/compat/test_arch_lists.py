@@ -33,7 +33,7 @@ from gpudoctor.checks.pytorch import check_gpu_arch
 from gpudoctor.compat import Tables, TorchRelease, TorchVariant
 from gpudoctor.compat.rules import arch_in_build
 from gpudoctor.model import Status
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 from tests.checks.envbuilder import reported_env, reported_gpu, reported_torch
 
 BUILDER = "https://github.com/pytorch/builder/blob/{}/{}"

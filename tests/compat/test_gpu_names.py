@@ -16,7 +16,7 @@ import pytest
 
 from gpudoctor.compat import Tables, gpu_names
 from gpudoctor.model import Unavailable
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -261,7 +261,7 @@ def test_cubins_beat_an_old_ptx_for_a_newer_gpu(tables: Tables) -> None:
     Before, the PTX-only list counted as confirmed and the pick was torch 1.5.1."""
     name = "r1-016.txt"
     path = TESTS / "fixtures" / "heldout" / "round3" / "reports-A"
-    from gpudoctor.reports import read_reports
+    from gpudoctor.reports.read import read_reports
     rec = recommend(read_reports([(name, (path / name).read_text(encoding="utf-8"))]), tables)
     assert rec.torch is not None
     assert (rec.torch.version, rec.torch.variant) == ("1.7.1", "cu110"), rec.torch

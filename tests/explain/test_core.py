@@ -12,7 +12,7 @@ from gpudoctor.compat import load_tables
 from gpudoctor.explain import State, explain
 from gpudoctor.explain.core import _diagnose
 from gpudoctor.model import CheckId, Environment, Finding, Layer, Result, Severity, Status
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"

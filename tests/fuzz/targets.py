@@ -358,7 +358,7 @@ def _too_big(text: str) -> bool:
 
 def report_target(text: str) -> str:
     """`check --from-report FILE`: collect_env, nvidia-smi (table, -q, -q -x), issue bodies."""
-    from gpudoctor.reports import ReportError, read_reports
+    from gpudoctor.reports.read import ReportError, read_reports
 
     if _too_big(text):
         return REFUSED

@@ -13,7 +13,7 @@ from typing import Any
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 if sys.version_info >= (3, 11):
     import tomllib

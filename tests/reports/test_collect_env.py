@@ -21,7 +21,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 from tests.reports.reading_kit import statuses
 from tests.reports.report_excerpts import (
     COLLECT_ENV_4090_CU117,

@@ -22,7 +22,7 @@ else:  # Python 3.10
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import Tables, load_tables
 from gpudoctor.model import Status
-from gpudoctor.reports import ReportError, read_reports
+from gpudoctor.reports.read import ReportError, read_reports
 
 pytestmark = pytest.mark.subprocess  # runs gpudoctor in new processes
 

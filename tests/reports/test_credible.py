@@ -9,8 +9,8 @@ import pytest
 
 from gpudoctor.compat import load_tables
 from gpudoctor.model import NvmlFacts, Reason, Unavailable
-from gpudoctor.reports import read_inputs, read_reports
 from gpudoctor.reports.credible import credible_driver_cuda
+from gpudoctor.reports.read import read_inputs, read_reports
 
 ROOT = Path(__file__).resolve().parents[2]
 SMI = ROOT / "tests" / "fixtures" / "reports" / "nvidia_smi-k8s-v100s-450-device-plugin.txt"

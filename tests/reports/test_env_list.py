@@ -14,7 +14,8 @@ import pytest
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime, Unavailable
-from gpudoctor.reports import ReportError, env_list, read_reports
+from gpudoctor.reports import env_list
+from gpudoctor.reports.read import ReportError, read_reports
 
 HELDOUT_C = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
 

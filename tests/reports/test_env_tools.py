@@ -23,7 +23,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 HELDOUT_A = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round3" / "reports-A"
 
@@ -156,7 +156,7 @@ def test_bare_nvcc_version_is_the_toolkit() -> None:
 
 def test_a_tool_report_without_torch_or_gpus_is_not_a_report() -> None:
     """A line that starts such a report, alone, states nothing: refused as before."""
-    from gpudoctor.reports import ReportError
+    from gpudoctor.reports.read import ReportError
 
     with pytest.raises(ReportError):
         read_reports([("notes", "sys.platform: linux\nnothing else\n")])

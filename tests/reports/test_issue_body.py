@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpudoctor.model import TorchFacts
-from gpudoctor.reports import read_reports
 from gpudoctor.reports.issue_body import find_blocks
+from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
 from tests.reports.report_excerpts import (
     COLLECT_ENV_WSL_4070,

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.model import NvmlFacts, Reason, Status, Unavailable
-from gpudoctor.reports import ReportError, kernel_log, read_reports
+from gpudoctor.reports import kernel_log
+from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports import report_excerpts as E
 from tests.reports.reading_kit import statuses
 

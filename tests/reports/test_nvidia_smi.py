@@ -16,8 +16,8 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports import ReportError, read_reports
 from gpudoctor.reports.nvidia_smi import bus_id
+from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports.reading_kit import (
     FIXTURES,
     HELDOUT_A,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
 from gpudoctor.model import GpuFacts, NvmlFacts, Status, Unavailable
-from gpudoctor.reports import nvidia_smi_list, read_reports
+from gpudoctor.reports import nvidia_smi_list
+from gpudoctor.reports.read import read_reports
 
 # https://github.com/pytorch/pytorch/issues/99137 — the Versions section, as pasted
 VERSIONS_99137 = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports import ReportError, read_reports
+from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports.report_excerpts_q import (
     Q_396_GTX1080_CUT,
     Q_460_A100,

@@ -23,7 +23,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 from tests.reports.reading_kit import (
     FIXTURES,
     RECORDED,

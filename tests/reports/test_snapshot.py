@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.reports import ReportError, read_reports
+from gpudoctor.reports.read import ReportError, read_reports
 from gpudoctor.reports.snapshot import looks_like, read
 from gpudoctor.snapshot import dumps, loads
 from tests.reports.report_excerpts import ISSUE

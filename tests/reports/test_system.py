@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.model import Environment, HostFacts, Reason, Status, Unavailable
-from gpudoctor.reports import ReportError, read_reports, system
+from gpudoctor.reports import system
+from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports.reading_kit import statuses
 
 HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout"

@@ -20,7 +20,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
-from gpudoctor.reports import read_reports
+from gpudoctor.reports.read import read_reports
 
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.model import Environment, Reason, Status, TorchFacts, TorchRuntime, Unavailable
-from gpudoctor.reports import ReportError, read_reports, torch_prints
+from gpudoctor.reports import torch_prints
+from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports.reading_kit import statuses
 
 REPORTS = Path(__file__).parents[1] / "fixtures" / "reports"

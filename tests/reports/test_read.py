@@ -12,7 +12,7 @@ import pytest
 
 from gpudoctor.compat import load_tables
 from gpudoctor.model import NvmlFacts, Reason, TorchFacts, Unavailable
-from gpudoctor.reports import ReportError, read_inputs, read_reports
+from gpudoctor.reports.read import ReportError, read_inputs, read_reports
 from tests.reports.report_excerpts import (
     COLLECT_ENV_4090_CU117,
     ISSUE,

@@ -1,0 +1,195 @@
+"""The one entry every command reads a saved snapshot or a pasted report through: every block
+of every input, read by its reader, merged into one Environment (see the package's docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, TypeVar
+
+from gpudoctor import __version__
+from gpudoctor.model import Environment, Reason, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.reports import (
+    collect_env,
+    env_list,
+    env_tools,
+    kernel_log,
+    nvidia_smi,
+    nvidia_smi_list,
+    nvidia_smi_q,
+    snapshot,
+    system,
+    torch_messages,
+    torch_prints,
+)
+from gpudoctor.reports.credible import credible_driver_cuda
+from gpudoctor.reports.interface import Partial, ReportError, not_reported
+from gpudoctor.reports.issue_body import Block, find_blocks
+from gpudoctor.snapshot import SnapshotError, from_data, to_data
+
+if TYPE_CHECKING:
+    from gpudoctor.compat import Tables
+
+__all__ = ["ReportError", "read_inputs", "read_reports"]
+
+EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
+            "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
+            "`nvidia-smi` (-L, -q, -q -x), torch's own messages and prints of its version, the "
+            "kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, or an issue body or "
+            "log that contains them")
+
+
+def _parse(block: Block) -> Partial | None:
+    if block.kind == "collect_env":
+        return collect_env.parse(block.text)
+    if block.kind == "nvidia-smi":
+        return nvidia_smi.parse_table(block.text)
+    if block.kind in ("nvidia-smi -q", "nvidia-smi -q -x"):
+        partial = nvidia_smi_q.parse(block.text, xml=block.kind.endswith("-x"))
+        return partial if partial.nvml is not None else None
+    if block.kind == "nvidia-smi (error)":
+        return nvidia_smi.parse_error(block.text)
+    if block.kind == "nvidia-smi -L":
+        return nvidia_smi_list.parse(block.text)
+    if block.kind == "tool env":
+        return env_tools.parse(block.text)
+    if block.kind == "nvcc":
+        return env_tools.parse_nvcc(block.text)
+    if block.kind == "nvidia-smi -q (fragment)":
+        return Partial(kind="nvidia-smi -q (a section without driver or GPU)", rank=5)
+    return None
+
+
+X = TypeVar("X")
+
+
+def _best(candidates: list[tuple[int, Partial, X]], used: list[int]) -> X | None:
+    """The fact of the block that states it best: stated beats NOT_REPORTED, then the block's
+    rank, a complete block beats a cut-off one, and an earlier block a later one."""
+    stated = [(i, p, f) for i, p, f in candidates if f is not None]
+    if not stated:
+        return None
+    i, _, fact = max(stated, key=lambda c: (
+        not (isinstance(c[2], Unavailable) and c[2].reason is Reason.NOT_REPORTED),
+        c[1].rank, c[1].complete, -c[0]))
+    used.append(i)
+    return fact
+
+
+def _merge(found: list[tuple[str, Partial]]) -> Environment:
+    used: list[int] = []
+    parts = [(i, p) for i, (_, p) in enumerate(found)]
+    host = _best([(i, p, p.host) for i, p in parts], used)
+    nvml = _best([(i, p, p.nvml) for i, p in parts], used)
+    toolkits = _best([(i, p, p.toolkits) for i, p in parts], used)
+    torch = _best([(i, p, p.torch) for i, p in parts], used)
+    cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)
+    libcuda = _best([(i, p, p.libcuda) for i, p in parts], used)
+    sources = [f"{p.kind}{'' if p.complete else ' (cut off)'} in {found[i][0]}"
+               for i, p in parts]  # every block read, whether or not its facts won
+    return Environment(
+        gpudoctor_version=__version__,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        host=host if host is not None else not_reported(
+            "the host (environment variables, device nodes, /dev/shm) is not in the report"),
+        nvml=nvml if nvml is not None else not_reported(
+            "the NVIDIA driver is not in the report (no nvidia-smi output, no collect_env "
+            "driver line)"),
+        libcuda=libcuda if libcuda is not None else not_reported(
+            "libcuda's view of the driver is not in the report"),
+        toolkits=toolkits if toolkits is not None else not_reported(
+            "the CUDA toolkit is not in the report"),
+        torch=torch if torch is not None else not_reported(
+            "PyTorch is not in the report (no collect_env output)"),
+        cudnn=cudnn if cudnn is not None else not_reported("cuDNN is not in the report"),
+        sources=tuple(dict.fromkeys(sources)),
+    )
+
+
+def _with_init_error(part: Partial, messages: Partial) -> Partial:
+    """A collect_env block whose torch finds no CUDA and gives no reason, with the reason
+    torch printed elsewhere in the paste (its warning above the block, where the
+    "Collecting environment information..." line that starts the block is missing)."""
+    rt = part.torch.runtime if isinstance(part.torch, TorchFacts) else None
+    said = messages.torch.runtime if isinstance(messages.torch, TorchFacts) else None
+    if (not isinstance(rt, TorchRuntime) or rt.cuda_available is not False
+            or not isinstance(said, TorchRuntime) or not isinstance(said.cuda_init_error, str)
+            or not (isinstance(rt.cuda_init_error, Unavailable)
+                    and rt.cuda_init_error.reason is Reason.NOT_REPORTED)):
+        return part
+    assert isinstance(part.torch, TorchFacts)
+    return replace(part, torch=replace(part.torch, runtime=replace(
+        rt, cuda_init_error=said.cuda_init_error)))
+
+
+def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
+    """One Environment from every (name, text) given; see the module.
+
+    Raises `ReportError` (one line, naming the input) for an input in which nothing is
+    recognised, and for a JSON object that is not a usable snapshot. A snapshot is complete in
+    itself: it is returned as it is, and wins over the other inputs.
+    """
+    found: list[tuple[str, Partial]] = []
+    snapshots: list[Environment] = []
+    for name, text in items:
+        if snapshot.looks_like(text):
+            snapshots.append(snapshot.read(text, name))
+            continue
+        recognised = False
+        for block in find_blocks(text):
+            if block.kind == "snapshot":
+                snapshots.append(snapshot.read(block.text, f"{name} (line {block.line})"))
+                recognised = True
+            elif (partial := _parse(block)) is not None:
+                found.append((name, partial))
+                recognised = True
+        if not any(n == name and p.torch is not None for n, p in found):
+            # where no block says what torch is: a Markdown list of versions, else (for torch)
+            # torch's own prints
+            for reader in (env_list, torch_prints):
+                stated = reader.parse(text)
+                if stated is not None:
+                    found.append((name, stated))
+                    recognised = True
+                    if stated.torch is not None:
+                        break
+        partial = torch_messages.parse(text)  # anywhere in the text
+        if partial is not None and any(p.torch is not None for n, p in found if n == name):
+            found = [(n, _with_init_error(p, partial)) if n == name else (n, p)
+                     for n, p in found]
+            partial = replace(partial, torch=None)  # collect_env read the warning in its block
+        if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
+            found.append((name, partial))
+            recognised = True
+        for reader in (kernel_log, system):  # the kernel's and the system tools' outputs,
+            stated = reader.parse(text)  # anywhere in the text
+            if stated is not None:
+                found.append((name, stated))
+                recognised = True
+        if not recognised:
+            raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
+    if snapshots:
+        return snapshots[0]
+    return _merge(found)
+
+
+def read_inputs(items: Sequence[tuple[str, str]], tables: Tables) -> Environment:
+    """The one entry for what a user saved or pasted, whichever command reads it (`check`,
+    `recommend`, `explain --from-report`, `diff`): `read_reports`, the result held to the rules
+    a snapshot is (`possible`), and a driver's CUDA version no driver can report set aside
+    (`credible_driver_cuda`). Raises ReportError, one line naming the input."""
+    return credible_driver_cuda(possible(read_reports(items), items), tables)
+
+
+def possible(env: Environment, items: Sequence[tuple[str, str]]) -> Environment:
+    """`env` read from pasted reports, held to the rules a snapshot is (`gpudoctor.snapshot`:
+    a version of 5000 digits, a negative memory size): what a report states that no machine
+    has is a ReportError naming the field, as for a snapshot, never a crash in a check."""
+    try:
+        from_data(Environment, to_data(env))
+    except SnapshotError as e:
+        names = ", ".join(name for name, _ in items)
+        raise ReportError(f"{names} states what no machine has: {e}") from None
+    return env
