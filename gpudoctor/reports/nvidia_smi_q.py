@@ -25,15 +25,18 @@ from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, not_reported, stated_driver
 from gpudoctor.versions import encode_cuda_version
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
 START_XML = re.compile(r"<nvidia_smi_log>")
-# a section of -q pasted on its own, with no banner, driver or GPU: recognised, but it states
-# nothing the Environment can hold (its counters belong to no GPU the report names)
-FRAGMENT = re.compile(r"^\s+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
-                      r"Reasons)\s*$")
+# a section of -q pasted on its own, with no banner, driver or GPU (`nvidia-smi -q | grep -A5
+# Fabric`): recognised; only a Fabric section states facts the Environment can hold (that the
+# driver answers, and each GPU's fabric registration and health: `parse_fragment`); the
+# counters of the others belong to no GPU the report names
+_SECTIONS = (r"^\s+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
+             r"Reasons)\s*$")
+FRAGMENT = re.compile(rf"{_SECTIONS}|^\s*Fabric\s*$")  # Fabric: also unindented (`grep -A4`)
 LONGEST = 1000  # no -q line is longer; longer ones are not read (and no regex sees them)
 
 
@@ -147,6 +150,16 @@ _FIELDS: dict[str, tuple[_Paths, _Paths]] = {
     "recovery": ((("GPU Recovery Action",),), (("gpu_recovery_action",),)),
     "fabric_state": ((("Fabric", "State"),), (("fabric", "state"),)),
     "fabric_status": ((("Fabric", "Status"),), (("fabric", "status"),)),
+    "fabric_summary": ((("Fabric", "Health", "Summary"),), (("fabric", "health", "summary"),)),
+}
+# the fabric health flags under Fabric > Health (drivers from 550), by their key as -q prints
+# it (lower case, "_" for spaces, as the XML's tags), with the problem each names in NVML's
+# words (probes.nvml_health.FABRIC_HEALTH_BITS): a flag is a problem when "True"
+_FABRIC_FLAGS = {
+    "route_recovery_in_progress": "Route Recovery In Progress",
+    "route_unhealthy": "Route Unhealthy",
+    "access_timeout_recovery": "Access Timeout Recovery In Progress",
+    "access_timeout_recovery_in_progress": "Access Timeout Recovery In Progress",
 }
 # ECC counters: (text names, xml names) under ECC Errors / Volatile|Aggregate
 _UNC = (("SRAM Uncorrectable", "SRAM Uncorrectable Parity", "SRAM Uncorrectable SEC-DED",
@@ -297,8 +310,29 @@ def _health(g: _Gpu) -> GpuHealth:
         recovery_action=g.text("recovery", "the GPU recovery action"),
         fabric_state=g.text("fabric_state", "the NVSwitch fabric state"),
         fabric_status=g.text("fabric_status", "the NVSwitch fabric status"),
+        fabric_health=_fabric_health(g),
+        fabric_health_summary=g.text("fabric_summary", "the NVSwitch fabric's health summary"),
         processes=_processes(g),
     )
+
+
+def _fabric_health(g: _Gpu) -> tuple[str, ...] | Unavailable:
+    """The problems the Fabric > Health flags name (empty: none); NOT_REPORTED without them."""
+    node = g.node.find("fabric", "health") if g.xml else g.node.find("Fabric", "Health")
+    if node is None or not node.children:
+        return not_reported("the NVSwitch fabric's health flags are not in the report")
+    found: list[str] = []
+    for c in node.children:
+        key = re.sub(r"\W+", "_", c.key.strip().lower())
+        value = (c.value or "").strip()
+        if key == "bandwidth" and value.lower() not in ("", "full", "n/a"):
+            found.append("Degraded Bandwidth")
+        elif key in _FABRIC_FLAGS and value.lower() == "true":
+            found.append(_FABRIC_FLAGS[key])
+        elif key == "incorrect_configuration" and value.lower() not in (
+                "", "none", "n/a", "false", "not supported"):
+            found.append(f"Incorrect Configuration: {value[:60]}")
+    return tuple(dict.fromkeys(found))
 
 
 def _processes(g: _Gpu) -> tuple[GpuProcess, ...] | Unavailable:
@@ -345,6 +379,24 @@ def _gpu_facts(index: int, g: _Gpu) -> GpuFacts:
         health=_health(g),
         compute_mode=g.text("compute_mode", "the compute mode"),
     )
+
+
+def parse_fragment(text: str) -> Partial | None:
+    """A section of `-q` pasted alone: its Fabric sections, one per GPU in order, with each
+    GPU's fabric registration and health (nvidia-smi printed them: the driver answers); no
+    facts from the other sections (kind only). None: only a line "Fabric", with no State
+    under it (a word in prose, not nvidia-smi's)."""
+    tree = _text_tree(text)
+    fabrics = [n for n in _walk(tree) if n.key == "Fabric" and n.find("State") is not None]
+    if not fabrics:
+        if not re.search(_SECTIONS, text, re.MULTILINE):
+            return None
+        return Partial(kind="nvidia-smi -q (a section without driver or GPU)", rank=5)
+    why = "is not in the report (a Fabric section of nvidia-smi -q alone)"
+    gpus = tuple(_gpu_facts(i, _Gpu(_Node(f"GPU {i}", None, [f]), xml=False))
+                 for i, f in enumerate(fabrics[:64]))
+    return Partial(kind="nvidia-smi -q (its Fabric section)", rank=5,
+                   nvml=stated_driver("nvidia-smi -q", why, gpus))
 
 
 def parse(text: str, xml: bool) -> Partial:

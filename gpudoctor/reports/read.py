@@ -58,7 +58,7 @@ def _parse(block: Block) -> Partial | None:
     if block.kind == "nvcc":
         return env_tools.parse_nvcc(block.text)
     if block.kind == "nvidia-smi -q (fragment)":
-        return Partial(kind="nvidia-smi -q (a section without driver or GPU)", rank=5)
+        return nvidia_smi_q.parse_fragment(block.text)
     return None
 
 

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from gpudoctor.model import Environment, GpuFacts, GpuHealth, NvmlFacts, Reason, Unavailable
+from gpudoctor.model import (
+    Environment,
+    GpuFacts,
+    GpuHealth,
+    NvmlFacts,
+    Reason,
+    Status,
+    Unavailable,
+)
 from gpudoctor.reports.read import ReportError, read_reports
+from tests.reports.reading_kit import statuses
 from tests.reports.report_excerpts_q import (
     Q_396_GTX1080_CUT,
     Q_460_A100,
@@ -109,3 +120,55 @@ def test_xml_entities_are_refused() -> None:
             "<driver_version>&a;</driver_version></nvidia_smi_log>")
     with pytest.raises(ReportError, match="no report recognised"):
         read_reports([("bomb.xml", bomb)])
+
+
+# --------------------------------------------------------------------------- a Fabric section
+# Two real pastes of `nvidia-smi -q`'s Fabric section alone (round 5's development reports,
+# labelled blind: tests/fixtures/heldout/round5/reports-D/index.toml):
+# r8-009 https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/626 (indented, from
+# `grep -C3`), and r8-010 https://github.com/Azure/azhpc-images/pull/506 (unindented).
+ROUND5 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round5" / "reports-D"
+
+
+def _fabric_of(name: str) -> tuple[GpuHealth, dict[str, Status]]:
+    env = read_reports([(name, (ROUND5 / name).read_text(encoding="utf-8"))])
+    assert env.sources == (f"nvidia-smi -q (its Fabric section) in {name}",)
+    return _health(_gpu(env)), statuses(env)
+
+
+def test_a_fabric_section_alone_whose_health_is_unhealthy_fails_gd112() -> None:
+    h, status = _fabric_of("r8-009.md")
+    assert (h.fabric_state, h.fabric_status) == ("Completed", "Success")
+    assert h.fabric_health_summary == "Unhealthy"
+    assert h.fabric_health == ()  # Bandwidth Full, no flag: the summary alone decides
+    assert status["GD112"] is Status.FAIL
+    assert status["GD101"] is Status.PASS  # nvidia-smi answered: the driver is loaded
+    assert _reason(h.ecc_mode) is Reason.NOT_REPORTED  # nothing else is made up
+
+
+def test_an_unindented_fabric_section_whose_status_is_an_error_fails_gd112() -> None:
+    h, status = _fabric_of("r8-010.md")
+    assert (h.fabric_state, h.fabric_status) == ("Completed", "Insufficient Resources")
+    assert _reason(h.fabric_health_summary) is Reason.NOT_REPORTED
+    assert status["GD112"] is Status.FAIL
+
+
+def test_fabric_health_flags_name_their_problems() -> None:
+    text = "\n".join([
+        "    Fabric", "        State                             : Completed",
+        "        Status                            : Success",
+        "        Health", "            Bandwidth                     : Degraded",
+        "            Route Recovery in progress    : False",
+        "            Route Unhealthy               : True",
+        "            Summary                       : Limited Capacity"])
+    env = read_reports([("fabric", text)])
+    h = _health(_gpu(env))
+    assert h.fabric_health == ("Degraded Bandwidth", "Route Unhealthy")
+    assert statuses(env)["GD112"] is Status.WARN
+
+
+@pytest.mark.parametrize("text", [
+    "Fabric\n\nwe use an NVLink fabric", "the fabric is down\nFabric\nState of the art"])
+def test_the_word_fabric_alone_is_no_report(text: str) -> None:
+    with pytest.raises(ReportError):
+        read_reports([("prose", text)])
