@@ -284,6 +284,16 @@ def driver_unknown(env: Environment) -> bool:
     return not is_reported(env.nvml) and not driver_present(env)
 
 
+def container_lost_devices(env: Environment) -> bool:
+    """Whether NVML fails with its "Unknown Error" in a container: the container lost access
+    to the device nodes it had (its cgroup device rules rewritten by a `systemctl
+    daemon-reload` on the host), a fault of the container's wiring, not of the driver."""
+    nvml = env.nvml
+    return (isinstance(env.host, HostFacts) and isinstance(env.host.container, str)
+            and isinstance(nvml, Unavailable)
+            and "Unknown Error" in f"{nvml.message} {nvml.detail}")
+
+
 def gpu_details(g: GpuFacts) -> list[str]:
     """What is known of a GPU beyond its name, for evidence: "sm_90", "80 GiB", the bus id."""
     parts = []

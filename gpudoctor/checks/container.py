@@ -16,11 +16,6 @@ TOOLKIT_URL = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolki
                "troubleshooting.html")
 
 
-def _unknown_error(nvml: object) -> bool:
-    """NVML's "Unknown Error" at init: in a container, lost cgroup device access."""
-    return isinstance(nvml, Unavailable) and "Unknown Error" in f"{nvml.message} {nvml.detail}"
-
-
 @check("GD505", "container-gpu-access", "a container is wired to the GPUs", Layer.HOST,
        Severity.ERROR, "container, /dev/nvidia*, libnvidia-ml.so.1, NVML, CDI specs",
        reads={"host", "nvml"})
@@ -54,6 +49,18 @@ def check_container(env: Environment, tables: Tables) -> Finding:
         return skipped(host.container.message, cdi)
     if not host.container:
         return skipped("not in a container", cdi)
+    nodes = [n.path for n in host.dev_nodes if n.path != "/dev/dxg"] if isinstance(
+        host.dev_nodes, tuple) else None
+    if V.container_lost_devices(env) and nodes != [] and host.wsl is not True:
+        # device nodes it had (or a report that does not list them: NVML's "Unknown Error",
+        # not "not found", says its libraries and nodes were there)
+        return failed(
+            f"NVML fails with 'Unknown Error' in this container ({host.container}): it lost "
+            "access to its GPU devices (after `systemctl daemon-reload` on the host, systemd "
+            "rewrites the container's cgroup device rules)",
+            f"restart the container; to stop it recurring, run it through CDI (nvidia-ctk cdi "
+            f"generate) or follow {TOOLKIT_URL}",
+            (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
     if isinstance(visible, Unavailable) or isinstance(host.dev_nodes, Unavailable):
         return skipped(f"this {host.container} container's environment or device nodes are "
@@ -69,13 +76,6 @@ def check_container(env: Environment, tables: Tables) -> Finding:
     if visible is not None and container_hides_every_gpu(visible):
         return noted(f"NVIDIA_VISIBLE_DEVICES={visible!r}: this container hides every GPU on "
                      "purpose", "unset it, or set it to all, to use the GPUs", ev)
-    if _unknown_error(env.nvml) and nodes:
-        return failed(
-            "NVML fails with 'Unknown Error' in a container that has /dev/nvidia*: it lost "
-            "access to the devices (after `systemctl daemon-reload` on the host, systemd "
-            "rewrites the container's cgroup device rules)",
-            f"restart the container; to stop it recurring, run it through CDI (nvidia-ctk cdi "
-            f"generate) or follow {TOOLKIT_URL}", ev)
     start = ("restart it with GPU access: docker run --gpus all … (or --device "
              "nvidia.com/gpu=all with CDI; in Kubernetes, a nvidia.com/gpu resource limit)")
     if not nodes:

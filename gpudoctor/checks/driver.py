@@ -120,6 +120,10 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if nvml.reason is Reason.PERMISSION_DENIED:  # the device nodes' failure: GD502 fails
         return skipped("no permission to talk to the NVIDIA driver, so whether it is loaded "
                        "is not known here (see GD502)", evidence)
+    if V.container_lost_devices(env):  # the container's fault, counted once: GD505 fails
+        return skipped("NVML fails with 'Unknown Error' inside a container: the container "
+                       "lost its device access, the host's driver is not in question (see "
+                       "GD505)", evidence)
     install = install_driver(env, tables)
     if not signs and V.pasted(env) and nvml.reason is Reason.NOT_INSTALLED:
         # a report that shows no driver ("nvidia-smi: command not found", collect_env's "Could

@@ -74,7 +74,10 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      Reason.NOT_INSTALLED,
      "nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is installed "
      "(or, in a container, GPU support was not requested)"),
-    (re.compile(r"Failed to initialize NVML: (.+)"), Reason.ERROR,
+    # NVML's own text (nvmlErrorString: "Unknown Error", "GPU access blocked by the operating
+    # system" …) ends the line, or a quote, backtick or full stop of the prose around it
+    (re.compile(r"Failed to initialize NVML: ([^`\"'\n]{1,80}?)[ \t]*(?:[`\"']|\.(?=\s|$)|$)",
+                re.MULTILINE), Reason.ERROR,
      "nvidia-smi could not initialise NVML"),
     (NO_DEVICES, Reason.ERROR,
      "nvidia-smi found no GPU ('No devices were found'): the driver is loaded but sees none"),

@@ -167,7 +167,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))
-                recognised = True
+                recognised = recognised or stated.kind != system.CONTAINER_ONLY
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

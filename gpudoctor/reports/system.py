@@ -10,8 +10,14 @@ the host facts they state.
   log's lines of the nouveau driver for a PCI address ("nouveau 0000:01:00.0: DRM: VRAM: 2048
   MiB": nouveau holds that GPU).
 
-Every other host fact (the OS, the environment, /dev/shm, the container) stays
-Unavailable(NOT_REPORTED).
+- that the text ran in a container: a command that enters or starts one (`docker run|exec`,
+  `podman run|exec`, `kubectl exec`), docker's default prompt (`root@<12 hex digits of the
+  container's id>:`), or prose that says so ("inside the container", "in the pod"). Alone
+  it is no report (a text that names a container says nothing of its GPU stack); beside
+  one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
+  driver fault.
+
+Every other host fact (the OS, the environment, /dev/shm) stays Unavailable(NOT_REPORTED).
 """
 
 from __future__ import annotations
@@ -36,6 +42,18 @@ _LSPCI = re.compile(r"^[ \t]*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\
                     r"((?:\n[ \t]+[^\n]*){0,40})", re.MULTILINE)
 _IN_USE = re.compile(r"Kernel driver in use:[ \t]*([\w-]+)")
 _PCI_ID = re.compile(r"\[(10de:[0-9a-f]{4})\]")
+_CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bkubectl[ \t]+(?:exec|debug|run)\b"), "kubernetes"),
+    (re.compile(r"\bdocker(?:[ \t]+container)?[ \t]+(?:run|exec|attach)\b"
+                r"|\bdocker[ -]compose[ \t]+(?:run|exec|up)\b"), "docker"),
+    (re.compile(r"\bpodman[ \t]+(?:run|exec)\b"), "podman"),
+    (re.compile(r"^[^\n@]{0,40}\broot@[0-9a-f]{12}:", re.MULTILINE), "docker"),
+    (re.compile(r"(?i:\b(?:inside|in|into|within|from)[ \t]+(?:the|a|my|our|this|that)[ \t]+"
+                r"(?:k8s[ \t]+|kubernetes[ \t]+)?pod\b)"), "kubernetes"),
+    (re.compile(r"(?i:\b(?:inside|in|into|within|from)[ \t]+(?:the|a|my|our|this|that)[ \t]+"
+                r"(?:docker[ \t]+|podman[ \t]+)?container\b)"), "container"),
+)
+CONTAINER_ONLY = "a container the text names"
 _NOUVEAU = re.compile(r"\bnouveau ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 
 
@@ -75,27 +93,39 @@ def _pci(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     return tuple(gpus.values()), tuple(bound.items())
 
 
+def _container(text: str) -> str | None:
+    """The kind of container the text shows it ran in ("docker", "podman", "kubernetes",
+    "container"), None when it shows none."""
+    return next((kind for pattern, kind in _CONTAINER if pattern.search(text)), None)
+
+
 def parse(text: str) -> Partial | None:
-    """The host facts the system's tools state in `text`, None when it states none."""
+    """The host facts the system's tools state in `text`, None when it states none; a text
+    that names a container and nothing else: kind CONTAINER_ONLY (read beside a report, never
+    one alone)."""
     text = text[:LONGEST].replace("\r\n", "\n")
     nodes = _nodes(text)
     gpus, bound = _pci(text)
-    if nodes is None and not gpus:
+    container = _container(text)
+    if nodes is None and not gpus and container is None:
         return None
     shows = " and ".join(what for what, shown in (("ls -l /dev/nvidia*", nodes is not None),
-                                                  ("the PCI bus", bool(gpus))) if shown)
+                                                  ("the PCI bus", bool(gpus)),
+                                                  ("that it ran in a container", bool(container)))
+                         if shown)
 
     def absent(what: str) -> Unavailable:
         return not_reported(f"{what}: not in the report (it shows only {shows})")
 
-    return Partial(kind="system tools' output", rank=1, host=HostFacts(
+    kind = "system tools' output" if nodes is not None or gpus else CONTAINER_ONLY
+    return Partial(kind=kind, rank=1, host=HostFacts(
         os_name=absent("the OS"),
         kernel=absent("the kernel"),
         machine=absent("the machine's architecture"),
         glibc=absent("glibc"),
         python_version=absent("the Python version"),
         python_executable=absent("the interpreter"),
-        container=absent("whether this runs in a container"),
+        container=container or absent("whether this runs in a container"),
         wsl=absent("whether this is WSL"),
         env=absent("the environment variables"),
         ld_library_path_missing=absent("LD_LIBRARY_PATH"),

@@ -126,3 +126,55 @@ def test_what_is_not_read(text: str) -> None:
     assert system.parse(text) is None
     with pytest.raises(ReportError):
         read_reports([("issue", text)])
+
+
+# --------------------------------------------------------------------------- a container
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("$ kubectl exec -it trainer-0 -- nvidia-smi\n", "kubernetes"),
+    ("sudo docker run --rm -it nvcr.io/nvidia/pytorch:24.05-py3 bash\n", "docker"),
+    ("docker compose up -d\n", "docker"),
+    ("podman exec -it dev nvidia-smi\n", "podman"),
+    ("root@00921839c781:/anomalib# nvidia-smi\n", "docker"),  # docker's default hostname
+    ("SSH into the container: `ssh <run-name>`\n", "container"),
+    ("the same script works inside the pod\n", "kubernetes"),
+])
+def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None:
+    partial = system.parse(text)
+    assert partial is not None and partial.kind == system.CONTAINER_ONLY
+    assert _host(read_reports([("issue", "Failed to initialize NVML: Unknown Error\n" + text)])
+                 ).container == kind
+
+
+@pytest.mark.parametrize("text", [
+    "we ship a container image\n",  # no "in/inside the container"
+    "docker pull nvidia/cuda:12.4.0-base\n",  # pulling runs nothing
+    "root@myserver:~# nvidia-smi\n",  # a named host, not a container's id
+])
+def test_what_is_no_container(text: str) -> None:
+    assert system.parse(text) is None
+
+
+def test_a_text_that_names_a_container_and_nothing_else_is_no_report() -> None:
+    with pytest.raises(ReportError):
+        read_reports([("issue", "It fails inside the container, works on the host.\n")])
+
+
+def test_nvml_unknown_error_in_a_container_is_its_lost_device_access() -> None:
+    # https://github.com/dstackai/dstack/issues/2601 (round 5's development report r8-012):
+    # NVML's "Unknown Error" in a container after `systemctl daemon-reload` on the host
+    text = (HELDOUT / "round5" / "reports-D" / "r8-012.md").read_text(encoding="utf-8")
+    env = read_reports([("r8-012.md", text)])
+    assert _host(env).container == "container"
+    assert isinstance(env.nvml, Unavailable)
+    assert env.nvml.message.endswith("NVML: Unknown Error")  # not the prose after it
+    status = statuses(env)
+    assert status["GD505"] is Status.FAIL
+    assert status["GD101"] is Status.SKIP  # one cause, counted once: not the host's driver
+
+
+def test_nvml_unknown_error_outside_a_container_stays_a_driver_failure() -> None:
+    env = read_reports([("issue", "$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n")])
+    status = statuses(env)
+    assert (status["GD101"], status["GD505"]) == (Status.FAIL, Status.SKIP)
