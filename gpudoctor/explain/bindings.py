@@ -56,6 +56,8 @@ def binding_codes(cat: Catalog, text: str, lowered: str) -> Found:
             yield cat.codes.get(name), (m.start(), m.end(), m.group(0))
     if "nvml" in lowered:
         yield from _nvml(cat, text, lowered)
+    if "(" in text:
+        yield from nvml_numbered(text)
     variants = _variants()
     if "cuda" in lowered or "cuerror" in lowered or "drivererror" in lowered:
         for m in hits(_VARIANT, text):
@@ -73,6 +75,20 @@ def binding_codes(cat: Catalog, text: str, lowered: str) -> Found:
                                                               line_of(text, m.start()))
 
 
+@cache
+def _nvml_phrases() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, Code]]:
+    """NVML's messages of two words or more ("Insufficient Permissions", "GPU is lost"), as
+    one pattern of them anywhere on a line that names NVML (pynvml's "could not be
+    initialized Insufficient Permissions"), and one of them with their number after them
+    ("GPU is lost (15)": message and number agreeing name the code without NVML's name)."""
+    codes = {c.message.lower(): c for c in load_catalog().codes.values()
+             if c.stem == "nvml" and " " in c.message.strip()}
+    words = "|".join(re.escape(m) for m in sorted(codes, key=len, reverse=True))
+    on_line = re.compile(rf"nvml[^\n]{{0,160}}?\b(?P<msg>{words})\b", re.I)  # at "nvml": anchored
+    numbered = re.compile(rf"\b(?P<msg>{words})[ \t]{{0,4}}\((?P<n>\d{{1,3}})\)", re.I)
+    return on_line, numbered, codes
+
+
 def _nvml(cat: Catalog, text: str, lowered: str) -> Found:
     for m in anchored(_NVML_CLASS, text, lowered, "nvmlerror_"):
         name = "NVML_ERROR_" + _snake(m[1])
@@ -83,6 +99,18 @@ def _nvml(cat: Catalog, text: str, lowered: str) -> Found:
                 if c.stem == "nvml" and c.message}
     for m in anchored(_NVML_MESSAGE, text, lowered, "nvml"):
         yield messages.get(m["msg"].strip().rstrip(".").lower()), (m.start(), m.end(), m.group(0))
+    on_line, _, phrases = _nvml_phrases()
+    for m in anchored(on_line, text, lowered, "nvml"):
+        yield phrases.get(m["msg"].lower()), (m.start("msg"), m.end(), line_of(text, m.start()))
+
+
+def nvml_numbered(text: str) -> Found:
+    """NVML's message followed by its own number ("GPU is lost (15)"), NVML named or not."""
+    _, numbered, phrases = _nvml_phrases()
+    for m in hits(numbered, text):
+        code = phrases.get(m["msg"].lower())
+        if code is not None and code.number == int(m["n"]):
+            yield code, (m.start(), m.end(), line_of(text, m.start()))
 
 
 def _snake(camel: str) -> str:

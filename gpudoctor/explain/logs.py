@@ -29,10 +29,11 @@ from gpudoctor.explain.found import Match, derived, found, hits, kebab, slug
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
-_XID = re.compile(r"\bXid\s{0,8}(?:\((?:PCI:)?[0-9a-fA-F:.]{4,20}\))?\s{0,8}[:,]?\s{0,8}"
-                  r"(?P<n>\d{1,3})\b", re.I)
-_SXID = re.compile(r"\bSXid\s{0,8}\((?:PCI:)?[0-9a-fA-F:.]{4,20}\)\s{0,8}:\s{0,8}"
-                   r"(?P<n>\d{5})\b", re.I)
+# the PCI address as the kernel prints it, or redacted by whoever pasted it ("PCI:...",
+# "PCI:xxxx:xx:00")
+_ADDRESS = r"\((?:PCI:)?(?:[0-9a-fA-F:.]{4,20}|[0-9a-fA-FxX:.*…]{1,20})\)"
+_XID = re.compile(rf"\bXid\s{{0,8}}(?:{_ADDRESS})?\s{{0,8}}[:,]?\s{{0,8}}(?P<n>\d{{1,3}})\b", re.I)
+_SXID = re.compile(rf"\bSXid\s{{0,8}}{_ADDRESS}\s{{0,8}}:\s{{0,8}}(?P<n>\d{{5}})\b", re.I)
 _CLI = re.compile(r"nvidia-container-cli(?:\.real)?:\s{0,8}(?P<stage>[a-z]+) error:\s{0,8}"
                   r"(?P<detail>[^\n]{0,300})")
 _CUDA_REQ = re.compile(r"cuda\s{0,8}>=?\s{0,8}(?P<v>\d+\.\d+)")

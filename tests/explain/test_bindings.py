@@ -102,3 +102,28 @@ def test_a_driver_version_code_outranks_what_fails_after_it() -> None:
 ])
 def test_numbas_and_tensorrts_numbers(text: str, cls: str) -> None:
     assert best(text)[1] == cls
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # NVML's message anywhere on a line that names NVML, without a colon before it (round 5's
+    # g6-022, https://github.com/coraxx/netdata_nv_plugin/issues/1), and as others print it
+    ("python.d ERROR: nv pynvml could not be initialized Insufficient Permissions",
+     "code-nvml-error-no-permission"),
+    ("[exporter] nvml init failed with Driver Not Loaded, retrying in 5s",
+     "code-nvml-error-driver-not-loaded"),
+    # NVML's message with its own number after it, NVML unnamed (a miner's log: g10-027,
+    # https://github.com/trexminer/T-Rex/issues/642)
+    ("hwmc GPU2: unable to get fan speed - GPU is lost (15)", "code-nvml-error-gpu-is-lost"),
+    ("GPU1: cannot read temperature - Insufficient Permissions (4)",
+     "code-nvml-error-no-permission"),
+])
+def test_nvml_messages_as_monitors_print_them(text: str, code: str) -> None:
+    assert best(text)[0] == code
+
+
+@pytest.mark.parametrize("text", [
+    "GPU is lost (2)",  # the number is not GPU_IS_LOST's: no code
+    "Insufficient Permissions to write /var/log/app.log",  # no NVML, no number
+])
+def test_an_nvml_phrase_alone_names_no_code(text: str) -> None:
+    assert not best(text)[0].startswith("code-nvml")

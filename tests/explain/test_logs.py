@@ -57,3 +57,15 @@ def test_a_kernel_message_is_read_from_the_line_it_starts_on() -> None:
             "[  812.7] NVRM: driver components have the same version.\n")
     ids = [d.match.signature.id for d in explain(text, TABLES, probe=None).diagnoses]
     assert any(i.startswith("nvrm-") for i in ids), ids
+
+
+def test_an_xid_whose_address_the_user_redacted_is_still_read() -> None:
+    # round 5's g6-020 (https://github.com/NVIDIA/nccl/issues/2241: the address replaced by
+    # "..."); worded here as other pastes redact it
+    for address in ("PCI:...", "PCI:xxxx:xx:00", "****"):
+        d = best(f"kernel: NVRM: Xid ({address}): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11")
+        assert d.match.signature.id == "xid-145", address
+        assert d.match.signature.cause_class == "hardware-fault"
+    d = best("nvidia-nvswitch2: SXid (PCI:...): 12028, Non-fatal, Link 40 egress non-posted PRIV "
+             "error")
+    assert d.match.signature.id.startswith("sxid-")
