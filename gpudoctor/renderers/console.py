@@ -90,7 +90,7 @@ class ConsoleRenderer:
                     out += result_lines(r, True, indent=INDENT)
                 out.append((Text(""), False))
             else:  # a layer of a few lines: no blank line between layers
-                out += glance_lines(layer, results)
+                out += glance_lines(layer, results, self.console.width)
                 collapsed = collapsed or any(
                     verdict(r) in (Verdict.PASS, Verdict.SKIP) or r.finding.evidence
                     or cut_lists(r.finding.message) != r.finding.message for r in results)
@@ -121,12 +121,12 @@ def heading(layer: Layer, results: Sequence[Result], tail: str = "") -> Text:
     return Text.assemble((f"[{sym}] ", style), (layer.heading, "bold"), (clean(tail), "dim"))
 
 
-def glance_lines(layer: Layer, results: Sequence[Result]) -> list[Line]:
+def glance_lines(layer: Layer, results: Sequence[Result], width: int = 100) -> list[Line]:
     """A layer read at a glance: its failures, warnings and notes in full (each list in them
     cut, `cut_lists`); its passes as a count with their ids in the heading ("[✓] CUDA: 3
     passed (GD201-GD203)") where they are PASSES or more and nothing else of the layer is shown
-    in full, else each on its line; its skips as one line, grouped by cause. The Requirements
-    layer's passes always show: each answers what the user asked (`--require`)."""
+    in full, else each on its line; its skips as one line of `width`, grouped by cause. The
+    Requirements layer's passes always show: each answers what the user asked (`--require`)."""
     shown = [r for r in results if verdict(r) not in (Verdict.PASS, Verdict.SKIP)]
     passes = [r for r in results if verdict(r) is Verdict.PASS]
     skips = [r for r in results if verdict(r) is Verdict.SKIP]
@@ -135,28 +135,52 @@ def glance_lines(layer: Layer, results: Sequence[Result]) -> list[Line]:
     tail = (f": {len(passes)} passed ({id_ranges([r.check_id for r in passes])})"
             if passes and not shown else "")
     if not shown and not passes:  # nothing but skips: the heading says why
-        return [(Text.assemble(heading(layer, results, ": "), skip_summary(skips)), True)]
+        top = heading(layer, results, ": ")
+        return [(Text.assemble(top, skip_summary(skips, width - len(top.plain))), True)]
     out: list[Line] = [(heading(layer, results, tail), True)]
     for r in shown:
         out += result_lines(r, False, indent=INDENT, cut=True)
     if skips:
         sym, style = MARKS[Verdict.SKIP]
-        out.append((Text.assemble(" " * INDENT, (sym, style), " ", skip_summary(skips)), True))
+        out.append((Text.assemble(" " * INDENT, (sym, style), " ",
+                                  skip_summary(skips, width - INDENT - 2)), True))
     return out
 
 
-def skip_summary(skips: Sequence[Result]) -> Text:
+def skip_summary(skips: Sequence[Result], room: int | None = None) -> Text:
     """'12 skipped: the NVIDIA driver's libnvidia-ml.so.1 was not found (GD102, GD105-GD108,
     GD110-GD113); no NVIDIA GPU on the PCI bus (GD109)': each cause (`cause`) with the ids it
-    skipped, the largest group first."""
+    skipped, the largest group first. Given `room` (the characters one line has), a layer's
+    skips take one line where they can (`-v` names every cause): the causes that fit and the
+    others counted ('; 3 other causes (GD103, GD104, GD109)'), the ids left out where they do
+    not fit; the largest cause always shows."""
     groups: dict[str, list[str]] = {}
     for r in skips:
         groups.setdefault(cause(r.finding.message), []).append(r.check_id)
     place: dict[str, int] = {r.check_id: n for n, r in enumerate(skips)}
     ordered = sorted(_alike(groups).items(), key=lambda group: -len(group[1]))  # ties in order
-    return Text(f"{len(skips)} skipped: " + "; ".join(
-        f"{clean(why)} ({clean(id_ranges(sorted(ids, key=place.__getitem__)))})"
-        for why, ids in ordered), style="dim")
+    head = f"{len(skips)} skipped: "
+
+    def ids_of(groups: Sequence[tuple[str, list[str]]]) -> str:
+        return clean(id_ranges(sorted((i for _, ids in groups for i in ids),
+                                      key=place.__getitem__)))
+
+    def line(kept: int, ids: bool, other_ids: bool) -> str:
+        parts = [clean(why) + (f" ({ids_of([(why, g)])})" if ids else "")
+                 for why, g in ordered[:kept]]
+        rest = ordered[kept:]
+        if rest:
+            parts.append(f"{len(rest)} other cause{'s' if len(rest) > 1 else ''}"
+                         + (f" ({ids_of(rest)})" if other_ids else ""))
+        return head + "; ".join(parts)
+
+    candidates = [line(len(ordered), True, True)]
+    if room is not None:
+        candidates += [line(k, True, True) for k in range(len(ordered) - 1, 0, -1)]
+        candidates += [line(k, True, False) for k in range(len(ordered) - 1, 0, -1)]
+        candidates.append(line(1, False, False))
+    fits = [c for c in candidates if room is None or len(c) <= room]
+    return Text(fits[0] if fits else candidates[-1], style="dim")
 
 
 def _alike(groups: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -115,7 +115,9 @@ def test_this_vm_fits_in_30_lines() -> None:
     assert len(quiet.splitlines()) <= 30, quiet
     assert len(loud.splitlines()) > 100
     assert "[✓] cuDNN: 8 passed (GD302-GD307, GD309, GD310)\n" in quiet
-    assert re.search(r"^    – 12 skipped: .*\(GD102, GD105-GD108,$", quiet, re.M), quiet
+    # a layer's skips on one line: the largest cause, the others counted
+    assert "\n    – 12 skipped: the NVIDIA driver's libnvidia-ml.so.1 was not found; 3 other " \
+        "causes\n" in quiet, quiet
     assert "[–] Requirements: 7 skipped: no gpus, driver, cuda, cudnn, torch, arch or gpu-memory" \
         " requirement" in quiet
     assert quiet.splitlines()[-1] == MORE
@@ -259,6 +261,23 @@ def test_skip_summary_groups_by_cause_largest_first() -> None:
            result("GD3", Status.SKIP, "a b c"), result("GD4", Status.SKIP, "a x y")]
     assert skip_summary(two).plain == "4 skipped: no driver (GD1); no torch (GD2); a b c (GD3); " \
         "a x y (GD4)"
+
+
+def test_skip_summary_in_one_line_of_room() -> None:
+    causes = ["no NVIDIA driver", "torch is absent", "the smoke test did not run",
+              "cuDNN was not found"]
+    skips = [result(f"GD{100 + i}", Status.SKIP, causes[min(i, 3)]) for i in range(6)]
+    whole = skip_summary(skips).plain
+    assert whole == ("6 skipped: cuDNN was not found (GD103-GD105); no NVIDIA driver (GD100); "
+                     "torch is absent (GD101); the smoke test did not run (GD102)")
+    assert skip_summary(skips, len(whole)).plain == whole  # it fits: every cause
+    assert skip_summary(skips, 80).plain == (  # the causes that fit, the others with their ids
+        "6 skipped: cuDNN was not found (GD103-GD105); 3 other causes (GD100-GD102)")
+    assert skip_summary(skips, 50).plain == "6 skipped: cuDNN was not found; 3 other causes"
+    # the largest cause shows even where nothing fits
+    assert skip_summary(skips, 10).plain == "6 skipped: cuDNN was not found; 3 other causes"
+    one = [result("GD1", Status.SKIP, "a single long cause that will not fit")]
+    assert skip_summary(one, 20).plain == "1 skipped: a single long cause that will not fit"
 
 
 def test_cut_lists() -> None:
