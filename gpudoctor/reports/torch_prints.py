@@ -1,5 +1,8 @@
 """What torch itself printed when asked, quoted in a paste: a Python session or a script's
-prints of `torch.__version__`, `torch.version.cuda` and `torch.cuda.is_available()`.
+prints of `torch.__version__`, `torch.version.cuda` and `torch.cuda.is_available()`, and
+beside them `torch.cuda.get_arch_list()` (torch's arch list), `torch.cuda.get_device_name()`
+and `torch.cuda.get_device_capability()` (the GPU torch uses: where CUDA is available, the
+driver answered, so the GPU is stated as a driver's GPU with only its name and capability).
 
     >>> torch.__version__            In [2]: torch.__version__
     '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'
@@ -17,8 +20,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpudoctor.model import TorchFacts, TorchRuntime
-from gpudoctor.reports.interface import Partial, not_reported, stated_runtime, tag_cuda
+from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime
+from gpudoctor.reports.interface import (
+    Partial,
+    named_gpu,
+    not_reported,
+    stated_driver,
+    stated_runtime,
+    tag_cuda,
+)
 
 LIMIT = 200_000  # a longer paste is read in its first part only
 _PROMPT = r"(?:>>>[ \t]?|In[ \t]?\[\d{1,4}\]:[ \t]?)?"
@@ -38,9 +48,20 @@ def _printed(expression: str, value: str) -> re.Pattern[str]:
 VERSION = _printed(r"torch\.__version__", rf"{_VERSION}(?:\+[a-z0-9.]{{1,40}})?")
 CUDA = _printed(r"torch\.version\.cuda", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None")
 AVAILABLE = _printed(r"torch\.cuda\.is_available\(\)", r"True|False")
+ARCHS = _printed(r"torch\.cuda\.get_arch_list\(\)",
+                 r"\[(?:'(?:sm|compute)_\d{2,3}[a-z]?'(?:,[ \t]?)?){1,40}\]")
+# the device asked for: none (the current one, 0 unless changed), 0 or "cuda:0"
+_DEVICE = r"\((?:0|['\"]cuda(?::0)?['\"]|device=0)?\)"
+NAME = _printed(rf"torch\.cuda\.get_device_name{_DEVICE}",
+                r"(?:NVIDIA |GeForce |Tesla |Quadro |TITAN |Titan )[A-Za-z0-9][\w .()/-]{1,60}")
+CAPABILITY = _printed(rf"torch\.cuda\.get_device_capability{_DEVICE}",
+                      r"\(\d{1,2}, ?\d{1,2}\)")
 
 
 _DIFFER = "differ"  # the expression printed two values (before and after a reinstall)
+# the driver's GPUs as torch's prints state them (NvmlFacts.binding): the one GPU torch uses,
+# reached through CUDA, not NVML's view of every GPU (GD102 does not judge them)
+BINDING = "torch.cuda.get_device_name()"
 
 
 def _one(pattern: re.Pattern[str], text: str) -> str | None:
@@ -74,10 +95,29 @@ def parse(text: str) -> Partial | None:
         stated = None if cuda == _DIFFER else printed if tagged in (None, printed) else (
             tagged if printed is None else None)
         runtime = stated_runtime(version, stated, said, hip, why=why,
-                                 source="torch's own prints", archs=None)
-    return Partial(kind="torch's prints", rank=1, torch=TorchFacts(
+                                 source="torch's own prints", archs=_archs(text))
+    return Partial(kind="torch's prints", rank=1, nvml=_gpu(text, said), torch=TorchFacts(
         python=not_reported("the interpreter's path is not in the report"),
         static=not_reported("torch's package metadata is not in the report"),
         runtime=runtime,
         seconds=not_reported("no probe ran: the facts are torch's own prints"),
     ))
+
+
+def _archs(text: str) -> tuple[str, ...] | None:
+    """torch.cuda.get_arch_list() as printed, once."""
+    printed = _one(ARCHS, text)
+    return None if printed in (None, _DIFFER) else tuple(re.findall(r"\w+_\d+[a-z]?", printed))
+
+
+def _gpu(text: str, available: bool | None) -> NvmlFacts | None:
+    """The GPU torch named, where CUDA is available to it (the driver answered): its name
+    and, where printed, its compute capability; None otherwise."""
+    name = _one(NAME, text)
+    if available is not True or name in (None, _DIFFER):
+        return None
+    capability = _one(CAPABILITY, text)
+    cc = None if capability in (None, _DIFFER) else ".".join(re.findall(r"\d+", capability))
+    why = "is not in the report (torch printed only the GPU's name)"
+    return stated_driver(BINDING, why,
+                         (named_gpu(0, name.strip(), why, compute_capability=cc),))

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.model import Environment, Reason, Status, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import (
+    Environment,
+    GpuFacts,
+    NvmlFacts,
+    Reason,
+    Status,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
 from gpudoctor.reports import torch_prints
 from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports.reading_kit import statuses
@@ -113,3 +122,61 @@ def test_what_is_not_read(text: str) -> None:
     assert torch_prints.parse(text) is None
     with pytest.raises(ReportError):
         read_reports([("issue", text)])
+
+
+# https://github.com/152334H/tortoise-tts-fast/issues/88 (round 5's development report r6-034):
+# a script's prints, arch list and GPU name included
+ARCH_AND_NAME = """\
+print(torch.cuda.is_available())
+True
+
+Some additional information
+print(torch.cuda.get_device_name())
+NVIDIA GeForce RTX 2060 SUPER
+print(torch.__version__)
+1.11.0+cu113
+print(torch.version.cuda)
+11.3
+print(torch.cuda.get_arch_list())
+['sm_37', 'sm_50', 'sm_60', 'sm_61', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'compute_37']
+"""
+
+
+def test_the_arch_list_and_the_gpu_torch_printed_judge_gd404() -> None:
+    env = read_reports([("issue", ARCH_AND_NAME)])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.arch_list == ("sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75",
+                                           "sm_80", "sm_86", "compute_37")
+    assert isinstance(env.nvml, NvmlFacts)
+    (gpu,) = env.nvml.gpus
+    assert isinstance(gpu, GpuFacts) and gpu.name == "NVIDIA GeForce RTX 2060 SUPER"
+    status = statuses(env)
+    assert status["GD404"] is Status.PASS  # sm_75 is in the list
+    assert status["GD101"] is Status.PASS  # CUDA is available: the driver answered
+    assert status["GD102"] is Status.SKIP  # one GPU through CUDA is not NVML's view of all
+
+
+def test_the_gpu_torch_printed_with_its_capability_fails_gd404_where_the_list_lacks_it() -> None:
+    text = (">>> torch.__version__\n'2.0.1+cu117'\n>>> torch.cuda.is_available()\nTrue\n"
+            ">>> torch.cuda.get_device_name(0)\n'NVIDIA H100 PCIe'\n"
+            ">>> torch.cuda.get_device_capability(0)\n(9, 0)\n"
+            ">>> torch.cuda.get_arch_list()\n['sm_37', 'sm_50', 'sm_60', 'sm_70', 'sm_75', "
+            "'sm_80', 'sm_86']\n")
+    env = read_reports([("session", text)])
+    assert isinstance(env.nvml, NvmlFacts)
+    (gpu,) = env.nvml.gpus
+    assert isinstance(gpu, GpuFacts) and gpu.compute_capability == "9.0"
+    assert statuses(env)["GD404"] is Status.FAIL  # no sm_90, no PTX
+
+
+@pytest.mark.parametrize("text", [
+    # CUDA not available: the name does not show a working driver
+    "print(torch.__version__)\n2.1.0+cu118\nprint(torch.cuda.is_available())\nFalse\n"
+    "print(torch.cuda.get_device_name())\nNVIDIA GeForce RTX 3090\n",
+    # another device than the first: not GPU 0
+    "print(torch.__version__)\n2.1.0+cu118\nprint(torch.cuda.is_available())\nTrue\n"
+    "print(torch.cuda.get_device_name(3))\nNVIDIA GeForce RTX 3090\n",
+])
+def test_a_gpu_name_that_shows_no_driver_is_not_a_gpu(text: str) -> None:
+    env = read_reports([("session", text)])
+    assert not isinstance(env.nvml, NvmlFacts)
