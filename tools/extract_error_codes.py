@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """Enumerate every error code of the NVIDIA libraries from their own headers (maintainers).
 
-    python tools/extract_error_codes.py --headers DIR... [--strings LIB...] [--out DIR]
+    python tools/extract_error_codes.py --headers DIR... [--strings LIB...] [--tables DIR...]
+                                        [--out DIR]
     python tools/extract_error_codes.py --check [--headers DIR...]
 
 Reads each enum named in `ENUMS` from the headers NVIDIA ships (the CUDA toolkit's
 `driver_types.h` and `cuda.h`; the headers inside NVIDIA's wheels on PyPI: cuDNN, cuBLAS,
-cuSOLVER, cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC): every enumerator's name, number and doc
-comment. Where a library is given with `--strings`, its own message function supplies the text
-the library prints for each code (`cudaGetErrorString`, `cuGetErrorString`,
-`ncclGetErrorString`, `nvrtcGetErrorString`); these need no GPU.
+cuSOLVER, cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC; the Video Codec SDK's `nvEncodeAPI.h` as
+FFmpeg/nv-codec-headers carries it; the OptiX SDK's `optix_types.h` of NVIDIA/optix-dev): every
+enumerator's name, number (an implicit one counted on from the one before) and doc comment.
+Where a library is given with `--strings`, its own message function supplies the text the
+library prints for each code (`cudaGetErrorString`, `cuGetErrorString`, `ncclGetErrorString`,
+`nvrtcGetErrorString`); these need no GPU. Where a source file is given with `--tables`, the
+table it maps each code to its printed text with supplies it instead (FFmpeg's
+`libavcodec/nvenc.c` for NVENC, `optix_stubs.h`'s `optixGetErrorString` for OptiX).
 
-Several `--headers` folders may hold the same enum from different releases: the union is kept,
-each code with the releases whose header defines it (`in`), so a code printed by an old CUDA
-is still known. Writes one TOML file per enum under `gpudoctor/explain/codes/` with its
-sources and its count; `--check` re-reads the headers found and exits 1 when a shipped file
-misses a code they define.
+Several `--headers` folders may hold the same enum from different releases (newest first): the
+union is kept, each code with the releases whose header defines it (`in`), so a code printed by
+an old CUDA is still known; a number an older release names otherwise keeps the newest name and
+the older one as `formerly` (OptiX 7.0's OPTIX_ERROR_INVALID_PTX is OPTIX_ERROR_INVALID_INPUT).
+Writes one TOML file per enum under `gpudoctor/explain/codes/` with its sources and its count;
+`--check` re-reads the headers found and exits 1 when a shipped file misses a code they define.
 """
 
 from __future__ import annotations
@@ -44,6 +50,10 @@ class EnumSpec:
     string_fn: str = ""
     name_fn: str = ""
     lib: str = ""  # the file name (regex) of the library whose string_fn is called
+    implicit: bool = False  # enumerators may go without `= value` (C numbering: previous + 1)
+    table: str = ""  # the source file whose table gives each code's printed text (--tables)
+    row: str = ""  # one row of that table (regex with groups `name` and `msg`)
+    origin: str = ""  # where the headers and the table come from (written as a comment)
 
 
 ENUMS = (
@@ -71,11 +81,33 @@ ENUMS = (
              "ncclGetErrorString", "", r"libnccl\.so"),
     EnumSpec("nvrtc", "NVRTC (nvrtcResult)", "nvrtc.h", r"enum\s*\{\s*NVRTC_SUCCESS", "NVRTC_",
              "nvrtcGetErrorString", "", r"libnvrtc\.so"),
+    EnumSpec("nvenc", "NVENC (NVENCSTATUS)", "nvEncodeAPI.h", r"enum\s+_NVENCSTATUS\b", "NV_ENC_",
+             implicit=True, table="nvenc.c",
+             row=r'\{\s*(?P<name>NV_ENC_\w+)\s*,[^,\n]*,\s*"(?P<msg>[^"\n]*)"\s*\}',
+             origin="From the Video Codec SDK's include/ffnvcodec/nvEncodeAPI.h as "
+                    "https://github.com/FFmpeg/nv-codec-headers carries it (the release tags "
+                    "read, with their commits, are `releases`); `message` is the description "
+                    "FFmpeg's libavcodec/nvenc.c (nvenc_errors, https://github.com/FFmpeg/FFmpeg) "
+                    "prints for the code, none for a code newer than its table"),
+    EnumSpec("optix", "OptiX (OptixResult)", "optix_types.h|optix_7_types.h",
+             r"enum\s+OptixResult\b", "OPTIX_", table="optix_stubs.h",
+             row=r'case\s+(?P<name>OPTIX_\w+)\s*:\s*return\s+"(?P<msg>[^"\n]*)"',
+             origin="From include/optix_types.h (optix_7_types.h before 7.7) of every release "
+                    "tag of https://github.com/NVIDIA/optix-dev (with their commits: `releases`); "
+                    "`message` is the text optix_stubs.h's optixGetErrorString gives where the "
+                    "driver's library is not loaded (the driver's own texts are not public); the "
+                    "header has no doc comments: codes/meanings.toml gives the meanings"),
 )
 
 _TOKEN = re.compile(
     r"(?P<comment>/\*(?:(?!\*/).)*\*/|//[^\n]*)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>-?(?:0x[0-9a-fA-F]+|\d+))",
+    re.S)
+# the same, where an enumerator may go without a value (it is the one before plus one)
+_IMPLICIT = re.compile(
+    r"(?P<comment>/\*(?:(?!\*/).)*\*/|//[^\n]*)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:=\s*(?P<value>-?(?:0x[0-9a-fA-F]+|\d+))\s*)?"
+    r"(?=,|$)",
     re.S)
 
 _SENTINEL = re.compile(r"NumResults$|_MAX$|FORCE_|_ENUM_END$")
@@ -90,6 +122,7 @@ class Code:
     doc: str
     found_in: list[str] = field(default_factory=list)
     message: str = ""
+    formerly: list[str] = field(default_factory=list)  # older releases' names of this number
 
 
 def _clean_doc(raw: str) -> str:
@@ -118,7 +151,8 @@ def parse(source: str, spec: EnumSpec) -> list[Code]:
         return []
     codes: list[Code] = []
     pending: list[str] = []
-    for m in _TOKEN.finditer(body):
+    number = -1
+    for m in (_IMPLICIT if spec.implicit else _TOKEN).finditer(body.strip()):
         if m["comment"]:
             trailing = re.match(r"/\*[*!]<|//[/!]<", m["comment"])
             if trailing and codes:
@@ -129,8 +163,9 @@ def parse(source: str, spec: EnumSpec) -> list[Code]:
             continue
         doc = _clean_doc("\n".join(pending))
         pending = []
+        number = int(m["value"], 0) if m["value"] else number + 1
         if m["name"].startswith(spec.prefix) and not _SENTINEL.search(m["name"]):
-            codes.append(Code(m["name"], int(m["value"], 0), doc))
+            codes.append(Code(m["name"], number, doc))
     return codes
 
 
@@ -146,14 +181,16 @@ def find_headers(folders: list[Path], spec: EnumSpec) -> list[Path]:
 def release_of(path: Path) -> str:
     """A short name of the release a header belongs to: the wheel or toolkit folder."""
     for part in reversed(path.parts):
-        if re.match(r"(nvidia_[a-z0-9_]+-[\d.]+|cuda-[\d.]+)$", part):
+        if re.match(r"(nvidia_[a-z0-9_]+-[\d.]+|cuda-[\d.]+|[\w.-]+@[0-9a-f]{7,40})$", part):
             return part
     return str(path.parent)
 
 
 def collect(folders: list[Path], spec: EnumSpec) -> tuple[list[Code], list[str]]:
-    """The union of `spec`'s codes over every header found, and the releases read."""
+    """The union of `spec`'s codes over every header found, and the releases read (the first
+    release to name a number names its code: give the newest first)."""
     by_name: dict[str, Code] = {}
+    by_number: dict[int, Code] = {}
     releases: list[str] = []
     for path in find_headers(folders, spec):
         codes = parse(path.read_text(encoding="utf-8", errors="replace"), spec)
@@ -164,7 +201,13 @@ def collect(folders: list[Path], spec: EnumSpec) -> tuple[list[Code], list[str]]
             continue
         releases.append(rel)
         for c in codes:
+            held = by_number.get(c.number)
+            if held is not None and held.name != c.name and c.name not in by_name:
+                held.formerly += [] if c.name in held.formerly else [c.name]
+                held.found_in += [] if rel in held.found_in else [rel]
+                continue
             known = by_name.setdefault(c.name, c)
+            by_number.setdefault(c.number, known)
             if known.number != c.number:
                 raise SystemExit(f"{spec.stem}: {c.name} is {known.number} in one header and "
                                  f"{c.number} in {path}")
@@ -198,6 +241,27 @@ def library_strings(libs: list[Path], spec: EnumSpec, codes: list[Code]) -> str:
     return ", ".join(used)
 
 
+def table_strings(sources: list[Path], spec: EnumSpec, codes: list[Code]) -> str:
+    """Fill each code's message from the first `spec.table` file under `sources` whose rows
+    name it (a row whose text is the code's own name is its name function's, not a message);
+    returns the file used."""
+    if not spec.table:
+        return ""
+    for folder in sources:
+        for path in sorted(p for p in folder.rglob(spec.table) if p.is_file()):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            rows = {m["name"]: m["msg"] for m in re.finditer(spec.row, text)
+                    if m["msg"] != m["name"]}
+            if not rows:
+                continue
+            for c in codes:
+                c.message = c.message or rows.get(c.name, "")
+            rel = release_of(path)
+            parts = path.parts
+            return "/".join(parts[parts.index(rel):]) if rel in parts else str(path)
+    return ""
+
+
 def _call_string(fn: ctypes._CFuncPtr, number: int, *, by_pointer: bool) -> str:
     if by_pointer:  # CUresult cuGetErrorString(CUresult, const char **)
         out = ctypes.c_char_p()
@@ -214,10 +278,21 @@ def _toml_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _wrap(text: str, width: int = 96) -> list[str]:
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
 def render(spec: EnumSpec, codes: list[Code], releases: list[str], strings_from: str) -> str:
     """The TOML file for one enum."""
     lines = [f"# {spec.title}: every code, read from NVIDIA's headers by",
              "# tools/extract_error_codes.py. Do not edit by hand; re-run the tool.",
+             *(f"# {line}" for line in _wrap(spec.origin)),
              f"title = {_toml_str(spec.title)}",
              f"header = {_toml_str(spec.header.split('|')[0])}",
              "releases = [" + ", ".join(_toml_str(r) for r in releases) + "]",
@@ -228,6 +303,8 @@ def render(spec: EnumSpec, codes: list[Code], releases: list[str], strings_from:
         if c.message:
             lines.append(f"message = {_toml_str(c.message)}")
         lines.append(f"doc = {_toml_str(c.doc)}")
+        if c.formerly:
+            lines.append("formerly = [" + ", ".join(_toml_str(n) for n in c.formerly) + "]")
         if len(c.found_in) != len(releases):
             lines.append("in = [" + ", ".join(_toml_str(r) for r in c.found_in) + "]")
         lines.append("")
@@ -240,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--headers", type=Path, nargs="+", default=[Path("/usr/local/cuda/include")])
     ap.add_argument("--strings", type=Path, nargs="*", default=[],
                     help="libraries whose error-string functions give the printed messages")
+    ap.add_argument("--tables", type=Path, nargs="*", default=[],
+                    help="source folders holding a table of the printed messages (FFmpeg's "
+                         "libavcodec/nvenc.c, OptiX's optix_stubs.h)")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--check", action="store_true")
@@ -262,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{spec.stem}: {len(codes)} in the headers, {len(lost)} missing {lost[:5]}")
             continue
         libs = [p for p in args.strings if spec.lib and re.match(spec.lib, p.name)]
-        strings_from = library_strings(libs, spec, codes)
+        strings_from = library_strings(libs, spec, codes) or table_strings(args.tables, spec,
+                                                                           codes)
         args.out.mkdir(parents=True, exist_ok=True)
         target.write_text(render(spec, codes, releases, strings_from), encoding="utf-8")
         print(f"{spec.stem}: {len(codes)} codes from {len(releases)} headers"

@@ -2,9 +2,10 @@
 
 Data files beside this module, each citing its source and its count (a test checks both):
 `codes/*.toml` (every code of the CUDA runtime and driver APIs, cuDNN, cuBLAS, cuSOLVER,
-cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC and NVML, from NVIDIA's headers) with
+cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC, NVML, NVENC and OptiX, from NVIDIA's headers; a code an
+older release named otherwise is found by that name too, `formerly`) with
 `codes/meanings.toml` (what the codes of headers without doc comments mean, from NVIDIA's API
-references); `xids.toml` (NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml`
+references, and a library's `notes`: what NVIDIA's other documents add to a doc comment); `xids.toml` (NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml`
 (the kernel module's error messages); `nvstatus.toml` (its NV_STATUS codes);
 `nccl_warnings.toml` (NCCL's WARN messages); `container_toolkit.toml` and
 `libnvidia_container.toml` (the container stack's errors). `classes.toml` sorts every entry
@@ -34,6 +35,7 @@ CODE_FILES = {
     "cuda_runtime": "CUDA runtime", "cuda_driver": "CUDA driver", "cudnn9": "cuDNN",
     "cudnn8": "cuDNN", "cublas": "cuBLAS", "cusolver": "cuSOLVER", "cusparse": "cuSPARSE",
     "cufft": "cuFFT", "curand": "cuRAND", "nccl": "NCCL", "nvrtc": "NVRTC", "nvml": "NVML",
+    "nvenc": "NVENC", "optix": "OptiX",
 }
 # where the doc comments of the headers that carry them are published
 DOC_SOURCES = {
@@ -42,6 +44,8 @@ DOC_SOURCES = {
     "cudnn9": "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html",
     "curand": "https://docs.nvidia.com/cuda/curand/group__HOST.html",
     "nvml": "https://github.com/NVIDIA/go-nvml/blob/v0.13.3-1/pkg/nvml/nvml.h",
+    "nvenc": "https://github.com/FFmpeg/nv-codec-headers/blob/n13.0.19.0/include/ffnvcodec/"
+             "nvEncodeAPI.h",
 }
 MESSAGE_FILES = ("nvrm", "nccl_warnings", "container_toolkit")
 _SPEC = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]|%[vwqsdT]")
@@ -179,17 +183,25 @@ def _codes(sorting: dict[str, Any], meanings: dict[str, Any]) -> tuple[
         explicit, weak, default = _sorter(sorting.get(stem, {}), f"codes.{stem}", names)
         strong = _strong(sorting.get(stem, {}), f"codes.{stem}", names, weak)
         docs = meanings.get(stem, {})
+        notes = docs.get("notes", {})
+        if set(notes) - names:
+            raise KnowledgeBaseError(f"codes/meanings.toml [{stem}.notes]: "
+                                     f"{sorted(set(notes) - names)} not in the enumeration")
         for r in rows:
             meaning = r.get("doc") or docs.get(r["name"], "")
             if not meaning:
                 raise KnowledgeBaseError(f"{stem}: {r['name']} has no meaning (doc or "
                                          "codes/meanings.toml)")
+            if r["name"] in notes:
+                meaning = f"{meaning.rstrip('.')}. {notes[r['name']]}"
             code = Code(library, stem, r["name"], int(r["number"]), r.get("message", ""),
                         meaning, explicit.get(r["name"], default), r["name"] in weak,
                         docs.get("source") or DOC_SOURCES[stem], r["name"] in strong)
             every.append(code)
             if stem != "cudnn8" or code.name not in by_name:
                 by_name[code.name] = code
+            for old in r.get("formerly", ()):  # an older release's name of the same code
+                by_name.setdefault(old, code)
     return by_name, counts, every
 
 

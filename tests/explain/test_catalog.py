@@ -141,3 +141,40 @@ def test_the_shipped_files_are_what_the_sources_give() -> None:
     rc = ext.main(["--check", "--kernel", str(kernel), "--nccl", str(nccl), "--toolkit",
                    str(toolkit)])
     assert rc == 0
+
+
+def test_nvenc_and_optix_codes_carry_their_classes() -> None:
+    codes = CAT.codes
+    # the driver's: too old for the program's NVENC API or OptiX ABI (strong: stated outright)
+    for name in ("NV_ENC_ERR_INVALID_VERSION", "OPTIX_ERROR_UNSUPPORTED_ABI_VERSION",
+                 "OPTIX_ERROR_FUNCTION_TABLE_SIZE_MISMATCH"):
+        assert (codes[name].cause_class, codes[name].strong) == ("driver-too-old", True), name
+    assert codes["OPTIX_ERROR_LIBRARY_NOT_FOUND"].cause_class == "library-not-found"
+    assert "libnvoptix.so.1" in codes["OPTIX_ERROR_LIBRARY_NOT_FOUND"].meaning
+    assert codes["NV_ENC_ERR_NO_ENCODE_DEVICE"].cause_class == "no-gpu-visible"
+    assert codes["NV_ENC_ERR_OUT_OF_MEMORY"].cause_class == "out-of-memory"
+    assert codes["OPTIX_ERROR_DEVICE_OUT_OF_MEMORY"].cause_class == "out-of-memory"
+    assert codes["NV_ENC_ERR_INVALID_PARAM"].cause_class == "not-environment"
+    assert codes["NV_ENC_ERR_GENERIC"].weak and codes["OPTIX_ERROR_UNKNOWN"].weak
+    assert CAT.numbered["optix"][7801].name == "OPTIX_ERROR_UNSUPPORTED_ABI_VERSION"
+    assert CAT.numbered["nvenc"][10].library == "NVENC"
+
+
+def test_an_older_optix_name_finds_the_code() -> None:
+    assert CAT.codes["OPTIX_ERROR_INVALID_PTX"] is CAT.codes["OPTIX_ERROR_INVALID_INPUT"]
+    assert CAT.codes["OPTIX_ERROR_ACCEL_NOT_COMPATIBLE"].number == 7400
+
+
+def test_nvidias_note_on_the_nvenc_session_limit_joins_the_doc_comment() -> None:
+    meaning = CAT.codes["NV_ENC_ERR_OUT_OF_MEMORY"].meaning
+    assert meaning.startswith("This indicates that the API call failed because it was unable")
+    assert "concurrent encode sessions" in meaning and "GeForce" in meaning
+
+
+def test_a_note_on_no_such_code_is_refused() -> None:
+    from gpudoctor.explain.catalog import _codes, _read
+
+    meanings = {**_read("codes/meanings.toml"),
+                "nvenc": {"notes": {"NV_ENC_ERR_NO_SUCH_THING": "x"}}}
+    with pytest.raises(KnowledgeBaseError, match="NV_ENC_ERR_NO_SUCH_THING"):
+        _codes(_read("classes.toml")["codes"], meanings)
