@@ -1,14 +1,19 @@
 """Error codes, read wherever a text names one: by name (`cudaErrorNoDevice`,
 `CUDNN_STATUS_ARCH_MISMATCH`, a Python wrapper's `cudnnStatusArchMismatch`, NVML's bindings'
 spellings), by number in a CUDA context ("CUDA error 209", "cuda runtime error (59)",
-"cudaGetDeviceCount returned 30"), and by the message the library prints ("CUDA error: out of
-memory"). Each becomes a diagnosis of the code's enumeration entry (`catalog`): what NVIDIA's
-document says it means, the cause class it points to, and the checks that would confirm it.
+"cudaGetDeviceCount returned 30"), by the message the library prints ("CUDA error: out of
+memory"), and NVENC's and OptiX's codes by number where the programs calling them print one
+with its context (FFmpeg's "OpenEncodeSessionEx failed: out of memory (10)", NVEncC's "Error on
+nvEncOpenEncodeSessionEx: 10 (", "Optix call (optixInit()) failed with code 7801"). Each becomes
+a diagnosis of the code's enumeration entry (`catalog`): what NVIDIA's document says it means,
+the cause class it points to, and the checks that would confirm it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from functools import cache
 
 from gpudoctor.explain.bindings import binding_codes
 from gpudoctor.explain.catalog import Catalog, Code, load_catalog
@@ -21,7 +26,7 @@ _NAME = re.compile(
     r"\b(cudaError[A-Z]\w*|CUDA_ERROR_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+"
     r"|CUSOLVER_STATUS_[A-Z_]+|CUSPARSE_STATUS_[A-Z_]+|CUFFT_[A-Z_]+|CURAND_STATUS_[A-Z_]+"
     r"|NVRTC_ERROR_[A-Z_]+|NVML_ERROR_[A-Z_]+|nccl(?:UnhandledCuda|System|Internal|Remote)Error"
-    r"|nccl(?:InvalidArgument|InvalidUsage|Timeout))\b")
+    r"|nccl(?:InvalidArgument|InvalidUsage|Timeout)|NV_ENC_ERR_[A-Z_]+|OPTIX_ERROR_[A-Z_]+)\b")
 # NCCL's messages as torch and others print them: "NCCL error in: ..., unhandled cuda error"
 _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhandled system error|"
                            r"remote process exited or there was a network error|invalid usage|"
@@ -74,6 +79,21 @@ _GENERIC_LEAST = 20
 # EOPNOTSUPP, ...): after a bare "error:" they may be any program's
 _OS_WORDING = frozenset({"operation not permitted", "operation not supported",
                          "invalid argument", "out of memory", "file not found", "unknown error"})
+# NVENC's and OptiX's codes by number: only where the number and what the program prints around
+# it agree (a bare "(10)" or "code 7801" names nothing). FFmpeg's nvenc.c prints "<what>:
+# <description> (<number>): <details>" (`_ffmpeg_nvenc`); NVEncC "Error on nvEnc<Call>: <number>
+# (<the header's doc comment>)"; the Video Codec SDK's NvEncoder "m_nvenc.nvEnc<Call>(...)
+# returned error <number>"; OWL, NVISII and pbrt "Optix call (<fn>) failed with code <number>";
+# others "optix<Fn>(...) failed ... code <number>"
+_NVENCC = re.compile(r"error on (?:nv|Nv|NV)Enc\w{2,60}(?:\([^\n()]{0,120}\))?:[ \t]{0,4}"
+                     r"(?P<n>\d{1,2})[ \t]{0,4}\(", re.I)
+_NVENC_SDK = re.compile(r"nvEnc[A-Z]\w{2,60}[ \t]{0,4}\([^\n]{0,200}?\)[ \t]{0,4}returned error"
+                        r"[ \t]{1,4}(?P<n>\d{1,2})\b")
+_OPTIX_CALL = re.compile(r"optix call\b[\s\S]{0,600}?\bfailed with (?:error )?code[ \t:=]{0,4}"
+                         r"(?P<n>\d{4})\b", re.I)
+_OPTIX_FN = re.compile(r"optix[A-Z]\w{2,60}[ \t]{0,4}\([^\n]{0,300}?\)[^\n]{0,40}?\bfailed\b"
+                       r"[^\n]{0,60}?\bcode[ \t:=]{0,4}(?P<n>\d{4})\b")
+_FAILED_BEFORE = re.compile(r"\bfailed!?: $")
 
 
 
@@ -103,6 +123,8 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             seen[code.name] = found(code_signature(code), span, _capture(code))
 
     for code, span in binding_codes(cat, text, lowered):
+        add(code, span)
+    for code, span in _sdk_codes(cat, text, lowered):
         add(code, span)
     if any(t in lowered for t in ("error", "err:", "status", "nccl", "cufft_", "code=",
                                   "returned", "fail", "():")):
@@ -135,6 +157,47 @@ def code_matches(text: str, lowered: str) -> list[Match]:
                     and _LINE_END.match(lowered, m.end()):
                 add(code, (m.start(), m.end(), text[m.start():m.end()]))
     return list(seen.values())
+
+
+def _sdk_codes(cat: Catalog, text: str, lowered: str) -> Iterator[
+        tuple[Code | None, tuple[int, int, str]]]:
+    """NVENC's and OptiX's codes by number in their printed contexts (see `_NVENCC`)."""
+    nvenc, optix = cat.numbered.get("nvenc", {}), cat.numbered.get("optix", {})
+    if "nvenc" in lowered or "failed: " in lowered:
+        yield from _ffmpeg_nvenc_codes(text)
+    for m in anchored(_NVENCC, text, lowered, "error on nv"):
+        yield nvenc.get(int(m["n"])), (m.start(), m.end(), line_of(text, m.start()))
+    for m in anchored(_NVENC_SDK, text, lowered, "nvenc"):
+        yield nvenc.get(int(m["n"])), (m.start(), m.end(), line_of(text, m.start()))
+    if "optix" in lowered:
+        for m in anchored(_OPTIX_CALL, text, lowered, "optix call"):
+            yield optix.get(int(m["n"])), (m.start(), m.end(), m.group(0))
+        for m in anchored(_OPTIX_FN, text, lowered, "optix"):
+            yield optix.get(int(m["n"])), (m.start(), m.end(), line_of(text, m.start()))
+
+
+@cache
+def _ffmpeg_descriptions() -> tuple[re.Pattern[str], dict[str, Code]]:
+    """FFmpeg's description of each NVENC status (its `message`), as one pattern of them after
+    ": " with a number in parentheses after them."""
+    codes = {c.message: c for c in load_catalog().numbered.get("nvenc", {}).values()
+             if c.message and c.number}
+    words = "|".join(re.escape(m) for m in sorted(codes, key=len, reverse=True))
+    return re.compile(rf"(?<=: )(?P<desc>{words}) \((?P<n>\d{{1,2}})\)"), codes
+
+
+def _ffmpeg_nvenc_codes(text: str) -> Iterator[tuple[Code | None, tuple[int, int, str]]]:
+    """FFmpeg's "<what>: <description> (<number>)": the description and the number must be one
+    code's, and the line FFmpeg's NVENC encoder's ("[h264_nvenc @ 0x…]") or the text before
+    the description "<Call> failed: " ("OpenEncodeSessionEx failed: out of memory (10)")."""
+    pattern, codes = _ffmpeg_descriptions()
+    for m in hits(pattern, text):
+        code = codes[m["desc"]]
+        line = line_of(text, m.start())
+        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        if code.number == int(m["n"]) and ("nvenc" in line.lower()
+                                           or _FAILED_BEFORE.search(before)):
+            yield code, (m.start(), m.end(), line)
 
 
 def _returned(cat: Catalog, m: re.Match[str]) -> Code | None:

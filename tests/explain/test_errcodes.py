@@ -55,3 +55,97 @@ def test_nccl_messages_as_the_frameworks_print_them() -> None:
     d = best("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled cuda error, "
              "NCCL version 2.14.3")
     assert d.match.signature.id == "code-nccl-unhandled-cuda-error"
+
+
+def _codes(text: str) -> list[tuple[str, str]]:
+    """(code, cause class) of every code diagnosed, best first."""
+    expl = explain(text, TABLES, probe=None)
+    return [(c.raw, d.match.signature.cause_class) for d in expl.diagnoses
+            for c in d.match.captures if c.kind == "code"]
+
+
+@pytest.mark.parametrize(("text", "name", "cause_class"), [
+    # FFmpeg's nvenc.c: "<what>: <its description> (<number>): <details>"
+    # https://github.com/m1k1o/go-transcode/issues/42
+    ("2022/12/08 14:32:09 [h264_nvenc @ 00000273a548f1c0] OpenEncodeSessionEx failed: out of "
+     "memory (10): (no details)\n2022/12/08 14:32:09 [h264_nvenc @ 00000273a548f1c0] No "
+     "capable devices found", "NV_ENC_ERR_OUT_OF_MEMORY", "out-of-memory"),
+    # https://github.com/joinhive-ai/transcoder/pull/9 (quoted without FFmpeg's prefix)
+    ("OpenEncodeSessionEx failed: out of memory (10): (no details)", "NV_ENC_ERR_OUT_OF_MEMORY",
+     "out-of-memory"),
+    # the same table's other entries, in FFmpeg's other error strings
+    ("[hevc_nvenc @ 0x55d0c8e4a2c0] InitializeEncoder failed: invalid param (8): Invalid "
+     "Level.", "NV_ENC_ERR_INVALID_PARAM", "not-environment"),
+    ("[h264_nvenc @ 0x7f3a1c00] Cannot get the preset configuration: invalid version (15)",
+     "NV_ENC_ERR_INVALID_VERSION", "driver-too-old"),
+    ("[av1_nvenc @ 000001c2] OpenEncodeSessionEx failed: no encode device (1): (no details)",
+     "NV_ENC_ERR_NO_ENCODE_DEVICE", "no-gpu-visible"),
+    # NVEncC: "Error on nvEnc<Call>: <number> (<the header's doc comment>)"
+    # https://github.com/rigaya/NVEnc/issues/439
+    ("nvenc : Error on nvEncOpenEncodeSessionEx: 10 (NVENC indicates that the API call failed "
+     "because it was unable to allocate enough memory to perform the requested operation.)",
+     "NV_ENC_ERR_OUT_OF_MEMORY", "out-of-memory"),
+    # https://github.com/rigaya/NVEnc/issues/173 (the call with its argument)
+    ("Error on NvEncOpenEncodeSessionEx(device_type=NV_ENC_DEVICE_TYPE_CUDA): 10 (NVENC "
+     "indicates that the API call failed because it was unable to allocate enough memory to "
+     "perform the requested operation.)", "NV_ENC_ERR_OUT_OF_MEMORY", "out-of-memory"),
+    # https://github.com/rigaya/NVEnc/issues/74 (driver 388 under NVEncC's API 9)
+    ("Error on nvEncGetEncodePresetConfig: 15 (NVENC indicates that an invalid struct version "
+     "was used by the client)", "NV_ENC_ERR_INVALID_VERSION", "driver-too-old"),
+    # the Video Codec SDK's NvEncoder (VPF, NvPipe, the SDK's samples):
+    # https://github.com/NVIDIA/VideoProcessingFramework/issues/501
+    ("RuntimeError: NvEncoder : m_nvenc.nvEncOpenEncodeSessionEx(&encodeSessionExParams, "
+     "&hEncoder) returned error 10\nDescription: EncodeAPI Internal Error.\n at "
+     "/tmp/pip-req-build-u1jnj07w/src/TC/src/NvEncoder.cpp:82", "NV_ENC_ERR_OUT_OF_MEMORY",
+     "out-of-memory"),
+    # https://github.com/NVIDIA/nvidia-docker/issues/1514
+    ("NvEncoder : m_nvenc.nvEncOpenEncodeSessionEx(&encodeSessionExParams, &hEncoder) returned "
+     "error 2 at ../../NvCodec/NvEncoder/NvEncoder.cpp:55", "NV_ENC_ERR_UNSUPPORTED_DEVICE",
+     "other-environment"),
+    # OptiX: OWL / NVISII's "Optix call (<call>) failed with code <number>"
+    # https://github.com/owl-project/NVISII/issues/40 (a driver older than 450)
+    ("Optix call (optixInit()) failed with code 7801 (line 150)\nterminate called without an "
+     "active exception\nAborted (core dumped)", "OPTIX_ERROR_UNSUPPORTED_ABI_VERSION",
+     "driver-too-old"),
+    # https://github.com/NVIDIA/OWL/issues/12, https://github.com/owl-project/NVISII/issues/107
+    ("Optix call (optixInit()) failed with code 7804 (line 157)",
+     "OPTIX_ERROR_LIBRARY_NOT_FOUND", "library-not-found"),
+    # https://github.com/owl-project/owl/issues/108 (the call's arguments wrapped in the paste)
+    ("Optix call (optixModuleCreateFromPTX(device->optixContext, &device->moduleCompileOptions, "
+     "\n&device->pipelineCompileOptions, parent->ptxCode.c_str(), strlen(parent->ptxCode.c_str()"
+     "), log, \n&sizeof_log, &module )) failed with code 7001", "OPTIX_ERROR_INVALID_VALUE",
+     "not-environment"),
+    # pbrt-v4's "OptiX call optix<Fn>() failed with code <number>: <text>"
+    # https://github.com/mmp/pbrt-v4/issues/198
+    ('[ tid 1234 @ 0.012s gpu/optix/aggregate.cpp:123 ] FATAL OptiX call optixInit() failed '
+     'with code 7804: "Library not found"', "OPTIX_ERROR_LIBRARY_NOT_FOUND",
+     "library-not-found"),
+    ("optixDeviceContextCreate(cuCtx, &options, &context) failed (error code 7802)",
+     "OPTIX_ERROR_FUNCTION_TABLE_SIZE_MISMATCH", "driver-too-old"),
+    # by name: https://github.com/jbikker/lighthouse2/issues/3
+    ("Error at line 124 of c:\\lighthouse2\\lib\\rendercore_optix7\\rendercore.cpp:\n"
+     "optixInit()\nOPTIX_ERROR_UNSUPPORTED_ABI_VERSION (7801)",
+     "OPTIX_ERROR_UNSUPPORTED_ABI_VERSION", "driver-too-old"),
+    # an OptiX 7.0-7.6 name: https://github.com/rnd-team-dev/plotoptix/issues/15 prints
+    # OPTIX_ERROR_INTERNAL_COMPILER_ERROR the same way
+    ("OPTIX_ERROR_INVALID_PTX: Optix call 'optixModuleCreateFromPTX( m_context, ... )' failed: "
+     "modules.cpp:23)", "OPTIX_ERROR_INVALID_INPUT", "not-environment"),
+    ("NV_ENC_ERR_INCOMPATIBLE_CLIENT_KEY returned by nvEncOpenEncodeSessionEx",
+     "NV_ENC_ERR_INCOMPATIBLE_CLIENT_KEY", "other-environment"),
+])
+def test_nvenc_and_optix_codes_as_their_callers_print_them(text: str, name: str,
+                                                           cause_class: str) -> None:
+    assert _codes(text)[0] == (name, cause_class)
+
+
+@pytest.mark.parametrize("text", [
+    "the job exited with code 7801",  # no OptiX context: a bare number names nothing
+    "Optix call (optixInit()) failed with code 42 (line 150)",  # no OptixResult 42
+    "worker failed with code 7804",
+    "cannot allocate the frame buffer: out of memory (10)",  # no NVENC context or "failed: "
+    "read failed: (10)",
+    "Error on nvEncOpenEncodeSessionEx: 99 (unknown)",  # no NVENCSTATUS 99
+    "write failed: invalid param (9)",  # FFmpeg's description, another code's number
+])
+def test_a_number_without_its_nvenc_or_optix_context_names_nothing(text: str) -> None:
+    assert not [n for n, _ in _codes(text) if n.startswith(("NV_ENC_", "OPTIX_"))]
