@@ -98,6 +98,24 @@ CASES = [
     ("RuntimeError:\n        CUDA Setup failed despite GPU being available. Please run the "
      "following command to get more information:", "bitsandbytes-cuda-setup-failed",
      "library-not-found"),
+    # FFmpeg's NVENC driver check (libavcodec/nvenc.c): the driver's NVENC API is older than the
+    # SDK headers FFmpeg was built with, then the oldest driver it knows for them
+    # (https://github.com/HandBrake/HandBrake/issues/5641, as HandBrake's log prints it)
+    ("[h264_nvenc @ 000001aedcf7e740] Driver does not support the required nvenc API version. "
+     "Required: 12.1 Found: 12.0\n[h264_nvenc @ 000001aedcf7e740] The minimum required Nvidia "
+     "driver for nvenc is (unknown) or newer\n[13:17:25] encavcodecInit: avcodec_open failed",
+     "ffmpeg-nvenc-api-too-new", "driver-too-old"),
+    # PyAV's logger (https://github.com/ladaapp/lada/issues/130)
+    ("ERROR:libav.h264_nvenc:Driver does not support the required nvenc API version. Required: "
+     "13.0 Found: 12.2\nERROR:libav.h264_nvenc:The minimum required Nvidia driver for nvenc is "
+     "(unknown) or newer", "ffmpeg-nvenc-api-too-new", "driver-too-old"),
+    # the minimum named alone (after a failed load of the encode library, or quoted on its own:
+    # https://github.com/nagadomi/nunif/issues/351, https://github.com/googlecolab/colabtools/issues/3187)
+    ("[hevc_nvenc @ 0x55defbb87c00] The minimum required Nvidia driver for nvenc is 470.57.02 or "
+     "newer\n[hevc_nvenc @ 0x55defbb87c00] Nvenc unloaded", "ffmpeg-nvenc-minimum-driver",
+     "driver-too-old"),
+    ("The minimum required Nvidia driver for nvenc is (unknown) or newer",
+     "ffmpeg-nvenc-minimum-driver", "driver-too-old"),
 ]
 
 
