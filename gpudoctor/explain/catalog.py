@@ -5,8 +5,9 @@ Data files beside this module, each citing its source and its count (a test chec
 cuSPARSE, cuFFT, cuRAND, NCCL, NVRTC, NVML, NVENC and OptiX, from NVIDIA's headers; a code an
 older release named otherwise is found by that name too, `formerly`) with
 `codes/meanings.toml` (what the codes of headers without doc comments mean, from NVIDIA's API
-references, and a library's `notes`: what NVIDIA's other documents add to a doc comment); `xids.toml` (NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml`
-(the kernel module's error messages); `nvstatus.toml` (its NV_STATUS codes);
+references, and a library's `notes`: what NVIDIA's other documents add to a doc comment);
+`xids.toml` (NVIDIA's Xid catalog); `sxids.toml` (NVSwitch SXids); `nvrm.toml` (the kernel
+module's error messages); `nvstatus.toml` (its NV_STATUS codes);
 `nccl_warnings.toml` (NCCL's WARN messages); `container_toolkit.toml` and
 `libnvidia_container.toml` (the container stack's errors). `classes.toml` sorts every entry
 into a cause class of `gpudoctor.explain.classes`, by hand. `load_catalog()` validates all of
