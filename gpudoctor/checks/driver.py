@@ -285,6 +285,11 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     if not drv and dcuda and have and want:  # only the driver's CUDA (torch's "found version")
         return _by_driver_cuda(tables, tc, dcuda, have >= Version("11") and have.major ==
                                want.major)
+    if not drv and V.pasted(env) and V.cuda_initialised(env):
+        # the report leaves the driver's version out, but torch's CUDA initialised on it
+        return passed(f"torch's CUDA {tc} initialised (torch.cuda.is_available() is True): the "
+                      "driver runs it (its version is not in the report)",
+                      (("torch CUDA", tc), ("CUDA available", "True")))
     if not drv:
         return skipped("no NVIDIA driver version to compare (see GD101)")
     minimum = tables.cuda_min_driver(tc)

@@ -50,3 +50,16 @@ def test_a_cuda_build_without_that_error_still_skips() -> None:
             "internally at ../c10/cuda/CUDAFunctions.cpp:109.)\n")
     f = check_driver_vs_torch.run(read_reports([("t.txt", text)]), TABLES)
     assert f.status is Status.SKIP
+
+
+@pytest.mark.parametrize(("available", "status"), [("True", Status.PASS), ("False", Status.SKIP)])
+def test_a_report_without_the_drivers_version_passes_gd103_where_torchs_cuda_initialised(
+        available: str, status: Status) -> None:
+    """torch.cuda.is_available() True is proof that the driver runs torch's CUDA, whatever its
+    version; False leaves the driver unknown (GD101 and GD405 say why)."""
+    text = (f"print(torch.__version__)\n1.11.0+cu113\nprint(torch.version.cuda)\n11.3\n"
+            f"print(torch.cuda.is_available())\n{available}\n")
+    finding = check_driver_vs_torch.run(read_reports([("issue", text)]), TABLES)
+    assert finding.status is status, finding.message
+    if status is Status.PASS:
+        assert "its version is not in the report" in finding.message
