@@ -317,6 +317,10 @@ def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
                       f"(its arch list is not known): {cannot[0][1].cited}",
                       f"install a torch build that includes it: {_install_fix(env, tables)}",
                       ev)
+    neighbours = machine.neighbouring_builds_cover(env, tables)
+    if neighbours is not None:
+        return passed(f"{V.torch_name(env)}'s build runs on every GPU seen, {neighbours}",
+                      (*ev, ("rule", neighbours)))
     said = "; ".join(dict.fromkeys(r.why for _, r in rulings))
     return skipped(f"{missing.message} (by the arch rule: {said}; whether this build has that "
                    "code only its arch list tells)", ev)

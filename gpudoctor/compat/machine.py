@@ -8,16 +8,18 @@ live in compat, which checks and the advice both read (imported as `machine`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.compat.wheels import cudnn_wheel_name
 from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
-from gpudoctor.versions import coverage, parse_cc, sm_name, sm_of
+from gpudoctor.versions import coverage, parse_arch_list, parse_cc, sm_name, sm_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
+    from gpudoctor.compat.rows import TorchRelease
 
 
 def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
@@ -193,6 +195,77 @@ def _seen_ccs(env: Environment, tables: Tables) -> list[tuple[int, int]] | None:
            for g in seen_gpus(env, tables)]
     known = [cc for cc in ccs if cc is not None]
     return known if known and len(known) == len(ccs) else None
+
+
+NEIGHBOURS = 2  # releases looked at on each side of a build whose arch list is not known
+# a wheel PyTorch built: a release or a nightly, with its CUDA tag. Not a source build
+# ("2.1.0a0+git1234", NVIDIA's containers' "2.1.0a0+32f93b1"), nor one without a tag (a conda
+# or a distribution's build may set its own arch list)
+OFFICIAL_BUILD = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.dev\d{8})?\+cu\d{2,3}")
+
+
+def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
+    """"torch 2.8.0's and 2.11.0's builds for CUDA 12.9 (the nearest on each side with an
+    arch list) have code for sm_120" for a CUDA build whose own arch list neither the report
+    nor the tables give (a variant the tables lack, a nightly between two releases: a wheel
+    PyTorch built, `OFFICIAL_BUILD`), when the
+    nearest releases before and after it (up to NEIGHBOURS away; one side where the other has
+    none) have a build for the same CUDA version with a known arch list, and every such list
+    has code for every GPU seen; None otherwise.
+
+    The neighbouring-builds rule: PyTorch sets a build's arch list per CUDA version in its
+    build script, and changes it between releases for few CUDA versions, and then at the
+    edges: the oldest archs are dropped (the script's comment on CUDA 12.8/12.9: sm_50-sm_60
+    removed, sm_70 kept after pytorch/pytorch#157517; in the tables 2.8.0's cu128 list has
+    sm_70, its cu129 list not), the newest added. Lists that agree on both sides are taken to
+    hold between them; with a list on one side only, a GPU counts only where an entry inside
+    it has its code, not the oldest (dropped later, or not yet restored) and, for a list from
+    a later release, not the newest (added later). It only passes: a GPU that a neighbour
+    lacks leaves the build unknown (the arch rule, `compat.rules.arch_in_build`, is what fails
+    one), and the finding names the lists used."""
+    rt = V.torch_runtime(env)
+    if rt is None or not isinstance(rt.version, str) or not isinstance(rt.cuda, str) \
+            or not OFFICIAL_BUILD.fullmatch(rt.version):
+        return None
+    built = V.version(rt.version.partition("+")[0])
+    ccs = _seen_ccs(env, tables)
+    if built is None or ccs is None:
+        return None
+    cuda = ".".join(rt.cuda.split(".")[:2])
+    ordered = sorted(tables.torch_releases, key=lambda r: V.version(r.version) or built)
+    before = [r for r in ordered if (V.version(r.version) or built) < built][-NEIGHBOURS:]
+    after = [r for r in ordered if (V.version(r.version) or built) > built][:NEIGHBOURS]
+
+    def nearest(side: list[TorchRelease]) -> tuple[TorchRelease, tuple[str, ...]] | None:
+        for release in side:
+            v = next((v for v in release.variants if v.cuda == cuda and v.arch_list), None)
+            if v is not None and v.arch_list is not None:
+                return release, v.arch_list
+        return None
+
+    early, late = nearest(before[::-1]), nearest(after)
+    found = [n for n in (early, late) if n is not None]
+    both = len(found) == 2
+    if not found or not all(_inside(archs, cc, oldest=both, newest=both or late is None)
+                            for _, archs in found for cc in ccs):
+        return None
+    names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
+    which = " and ".join(f"{r.version}'s" for r, _ in found)
+    return (f"by the neighbouring-builds rule: torch {which} builds for CUDA {cuda} (the "
+            f"nearest release{'s' if len(found) > 1 else ''} with an arch list"
+            + ("" if len(found) > 1 else ", on one side only") + f") have code for {names}; "
+            "this build's own list is not known")
+
+
+def _inside(archs: tuple[str, ...], cc: tuple[int, int], *, oldest: bool, newest: bool) -> bool:
+    """Whether an entry of `archs` has code for `cc`, the list's oldest arch counting only
+    where `oldest`, its newest only where `newest`."""
+    found = coverage(archs, cc)
+    if found is None:
+        return False
+    keys = sorted({(a.major, a.minor) for a in parse_arch_list(archs)})
+    at = (found.arch.major, found.arch.minor)
+    return (oldest or at != keys[0]) and (newest or at != keys[-1])
 
 
 def every_build_covers(env: Environment, tables: Tables) -> str | None:

@@ -422,11 +422,24 @@ def test_gtx1080_on_a_cuda_13_build_fails_by_the_rule(torch_version: str) -> Non
 
 
 def test_where_the_rule_cannot_tell_it_skips_and_says_what_it_knows() -> None:
+    """sm_75 is the oldest entry of the nearest known cu130 list (2.14's): a later build may
+    have dropped it, so neither rule tells."""
+    env = reported_env(reported_torch("2.16.0+cu130", "13.0"),
+                       reported_gpu("NVIDIA GeForce RTX 2080 Ti"), driver="580.65.06")
+    f = gd404(env)
+    assert f.status is Status.SKIP, f
+    assert "by the arch rule: CUDA 13.0 compiles cubins that run on sm_75" in f.message
+
+
+def test_the_neighbouring_builds_decide_a_pass_and_say_so() -> None:
+    """An RTX 3090 (sm_86) on a cu130 build past the tables: 2.14's cu130 list has sm_86
+    inside it (neither its oldest nor its newest entry)."""
     env = reported_env(reported_torch("2.16.0+cu130", "13.0"),
                        reported_gpu("NVIDIA GeForce RTX 3090"), driver="580.65.06")
     f = gd404(env)
-    assert f.status is Status.SKIP, f
-    assert "by the arch rule: CUDA 13.0 compiles cubins that run on sm_86" in f.message
+    assert f.status is Status.PASS, f
+    assert "by the neighbouring-builds rule: torch 2.14.1's builds for CUDA 13.0" in f.message
+    assert "this build's own list is not known" in f.message
 
 
 def test_an_arch_list_in_the_report_still_decides() -> None:

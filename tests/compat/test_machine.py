@@ -14,6 +14,7 @@ from gpudoctor.compat.machine import (
     every_build_covers,
     gpu_cc,
     min_driver,
+    neighbouring_builds_cover,
     pypi_build_only,
     resolved_gpus,
     seen_gpus,
@@ -212,3 +213,37 @@ def test_a_derived_arch_list_says_so(tables: Tables) -> None:
     assert not isinstance(derived, Unavailable) and not isinstance(read, Unavailable)
     assert "derived from PyTorch's build script" in derived[1]
     assert "derived" not in read[1]
+
+
+def _on(kind_or_cc: str, version: str, cuda: str | None) -> Environment:
+    """torch `version` (its arch list not known) on one GPU: an envbuilder kind, or a compute
+    capability given to an H100's record."""
+    gpu = (B.gpu(kind_or_cc) if kind_or_cc in B.GPU_SPECS else
+           replace(B.gpu("H100"), name=f"a GPU of CC {kind_or_cc}",
+                   compute_capability=kind_or_cc))
+    return replace(reported_torch(version, cuda), nvml=B.nvml("580.65.06", 13000, gpu))
+
+
+def test_the_neighbouring_builds_rule(tables: Tables) -> None:
+    """A build whose arch list is not known: the nearest releases' lists for its CUDA decide a
+    pass, never a failure; one side alone counts only inside its list (its oldest entry may
+    be dropped: 2.8.0's cu128 list has sm_70, its cu129 list not)."""
+    # both sides: 2.9.1 and 2.10.0 cu128 around a 2.10 nightly; even the newest entry counts
+    both = neighbouring_builds_cover(_on("RTX5090", "2.10.0.dev20251124+cu128", "12.8"), tables)
+    assert both is not None and "2.9.1's and 2.10.0's" in both and "sm_120" in both
+    # after only (2.11's cu130 for 2.9.1+cu130): inside the list, not its newest or oldest
+    inner = neighbouring_builds_cover(_on("10.3", "2.9.1+cu130", "13.0"), tables)
+    assert inner is not None and "2.11.0's" in inner and "one side only" in inner
+    assert neighbouring_builds_cover(_on("RTX5090", "2.9.1+cu130", "13.0"), tables) is None
+    assert neighbouring_builds_cover(_on("7.0", "2.7.0+cu128", "12.8"), tables) is None
+    # before only (2.8.0's cu129 for a 2.9.0+cu129 the tables lack): its newest entry counts
+    late = neighbouring_builds_cover(_on("12.1", "2.9.0+cu129", "12.9"), tables)
+    assert late is not None and "2.8.0's" in late
+    # a GPU no neighbour has code for: unknown, not a pass
+    assert neighbouring_builds_cover(_on("GTX1080", "2.9.1+cu130", "13.0"), tables) is None
+    # a CPU build, or a build whose CUDA no release in the tables has: nothing to go by
+    assert neighbouring_builds_cover(_on("H100", "2.9.1", None), tables) is None
+    assert neighbouring_builds_cover(_on("H100", "2.9.1+cu127", "12.7"), tables) is None
+    # not a wheel PyTorch built: a source or container build, one without a CUDA tag
+    for version in ("2.1.0a0+git1234", "2.1.0a0+32f93b1", "2.9.1", "2.9.1rc1+cu128"):
+        assert neighbouring_builds_cover(_on("H100", version, "12.8"), tables) is None, version
