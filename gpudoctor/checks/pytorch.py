@@ -234,7 +234,10 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     when every CUDA build of that release the tables know has code for each GPU, and fails
     where torch's own warning calls a GPU older than its build supports. What none of
     these gives makes the check skip, unless the arch rule shows the build's CUDA cannot hold
-    code for the GPU."""
+    code for the GPU (a failure), or the neighbouring-builds rule passes a PyTorch wheel
+    (release or nightly) whose own list is not known: the nearest releases' builds for the
+    same CUDA all have code for the GPU, inside their lists
+    (`compat.machine.neighbouring_builds_cover`)."""
     rt = V.torch_runtime(env)
     if rt is None or not rt.cuda:
         return skipped("needs a CUDA build of torch that imports")
