@@ -25,7 +25,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports import torch_prints
+from gpudoctor.reports.interface import NOT_EVERY_GPU
 from gpudoctor.reports.torch_messages import DRIVER_TOO_OLD
 from gpudoctor.requirements import needs_gpu
 from gpudoctor.versions import decode_cuda_version
@@ -195,9 +195,9 @@ def check_gpus(env: Environment, tables: Tables) -> Finding:
     """
     if not isinstance(env.nvml, NvmlFacts):
         return skipped(V.reason_of(env.nvml))
-    if env.nvml.binding == torch_prints.BINDING:
-        return skipped("the report shows only the GPU torch uses (torch.cuda.get_device_name()),"
-                       " not NVML's view of every GPU")
+    if env.nvml.binding in NOT_EVERY_GPU:
+        return skipped(f"the report shows GPUs only as {env.nvml.binding} does, not NVML's "
+                       "view of every GPU")
     bad = [g for g in env.nvml.gpus if isinstance(g, Unavailable)]
     good = V.gpus(env)
     evidence = tuple(

@@ -146,7 +146,8 @@ def check_memory_errors(env: Environment, tables: Tables) -> Finding:
          f", remap pending {_show(h.remapped_rows_pending)}, retirement pending "
          f"{_show(h.retired_pages_pending)}") for g, h in _healthy_gpus(env))
     judged = sum(1 for _, h in _healthy_gpus(env) if not isinstance(h.ecc_mode, Unavailable)
-                 or not isinstance(h.remapped_rows_pending, Unavailable))
+                 or not isinstance(h.remapped_rows_pending, Unavailable)
+                 or not isinstance(h.retired_pages_pending, Unavailable))
     if not problems and not judged:
         return skipped("no GPU reports ECC or row-remapping state (a GeForce, or a report "
                        "without them): nothing to judge", evidence)

@@ -71,6 +71,14 @@ def named_gpu(index: int, name: str, why: str, *, uuid: str | None = None,
     )
 
 
+# NvmlFacts.binding of GPUs a report states without NVML's view of every GPU: the one GPU
+# torch named (reached through CUDA), the GPUs of sections of `nvidia-smi -q` pasted alone.
+# GD102 ("every GPU answers NVML") does not judge them.
+TORCH_NAMED = "torch.cuda.get_device_name()"
+Q_SECTIONS = "nvidia-smi -q (sections of it)"
+NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS})
+
+
 def stated_driver(binding: str, why: str, gpus: tuple[GpuFacts | Unavailable, ...],
                   driver: str | None = None) -> NvmlFacts:
     """The driver as a report shows it: loaded (the report names its GPUs or their errors),

@@ -21,6 +21,8 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
                     re.IGNORECASE)
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+")
+# a line of `nvidia-smi -q`'s text: indented, "Key   : value" or a section's heading alone
+_Q_LINE = re.compile(r"^ {4,}[A-Za-z][\w ./()-]{0,60}?(?: +: [^\n]{0,200})?[ \t]*$")
 
 # kind → a line that starts a block of that kind
 MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -119,9 +121,14 @@ def find_blocks(text: str) -> list[Block]:
             if current:
                 blocks.append(Block(current[0], "\n".join(region[current[1]:i]),
                                     start + current[1]))
-            # the table's frame line and timestamp belong to it
+            # the table's frame line and timestamp belong to it; a -q fragment's indented
+            # lines before its first known section (a paste that starts mid-GPU) to it
             back = 1 if kind == "nvidia-smi" and i and region[i - 1].lstrip().startswith("+") \
                 else 0
+            if kind == "nvidia-smi -q (fragment)":
+                while i - back > (current[1] if current else 0) and _Q_LINE.match(
+                        region[i - back - 1]):
+                    back += 1
             current = (kind, i - back)
             versioned = bool(collect_env.VERSION_LINE.match(line))
         if current:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported, stated_driver
+from gpudoctor.reports.interface import Q_SECTIONS, Partial, not_reported, stated_driver
 from gpudoctor.versions import encode_cuda_version
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
@@ -381,22 +381,50 @@ def _gpu_facts(index: int, g: _Gpu) -> GpuFacts:
     )
 
 
+# the sections and fields of one GPU in `-q`'s text (the first key of each of its paths): a
+# fragment's GPUs are told apart by them
+_GPU_KEYS = frozenset({path[0].lower() for text_paths, _ in _FIELDS.values()
+                       for path in text_paths} | {"ecc errors", "clocks event reasons",
+                                                  "clocks throttle reasons", "processes"})
+
+
+def _fragment_gpus(tree: _Node) -> list[_Node]:
+    """A fragment's sections, grouped into GPUs: in order, a new GPU where a section repeats
+    (the next GPU's); a section nested under prose (a `# nvidia-smi -q | grep` line) counts."""
+    found = []
+    stack = list(reversed(tree.children))
+    while stack:
+        node = stack.pop()
+        if node.key.lower() in _GPU_KEYS:
+            found.append(node)
+        else:
+            stack += reversed(node.children)
+    gpus: list[_Node] = []
+    for node in found:
+        if not gpus or gpus[-1].find(node.key) is not None:
+            gpus.append(_Node(f"GPU {len(gpus)}", None, []))
+        gpus[-1].children.append(node)
+    return gpus
+
+
 def parse_fragment(text: str) -> Partial | None:
-    """A section of `-q` pasted alone: its Fabric sections, one per GPU in order, with each
-    GPU's fabric registration and health (nvidia-smi printed them: the driver answers); no
-    facts from the other sections (kind only). None: only a line "Fabric", with no State
-    under it (a word in prose, not nvidia-smi's)."""
-    tree = _text_tree(text)
-    fabrics = [n for n in _walk(tree) if n.key == "Fabric" and n.find("State") is not None]
-    if not fabrics:
-        if not re.search(_SECTIONS, text, re.MULTILINE):
-            return None
-        return Partial(kind="nvidia-smi -q (a section without driver or GPU)", rank=5)
-    why = "is not in the report (a Fabric section of nvidia-smi -q alone)"
-    gpus = tuple(_gpu_facts(i, _Gpu(_Node(f"GPU {i}", None, [f]), xml=False))
-                 for i, f in enumerate(fabrics[:64]))
-    return Partial(kind="nvidia-smi -q (its Fabric section)", rank=5,
-                   nvml=stated_driver("nvidia-smi -q", why, gpus))
+    """Sections of `-q` pasted alone (`nvidia-smi -q | grep -A4 Fabric`, a comment quoting the
+    clock-event reasons): the GPUs they belong to, in order, with what the sections state
+    (nvidia-smi printed them: the driver answers); every other fact NOT_REPORTED. None: no
+    section states anything (a line "Fabric" in prose)."""
+    gpus = [g for g in _fragment_gpus(_text_tree(text)) if any(
+        c.value is not None or c.children for c in g.children)][:64]
+    if not gpus or not any(_has_facts(g) for g in gpus):
+        return None
+    why = "is not in the report (sections of nvidia-smi -q alone)"
+    return Partial(kind="nvidia-smi -q (sections of it)", rank=5, nvml=stated_driver(
+        Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml=False))
+                                     for i, g in enumerate(gpus))))
+
+
+def _has_facts(gpu: _Node) -> bool:
+    """Whether a fragment's GPU states a value under its sections (not headings alone)."""
+    return any(n.value for n in _walk(gpu))
 
 
 def parse(text: str, xml: bool) -> Partial:

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime
 from gpudoctor.reports.interface import (
+    TORCH_NAMED,
     Partial,
     named_gpu,
     not_reported,
@@ -59,9 +60,7 @@ CAPABILITY = _printed(rf"torch\.cuda\.get_device_capability{_DEVICE}",
 
 
 _DIFFER = "differ"  # the expression printed two values (before and after a reinstall)
-# the driver's GPUs as torch's prints state them (NvmlFacts.binding): the one GPU torch uses,
-# reached through CUDA, not NVML's view of every GPU (GD102 does not judge them)
-BINDING = "torch.cuda.get_device_name()"
+
 
 
 def _one(pattern: re.Pattern[str], text: str) -> str | None:
@@ -119,5 +118,5 @@ def _gpu(text: str, available: bool | None) -> NvmlFacts | None:
     capability = _one(CAPABILITY, text)
     cc = None if capability in (None, _DIFFER) else ".".join(re.findall(r"\d+", capability))
     why = "is not in the report (torch printed only the GPU's name)"
-    return stated_driver(BINDING, why,
+    return stated_driver(TORCH_NAMED, why,
                          (named_gpu(0, name.strip(), why, compute_capability=cc),))

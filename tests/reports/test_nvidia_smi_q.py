@@ -132,7 +132,7 @@ ROUND5 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round5" / "report
 
 def _fabric_of(name: str) -> tuple[GpuHealth, dict[str, Status]]:
     env = read_reports([(name, (ROUND5 / name).read_text(encoding="utf-8"))])
-    assert env.sources == (f"nvidia-smi -q (its Fabric section) in {name}",)
+    assert env.sources == (f"nvidia-smi -q (sections of it) in {name}",)
     return _health(_gpu(env)), statuses(env)
 
 
@@ -172,3 +172,43 @@ def test_fabric_health_flags_name_their_problems() -> None:
 def test_the_word_fabric_alone_is_no_report(text: str) -> None:
     with pytest.raises(ReportError):
         read_reports([("prose", text)])
+
+
+# Sections of -q quoted alone (round 5's development reports): r8-011
+# https://github.com/kubeflow/kubeflow/issues/68 (the clock-event reasons), r8-029
+# https://github.com/NVIDIA/dcgm-exporter/issues/16 (starts inside the ECC counters), r8-035
+# https://github.com/NVIDIA/nvidia-docker/issues/1473 (starts inside FB Memory Usage)
+@pytest.mark.parametrize(("name", "passes"), [
+    ("r8-011.txt", {"GD101", "GD106"}),
+    ("r8-029.txt", {"GD101", "GD105", "GD106"}),
+    ("r8-035.txt", {"GD101", "GD105", "GD110"}),
+])
+def test_sections_of_q_alone_are_a_gpus_facts(name: str, passes: set[str]) -> None:
+    env = read_reports([(name, (ROUND5 / name).read_text(encoding="utf-8"))])
+    assert env.sources == (f"nvidia-smi -q (sections of it) in {name}",)
+    status = statuses(env)
+    assert {c for c, st in status.items() if st is Status.PASS} == passes
+    assert status["GD102"] is Status.SKIP  # one GPU's sections are not NVML's view of all
+    assert _gpu(env).name == "(name not in the report)"
+
+
+def test_a_fragment_that_starts_mid_gpu_keeps_its_lines_before_the_first_section() -> None:
+    text = ("    Compute Mode                          : Exclusive_Process\n"
+            "    ECC Errors\n        Volatile\n            DRAM Uncorrectable : 0\n")
+    env = read_reports([("q", text)])
+    assert _gpu(env).compute_mode == "Exclusive_Process"
+    assert statuses(env)["GD110"] is not Status.PASS
+
+
+def test_two_gpus_sections_in_a_row_are_two_gpus() -> None:
+    one = ("    Clocks Event Reasons\n        Idle : Not Active\n"
+           "        HW Slowdown : {}\n")
+    env = read_reports([("q", one.format("Not Active") + one.format("Active"))])
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 2
+    assert _health(_gpu(env, 1)).clock_events == ("HW Slowdown",)
+    assert statuses(env)["GD106"] is Status.FAIL
+
+
+def test_section_headings_without_values_are_no_report() -> None:
+    with pytest.raises(ReportError):
+        read_reports([("q", "    ECC Errors\n    Retired Pages\n")])
