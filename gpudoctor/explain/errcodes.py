@@ -71,7 +71,9 @@ _MESSAGE = re.compile(
 # any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
 # system not yet initialized", "Error text: invalid device function"; the message must then be
 # the whole rest of the line, and one no other layer prints (see _GENERIC_LEAST, _OS_WORDING)
-_ERROR_LINE = re.compile(r"\berror\b(?:\s?\([^\n()]{0,80}\))?[^\n:=]{0,60}[:=][ \t]{0,20}['\"]?"
+# ("Error in load module (gpu_burn-drv.cpp:238): a PTX JIT compilation failed": a place in
+# parentheses before the colon may hold colons of its own)
+_ERROR_LINE = re.compile(r"\berror\b(?:[^\n:=()]|\([^\n()]{0,80}\)){0,60}[:=][ \t]{0,20}['\"]?"
                          r"(?P<msg>[a-z][^\n'\"]{2,160})")
 _LINE_END = re.compile(r"['\" \t.]{0,20}(?:\n|$)")
 _GENERIC_LEAST = 20

@@ -149,3 +149,17 @@ def test_nvenc_and_optix_codes_as_their_callers_print_them(text: str, name: str,
 ])
 def test_a_number_without_its_nvenc_or_optix_context_names_nothing(text: str) -> None:
     assert not [n for n, _ in _codes(text) if n.startswith(("NV_ENC_", "OPTIX_"))]
+
+
+@pytest.mark.parametrize("text", [
+    # gpu-burn's checkError (round 5's g10-001, https://github.com/wilicc/gpu-burn/issues/101):
+    # the place in parentheses before the colon has a colon of its own
+    "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:238): a PTX JIT "
+    "compilation failed",
+    "ERROR (kernels.cu:88): a PTX JIT compilation failed",
+])
+def test_an_error_line_with_its_place_in_parentheses_is_read(text: str) -> None:
+    d = best(text)
+    assert d.match.signature.id == "code-cuda-error-invalid-ptx"
+    # its doc comment: no binary suited to this GPU, and its PTX not compilable for it
+    assert d.match.signature.cause_class == "arch-not-in-build"
