@@ -45,9 +45,10 @@ TEXTS = FIXTURES / "verdicts_text.json"
 
 # Inputs judged by check and recommend; then the texts explain reads.
 REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
-               "heldout/round3/reports-B", "heldout/round4/reports-C", "heldout/round5/reports-D")
+               "heldout/round3/reports-B", "heldout/round4/reports-C", "heldout/round5/reports-D",
+               "heldout/round6/reports-E")
 ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
-              "heldout/round4/explain-C", "heldout/round5/explain-D")
+              "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.
