@@ -291,7 +291,7 @@ def container_lost_devices(env: Environment) -> bool:
     nvml = env.nvml
     return (isinstance(env.host, HostFacts) and isinstance(env.host.container, str)
             and isinstance(nvml, Unavailable)
-            and "Unknown Error" in f"{nvml.message} {nvml.detail}")
+            and "unknown error" in f"{nvml.message} {nvml.detail}".lower())
 
 
 def gpu_details(g: GpuFacts) -> list[str]:

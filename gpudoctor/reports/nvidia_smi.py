@@ -76,7 +76,10 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      "(or, in a container, GPU support was not requested)"),
     # NVML's own text (nvmlErrorString: "Unknown Error", "GPU access blocked by the operating
     # system" …) ends the line, or a quote, backtick or full stop of the prose around it
-    (re.compile(r"Failed to initialize NVML: ([^`\"'\n]{1,80}?)[ \t]*(?:[`\"']|\.(?=\s|$)|$)",
+    # (any case, the colon left out, as users retype it: "failed to initialize nvml unknown
+    # error"; Markdown's ** around it)
+    (re.compile(r"(?i:Failed to initialize NVML):?[ \t]([^`\"'*\n]{1,80}?)[ \t]*"
+                r"(?:[`\"'*]|\.(?=\s|$)|$)",
                 re.MULTILINE), Reason.ERROR,
      "nvidia-smi could not initialise NVML"),
     (NO_DEVICES, Reason.ERROR,

@@ -30,13 +30,17 @@ from gpudoctor.versions import encode_cuda_version
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
 START_XML = re.compile(r"<nvidia_smi_log>")
-# a section of -q pasted on its own, with no banner, driver or GPU (`nvidia-smi -q | grep -A5
-# Fabric`): recognised; only a Fabric section states facts the Environment can hold (that the
-# driver answers, and each GPU's fabric registration and health: `parse_fragment`); the
-# counters of the others belong to no GPU the report names
-_SECTIONS = (r"^\s+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
-             r"Reasons)\s*$")
-FRAGMENT = re.compile(rf"{_SECTIONS}|^\s*Fabric\s*$")  # Fabric: also unindented (`grep -A4`)
+# a piece of -q pasted on its own, with no banner, driver or GPU line (`nvidia-smi -q | grep
+# -A5 Fabric`, a comment quoting a section, a paste that starts mid-GPU): a section's heading
+# alone on its line, indented as -q indents a GPU's sections (4 spaces; Fabric also flush, as
+# `grep -A4` prints it), or the GPU's UUID line. `parse_fragment` reads what its sections state
+# (and refuses headings without values: a word in prose)
+_SECTIONS = (r"^[ \t]+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
+             r"Reasons|Temperature|(?:GPU )?Power Readings|FB Memory Usage|BAR1 Memory Usage|"
+             r"Max Clocks|Applications Clocks|Inforom Version|GPU Reset Status|Ecc Mode|"
+             r"ECC Mode|GPU Virtualization Mode|Compute Mode)[ \t]*$"
+             r"|^[ \t]+GPU UUID[ \t]+: GPU-[0-9a-fA-F-]{36}[ \t]*$")
+FRAGMENT = re.compile(rf"{_SECTIONS}|^\s*Fabric\s*$")
 LONGEST = 1000  # no -q line is longer; longer ones are not read (and no regex sees them)
 
 

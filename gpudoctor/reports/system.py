@@ -52,7 +52,14 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:k8s[ \t]+|kubernetes[ \t]+)?pod\b)"), "kubernetes"),
     (re.compile(r"(?i:\b(?:inside|in|into|within|from)[ \t]+(?:the|a|my|our|this|that)[ \t]+"
                 r"(?:docker[ \t]+|podman[ \t]+)?container\b)"), "container"),
+    (re.compile(r"(?:在|于)?容器(?:中|内|里)"), "container"),  # "in the container", in Chinese
+    # "nvidia-smi inside the docker", "in docker"
+    (re.compile(r"(?i:\b(?:inside|in|within)[ \t]+(?:the[ \t]+|a[ \t]+)?docker\b)"), "docker"),
+    # a Kubernetes cluster's pods: both words on one line
+    (re.compile(r"(?im:^[^\n]*\b(?:kubernetes|k8s)\b[^\n]*\bpods?\b"
+                r"|^[^\n]*\bpods?\b[^\n]*\b(?:kubernetes|k8s)\b)"), "kubernetes"),
 )
+_URL = re.compile(r"https?://\S{1,2000}")  # a link names a project, not where the paste ran
 CONTAINER_ONLY = "a container the text names"
 _NOUVEAU = re.compile(r"\bnouveau ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 
@@ -96,6 +103,7 @@ def _pci(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
 def _container(text: str) -> str | None:
     """The kind of container the text shows it ran in ("docker", "podman", "kubernetes",
     "container"), None when it shows none."""
+    text = _URL.sub(" ", text)
     return next((kind for pattern, kind in _CONTAINER if pattern.search(text)), None)
 
 

@@ -139,6 +139,10 @@ def test_what_is_not_read(text: str) -> None:
     ("root@00921839c781:/anomalib# nvidia-smi\n", "docker"),  # docker's default hostname
     ("SSH into the container: `ssh <run-name>`\n", "container"),
     ("the same script works inside the pod\n", "kubernetes"),
+    # round 6's r11-011 and r11-017 (tests/fixtures/heldout/round6/reports-E/index.toml)
+    ("Nvidia-smi is not working after few hours inside docker(NVML error)\n", "docker"),
+    ("在容器中报告 nvidia-smi 时，报错如下：\n", "container"),
+    ("all the pods using vgpu failed to run `nvidia-smi` (a k8s cluster)\n", "kubernetes"),
 ])
 def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None:
     partial = system.parse(text)
@@ -149,6 +153,8 @@ def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None
 
 @pytest.mark.parametrize("text", [
     "we ship a container image\n",  # no "in/inside the container"
+    "--feature-gates=SupportPodPidsLimit=true on kubernetes\n",  # no pod: a word inside one
+    "the CD daemon pod (see https://github.com/NVIDIA/k8s-dra-driver-gpu/issues/625)\n",  # a link
     "docker pull nvidia/cuda:12.4.0-base\n",  # pulling runs nothing
     "root@myserver:~# nvidia-smi\n",  # a named host, not a container's id
 ])
@@ -178,3 +184,14 @@ def test_nvml_unknown_error_outside_a_container_stays_a_driver_failure() -> None
     env = read_reports([("issue", "$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n")])
     status = statuses(env)
     assert (status["GD101"], status["GD505"]) == (Status.FAIL, Status.SKIP)
+
+
+def test_nvmls_unknown_error_as_a_user_retypes_it_inside_docker() -> None:
+    # round 6's r11-011 (https://github.com/alibaba/BladeDISC/issues/1248): lower
+    # case, no colon, in Markdown's bold
+    text = ("Nvidia-smi is not working after few hours inside docker(NVML error)\n"
+            "After few hours , nvidia-smi gives  **failed to initialize nvml unknown error** "
+            "which results in blocking the GPU usage inside the docker.\n")
+    env = read_reports([("issue", text)])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.message.endswith(": unknown error")
+    assert statuses(env)["GD505"] is Status.FAIL
