@@ -46,6 +46,9 @@ _QUOTE = re.compile(r"^(?:[ \t]{0,3}>[ \t]?){1,8}")
 _ITEM = re.compile(r"[ \t]{0,8}(?P<bullet>[-*+•][ \t]{1,4})?(?P<bold>\*\*|__)?`?"
                    r"(?P<key>[A-Za-z][^:*`_\n]{0,60}?)`?(?:\*\*|__)?[ \t]{0,4}[:：]"
                    r"(?:\*\*|__)?[ \t]{0,8}(?P<value>[^\n]{0,240}?)[ \t*_`]{0,8}")
+# the keys of Hugging Face's env commands end in these hints ("PyTorch version (GPU?)"): read
+# even where the paste lost the list's bullets (a stored copy rendered from Markdown)
+_HF_HINTS = ("(gpu?)", "(accelerator?)")
 _HINT = re.compile(r"[ \t]{0,4}\([^()]{0,40}\)$")  # "(e.g., 1.0)", "(GPU?)", "(`conda`, `pip`)"
 _VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
 _TORCH = re.compile(rf"({_VERSION})(\+[a-z0-9.]{{1,40}})?")
@@ -86,9 +89,11 @@ X = TypeVar("X")
 def _items(line: str) -> tuple[str, str, str] | None:
     """(key with its hint, key without it, value) of a list item; None for another line."""
     m = _ITEM.fullmatch(line) if len(line) <= LONGEST else None
-    if m is None or not (m["bullet"] or m["bold"]):
+    if m is None:
         return None
     key = " ".join(m["key"].replace("`", "").split()).lower()
+    if not (m["bullet"] or m["bold"] or key.endswith(_HF_HINTS)):
+        return None  # a bare "key: value" only with Hugging Face's hint, its bullet lost
     return key, _HINT.sub("", key), m["value"].strip().strip("`").strip()
 
 
@@ -223,7 +228,7 @@ def parse(text: str) -> Partial | None:
     read = [r for r in read if r[1] is not None or r[2] is not None]
     if not read or any((r[1], r[2]) != (read[0][1], read[0][2]) for r in read):
         return None
-    run, said, driver = read[0]
+    run, said, driver = max(read, key=lambda r: len(r[0]))  # the whole list, not a quote of it
     torch = None
     available = said[1] if said else None
     if available is None:
@@ -240,7 +245,7 @@ def parse(text: str) -> Partial | None:
             python_version=python or not_reported(
                 "the interpreter's Python version is not in the report"),
         )
-    hf = any(key.endswith(("(gpu?)", "(accelerator?)")) for key, _, _ in run)
+    hf = any(key.endswith(_HF_HINTS) for key, _, _ in run)
     return Partial(
         kind="transformers/diffusers/accelerate env" if hf else "environment list",
         rank=1, torch=torch, nvml=_nvml(driver, _gpus(run), available),

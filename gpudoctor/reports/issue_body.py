@@ -21,6 +21,11 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
                     re.IGNORECASE)
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+")
+# Python logging's prefix before each line of a report a tool logs (mmdeploy's, mmcv's
+# env logs: "2022-11-11 08:08:37,084 - mmdeploy - INFO - sys.platform: linux")
+_LOG = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d{1,6})?[ \t]{1,4}-[ \t]{1,4}"
+                  r"[\w.-]{1,40}[ \t]{1,4}-[ \t]{1,4}(?:INFO|WARNING|DEBUG|ERROR)"
+                  r"[ \t]{1,4}-[ \t]{1,4}")
 # a line of `nvidia-smi -q`'s text: indented, "Key   : value" or a section's heading alone
 _Q_LINE = re.compile(r"^ {4,}[A-Za-z][\w ./()-]{0,60}?(?: +: [^\n]{0,200})?[ \t]*$")
 
@@ -86,7 +91,7 @@ def _marker(line: str) -> str | None:
 
 def find_blocks(text: str) -> list[Block]:
     """Every report block in `text`, in order."""
-    lines = [_QUOTE.sub("", line) for line in text.replace("\r\n", "\n").replace(
+    lines = [_LOG.sub("", _QUOTE.sub("", line)) for line in text.replace("\r\n", "\n").replace(
         "\r", "\n").split("\n")]
     blocks: list[Block] = []
     for start, region in _regions(lines):

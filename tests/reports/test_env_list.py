@@ -182,3 +182,16 @@ def test_hostile_lines_are_unread(line: str) -> None:
     assert env_list.parse(line) is None
     beside = env_list.parse(line + "\n- Driver: 535.104.05\n")
     assert beside is not None and beside.torch is None
+
+
+def test_hugging_faces_env_with_its_bullets_lost() -> None:
+    # round 6's r10-018 (https://github.com/huggingface/sentence-transformers/issues/1975): the
+    # stored copy rendered from Markdown, "- " gone; only the "(GPU?)" key is read bare
+    text = ("System Info\ntransformers version: 4.30.0.dev0\nPython version: 3.9.16\n"
+            "PyTorch version (GPU?): 2.0.1+cu117 (True)\n"
+            "Tensorflow version (GPU?): not installed (NA)\n")
+    env = _read(text)
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("2.0.1+cu117", "11.7", True)
+    # a bare "key: value" without the hint is no list item: Python's version stays unread
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.python_version, Unavailable)

@@ -43,3 +43,16 @@ def test_snapshot_in_an_issue_fence() -> None:
     text = (ENVS / "lost-gpu.json").read_text()
     env = read_reports([("issue.md", f"my snapshot:\n\n```json\n{text}```\n")])
     assert env == loads(text)
+
+
+def test_a_tool_report_logged_line_by_line_is_read_without_the_log_prefix() -> None:
+    # round 6's r9-009 (https://github.com/open-mmlab/mmdeploy/issues/1355): mmdeploy logs
+    # OpenMMLab's environment report through Python's logging
+    prefix = "2022-11-11 08:08:37,084 - mmdeploy - INFO - "
+    lines = ["sys.platform: linux", "Python: 3.8.13 (default, Oct 21 2022, 23:50:54) [GCC 11.2.0]",
+             "CUDA available: True", "GPU 0,1,2,3,4,5,6: GeForce GTX 1080 Ti",
+             "CUDA_HOME: /usr/local/cuda", "NVCC: Cuda compilation tools, release 11.2, V11.2.152",
+             "PyTorch: 1.12.1"]
+    env = read_reports([("log", "".join(f"{prefix}{line}   \n" for line in lines))])
+    assert env.sources == ("OpenMMLab's collect_env in log",)
+    assert isinstance(env.torch, TorchFacts)

@@ -180,3 +180,19 @@ def test_the_gpu_torch_printed_with_its_capability_fails_gd404_where_the_list_la
 def test_a_gpu_name_that_shows_no_driver_is_not_a_gpu(text: str) -> None:
     env = read_reports([("session", text)])
     assert not isinstance(env.nvml, NvmlFacts)
+
+
+def test_one_print_per_python_c_line_after_a_shell_prompt() -> None:
+    # round 6's r9-028 (https://github.com/robosense2025/track5/issues/11)
+    text = ('(track5-env) u@n1:~/track5$ python -c "import torch; print(torch.__version__)"\n'
+            "2.1.0+cu118\n"
+            '(env) u@n1:~/track5$ python -c "import torch; print(torch.cuda.is_available())"\n'
+            "True\n")
+    env = read_reports([("issue", text)])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert (env.torch.runtime.version, env.torch.runtime.cuda_available) == ("2.1.0+cu118", True)
+    # two prints on one line: which output line is whose cannot be told
+    two = ('python -c "import torch; print(torch.__version__); print(torch.version.cuda)"\n'
+           "2.1.0+cu118\n11.8\n")
+    with pytest.raises(ReportError):
+        read_reports([("issue", two)])
