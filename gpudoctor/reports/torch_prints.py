@@ -40,8 +40,8 @@ _VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10
 
 def _printed(expression: str, value: str) -> re.Pattern[str]:
     """`expression` on a line of its own (or printed), or printed by the one print call of a
-    line (`python -c "import torch; print(torch.__version__)"` after a shell prompt), then
-    `value` on the next line that is not blank, quoted or not."""
+    line (a shell prompt's `python -c "import torch; print …"`), then `value` on the next line
+    that is not blank, quoted or not."""
     alone = rf"[ \t]{{0,8}}{_PROMPT}(?:print\([ \t]?)?{expression}(?:[ \t]?\))?{_COMMENT}"
     one_print = (rf"(?![^\n]{{0,300}}print\([^\n]{{0,300}}print\()[^\n]{{0,300}}?\bprint\([ \t]?"
                  rf"{expression}[ \t]?\)[^\n(]{{0,20}}")
