@@ -54,7 +54,10 @@ def test_large_adversarial_input_finishes() -> None:
     junk = ("CUDA error: " * 50 + "(found version " + "9" * 300 + " " + "libcudnn" * 40
             + near_misses + "\n")
     text = (junk * (16 * 2**20 // len(junk) + 1))[:16 * 2**20]
-    known = {s.id for s in KB.signatures}  # the grammar may read the junk's real prefixes
+    # the grammar may read the junk's real prefixes; and built-without-cuda reads a near-miss
+    # of torch's needle rightly: "torch not compiled with cuda enable" states a build without
+    # CUDA (its "not compiled with " lies inside torch's, paddle's and bitsandbytes' needles)
+    known = {s.id for s in KB.signatures} - {"built-without-cuda"}
     assert [m for m in find_matches(text, KB, TABLES) if m.signature.id in known] == []
     # a real error after the junk is still found (the focus keeps the end of a large text)
     tail = "RuntimeError: CUDA error: an illegal memory access was encountered"

@@ -299,3 +299,56 @@ def test_a_provider_list_the_program_chose_is_not_the_build() -> None:
             "InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions")
     assert all(d.match.signature.cause_class != "cpu-only-build"
                for d in explain(text, TABLES, probe=None).diagnoses)
+
+
+ROUND6 = [  # families round 6's held-out set (dev data since it was scored) showed missing,
+    # each in the wording of a program other than the one it was seen in where one exists
+    ("ValueError: This CTranslate2 package was not compiled with CUDA support",
+     "built-without-cuda", "cpu-only-build"),
+    ("RuntimeError: Not compiled with GPU support (nms at /tmp/detectron2/layers/csrc/nms.h:18)",
+     "built-without-cuda", "cpu-only-build"),
+    ("OpenCV(4.5.1) error: (-216:No CUDA support) The library is compiled without CUDA support "
+     "in function 'throw_no_cuda'", "built-without-cuda", "cpu-only-build"),
+    ("mxnet.base.MXNetError: [20:12:48] src/storage/storage.cc:118: Compile with USE_CUDA=1 to "
+     "enable GPU usage", "built-without-cuda", "cpu-only-build"),
+    ("RuntimeError: Ninja is required to load C++ extensions", "ninja-missing",
+     "other-environment"),
+    ("pycuda.driver.CompileError:\nnvcc fatal   : Cannot find compiler 'cl.exe' in PATH",
+     "nvcc-no-host-compiler", "other-environment"),
+    ("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965] Failed to create "
+     "CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.",
+     "onnxruntime-cuda-provider-libraries", "library-not-found"),
+    ("RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_118.dll; "
+     "cublas64_11.dll) that Paddle depends on is not configured correctly. (error code is 126)",
+     "paddle-dynamic-library", "library-not-found"),
+    ("ERROR: Device capability v2.1 not supported by available toolchain",
+     "julia-capability-unsupported", "arch-not-in-build"),
+    ("nvidia-docker | 2017/01/05 10:00:00 Error: unsupported CUDA version: driver 8.0 < image "
+     "9.0", "nvidia-docker1-cuda-version", "driver-too-old"),
+    ("/var/lib/dkms/nvidia/470.82.00/build/nvidia/os-interface.c:1234:5: error: implicit "
+     "declaration of function 'acpi_bus_get_device'", "nvidia-dkms-build-failed", "no-driver"),
+    ("ERROR: The kernel module failed to load, because it was not signed by a key that is "
+     "trusted by the kernel.", "nvidia-module-not-loaded", "no-driver"),
+    ("unable to execute 'nvcc': No such file or directory", "nvcc-not-on-path", "toolkit-missing"),
+    ('docker: Error response from daemon: could not select device driver "cdi" with '
+     "capabilities: [].", "docker-no-gpu-runtime", "container-gpu-setup"),
+    ("ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'",
+     "ptxas-unknown-arch", "compiler-too-old-for-arch"),
+    ("[E] [TRT] ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)",
+     "code-cuda-error-memory-allocation", "out-of-memory"),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND6, ids=[c[1] for c in ROUND6])
+def test_round6_families(text: str, sid: str, cause_class: str) -> None:
+    test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
+
+
+@pytest.mark.parametrize("text", [
+    # a guess beside another cause ranks below it; alone, "without GPU" in prose is no build
+    "we run it without GPU support for the tests",
+    "the package was built without debug symbols",
+])
+def test_a_build_without_cuda_is_stated_not_guessed(text: str) -> None:
+    expl = explain(text, load_tables(), probe=None)
+    assert all(d.match.signature.id != "built-without-cuda" for d in expl.diagnoses)
