@@ -9,7 +9,8 @@ and the pattern then runs only on a bounded window around each hit, at most `MAX
 windows per pattern; needles the window already covers (with every match around them) are
 skipped. The patterns are written without nested quantifiers (a test feeds them a large
 adversarial input). A derived diagnosis that only restates a text a signature explains (their
-spans overlap) is dropped: the signature's wording is the more specific.
+spans overlap) is dropped: the signature's wording is the more specific; so is a signature's
+match inside another's of the same cause.
 """
 
 from __future__ import annotations
@@ -46,12 +47,23 @@ def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, .
             if m is not None:
                 found.append(_match(sig, m, focused, tables))
                 break
+    found = [m for i, m in enumerate(found) if not any(_covers(o, m, j < i)
+                                                       for j, o in enumerate(found) if j != i)]
     spans = [(m.start, m.end) for m in found]
     for d in derive(body, lowered if aligned else body.lower(), tables):
         if any(d.start < hi and lo < d.end for lo, hi in spans):
             continue
         found.append(_placed(d, focused))
     return tuple(found)
+
+
+def _covers(other: Match, m: Match, earlier: bool) -> bool:
+    """Whether `other`, a signature's match of the same cause, spans all of `m`'s text (the
+    same span: the one earlier in the knowledge base stands): `m` restates it in fewer words
+    ("not compiled with CUDA" inside "Torch not compiled with CUDA enabled")."""
+    same_cause = other.signature.cause_class == m.signature.cause_class
+    inside = other.start <= m.start and m.end <= other.end
+    return same_cause and inside and ((other.start, other.end) != (m.start, m.end) or earlier)
 
 
 def _search(pattern: re.Pattern[str], needle: str, text: str,
