@@ -33,6 +33,7 @@ _Q_LINE = re.compile(r"^ {4,}[A-Za-z][\w ./()-]{0,60}?(?: +: [^\n]{0,200})?[ \t]
 MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("collect_env", collect_env.START),
     ("nvidia-smi", nvidia_smi.BANNER),
+    ("nvidia-smi (rows)", nvidia_smi.ROW_START),  # a table whose banner the paste cut off
     ("nvidia-smi -q", nvidia_smi_q.START_TEXT),
     ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
@@ -109,6 +110,8 @@ def find_blocks(text: str) -> list[Block]:
                 if current and current[0] in ("collect_env", "tool env"):
                     continue  # a line of the block it is in
                 kind = kind.removesuffix(" (cut)")
+            if kind == "nvidia-smi (rows)" and current and current[0].startswith("nvidia-smi"):
+                continue  # a GPU row of the table it is in (or of the next GPU)
             if kind == "nvidia-smi -L" and current and current[0] == "nvidia-smi -L":
                 continue  # the next GPU of the same list
             if kind == "tool env" and current and current[0] == "tool env":

@@ -46,6 +46,11 @@ BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+(?:Driver|KMD) Version:\s*([\w.]+)
                     r"(?:\s+CUDA(?: UMD)? Version:\s*([\d.]+|N/A|ERR!))?")
 _BUS = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
 _ROW = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|N/A|WDDM|TCC|MCDM)\s*$")
+# a GPU's first row of the table ("|   0  NVIDIA A100 ...   On  |   00000000:42:00.0 Off |"):
+# where a paste cut the banner off, the rows start the table
+ROW_START = re.compile(r"^[ \t]*\|[ \t]{1,6}\d{1,3}[ \t]{1,6}\S[^|\n]{0,60}?[ \t]"
+                       r"(?:On|Off|N/A|WDDM|TCC|MCDM)[ \t]*\|[ \t]{0,6}[0-9A-Fa-f]{4,8}:"
+                       r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f][ \t]", re.MULTILINE)
 
 # as nvidia-smi prints it (a line of its own), or quoted in prose on a line that names
 # nvidia-smi ('I ran "nvidia-smi" and got "No devices were found"')
@@ -280,10 +285,13 @@ def _with_inforom(gpus: list[GpuFacts | Unavailable], text: str
 
 
 def parse_table(text: str) -> Partial:
-    """The facts of one `nvidia-smi` table (possibly cut off, possibly with errors in it)."""
+    """The facts of one `nvidia-smi` table (possibly cut off, possibly with errors in it); a
+    table whose banner the paste cut off gives its GPU rows (nvidia-smi printed them: the driver
+    answers), the driver's version and CUDA NOT_REPORTED."""
     banner = BANNER.search(text)
-    assert banner is not None
-    driver, cuda = banner[2], banner[3]
+    cut = "is not in the report (the table's banner is cut off)"
+    driver: str | Unavailable = banner[2] if banner else not_reported(f"the driver's version {cut}")
+    cuda = banner[3] if banner else None
     lines = text.splitlines()
     rows = [_cells(line) for line in lines if line.strip().startswith("|")]
     procs = _processes(lines)
@@ -305,11 +313,15 @@ def parse_table(text: str) -> Partial:
     nvml = NvmlFacts(
         driver_version=driver,
         cuda_driver_version=cuda_v if cuda_v is not None else not_reported(
+            f"the highest CUDA the driver runs {cut}" if banner is None else
             "the highest CUDA the driver runs is not in the report (nvidia-smi before driver "
             "410 does not print it)" if cuda is None else f"nvidia-smi shows CUDA Version: {cuda}"),
         nvml_version=not_reported("the NVML version is not in nvidia-smi's table"),
-        binding=f"nvidia-smi {banner[1]} (the table)",
+        binding=f"nvidia-smi {banner[1]} (the table)" if banner else "nvidia-smi (the table)",
         gpus=tuple(gpus),
-        smi_version=banner[1],
+        smi_version=banner[1] if banner else not_reported(f"nvidia-smi's own version {cut}"),
     )
-    return Partial(kind="nvidia-smi", rank=4, complete=ended, nvml=nvml)
+    if banner is None and not gpus:
+        return Partial(kind="nvidia-smi (its rows)", rank=4, complete=False)
+    return Partial(kind="nvidia-smi" if banner else "nvidia-smi (its rows)", rank=4,
+                   complete=ended, nvml=nvml)

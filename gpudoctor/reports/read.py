@@ -44,7 +44,7 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
 def _parse(block: Block) -> Partial | None:
     if block.kind == "collect_env":
         return collect_env.parse(block.text)
-    if block.kind == "nvidia-smi":
+    if block.kind in ("nvidia-smi", "nvidia-smi (rows)"):
         return nvidia_smi.parse_table(block.text)
     if block.kind in ("nvidia-smi -q", "nvidia-smi -q -x"):
         partial = nvidia_smi_q.parse(block.text, xml=block.kind.endswith("-x"))

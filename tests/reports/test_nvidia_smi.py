@@ -265,3 +265,39 @@ def test_bus_ids_read_as_the_table_prints_them() -> None:
     assert bus_id("0008:00:00.0") == "00000008:00:00.0"  # a warning's 4-digit domain
     assert bus_id("0000:ae:00") == "00000000:AE:00.0"  # the kernel log's, without function
     assert bus_id("01:00.0") == "00000000:01:00.0"  # lspci's, without domain
+
+
+# round 6's r11-028 (https://github.com/bigstack-oss/cubecos/issues/312): a table whose banner
+# and column heads the paste cut off, starting at its third heading line
+ROWS_ONLY = """\
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA RTX PRO 6000 Blac...    On  |   00000000:42:00.0 Off |                    0 |
+| N/A   30C    P8             39W /  600W |       0MiB /  97887MiB |      0%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+
+|   2  NVIDIA RTX PRO 6000 Blac...    On  |   00000001:04:00.0 Off |                   On |
+| N/A   31C    P8             39W /  600W |     287MiB /  97887MiB |     N/A      Default |
+|                                         |                        |              Enabled |
++-----------------------------------------+------------------------+--------
+"""
+
+
+def test_a_table_without_its_banner_gives_its_gpu_rows() -> None:
+    env = read_reports([("paste", ROWS_ONLY)])
+    assert env.sources == ("nvidia-smi (its rows) (cut off) in paste",)
+    assert isinstance(env.nvml, NvmlFacts)
+    assert isinstance(env.nvml.driver_version, Unavailable)  # cut off with the banner
+    gpus = [g for g in env.nvml.gpus if isinstance(g, GpuFacts)]
+    assert [(g.index, g.pci_bus_id, g.mig_mode) for g in gpus] == [
+        (0, "00000000:42:00.0", False), (2, "00000001:04:00.0", True)]
+    assert statuses(env)["GD101"] is Status.PASS  # nvidia-smi printed the rows
+
+
+def test_the_rows_of_a_whole_table_are_no_second_table() -> None:
+    whole = [p for p in sorted((FIXTURES / "reports").glob("*smi*"))
+             if "NVIDIA-SMI" in p.read_text(encoding="utf-8")]
+    assert len(whole) >= 3
+    for path in whole:
+        sources = read_path(path).sources
+        assert not any("its rows" in s for s in sources), (path.name, sources)
