@@ -26,7 +26,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports.interface import NOT_EVERY_GPU
-from gpudoctor.reports.torch_messages import DRIVER_TOO_OLD
+from gpudoctor.reports.torch_messages import DRIVER_TOO_OLD, INSUFFICIENT
 from gpudoctor.requirements import needs_gpu
 from gpudoctor.versions import decode_cuda_version
 
@@ -377,6 +377,16 @@ def _torch_says_too_old(env: Environment, tables: Tables) -> Finding | None:
     if rt is None or rt.cuda_available is not False or not isinstance(error, str):
         return None
     m = DRIVER_TOO_OLD.search(error)
+    if m is None and INSUFFICIENT in error:  # cudaErrorInsufficientDriver: no version in it
+        return failed(
+            "torch's CUDA runtime says the driver is older than the CUDA torch was built with "
+            "(cudaErrorInsufficientDriver, 35); neither version is in the report",
+            f"upgrade the NVIDIA driver to one that runs torch's CUDA (`python -c 'import torch; "
+            f"print(torch.version.cuda)'` names it, `gpudoctor compat cuda VERSION` its driver; "
+            f"{DRIVER_URL}), or install a torch built for the CUDA the driver runs (nvidia-smi's "
+            "'CUDA Version')",
+            (("torch.cuda.init()", error),
+             ("rule", "the CUDA runtime returns this error when the driver is older than it")))
     if m is None:
         return None
     dcuda = machine.driver_cuda(env, tables)

@@ -47,8 +47,13 @@ INIT_ERROR = re.compile(
     r"CUDA initialization: ([^\n]+?)(?: \(Triggered internally at [^\n]*)?[ \t]*$"
     r"|(Found no NVIDIA driver on your system\.[^\n]*?)[ \t\"'_*`]*$"
     r"|(Unexpected error from cudaGetDeviceCount\(\)[^\n]*? Error \d+: [^\n]+?)[ \t\"'_*`]*$"
-    r"|(The NVIDIA driver on your system is too old \(found version \d+\)[^\n]*?)[ \t\"'_*`]*$",
+    r"|(The NVIDIA driver on your system is too old \(found version \d+\)[^\n]*?)[ \t\"'_*`]*$"
+    # torch 0.4-1.x's THC wording of cudaErrorInsufficientDriver, raised in torch's own code
+    r"|(cuda runtime error \(35\) : CUDA driver version is insufficient for CUDA runtime "
+    r"version)(?= at [^\n]{0,200}(?:torch/csrc|THC))",
     re.MULTILINE)
+# cudaErrorInsufficientDriver (35) as torch raised it: the driver is older than torch's CUDA
+INSUFFICIENT = "CUDA driver version is insufficient for CUDA runtime version"
 NO_DRIVER = "Found no NVIDIA driver on your system"
 DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version "
                             r"(\d{4,6})\)")

@@ -11,7 +11,7 @@ from gpudoctor.checks.driver import check_driver_vs_torch
 from gpudoctor.checks.pytorch import check_torch_cuda_available
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Status
-from gpudoctor.reports.read import read_reports
+from gpudoctor.reports.read import ReportError, read_reports
 
 TABLES = load_tables()
 ROUND4 = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
@@ -63,3 +63,16 @@ def test_a_report_without_the_drivers_version_passes_gd103_where_torchs_cuda_ini
     assert finding.status is status, finding.message
     if status is Status.PASS:
         assert "its version is not in the report" in finding.message
+
+
+def test_torchs_thc_insufficient_driver_error_fails_gd103() -> None:
+    """Round 6's r9-022 (https://github.com/open-mmlab/mmskeleton/issues/30): torch 0.4's THC
+    wording of cudaErrorInsufficientDriver, raised in torch's own code; no version stated."""
+    text = ("RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA "
+            "runtime version at torch/csrc/cuda/Module.cpp:107\n")
+    finding = check_driver_vs_torch.run(read_reports([("issue", text)]), TABLES)
+    assert finding.status is Status.FAIL, finding.message
+    assert "cudaErrorInsufficientDriver" in finding.message
+    # another program's wording of the same code is no torch build: not read as torch's
+    with pytest.raises(ReportError):
+        read_reports([("tf", "CUDA driver version is insufficient for CUDA runtime version\n")])
