@@ -53,9 +53,11 @@ ROW_START = re.compile(r"^[ \t]*\|[ \t]{1,6}\d{1,3}[ \t]{1,6}\S[^|\n]{0,60}?[ \t
                        r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f][ \t]", re.MULTILINE)
 
 # as nvidia-smi prints it (a line of its own), or quoted in prose on a line that names
-# nvidia-smi ('I ran "nvidia-smi" and got "No devices were found"')
+# nvidia-smi ('I ran "nvidia-smi" and got "No devices were found"'), or its exact words quoted
 NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$"
-                        r"|(?i:^[^\n]*nvidia-smi[^\n]*\bno devices were found\b)", re.MULTILINE)
+                        r"|(?i:^[^\n]*nvidia-smi[^\n]*\bno devices were found\b)"
+                        # its exact words quoted (a script's trace: X='No devices were found')
+                        r"|['\"`]No devices were found['\"`]", re.MULTILINE)
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     (re.compile(r"NVIDIA-SMI has failed because it couldn.?t communicate with the NVIDIA "

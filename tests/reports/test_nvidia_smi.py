@@ -301,3 +301,13 @@ def test_the_rows_of_a_whole_table_are_no_second_table() -> None:
     for path in whole:
         sources = read_path(path).sources
         assert not any("its rows" in s for s in sources), (path.name, sources)
+
+
+def test_nvidia_smis_no_devices_quoted_in_a_scripts_trace() -> None:
+    # round 6's r11-005 (https://github.com/pytorch/pytorch/issues/163658): bash's xtrace of
+    # a CI script that stored nvidia-smi's answer
+    text = ("nvidia-smi --query-gpu=driver_version --format=csv,noheader --id=0\n"
+            "+ INSTALLED_DRIVER_VERSION='No devices were found'\n")
+    assert statuses(read_reports([("ci.log", text)]))["GD102"] is Status.FAIL
+    with pytest.raises(ReportError):  # other words, or other casing, in prose: not nvidia-smi's
+        read_reports([("prose", "the scanner said 'no devices were found' again\n")])
