@@ -284,6 +284,10 @@ class TorchRuntime:
     # Maximum cuda capability supported by this version of PyTorch is (7.0) - (12.0)" for a
     # 6.1 GPU): no code of the build runs on them, PTX included (PTX runs only forward)
     too_old_gpus: tuple[tuple[str, str], ...] = ()
+    # the cuDNN torch says it was compiled against ("8.7.0"), from its own "cuDNN version
+    # incompatibility: PyTorch was compiled against (8, 7, 0) but found runtime version
+    # (8, 6, 0)" in a pasted report; NOT_RECORDED where torch did not say it
+    cudnn_built: str | Unavailable = NOT_RECORDED
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,9 +122,9 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
         return skipped(missing.message if missing is not None else "PyTorch was not imported")
     if rt.cuda is None:
         return skipped(f"torch {rt.version} is not a CUDA build")
-    if isinstance(rt.version, Unavailable):
+    told = machine.torch_built_cudnn(env, tables)  # torch's own words need no version
+    if told is None and isinstance(rt.version, Unavailable):
         return skipped(rt.version.message)
-    told = machine.torch_built_cudnn(env, tables)
     if told is None:
         return skipped(f"neither an installed nvidia-cudnn wheel nor the PyTorch table tells "
                        f"the cuDNN torch {rt.version} was built for")
@@ -139,13 +139,19 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     have = tuple(int(x) for x in runtime.split(".")[:2])
     evidence = (("compiled against", f"{wanted} ({source})"), ("run time", runtime))
     if have[0] == built[0] and have[1] >= built[1]:
-        return passed(f"torch {rt.version} runs cuDNN {runtime} (built with {wanted})",
+        return passed(f"{V.torch_name(env)} runs cuDNN {runtime} (built with {wanted})",
                       evidence)
     major = (V.torch_cuda(env) or "").split(".")[0]
-    fix = cudnn_wheel_line(major, wanted, V.interpreter(env))
+    # a version torch printed ("8.7.0") names a release, not a wheel ("8.7.0.84"): any of it
+    spec = wanted if wanted.count(".") >= 3 else f"{wanted}.*"
+    fix = cudnn_wheel_line(major, spec, V.interpreter(env)) if major else (
+        f"remove the cuDNN that shadows torch's own (an LD_LIBRARY_PATH entry: see GD307), or "
+        f"install cuDNN {wanted}'s wheel for torch's CUDA: pip install --force-reinstall "
+        f"'nvidia-cudnn-cuXX=={spec}', XX the major of `python -c 'import torch; "
+        "print(torch.version.cuda)'`")
     if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
         fix = _unset_fix(env, loaded[1].lib_dir)
-    return failed(f"torch {rt.version} was compiled against cuDNN {wanted} but runs "
+    return failed(f"{V.torch_name(env)} was compiled against cuDNN {wanted} but runs "
                   f"cuDNN {runtime}: it needs {built[0]}.x with minor ≥ {built[1]}", fix,
                   evidence)
 

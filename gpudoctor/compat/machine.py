@@ -37,11 +37,15 @@ def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
 
 
 def torch_built_cudnn(env: Environment, tables: Tables) -> tuple[str, str] | None:
-    """The cuDNN the installed torch was built for, and where that was read. This machine's
-    own artifact first: the `nvidia-cudnn-cuNN` wheel installed beside torch (N = torch's CUDA
+    """The cuDNN the installed torch was built for, and where that was read. What torch itself
+    said (its "compiled against" error, in a report) first; then this machine's own artifact:
+    the `nvidia-cudnn-cuNN` wheel installed beside torch (N = torch's CUDA
     major; pip installs the version torch's metadata pins), else the PyTorch table's row for
     the wheel variant (release and local tag, or the release's PyPI default); None when
     neither tells."""
+    rt = V.torch_runtime(env)
+    if rt is not None and isinstance(rt.cudnn_built, str):
+        return rt.cudnn_built, "torch's own error: 'PyTorch was compiled against' it"
     cuda = V.torch_cuda(env)
     st = V.torch_static(env)
     if cuda and st is not None:

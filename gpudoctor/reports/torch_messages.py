@@ -20,6 +20,7 @@ give one warning: the GPUs named are some of the machine's, never the list of th
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import Partial, not_reported
@@ -54,6 +55,11 @@ INIT_ERROR = re.compile(
     re.MULTILINE)
 # cudaErrorInsufficientDriver (35) as torch raised it: the driver is older than torch's CUDA
 INSUFFICIENT = "CUDA driver version is insufficient for CUDA runtime version"
+# torch's check of the cuDNN it loads against the one it was compiled with (torch/backends/
+# cudnn/__init__.py): both versions as tuples
+CUDNN_MISMATCH = re.compile(r"cuDNN version incompatibility: PyTorch was compiled\s{1,4}against "
+                            r"\((\d{1,2}), (\d{1,3}), (\d{1,3})\) but found runtime version "
+                            r"\((\d{1,2}), (\d{1,3}), (\d{1,3})\)")
 NO_DRIVER = "Found no NVIDIA driver on your system"
 DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version "
                             r"(\d{4,6})\)")
@@ -141,14 +147,20 @@ def parse(text: str) -> Partial | None:
     archs = arch_list(_QUOTE.sub("", text[:LONGEST]))
     found = driver_cuda(text)
     init = init_error(text)
-    if not gpus and archs is None and found is None and init is None:
+    cudnn = CUDNN_MISMATCH.search(text[:LONGEST])
+    if not gpus and archs is None and found is None and init is None and cudnn is None:
         return None
     torch = None
-    if gpus or archs is not None or init is not None:
+    if gpus or archs is not None or init is not None or cudnn is not None:
+        rt = runtime(archs, gpus, init, too_old_gpus(text))
+        if cudnn is not None:
+            major, minor, patch = (int(g) for g in cudnn.groups()[3:])
+            rt = replace(rt, cudnn_built=".".join(cudnn.groups()[:3]), cudnn_version=(
+                major * (10000 if major >= 9 else 1000) + minor * 100 + patch))
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
             static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime(archs, gpus, init, too_old_gpus(text)),
+            runtime=rt,
             seconds=not_reported("no probe ran: the facts are torch's own messages"),
         )
     nvml = None

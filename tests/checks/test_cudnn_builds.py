@@ -13,7 +13,7 @@ import pytest
 
 import tests.checks.envbuilder as B
 from gpudoctor.checks import run_checks
-from gpudoctor.checks.cudnn_builds import check_cuda_build
+from gpudoctor.checks.cudnn_builds import check_cuda_build, check_torch_cudnn
 from gpudoctor.compat import KnownBadCudnn, load_tables
 from gpudoctor.compat.rules import cudnn_runs_with_cuda
 from gpudoctor.model import (
@@ -25,6 +25,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
+from gpudoctor.reports.read import read_reports
 from tests.checks.envbuilder import env, torch
 from tests.checks.test_cudnn import CHECKS, hand_install, probed, run
 from tests.checks.test_machine_wins import finding as judged
@@ -171,3 +172,21 @@ def test_gd309_reads_the_installed_cudnn_wheel_for_a_torch_past_the_tables() -> 
     unknown = judged(future_machine("590.44.01", 13010, wheels=()), "GD309")
     assert unknown.status is Status.SKIP
     assert "neither an installed nvidia-cudnn wheel nor the PyTorch table" in unknown.message
+
+
+# round 6's r10-019 (https://github.com/facebookresearch/audiocraft/issues/186) and r10-020
+# (https://github.com/FurkanGozukara/Stable-Diffusion/issues/9): torch's own check of the cuDNN
+# it loads, quoted without torch's version or CUDA
+TORCH_CUDNN_MISMATCH = (
+    "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 7, 0) but "
+    "found runtime version (8, 6, 0). PyTorch already comes bundled with cuDNN.\n")
+
+
+def test_torchs_own_cudnn_mismatch_fails_gd309_without_its_version() -> None:
+    env = read_reports([("issue", TORCH_CUDNN_MISMATCH)])
+    f = check_torch_cudnn.run(env, load_tables())
+    assert f.status is Status.FAIL, f.message
+    assert "compiled against cuDNN 8.7.0 but runs cuDNN 8.6.0" in f.message
+    # torch's CUDA is not in the report: no wheel line with a made-up name; the pin is a
+    # release's wildcard, as "8.7.0" is no wheel's whole version
+    assert f.fix and "nvidia-cudnn-cu==" not in f.fix and "'nvidia-cudnn-cuXX==8.7.0.*'" in f.fix
