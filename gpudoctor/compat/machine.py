@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from packaging.version import Version
+
 from gpudoctor import views as V
 from gpudoctor.compat.wheels import cudnn_wheel_name
 from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
@@ -201,7 +203,7 @@ def _seen_ccs(env: Environment, tables: Tables) -> list[tuple[int, int]] | None:
     return known if known and len(known) == len(ccs) else None
 
 
-NEIGHBOURS = 2  # releases looked at on each side of a build whose arch list is not known
+NEIGHBOURS = 2  # release series looked at on each side of a build whose arch list is not known
 # a wheel PyTorch built: a release or a nightly, with its CUDA tag. Not a source build
 # ("2.1.0a0+git1234", NVIDIA's containers' "2.1.0a0+32f93b1"), nor one without a tag (a conda
 # or a distribution's build may set its own arch list)
@@ -212,10 +214,10 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
     """"torch 2.8.0's and 2.11.0's builds for CUDA 12.9 (the nearest on each side with an
     arch list) have code for sm_120" for a CUDA build whose own arch list neither the report
     nor the tables give (a variant the tables lack, a nightly between two releases: a wheel
-    PyTorch built, `OFFICIAL_BUILD`), when the
-    nearest releases before and after it (up to NEIGHBOURS away; one side where the other has
-    none) have a build for the same CUDA version with a known arch list, and every such list
-    has code for every GPU seen; None otherwise.
+    PyTorch built, `OFFICIAL_BUILD`), when the nearest releases before and after it (up to
+    NEIGHBOURS release series away, its own series' other patch releases besides; one side
+    where the other has none) have a build for the same CUDA version with a known arch list,
+    and every such list has code for every GPU seen; None otherwise.
 
     The neighbouring-builds rule: PyTorch sets a build's arch list per CUDA version in its
     build script, and changes it between releases for few CUDA versions, and then at the
@@ -237,8 +239,8 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
         return None
     cuda = ".".join(rt.cuda.split(".")[:2])
     ordered = sorted(tables.torch_releases, key=lambda r: V.version(r.version) or built)
-    before = [r for r in ordered if (V.version(r.version) or built) < built][-NEIGHBOURS:]
-    after = [r for r in ordered if (V.version(r.version) or built) > built][:NEIGHBOURS]
+    before = _series(built, [r for r in ordered if (V.version(r.version) or built) < built][::-1])
+    after = _series(built, [r for r in ordered if (V.version(r.version) or built) > built])
 
     def nearest(side: list[TorchRelease]) -> tuple[TorchRelease, tuple[str, ...]] | None:
         for release in side:
@@ -247,7 +249,7 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
                 return release, v.arch_list
         return None
 
-    early, late = nearest(before[::-1]), nearest(after)
+    early, late = nearest(before), nearest(after)
     found = [n for n in (early, late) if n is not None]
     both = len(found) == 2
     if not found or not all(_inside(archs, cc, oldest=both, newest=both or late is None)
@@ -259,6 +261,23 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
             f"nearest release{'s' if len(found) > 1 else ''} with an arch list"
             + ("" if len(found) > 1 else ", on one side only") + f") have code for {names}; "
             "this build's own list is not known")
+
+
+def _series(built: Version, side: list[TorchRelease]) -> list[TorchRelease]:
+    """The releases of `side` (nearest first) up to NEIGHBOURS release series (2.8, 2.9) away
+    from `built`'s own; its own series' other patch releases count as none."""
+    out, seen = [], set()
+    for release in side:
+        version = V.version(release.version)
+        key = (version.major, version.minor) if version else None
+        if key is None or key == (built.major, built.minor):
+            out.append(release)
+            continue
+        seen.add(key)
+        if len(seen) > NEIGHBOURS:
+            break
+        out.append(release)
+    return out
 
 
 def _inside(archs: tuple[str, ...], cc: tuple[int, int], *, oldest: bool, newest: bool) -> bool:

@@ -239,6 +239,10 @@ def test_the_neighbouring_builds_rule(tables: Tables) -> None:
     # before only (2.8.0's cu129 for a 2.9.0+cu129 the tables lack): its newest entry counts
     late = neighbouring_builds_cover(_on("12.1", "2.9.0+cu129", "12.9"), tables)
     assert late is not None and "2.8.0's" in late
+    # release series, not patch releases: 1.8.1 and 1.8.2 (no cu111 list) are 1.8.0's own
+    # series, 1.9's cu111 list the nearest after it
+    series = neighbouring_builds_cover(_on("GTX1080", "1.8.0+cu111", "11.1"), tables)
+    assert series is not None and "1.9.0's" in series
     # a GPU no neighbour has code for: unknown, not a pass
     assert neighbouring_builds_cover(_on("GTX1080", "2.9.1+cu130", "13.0"), tables) is None
     # a CPU build, or a build whose CUDA no release in the tables has: nothing to go by
