@@ -22,7 +22,7 @@ from gpudoctor.checks.cudnn import (
 )
 from gpudoctor.compat import machine
 from gpudoctor.compat.rules import cudnn_runs_with_cuda
-from gpudoctor.compat.wheels import cudnn_wheel_line
+from gpudoctor.compat.wheels import cudnn_wheel_line, cudnn_wheel_name
 from gpudoctor.model import (
     CudnnInstall,
     Environment,
@@ -146,9 +146,9 @@ def check_torch_cudnn(env: Environment, tables: Tables) -> Finding:
     spec = wanted if wanted.count(".") >= 3 else f"{wanted}.*"
     fix = cudnn_wheel_line(major, spec, V.interpreter(env)) if major else (
         f"remove the cuDNN that shadows torch's own (an LD_LIBRARY_PATH entry: see GD307), or "
-        f"install cuDNN {wanted}'s wheel for torch's CUDA: pip install --force-reinstall "
-        f"'nvidia-cudnn-cuXX=={spec}', XX the major of `python -c 'import torch; "
-        "print(torch.version.cuda)'`")
+        f"reinstall cuDNN {wanted} as the wheel of torch's CUDA major ({cudnn_wheel_name(11)} "
+        f"or {cudnn_wheel_name(12)}: `python -c 'import torch; print(torch.version.cuda)'` "
+        f"says which), version {spec}")
     if loaded and loaded[1] and "LD_LIBRARY_PATH" in loaded[1].found_by:
         fix = _unset_fix(env, loaded[1].lib_dir)
     return failed(f"{V.torch_name(env)} was compiled against cuDNN {wanted} but runs "

@@ -187,6 +187,7 @@ def test_torchs_own_cudnn_mismatch_fails_gd309_without_its_version() -> None:
     f = check_torch_cudnn.run(env, load_tables())
     assert f.status is Status.FAIL, f.message
     assert "compiled against cuDNN 8.7.0 but runs cuDNN 8.6.0" in f.message
-    # torch's CUDA is not in the report: no wheel line with a made-up name; the pin is a
-    # release's wildcard, as "8.7.0" is no wheel's whole version
-    assert f.fix and "nvidia-cudnn-cu==" not in f.fix and "'nvidia-cudnn-cuXX==8.7.0.*'" in f.fix
+    # torch's CUDA is not in the report: no install line with a made-up wheel name, the two
+    # wheels named instead; the pin is a release's wildcard ("8.7.0" is no wheel's version)
+    assert f.fix and "pip install" not in f.fix and "nvidia-cudnn-cu==" not in f.fix
+    assert "nvidia-cudnn-cu11 or nvidia-cudnn-cu12" in f.fix and "version 8.7.0.*" in f.fix
