@@ -53,6 +53,9 @@ class Recommendation:
     notes: tuple[str, ...]
     cudnn: CudnnPick | None
     cudnn_notes: tuple[str, ...]
+    # a working driver was seen (NVML or libcuda answered) even where its version is not known
+    # (a pasted report that leaves it out): not "no driver"
+    driver_loaded: bool = False
 
 
 def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
@@ -103,4 +106,5 @@ def recommend(env: Environment, tables: Tables) -> Recommendation:
     drv, told = V.driver_version(env), machine.driver_cuda(env, tables)
     return Recommendation(drv, told[0] if told else None, advice.gpus, advice.installed,
                           advice.installed_fits, advice.installed_why, advice.pick,
-                          advice.same_release, advice.why, cudnn, tuple(cudnn_notes))
+                          advice.same_release, advice.why, cudnn, tuple(cudnn_notes),
+                          driver_loaded=V.driver_present(env))

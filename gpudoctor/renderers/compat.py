@@ -47,7 +47,8 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
     lines = ["This machine"]
     lines.append(f"  driver {rec.driver or '(version unknown)'}"
                  + (f", runs CUDA ≤ {rec.driver_cuda}" if rec.driver_cuda else "")
-                 if rec.driver or rec.driver_cuda else "  no working NVIDIA driver found")
+                 if rec.driver or rec.driver_cuda or rec.driver_loaded
+                 else "  no working NVIDIA driver found")
     lines += [f"  GPU: {g.name} ({sm_of(g.compute_capability)})"
               for g in rec.gpus] or ["  no GPU seen"]
     if rec.installed_torch:

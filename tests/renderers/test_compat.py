@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 from gpudoctor.compat import load_tables
 from gpudoctor.compat.query.answer import Answer, Row, Section
@@ -18,6 +19,7 @@ from gpudoctor.renderers.compat import (
     recommendation_json,
     recommendation_text,
 )
+from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
 from tests.renderers.render_kit import FIXTURES
 
@@ -118,3 +120,18 @@ def test_recommendation_json_holds_every_field() -> None:
     assert next(iter(data)) == "schema_version" and isinstance(data["schema_version"], int)
     assert {k: v for k, v in data.items() if k != "schema_version"} == json.loads(
         json.dumps(dataclasses.asdict(r)))
+
+
+def test_a_driver_that_answered_without_its_version_is_no_missing_driver() -> None:
+    """Round 5's r8-009 (https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/626):
+    nvidia-smi -q's Fabric section alone; nvidia-smi answered, so a driver is loaded whose
+    version the paste leaves out. Before: 'no working NVIDIA driver found'."""
+    heldout = Path(__file__).resolve().parents[1] / "fixtures" / "heldout"
+    text = (heldout / "round5" / "reports-D" / "r8-009.md").read_text("utf-8")
+    rec = recommend(read_reports([("r8-009.md", text)]), load_tables())
+    assert rec.driver is None and rec.driver_loaded
+    out = recommendation_text(rec, verbose=False)
+    assert "  driver (version unknown)" in out and "no working NVIDIA driver" not in out
+    assert json.loads(recommendation_json(rec))["driver_loaded"] is True
+    none = dataclasses.replace(rec, driver_loaded=False)
+    assert "no working NVIDIA driver found" in recommendation_text(none, verbose=False)
