@@ -182,6 +182,12 @@ def decode_cudnn_version(v: int) -> tuple[int, int, int]:
     return v // 1000, v % 1000 // 100, v % 100
 
 
+def encode_cudnn_version(major: int, minor: int, patch: int) -> int:
+    """The `cudnnGetVersion()` integer of a release: (9, 1, 0) → 90100, (8, 9, 7) → 8907
+    (`decode_cudnn_version`'s inverse)."""
+    return major * (10000 if major >= 9 else 1000) + minor * 100 + patch
+
+
 def format_cudnn_version(v: int) -> str:
     """`cudnnGetVersion()` as "X.Y.Z": 90100 → "9.1.0" (v9+), 8907 → "8.9.7" (≤ v8)."""
     return ".".join(str(part) for part in decode_cudnn_version(v))

@@ -19,6 +19,7 @@ from gpudoctor.versions import (
     coverage,
     covers,
     decode_cudnn_version,
+    encode_cudnn_version,
     format_cudnn_version,
     minor_key,
     minor_of,
@@ -123,6 +124,7 @@ def test_this_venvs_torch_covers_its_own_archs() -> None:
 )
 def test_decode_cudnn_version(value: int, decoded: tuple[int, int, int]) -> None:
     assert decode_cudnn_version(value) == decoded
+    assert encode_cudnn_version(*decoded) == value  # its inverse
 
 
 def test_decode_cudnn_version_rejects_negative() -> None:

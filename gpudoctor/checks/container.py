@@ -62,10 +62,9 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             f"generate) or follow {TOOLKIT_URL}",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
-    if isinstance(visible, Unavailable) or isinstance(host.dev_nodes, Unavailable):
+    if isinstance(visible, Unavailable) or nodes is None:
         return skipped(f"this {host.container} container's environment or device nodes are "
                        "not known", cdi)
-    nodes = [n.path for n in host.dev_nodes if n.path != "/dev/dxg"]
     pci = host.pci_gpus if isinstance(host.pci_gpus, tuple) else ()
     ev = (("container", host.container), ("NVIDIA_VISIBLE_DEVICES", repr(visible)),
           ("/dev/nvidia*", ", ".join(nodes) or "none"),

@@ -238,15 +238,17 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
     if built is None or ccs is None:
         return None
     cuda = ".".join(rt.cuda.split(".")[:2])
-    ordered = sorted(tables.torch_releases, key=lambda r: V.version(r.version) or built)
-    before = _series(built, [r for r in ordered if (V.version(r.version) or built) < built][::-1])
-    after = _series(built, [r for r in ordered if (V.version(r.version) or built) > built])
+    dated = sorted(((version, r) for r in tables.torch_releases
+                    if (version := V.version(r.version)) is not None), key=lambda d: d[0])
+    before = _series(built, [d for d in dated if d[0] < built][::-1])
+    after = _series(built, [d for d in dated if d[0] > built])
 
     def nearest(side: list[TorchRelease]) -> tuple[TorchRelease, tuple[str, ...]] | None:
         for release in side:
-            v = next((v for v in release.variants if v.cuda == cuda and v.arch_list), None)
-            if v is not None and v.arch_list is not None:
-                return release, v.arch_list
+            archs = next((v.arch_list for v in release.variants
+                          if v.cuda == cuda and v.arch_list), None)
+            if archs:
+                return release, archs
         return None
 
     early, late = nearest(before), nearest(after)
@@ -263,19 +265,17 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
             "this build's own list is not known")
 
 
-def _series(built: Version, side: list[TorchRelease]) -> list[TorchRelease]:
-    """The releases of `side` (nearest first) up to NEIGHBOURS release series (2.8, 2.9) away
-    from `built`'s own; its own series' other patch releases count as none."""
+def _series(built: Version, side: list[tuple[Version, TorchRelease]]) -> list[TorchRelease]:
+    """The releases of `side` (with their versions, nearest first) up to NEIGHBOURS release
+    series (2.8, 2.9) away from `built`'s own; its own series' other patch releases count as
+    none."""
     out, seen = [], set()
-    for release in side:
-        version = V.version(release.version)
-        key = (version.major, version.minor) if version else None
-        if key is None or key == (built.major, built.minor):
-            out.append(release)
-            continue
-        seen.add(key)
-        if len(seen) > NEIGHBOURS:
-            break
+    for version, release in side:
+        key = (version.major, version.minor)
+        if key != (built.major, built.minor):
+            seen.add(key)
+            if len(seen) > NEIGHBOURS:
+                break
         out.append(release)
     return out
 

@@ -421,9 +421,8 @@ def parse_fragment(text: str) -> Partial | None:
     if not gpus or not any(_has_facts(g) for g in gpus):
         return None
     why = "is not in the report (sections of nvidia-smi -q alone)"
-    return Partial(kind="nvidia-smi -q (sections of it)", rank=5, nvml=stated_driver(
-        Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml=False))
-                                     for i, g in enumerate(gpus))))
+    return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
+        Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml=False)) for i, g in enumerate(gpus))))
 
 
 def _has_facts(gpu: _Node) -> bool:

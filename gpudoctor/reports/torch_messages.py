@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import Partial, not_reported
-from gpudoctor.versions import normalize_cc
+from gpudoctor.versions import encode_cudnn_version, normalize_cc
 
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+", re.MULTILINE)
 _ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
@@ -155,8 +155,8 @@ def parse(text: str) -> Partial | None:
         rt = runtime(archs, gpus, init, too_old_gpus(text))
         if cudnn is not None:
             major, minor, patch = (int(g) for g in cudnn.groups()[3:])
-            rt = replace(rt, cudnn_built=".".join(cudnn.groups()[:3]), cudnn_version=(
-                major * (10000 if major >= 9 else 1000) + minor * 100 + patch))
+            rt = replace(rt, cudnn_built=".".join(cudnn.groups()[:3]),
+                         cudnn_version=encode_cudnn_version(major, minor, patch))
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
             static=not_reported("torch's package metadata is not in the report"),

@@ -9,10 +9,10 @@ driver answered, so the GPU is stated as a driver's GPU with only its name and c
 
 or a script's print call with the expression as its argument, the value on the next line
 ("1.8.1+cu102"). The expression is read on its own line (after `>>> `, `In [N]: ` or as the
-argument of a print call), its
-value on the next line that is not blank (after `Out[N]: `), of the exact form each expression
-prints: a version, a CUDA version or None, True or False. Two different values of one
-expression leave it unread. torch's version is needed: without it nothing is read.
+argument of a print call), its value on the next line that is not blank (after `Out[N]: `),
+of the exact form each expression prints: a version, a CUDA version or None, True or False.
+Two different values of one expression leave it unread. torch's version is needed: without it
+nothing is read.
 """
 
 from __future__ import annotations
@@ -63,7 +63,6 @@ CAPABILITY = _printed(rf"torch\.cuda\.get_device_capability{_DEVICE}",
 
 
 _DIFFER = "differ"  # the expression printed two values (before and after a reinstall)
-
 
 
 def _one(pattern: re.Pattern[str], text: str) -> str | None:
