@@ -12,9 +12,12 @@ from gpudoctor.model import Environment
 from gpudoctor.snapshot import FORMER_KEYS, SnapshotError, dumps, loads, to_data
 from tests.checks.envbuilder import SCENARIOS
 
+FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures" / "envs").glob("*.json"))
 # written by schema_version 1 (`environment.cuda`, not `toolkits`): never rewritten, they are
 # the proof that older snapshots keep reading
-FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures" / "envs").glob("*.json"))
+V1_FIXTURES = [p for p in FIXTURES if json.loads(p.read_text())["schema_version"] == 1]
+# recorded on real machines by benchmarks/gpu_validation.py, in the schema of their day
+CURRENT_FIXTURES = [p for p in FIXTURES if p not in V1_FIXTURES]
 
 
 def _renamed(old: dict[str, object]) -> dict[str, object]:
@@ -108,7 +111,7 @@ def test_report_json_is_a_snapshot_too() -> None:
     assert env.nvml.gpus[1].reason.value == "error"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", V1_FIXTURES, ids=lambda p: p.stem)
 def test_every_v1_snapshot_still_reads(path: Path) -> None:
     """A snapshot of schema_version 1 names the toolkits `cuda`: it reads, its toolkits are
     `Environment.toolkits` value for value, and it is the scenario it was written from."""
@@ -119,6 +122,21 @@ def test_every_v1_snapshot_still_reads(path: Path) -> None:
     assert to_data(env.toolkits) == data["environment"]["cuda"]
     if path.stem in SCENARIOS:  # all but real-ci-no-driver-cpu-torch, recorded on a machine
         assert env == SCENARIOS[path.stem]
+
+
+def test_the_version_1_fixtures_are_most_of_them() -> None:
+    assert len(V1_FIXTURES) >= 16 and len(CURRENT_FIXTURES) >= 1
+
+
+@pytest.mark.parametrize("path", CURRENT_FIXTURES, ids=lambda p: p.stem)
+def test_a_real_machines_snapshot_round_trips(path: Path) -> None:
+    """A snapshot gpu_validation wrote on a real GPU machine reads and writes back byte for
+    byte (its environment, smoke fact included, is what gpudoctor writes today)."""
+    text = path.read_text()
+    assert json.loads(text)["schema_version"] == schemas.version(schemas.SNAPSHOT)
+    env = loads(text)
+    assert env.nvml.gpus and env.smoke is not None  # type: ignore[union-attr]
+    assert dumps(env) == text
 
 
 def test_a_new_snapshot_writes_toolkits() -> None:
