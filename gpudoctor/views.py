@@ -177,6 +177,21 @@ def cuda_build_unstated(env: Environment) -> Unavailable | None:
     return rt.cuda if rt is not None and isinstance(rt.cuda, Unavailable) else None
 
 
+def why_no_torch_cuda(env: Environment) -> str:
+    """Why `torch_cuda` is None, in words: torch not probed, not in the report or not
+    installed (`torch_missing`), a CUDA build whose version the report leaves out, a report
+    that shows torch but neither its import nor its metadata (why, as its reader said), or a
+    build without CUDA."""
+    missing = torch_missing(env) or cuda_build_unstated(env)
+    t = torch_facts(env)
+    if missing is None and t is not None and torch_static(env) is None and isinstance(
+            t.runtime, Unavailable):  # neither the import nor the metadata: a report cut short
+        missing = t.runtime
+    if missing is not None:
+        return missing.message or "PyTorch is not there"
+    return f"{torch_name(env)} is not a CUDA build"
+
+
 def torch_version(env: Environment) -> str | None:
     """torch's version string, from the import or the package metadata; None when torch is
     not there, or a report does not state its version (`torch_name`)."""

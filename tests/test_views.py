@@ -87,3 +87,19 @@ def test_which_torch_imports() -> None:
 def test_reason_of() -> None:
     assert V.reason_of(Unavailable(Reason.NOT_INSTALLED, "no driver")) == "no driver"
     assert V.reason_of("x") == "not available"
+
+
+def test_why_no_torch_cuda_says_which_of_the_reasons() -> None:
+    """GD103 and GD203 skip with it: on the H200 (tests/fixtures/envs/h200-x1.json) under
+    `check --no-torch` they said "PyTorch is not a CUDA build (or not installed)" of a CUDA
+    build that was only not probed."""
+    env = loads((ENVS / "h200-x1.json").read_text())
+    assert V.torch_cuda(env) == "13.0"
+    not_probed = dataclasses.replace(env, torch=Unavailable(
+        Reason.SKIPPED, "PyTorch was not probed (--no-torch)"))
+    assert V.why_no_torch_cuda(not_probed) == "PyTorch was not probed (--no-torch)"
+    t = env.torch
+    assert isinstance(t, TorchFacts) and isinstance(t.runtime, TorchRuntime)
+    cpu = dataclasses.replace(env, torch=dataclasses.replace(t, runtime=dataclasses.replace(
+        t.runtime, cuda=None, version="2.11.0+cpu")))
+    assert V.why_no_torch_cuda(cpu) == "torch 2.11.0+cpu is not a CUDA build"

@@ -58,6 +58,13 @@ def _where(i: CudnnInstall) -> str:
     return i.prefix or i.lib_dir or i.include_dir or i.origin
 
 
+def _header_dir(i: CudnnInstall) -> str:
+    """Where the headers are: a system cuDNN's are not beside its libraries (Debian and Ubuntu:
+    /usr/include/x86_64-linux-gnu, the libraries in /usr/lib/x86_64-linux-gnu)."""
+    return i.prefix or (i.header.rsplit("/", 1)[0] if i.header else None) or i.include_dir \
+        or _where(i)
+
+
 def _split(name: str) -> tuple[str, str | None] | None:
     m = _LIB.match(name)
     return (m.group(1), m.group(2)) if m else None
@@ -128,7 +135,7 @@ def check_headers(env: Environment, tables: Tables) -> Finding:
                      for i in placed)
     bad = [(i, v) for i in placed if isinstance(v := i.header_version, Unavailable)]
     if not bad:
-        return passed(", ".join(f"cuDNN {i.header_version} headers in {_where(i)}"
+        return passed(", ".join(f"cuDNN {i.header_version} headers in {_header_dir(i)}"
                                 for i in placed), evidence)
     i, v = bad[0]
     if v.reason is Reason.PERMISSION_DENIED:

@@ -272,9 +272,7 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         said = _torch_says_too_old(env, tables)
         if said is not None:
             return said
-        unstated = V.cuda_build_unstated(env)
-        return skipped(unstated.message if unstated else
-                       "PyTorch is not a CUDA build (or not installed)")
+        return skipped(V.why_no_torch_cuda(env))
     drv = V.driver_version(env)
     dcuda = machine.driver_cuda(env, tables)
     have, want = V.version(dcuda[0] if dcuda else None), V.version(tc)

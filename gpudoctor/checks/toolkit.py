@@ -180,7 +180,7 @@ def check_toolkit_vs_torch(env: Environment, tables: Tables) -> Finding:
     if not tv:
         return skipped("no CUDA toolkit found")
     if not tc:
-        return skipped("PyTorch is not a CUDA build (or not installed)")
+        return skipped(V.why_no_torch_cuda(env))
     ev = (("toolkit", tv), ("torch CUDA", tc))
     if V.major(tv) == V.major(tc):
         return passed(f"toolkit CUDA {tv} and PyTorch's CUDA {tc} share major {V.major(tc)}", ev)

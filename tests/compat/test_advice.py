@@ -12,6 +12,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from gpudoctor import views as V
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import Tables
 from gpudoctor.compat.advice import (
@@ -82,10 +83,13 @@ def torch_pin(command: str) -> str:
     return next(w for w in shlex.split(command) if w.startswith("torch=="))
 
 
-def assert_not_a_noop(advice: TorchAdvice) -> None:
-    """pip keeps an installed torch that satisfies the line's pin: such a line must force."""
+def assert_not_a_noop(advice: TorchAdvice, pip_sees: str | None = None) -> None:
+    """pip keeps an installed torch that satisfies the line's pin: such a line must force.
+    `pip_sees`: the installed distribution's metadata version, which pip compares (PyPI's
+    default wheel is "2.11.0" to pip while torch calls itself 2.11.0+cu130); else the version
+    the advice shows."""
     assert advice.pick is not None
-    installed = advice.installed
+    installed = pip_sees or advice.installed
     if installed is None:
         return
     pin = torch_pin(advice.pick.command)[len("torch=="):]
@@ -296,7 +300,8 @@ def test_every_install_line_is_recommends(env: Environment, tables: Tables) -> N
     if rec.torch is not None:
         advice = torch_advice(env, tables)
         assert advice.command == command
-        assert_not_a_noop(advice)
+        static = V.torch_static(env)
+        assert_not_a_noop(advice, static.version if static else None)
 
 
 def install_fixes(env: Environment, tables: Tables) -> list[tuple[str, str]]:
