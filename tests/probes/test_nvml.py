@@ -135,7 +135,26 @@ def test_library_not_found_is_the_no_driver_case() -> None:
     facts = run_probe(None)
     u = unavailable(facts, Reason.NOT_INSTALLED)
     assert "libnvidia-ml.so.1 was not found" in u.message
-    assert u.detail == "NVMLError_LibraryNotFound: NVML Shared Library Not Found"
+    # the loader's own words: the probe loads the library before importing the binding
+    assert u.detail == ("NVMLError_LibraryNotFound: libnvidia-ml.so.1: cannot open shared "
+                        "object file: No such file or directory")
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_no_driver_library_means_no_binding_import(tmp_path: Path) -> None:
+    """Without libnvidia-ml.so.1 the probe answers before `import pynvml` (30-45 ms of a
+    driverless `check`); with the (fake) library it imports the binding and reads it."""
+    if _system_has_nvml():
+        pytest.skip("this machine has a real libnvidia-ml.so.1")
+    code = ("import sys; from gpudoctor.probes.interface import Deps; "
+            "from gpudoctor.probes.nvml import probe_nvml; r = probe_nvml(Deps()); "
+            "print(type(r).__name__, 'pynvml' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_NVML_")}
+    env.update(LD_LIBRARY_PATH=str(tmp_path), PYTHONPATH=str(REPO_ROOT))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=60, check=True)
+    assert done.stdout.split() == ["Unavailable", "False"]
 
 
 @pytest.mark.slow
