@@ -132,6 +132,7 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     rt = V.torch_runtime(env)
     if tv is None and rt is None:
         return skipped("PyTorch is not installed or could not be read")
+    tv = tv or "(version not in the report)"
     unstated = V.cuda_build_unstated(env)
     if unstated is not None:
         return passed(f"{V.torch_name(env)} is a CUDA build ({unstated.message})")

@@ -141,7 +141,7 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         torch = (f"{tv}, built with CUDA {tc}" if tc else
                  f"{tv or 'version not in the report'}, a CUDA build (its CUDA version is not "
                  "in the report)" if V.cuda_build_unstated(env) else
-                 f"{tv}, CPU-only build (no CUDA)")
+                 f"{tv or 'version not in the report'}, CPU-only build (no CUDA)")
         if isinstance(env.torch.runtime, Unavailable):
             torch += f" — import failed: {env.torch.runtime.message}"
     else:

@@ -111,9 +111,21 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
 def _with_init_error(part: Partial, messages: Partial) -> Partial:
     """A collect_env block whose torch finds no CUDA and gives no reason, with the reason
     torch printed elsewhere in the paste (its warning above the block, where the
-    "Collecting environment information..." line that starts the block is missing)."""
+    "Collecting environment information..." line that starts the block is missing); a block
+    that leaves open whether torch is a CUDA build, closed by torch's "Torch not compiled
+    with CUDA enabled"."""
     rt = part.torch.runtime if isinstance(part.torch, TorchFacts) else None
     said = messages.torch.runtime if isinstance(messages.torch, TorchFacts) else None
+    if isinstance(said, TorchRuntime) and said.cuda is None and isinstance(part.torch,
+                                                                          TorchFacts):
+        # "Torch not compiled with CUDA enabled": a build without CUDA, which the block
+        # (an environment list naming the version only) left open
+        if isinstance(rt, Unavailable) and rt.reason is Reason.NOT_REPORTED:
+            return replace(part, torch=replace(part.torch, runtime=said))
+        if isinstance(rt, TorchRuntime) and isinstance(rt.cuda, Unavailable) \
+                and rt.cuda_available is not True:
+            return replace(part, torch=replace(part.torch, runtime=replace(
+                rt, cuda=None, cuda_available=False, cuda_init_error=said.cuda_init_error)))
     if (not isinstance(rt, TorchRuntime) or rt.cuda_available is not False
             or not isinstance(said, TorchRuntime) or not isinstance(said.cuda_init_error, str)
             or not (isinstance(rt.cuda_init_error, Unavailable)

@@ -10,7 +10,10 @@
   because it is too old." — the GPU's index, name and compute capability;
 - its error when the driver is older than its CUDA (c10/cuda/CUDAFunctions.cpp): "The NVIDIA
   driver on your system is too old (found version 11040)" — `cudaDriverGetVersion()`, the
-  highest CUDA the driver runs (11040 = 11.4), libcuda's view of the driver.
+  highest CUDA the driver runs (11040 = 11.4), libcuda's view of the driver;
+- "Torch not compiled with CUDA enabled" (torch/cuda/__init__.py, `_lazy_init`, raised when
+  torch._C has no CUDA bindings): a build without CUDA, whatever its version. A text that also
+  holds the warnings only CUDA builds print is not read as one.
 
 What they do not state (torch's version, its CUDA version, the driver's version, the other
 GPUs) stays Unavailable(NOT_REPORTED). Python prints a warning once per text, so identical GPUs
@@ -28,11 +31,19 @@ from gpudoctor.versions import encode_cudnn_version, normalize_cc
 
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+", re.MULTILINE)
 _ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
-INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capability sm_(\d+) is not "
-                          r"compatible with the current PyTorch installation\.?[ \t]*$"
-                          r"(?:\s*^[ \t]*The current PyTorch install supports CUDA capabilities"
-                          + _ARCHS + r")?", re.MULTILINE)
-ARCH_LIST = re.compile(r"The current PyTorch install supports CUDA capabilities" + _ARCHS)
+# as printed, and as pasted: wrapped across lines, retyped in lower case, "capabilities"
+INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capabilit(?:y|ies) sm_(\d+)[ \t]*\n?"
+                          r"[ \t]*is[ \t]+not[ \t]*\n?[ \t]*compatible[ \t]*\n?[ \t]*with[ \t]*\n?"
+                          r"[ \t]*the current PyTorch installation\b\.?"
+                          r"(?:\s*The\s{1,4}current\s{1,4}PyTorch\s{1,4}install\s{1,4}supports\s{1,4}"
+                          r"CUDA\s{1,4}capabilities" + _ARCHS.replace("[ \\t]+", "\\s+") + r")?",
+                          re.MULTILINE | re.IGNORECASE)
+ARCH_LIST = re.compile(r"The\s{1,4}current\s{1,4}PyTorch\s{1,4}install\s{1,4}supports\s{1,4}"
+                       r"CUDA\s{1,4}capabilities" + _ARCHS.replace("[ \\t]+", "\\s+"),
+                       re.IGNORECASE)
+# torch.cuda._lazy_init's AssertionError when torch._C has no CUDA bindings: a build without
+# CUDA (a CPU build; ROCm builds have them)
+NOT_COMPILED = re.compile(r"Torch not compiled with CUDA enabled")
 # "… which is of cuda capability 6.1." (torch ≤ 2.7); "… of compute capability (CC) 7.0." (2.8+)
 TOO_OLD_GPU = re.compile(r"Found GPU(\d+) ([^\n]+?) which is of (?:cuda|compute) capability "
                          r"(?:\(CC\) )?(\d+)\.(\d+)")
@@ -148,11 +159,16 @@ def parse(text: str) -> Partial | None:
     found = driver_cuda(text)
     init = init_error(text)
     cudnn = CUDNN_MISMATCH.search(text[:LONGEST])
-    if not gpus and archs is None and found is None and init is None and cudnn is None:
+    cpu = NOT_COMPILED.search(text[:LONGEST]) is not None and not gpus and archs is None
+    if not gpus and archs is None and found is None and init is None and cudnn is None \
+            and not cpu:
         return None
     torch = None
-    if gpus or archs is not None or init is not None or cudnn is not None:
+    if gpus or archs is not None or init is not None or cudnn is not None or cpu:
         rt = runtime(archs, gpus, init, too_old_gpus(text))
+        if cpu:
+            rt = replace(rt, cuda=None, cuda_available=False,
+                         cuda_init_error=NOT_COMPILED.pattern)
         if cudnn is not None:
             major, minor, patch = (int(g) for g in cudnn.groups()[3:])
             rt = replace(rt, cudnn_built=".".join(cudnn.groups()[:3]),

@@ -163,3 +163,57 @@ def test_the_older_wording_and_its_minimum() -> None:
     inside = ("Found GPU0 NVIDIA A10 which is of cuda capability 8.6.\n    Minimum and Maximum "
               "cuda capability supported by this version of PyTorch is\n    (7.0) - (12.0)\n")
     assert too_old_gpus(inside) == ()
+
+
+# -------------------------------------------------------- wrapped, retyped, "not compiled"
+
+HELDOUT_E = REPORTS.parent / "heldout" / "round6" / "reports-E"
+
+
+def _statuses(name: str, tables: Tables) -> dict[str, Status]:
+    env = read_reports([(name, (HELDOUT_E / name).read_text(encoding="utf-8"))])
+    return {r.check_id: r.finding.status for r in run_checks(env, tables).results}
+
+
+def test_a_warning_wrapped_across_lines_is_read(tables: Tables) -> None:
+    """https://github.com/runpod/containers/issues/114: the warning and its arch list wrapped
+    by the reporter ("is not compatible\\nwith the current PyTorch installation. The current
+    PyTorch install\\nsupports …"): the B200 (sm_100) has no code in sm_50 … sm_90."""
+    env = read_reports([("r10-001.md", (HELDOUT_E / "r10-001.md").read_text())])
+    rt = env.torch.runtime  # type: ignore[union-attr]
+    assert isinstance(rt, TorchRuntime)
+    assert rt.warned_gpus == (("NVIDIA B200", "10.0"),)
+    assert rt.arch_list == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    assert _statuses("r10-001.md", tables)["GD404"] is Status.FAIL
+
+
+def test_a_warning_retyped_in_lower_case_is_read() -> None:
+    """https://github.com/HaoKang-Timmy/LatencySensitiveBench/issues/19: "nvidia geforce rtx
+    5090 with cuda capabilities sm_120 is not compatible with the current Pytorch
+    installation." (no arch list: GD404 cannot judge without torch's version)."""
+    env = read_reports([("r11-014.md", (HELDOUT_E / "r11-014.md").read_text())])
+    rt = env.torch.runtime  # type: ignore[union-attr]
+    assert isinstance(rt, TorchRuntime) and rt.warned_gpus == (("nvidia geforce rtx 5090",
+                                                                "12.0"),)
+
+
+@pytest.mark.parametrize("name", ["r9-024.md", "r9-023.md"])
+def test_torch_not_compiled_with_cuda_is_a_cpu_build(name: str, tables: Tables) -> None:
+    """"AssertionError: Torch not compiled with CUDA enabled" (torch.cuda._lazy_init: torch._C
+    has no CUDA bindings) beside the driver's nvidia-smi banner: a CPU build where a GPU is.
+    https://github.com/gordicaleksa/pytorch-neural-style-transfer/issues/3 (r9-024: a
+    traceback and a cut table); https://github.com/zai-org/ChatGLM-6B/issues/920 (r9-023: an
+    environment list naming "PyTorch:2.0" only)."""
+    env = read_reports([(name, (HELDOUT_E / name).read_text())])
+    rt = env.torch.runtime  # type: ignore[union-attr]
+    assert isinstance(rt, TorchRuntime) and rt.cuda is None and rt.cuda_available is False
+    assert _statuses(name, tables)["GD402"] is Status.FAIL
+
+
+def test_not_compiled_beside_a_cuda_builds_warning_is_not_a_cpu_build() -> None:
+    """A paste with both (two environments, or a quoted older error): the arch warning only a
+    CUDA build prints wins; the assertion is not read as this torch's."""
+    env = read_reports([("x.txt", WARNINGS + "\nAssertionError: Torch not compiled with CUDA "
+                         "enabled\n")])
+    rt = env.torch.runtime  # type: ignore[union-attr]
+    assert isinstance(rt, TorchRuntime) and isinstance(rt.cuda, Unavailable)
