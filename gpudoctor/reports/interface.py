@@ -76,7 +76,8 @@ def named_gpu(index: int, name: str, why: str, *, uuid: str | None = None,
 # GD102 ("every GPU answers NVML") does not judge them.
 TORCH_NAMED = "torch.cuda.get_device_name()"
 Q_SECTIONS = "nvidia-smi -q (sections of it)"
-NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS})
+QUERY_SOME = "nvidia-smi --query-gpu -i (the GPUs chosen)"
+NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME})
 
 
 def stated_driver(binding: str, why: str, gpus: tuple[GpuFacts | Unavailable, ...],

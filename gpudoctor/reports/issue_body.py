@@ -15,7 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudoctor.reports import collect_env, env_tools, nvidia_smi, nvidia_smi_list, nvidia_smi_q
+from gpudoctor.reports import (
+    collect_env,
+    env_tools,
+    nvidia_smi,
+    nvidia_smi_csv,
+    nvidia_smi_list,
+    nvidia_smi_q,
+)
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
@@ -38,6 +45,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
     ("nvidia-smi -L", nvidia_smi_list.START),
+    ("nvidia-smi --query-gpu", nvidia_smi_csv.START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),
     ("collect_env (cut)", collect_env.START_CUT),  # a collect_env whose top is cut off
     ("tool env", env_tools.START),  # detectron2's, mmcv's, SGLang's, Lightning's … reports

@@ -17,6 +17,7 @@ from gpudoctor.reports import (
     env_tools,
     kernel_log,
     nvidia_smi,
+    nvidia_smi_csv,
     nvidia_smi_list,
     nvidia_smi_q,
     snapshot,
@@ -53,6 +54,8 @@ def _parse(block: Block) -> Partial | None:
         return nvidia_smi.parse_error(block.text)
     if block.kind == "nvidia-smi -L":
         return nvidia_smi_list.parse(block.text)
+    if block.kind == "nvidia-smi --query-gpu":
+        return nvidia_smi_csv.parse(block.text)
     if block.kind == "tool env":
         return env_tools.parse(block.text)
     if block.kind == "nvcc":
@@ -113,7 +116,8 @@ def _with_init_error(part: Partial, messages: Partial) -> Partial:
     torch printed elsewhere in the paste (its warning above the block, where the
     "Collecting environment information..." line that starts the block is missing); a block
     that leaves open whether torch is a CUDA build, closed by torch's "Torch not compiled
-    with CUDA enabled"."""
+    with CUDA enabled"; torch's prints or a list of versions, with the GPUs and the arch list
+    torch's warnings name."""
     rt = part.torch.runtime if isinstance(part.torch, TorchFacts) else None
     said = messages.torch.runtime if isinstance(messages.torch, TorchFacts) else None
     if isinstance(said, TorchRuntime) and said.cuda is None and isinstance(part.torch,
@@ -126,6 +130,14 @@ def _with_init_error(part: Partial, messages: Partial) -> Partial:
                 and rt.cuda_available is not True:
             return replace(part, torch=replace(part.torch, runtime=replace(
                 rt, cuda=None, cuda_available=False, cuda_init_error=said.cuda_init_error)))
+    if isinstance(rt, TorchRuntime) and isinstance(said, TorchRuntime) and part.kind in (
+            "torch's prints", "environment list") and not rt.warned_gpus:
+        # torch's prints and a list of versions do not read torch's warnings: add them
+        assert isinstance(part.torch, TorchFacts)
+        rt = replace(rt, warned_gpus=said.warned_gpus, too_old_gpus=said.too_old_gpus,
+                     arch_list=rt.arch_list if isinstance(rt.arch_list, tuple)
+                     else said.arch_list)
+        part = replace(part, torch=replace(part.torch, runtime=rt))
     if (not isinstance(rt, TorchRuntime) or rt.cuda_available is not False
             or not isinstance(said, TorchRuntime) or not isinstance(said.cuda_init_error, str)
             or not (isinstance(rt.cuda_init_error, Unavailable)

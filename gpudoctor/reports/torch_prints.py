@@ -8,11 +8,12 @@ driver answered, so the GPU is stated as a driver's GPU with only its name and c
     '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'
 
 or a script's print call with the expression as its argument, the value on the next line
-("1.8.1+cu102"). The expression is read on its own line (after `>>> `, `In [N]: ` or as the
-argument of a print call), its value on the next line that is not blank (after `Out[N]: `),
-of the exact form each expression prints: a version, a CUDA version or None, True or False.
-Two different values of one expression leave it unread. torch's version is needed: without it
-nothing is read.
+("1.8.1+cu102"), or one print call of several of the first three, their values on the next
+line separated by spaces ("2.4.1+cu124 12.4"). The expression is read on its own line (after
+`>>> `, `In [N]: ` or as the argument of a print call), its value on the next line that is
+not blank (after `Out[N]: `), of the exact form each expression prints: a version, a CUDA
+version or None, True or False. Two different values of one expression leave it unread.
+torch's version is needed: without it nothing is read.
 """
 
 from __future__ import annotations
@@ -64,11 +65,47 @@ CAPABILITY = _printed(rf"torch\.cuda\.get_device_capability{_DEVICE}",
 
 _DIFFER = "differ"  # the expression printed two values (before and after a reinstall)
 
+# one print call of several of them, its values on the next line separated by spaces (print's
+# separator): `python -c "import torch; print(torch.__version__, torch.version.cuda)"` →
+# "2.4.1+cu124 12.4"
+_EXPRESSIONS = {
+    r"torch\.__version__": (VERSION, rf"{_VERSION}(?:\+[a-z0-9.]{{1,40}})?"),
+    r"torch\.version\.cuda": (CUDA, r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None"),
+    r"torch\.cuda\.is_available\(\)": (AVAILABLE, r"True|False"),
+}
+_ANY = "|".join(f"(?:{e})" for e in _EXPRESSIONS)
+_MULTI = re.compile(rf"^[^\n]{{0,300}}?\bprint\([ \t]?((?:{_ANY})(?:,[ \t]?(?:{_ANY})){{1,2}})"
+                    rf"[ \t]?\)[^\n(]{{0,20}}\n(?:[ \t]*\n)?[ \t]{{0,8}}([^\n]{{1,120}})$",
+                    re.MULTILINE)
+
+
+def _printed_together(text: str) -> dict[re.Pattern[str], set[str]]:
+    """The value of each expression of a print call of several, where the printed line has
+    one value of the expected form for each."""
+    found: dict[re.Pattern[str], set[str]] = {}
+    for m in _MULTI.finditer(text):
+        expressions = [e.strip() for e in m[1].split(",")]
+        values = m[2].strip().split()
+        if len(values) != len(expressions):
+            continue
+        pairs = []
+        for expression, value in zip(expressions, values, strict=True):
+            key = next(k for k in _EXPRESSIONS if re.fullmatch(k, expression))
+            pattern, form = _EXPRESSIONS[key]
+            if not re.fullmatch(form, value):
+                break
+            pairs.append((pattern, value))
+        else:
+            for pattern, value in pairs:
+                found.setdefault(pattern, set()).add(value)
+    return found
+
 
 def _one(pattern: re.Pattern[str], text: str) -> str | None:
     """The one value printed for the expression; None when none, `_DIFFER` when values
     differ."""
     values = {m["value"] for m in pattern.finditer(text)}
+    values |= _printed_together(text).get(pattern, set())
     return values.pop() if len(values) == 1 else _DIFFER if values else None
 
 
