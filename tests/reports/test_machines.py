@@ -15,8 +15,16 @@ from gpudoctor.reports.read import read_reports
 
 MACHINES = Path(__file__).resolve().parent.parent / "fixtures" / "machines"
 H200 = MACHINES / "h200-x1"
-READ = ["collect_env.txt", "nvidia-smi.txt", "nvidia-smi-q.txt", "nvidia-smi-q-x.xml",
-        "nvidia-smi-L.txt"]
+# each text: the driver version it states, whether it names the GPU, and torch's version
+READ = {
+    "collect_env.txt": ("580.159.04", False, "2.11.0+cu130"),  # GPU models only: no index
+    "nvidia-smi.txt": ("580.159.04", True, None),
+    "nvidia-smi-q.txt": ("580.159.04", True, None),
+    "nvidia-smi-q-x.xml": ("580.159.04", True, None),
+    "nvidia-smi-L.txt": (None, True, None),  # the GPUs only: the version is not shown
+    "nvidia-smi-query-gpu.txt": ("580.159.04", True, None),
+    "torch-prints.txt": (None, False, "2.11.0+cu130"),  # print(version, cuda, available)
+}
 
 
 @pytest.fixture(scope="module")
@@ -26,20 +34,21 @@ def tables() -> Tables:
 
 @pytest.mark.parametrize("name", READ)
 def test_the_h200s_texts_judge_it_healthy(name: str, tables: Tables) -> None:
+    driver, names_gpu, torch = READ[name]
     env = read_reports([(name, (H200 / name).read_text(encoding="utf-8"))])
-    # `nvidia-smi -L` lists the GPUs only: the driver answered, its version is not shown
-    assert V.driver_version(env) == (None if name == "nvidia-smi-L.txt" else "580.159.04")
-    if name != "collect_env.txt":  # collect_env names the GPU model only
+    assert V.driver_version(env) == driver
+    if names_gpu:
         assert [g.name for g in V.gpus(env)] == ["NVIDIA H200"]
-    if name == "collect_env.txt":
-        assert V.torch_cuda(env) == "13.0" and V.torch_version(env) == "2.11.0+cu130"
+    assert V.torch_version(env) == torch
+    if torch:
+        assert V.torch_cuda(env) == "13.0"
     report = run_checks(env, tables)
     bad = [(r.check_id, r.finding.message) for r in report.results
            if r.finding.status is Status.FAIL
            or (r.finding.status is Status.WARN and r.severity is not Severity.INFO)]
     assert bad == []
     passed = {r.check_id for r in report.results if r.finding.status is Status.PASS}
-    assert "GD101" in passed  # the driver is seen, and judged
+    assert "GD101" in passed or name == "torch-prints.txt"  # the driver is seen, and judged
 
 
 def test_all_the_texts_together_are_one_healthy_machine(tables: Tables) -> None:
