@@ -74,6 +74,7 @@ class TorchAdvice:
     same_release: TorchPick | None  # the installed release in a variant that fits, if not it
     unjudged: bool = False  # no pick is made, and `why` says why (nothing probed, ROCm)
     blocked: str | None = None  # what must be done first: no install can help until then
+    reinstall_only: bool = False  # the pick is the installed build: the line reinstalls it
 
     @property
     def command(self) -> str | None:
@@ -124,6 +125,7 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
         why.insert(0, _no_driver_note(env))
     pick, notes = pick_torch(env, tables, ccs, line)
     same = None
+    reinstall_only = False
     if rel is not None and pick is not None and rel.version != pick.version and fits is not True:
         same = best_fit(env, tables, rel, ccs, line)
         if same and installed and installed.endswith("+" + same.variant):
@@ -136,13 +138,15 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
                          "among them) too")
         elif installed and _same_build(installed, rel, pick):
             notes.append(f"torch {installed} is already installed: the line only reinstalls it")
+            reinstall_only = True
     t = V.torch_facts(env)
     shadow = shadowing_torch(t) if t is not None else None
     if shadow is not None:
         notes.insert(0, f"{shadow.message}: an install changes the installed torch, not that "
                      "copy")
     return TorchAdvice(pick, (*why, *notes), gpus, line.python, installed, fits, installed_why,
-                       same, blocked=shadow.fix if shadow else None)
+                       same, blocked=shadow.fix if shadow else None,
+                       reinstall_only=reinstall_only)
 
 
 def install_fix(env: Environment, tables: Tables) -> str:

@@ -217,7 +217,8 @@ def pick_torch(env: Environment, tables: Tables, ccs: list[str], line: Line
         names = " and ".join(n for n, _ in line.companions)
         notes.append(f"the tables pair no {names} with the newest torch, "
                      f"{tables.newest_torch().version}: the pick keeps to releases that have "
-                     f"one, as {names} is installed beside torch")
+                     f"one, as {names} {'are' if len(line.companions) > 1 else 'is'} "
+                     "installed beside torch")
     said = " ".join(notes)  # what the newest release's note says is not said twice
     newer = [n for n in _newer(tables, best, found, ccs, line)
              if not ("minor-version" in n and "minor-version" in said

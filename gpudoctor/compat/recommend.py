@@ -56,6 +56,9 @@ class Recommendation:
     # a working driver was seen (NVML or libcuda answered) even where its version is not known
     # (a pasted report that leaves it out): not "no driver"
     driver_loaded: bool = False
+    # the installed torch is the pick's own build and fits: nothing to install (the line only
+    # reinstalls it)
+    nothing_to_install: bool = False
 
 
 def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
@@ -107,4 +110,6 @@ def recommend(env: Environment, tables: Tables) -> Recommendation:
     return Recommendation(drv, told[0] if told else None, advice.gpus, advice.installed,
                           advice.installed_fits, advice.installed_why, advice.pick,
                           advice.same_release, advice.why, cudnn, tuple(cudnn_notes),
-                          driver_loaded=V.driver_present(env))
+                          driver_loaded=V.driver_present(env),
+                          nothing_to_install=advice.reinstall_only
+                          and advice.installed_fits is True and advice.blocked is None)

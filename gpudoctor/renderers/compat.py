@@ -57,7 +57,11 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
         why = f": {rec.installed_why}" if rec.installed_why else ""
         lines.append(f"  installed torch {rec.installed_torch}: {fits}{why}")
     lines += ["", "PyTorch"]
-    if rec.torch:
+    if rec.torch and rec.nothing_to_install:
+        lines += [f"  nothing to install: the installed torch {rec.installed_torch} is this "
+                  "pick, and it fits", f"    {_describe(rec.torch)}",
+                  f"  to reinstall it anyway: {rec.torch.command}"]
+    elif rec.torch:
         lines += [f"  $ {rec.torch.command}", f"    {_describe(rec.torch)}"]
         if verbose:
             lines.append(f"    source: {rec.torch.source}")
@@ -66,7 +70,8 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
     if rec.torch_installed_release:
         pick = rec.torch_installed_release
         lines += [f"  to keep torch {pick.version}: {pick.command}", f"    {_describe(pick)}"]
-    lines += [f"  note: {note}" for note in rec.notes]
+    lines += [f"  note: {note}" for note in rec.notes
+              if not (rec.nothing_to_install and note.endswith("the line only reinstalls it"))]
     lines += ["", "cuDNN" + (f" for CUDA {rec.cudnn.toolkit} at {rec.cudnn.prefix}"
                              if rec.cudnn else "")]
     if rec.cudnn:

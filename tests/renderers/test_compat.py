@@ -93,6 +93,25 @@ def test_recommendation_text_for_a_healthy_machine() -> None:
     assert f"    source: {r.torch.source}" in verbose and f"    source: {r.cudnn.source}" in verbose
 
 
+def test_recommendation_text_where_the_installed_torch_is_the_pick() -> None:
+    """The real H200 (driver 580.159.04, torch 2.11.0+cu130 with torchvision and torchaudio
+    beside it): the pick is the installed build, so the first line under PyTorch says there
+    is nothing to install, and the line that only reinstalls it is not offered as the fix."""
+    r = rec("h200-x1")
+    assert r.nothing_to_install and r.torch is not None and r.installed_fits is True
+    lines = recommendation_text(r, verbose=False).splitlines()
+    below = lines[lines.index("PyTorch") + 1:next(i for i, line in enumerate(lines)
+                                                    if line.startswith("cuDNN"))]
+    assert below[0] == ("  nothing to install: the installed torch 2.11.0+cu130 is this pick, "
+                        "and it fits")
+    assert f"  to reinstall it anyway: {r.torch.command}" in below
+    assert not [line for line in below if line.startswith("  $ ")]
+    assert not [line for line in below if line.endswith("the line only reinstalls it")]
+    assert "as torchvision and torchaudio are installed beside torch" in "\n".join(below)
+    other = rec("h100-healthy")  # its installed torch is not the pick's build
+    assert not other.nothing_to_install
+
+
 def test_recommendation_text_without_a_driver_gpu_or_toolkit() -> None:
     r = rec("gpu-less-ci-cuda-torch")
     assert r.cudnn is None
