@@ -339,6 +339,27 @@ ROUND6 = [  # families round 6's held-out set (dev data since it was scored) sho
 ]
 
 
+ROUND6_SEEN = [  # round 6's texts after scoring (dev data), reworded: nvidia-smi without NVML
+    # (https://github.com/NVIDIA/nvidia-docker/issues/1163), flash-attn's setup without nvcc
+    # (https://github.com/raphaelmourad/Mistral-DNA/issues/1)
+    ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that "
+     "the NVIDIA Display Driver is properly installed and present in your system.",
+     "nvidia-smi-no-nvml-library", "no-driver"),
+    ("$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n"
+     "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that "
+     "the NVIDIA Display Driver is properly installed and present in your system.",
+     "container-nvidia-smi-no-nvml-library", "container-gpu-setup"),
+    ("setup.py:117: UserWarning: apex was requested, but nvcc was not found.  Are you sure your "
+     "environment has nvcc available?", "nvcc-not-on-path", "toolkit-missing"),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND6_SEEN,
+                         ids=[c[1] for c in ROUND6_SEEN])
+def test_round6_seen_families(text: str, sid: str, cause_class: str) -> None:
+    test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
+
+
 @pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND6, ids=[c[1] for c in ROUND6])
 def test_round6_families(text: str, sid: str, cause_class: str) -> None:
     test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
