@@ -47,6 +47,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi -L", nvidia_smi_list.START),
     ("nvidia-smi --query-gpu", nvidia_smi_csv.START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),
+    ("nvidia-smi -q -x (fragment)", nvidia_smi_q.FRAGMENT_XML),
     ("collect_env (cut)", collect_env.START_CUT),  # a collect_env whose top is cut off
     ("tool env", env_tools.START),  # detectron2's, mmcv's, SGLang's, Lightning's … reports
     ("tool env (cut)", env_tools.START_CUT),
@@ -127,6 +128,9 @@ def find_blocks(text: str) -> list[Block]:
             if kind == "nvidia-smi -q (fragment)" and current and current[0].startswith(
                     "nvidia-smi -q"):
                 continue  # a section inside a whole -q, or the next one of a fragment
+            if kind == "nvidia-smi -q -x (fragment)" and current and current[0].startswith(
+                    "nvidia-smi -q -x"):
+                continue  # an element inside a whole -q -x, or the next one of a piece
             if kind == "nvidia-smi (error)" and current and current[0] == "nvidia-smi" and (
                     nvidia_smi.LOST.search(line)):
                 continue  # a GPU's error printed with the table belongs to it

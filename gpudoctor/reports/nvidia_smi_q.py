@@ -41,6 +41,15 @@ _SECTIONS = (r"^[ \t]+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|
              r"ECC Mode|GPU Virtualization Mode|Compute Mode)[ \t]*$"
              r"|^[ \t]+GPU UUID[ \t]+: GPU-[0-9a-fA-F-]{36}[ \t]*$")
 FRAGMENT = re.compile(rf"{_SECTIONS}|^\s*Fabric\s*$")
+# a piece of `-q -x` without its <nvidia_smi_log> root (a comment quoting a GPU's elements, a
+# paste that starts inside <processes>): an element of a <gpu> on its own line
+_XML_ELEMENTS = ("product_name|product_brand|uuid|fb_memory_usage|bar1_memory_usage|pci|"
+                 "pci_bus_id|ecc_errors|retired_pages|remapped_rows|temperature|power_readings|"
+                 "gpu_power_readings|clocks_event_reasons|clocks_throttle_reasons|processes|"
+                 "process_info|process_name|used_memory|persistence_mode|compute_mode|"
+                 "mig_mode|fabric")
+FRAGMENT_XML = re.compile(rf"^[ \t]*</?(?:{_XML_ELEMENTS})>")
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.-]{0,60})(?:\s[^<>]{0,200})?(/?)>")
 LONGEST = 1000  # no -q line is longer; longer ones are not read (and no regex sees them)
 
 
@@ -423,6 +432,41 @@ def parse_fragment(text: str) -> Partial | None:
     why = "is not in the report (sections of nvidia-smi -q alone)"
     return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
         Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml=False)) for i, g in enumerate(gpus))))
+
+
+def parse_xml_fragment(text: str) -> Partial | None:
+    """A piece of `-q -x` without its root: one GPU's elements (nvidia-smi printed them: the
+    driver answers), every other fact NOT_REPORTED. Closing tags whose opening the paste cut
+    off are dropped, and the elements still open where it ends are closed; None when no
+    element states a value."""
+    start = FRAGMENT_XML.search(text)
+    if start is None or "<!ENTITY" in text or "<nvidia_smi_log" in text:
+        return None
+    body = text[start.start():]
+    body = body[:body.rfind(">") + 1]  # a tag cut mid-way is not read
+    kept, stack, last = [], [], 0
+    for m in _TAG.finditer(body):
+        kept.append(body[last:m.start()])
+        last = m.end()
+        if m[3]:  # <empty/>
+            kept.append(m[0])
+        elif not m[1]:
+            stack.append(m[2])
+            kept.append(m[0])
+        elif stack and stack[-1] == m[2]:
+            stack.pop()
+            kept.append(m[0])
+        # else: the closing of an element whose start was cut off: dropped
+    kept.append(body[last:])
+    xml = ("<nvidia_smi_log><gpu>" + "".join(kept) + "".join(f"</{t}>" for t in reversed(stack))
+           + "</gpu></nvidia_smi_log>")
+    tree = _xml_tree(xml)
+    gpu = tree.find("gpu") if tree is not None else None
+    if gpu is None or not _has_facts(gpu):
+        return None
+    why = "is not in the report (a piece of nvidia-smi -q -x alone)"
+    return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
+        Q_SECTIONS, why, (_gpu_facts(0, _Gpu(gpu, xml=True)),)))
 
 
 def _has_facts(gpu: _Node) -> bool:

@@ -62,6 +62,8 @@ def _parse(block: Block) -> Partial | None:
         return env_tools.parse_nvcc(block.text)
     if block.kind == "nvidia-smi -q (fragment)":
         return nvidia_smi_q.parse_fragment(block.text)
+    if block.kind == "nvidia-smi -q -x (fragment)":
+        return nvidia_smi_q.parse_xml_fragment(block.text)
     return None
 
 

@@ -212,3 +212,39 @@ def test_two_gpus_sections_in_a_row_are_two_gpus() -> None:
 def test_section_headings_without_values_are_no_report() -> None:
     with pytest.raises(ReportError):
         read_reports([("q", "    ECC Errors\n    Retired Pages\n")])
+
+
+# ------------------------------------------------------------------ pieces of -q -x alone
+
+R11_031 = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round6" / \
+    "reports-E" / "r11-031.xml"
+
+
+def test_a_piece_of_the_xml_without_its_root_is_read() -> None:
+    """https://github.com/microsoft/nni/issues/2463: a comment's <processes> piece, starting
+    inside a <process_info> and cut inside the last one: nvidia-smi printed it, so the driver
+    answered; GD102 does not judge a piece (not NVML's view of every GPU)."""
+    env = read_reports([("r11-031.xml", R11_031.read_text())])
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 1
+    got = statuses(env)
+    assert got["GD101"] is Status.PASS and got["GD102"] is Status.SKIP
+    assert Status.FAIL not in got.values()
+
+
+def test_a_piece_names_what_its_elements_state() -> None:
+    piece = ("    <product_name>NVIDIA GeForce RTX 4090</product_name>\n"
+             "    <fb_memory_usage>\n        <total>24564 MiB</total>\n"
+             "        <free>23000 MiB</free>\n    </fb_memory_usage>\n")
+    gpu = _gpu(read_reports([("piece.xml", piece)]))
+    assert gpu.name == "NVIDIA GeForce RTX 4090"
+    assert gpu.memory_total == 24564 * 1024 * 1024
+    assert isinstance(gpu.uuid, Unavailable) and gpu.uuid.reason is Reason.NOT_REPORTED
+
+
+@pytest.mark.parametrize("text", [
+    "<processes>\n</processes>\n",  # no element states a value
+    "use <pci> and <temperature> tags in your own config",  # prose: not at a line's start
+])
+def test_what_is_not_a_piece_of_the_xml(text: str) -> None:
+    with pytest.raises(ReportError):
+        read_reports([("x.txt", text)])
