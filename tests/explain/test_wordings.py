@@ -351,6 +351,20 @@ ROUND6_SEEN = [  # round 6's texts after scoring (dev data), reworded: nvidia-sm
      "container-nvidia-smi-no-nvml-library", "container-gpu-setup"),
     ("setup.py:117: UserWarning: apex was requested, but nvcc was not found.  Are you sure your "
      "environment has nvcc available?", "nvcc-not-on-path", "toolkit-missing"),
+    # NCCL's own attribution (https://github.com/pytorch/pytorch/pull/177472), and torch in a
+    # Compose service started without GPUs (https://github.com/kcosta42/VQGAN-CLIP-Docker/
+    # issues/1)
+    ("NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 4194304 : CUDA "
+     "error 401 'the operation cannot be performed in the present state'.",
+     "nccl-nvls-fabric", "fabric-manager"),
+    ("$ docker compose up\nAttaching to app-1\napp-1  | RuntimeError: Found no NVIDIA driver on "
+     "your system. Please check that you have an NVIDIA GPU and installed a driver",
+     "container-found-no-nvidia-driver", "container-gpu-setup"),
+    ("Starting job\nCreating train_run ... done\nTraceback (most recent call last):\n"
+     "RuntimeError: Found no NVIDIA driver on your system.",
+     "container-found-no-nvidia-driver", "container-gpu-setup"),
+    ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+     "GPU and installed a driver", "found-no-nvidia-driver", "no-driver"),  # no container
 ]
 
 
