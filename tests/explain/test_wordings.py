@@ -368,6 +368,35 @@ ROUND6_SEEN = [  # round 6's texts after scoring (dev data), reworded: nvidia-sm
 ]
 
 
+ROUND5_SEEN = [  # round 5's texts (dev data since scored), reworded with other numbers
+    # https://github.com/NVIDIA/nvidia-docker/issues/396
+    ("nvidia-docker | 2018/01/02 10:00:00 Error: Could not load UVM kernel module. Is "
+     "nvidia-modprobe installed?", "nvidia-docker-uvm-module", "cuda-init-failure"),
+    # https://github.com/vllm-project/vllm/issues/13882
+    ("INFO worker.py:267] model weights take 13.50GiB; non_torch_memory takes 0.10GiB; PyTorch "
+     "activation peak memory takes 2.02GiB; the rest of the memory reserved for KV Cache is "
+     "-0.32GiB.", "vllm-no-kv-cache-memory", "out-of-memory"),
+    ("INFO executor_base.py:111] # cuda blocks: 0, # CPU blocks: 2048",
+     "vllm-no-kv-cache-memory", "out-of-memory"),
+    # https://github.com/jcjohnson/neural-style/issues/331
+    ("/usr/local/share/lua/5.1/cudnn/ffi.lua:1600: 'libcudnn (R7) not found in library path.",
+     "lua-torch-cudnn-not-found", "library-not-found"),
+    # https://github.com/JuliaGPU/CUDAnative.jl/issues/530
+    ("CUDA toolkit at /opt/cuda doesn't contain nvcc", "toolkit-lacks-binary",
+     "toolkit-missing"),
+    # https://github.com/pytorch/pytorch/issues/127271
+    ("ImportError: cannot import name 'get_cuda_stream' from 'triton.runtime.jit' "
+     "(/venv/lib/python3.11/site-packages/triton/runtime/jit.py)", "torch-triton-mismatch",
+     "library-version-conflict"),
+]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND5_SEEN,
+                         ids=[c[1] for c in ROUND5_SEEN])
+def test_round5_seen_families(text: str, sid: str, cause_class: str) -> None:
+    test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
+
+
 @pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND6_SEEN,
                          ids=[c[1] for c in ROUND6_SEEN])
 def test_round6_seen_families(text: str, sid: str, cause_class: str) -> None:
