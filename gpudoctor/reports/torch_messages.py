@@ -11,6 +11,9 @@
 - its error when the driver is older than its CUDA (c10/cuda/CUDAFunctions.cpp): "The NVIDIA
   driver on your system is too old (found version 11040)" — `cudaDriverGetVersion()`, the
   highest CUDA the driver runs (11040 = 11.4), libcuda's view of the driver;
+- its CUDA initialisation error 803, cudaErrorSystemDriverMismatch ("system has unsupported
+  display driver / cuda driver combination"): the driver's user-space CUDA library and its
+  kernel module are of different releases (GD101's mismatch);
 - "Torch not compiled with CUDA enabled" (torch/cuda/__init__.py, `_lazy_init`, raised when
   torch._C has no CUDA bindings): a build without CUDA, whatever its version. A text that also
   holds the warnings only CUDA builds print is not read as one.
@@ -72,6 +75,10 @@ CUDNN_MISMATCH = re.compile(r"cuDNN version incompatibility: PyTorch was compile
                             r"\((\d{1,2}), (\d{1,3}), (\d{1,3})\) but found runtime version "
                             r"\((\d{1,2}), (\d{1,3}), (\d{1,3})\)")
 NO_DRIVER = "Found no NVIDIA driver on your system"
+# cudaErrorSystemDriverMismatch (driver_types.h: "a mismatch between the versions of the
+# display driver and the CUDA driver"): libcuda.so.1 of another release than the kernel module
+MISMATCH = re.compile(r"\bError 803: system has unsupported display driver / cuda driver "
+                      r"combination")
 DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version "
                             r"(\d{4,6})\)")
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
@@ -180,6 +187,10 @@ def parse(text: str) -> Partial | None:
             seconds=not_reported("no probe ran: the facts are torch's own messages"),
         )
     nvml = None
+    if init is not None and MISMATCH.search(init):
+        nvml = Unavailable(Reason.VERSION_MISMATCH, "the driver's CUDA library and its kernel "
+                           "module are of different versions: torch's CUDA initialisation "
+                           "failed with error 803 (cudaErrorSystemDriverMismatch)", init)
     if init is not None and init.startswith(NO_DRIVER):
         # cudaDriverGetVersion() gave 0: libcuda.so.1, the driver's CUDA library, is not there
         nvml = Unavailable(Reason.NOT_INSTALLED, "no NVIDIA driver: torch says 'Found no NVIDIA "

@@ -217,3 +217,13 @@ def test_not_compiled_beside_a_cuda_builds_warning_is_not_a_cpu_build() -> None:
                          "enabled\n")])
     rt = env.torch.runtime  # type: ignore[union-attr]
     assert isinstance(rt, TorchRuntime) and isinstance(rt.cuda, Unavailable)
+
+
+def test_error_803_is_the_drivers_library_and_module_of_two_releases(tables: Tables) -> None:
+    """https://github.com/vladmandic/sdnext/issues/1065 (round 6's r10-025, an SD.Next log on an
+    AWS instance): torch's CUDA initialisation fails with "Error 803: system has unsupported
+    display driver / cuda driver combination" (cudaErrorSystemDriverMismatch): GD101 fails as a
+    library/module mismatch, not 'driver not in the report'."""
+    env = read_reports([("r10-025.md", (HELDOUT_E / "r10-025.md").read_text())])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
+    assert _statuses("r10-025.md", tables)["GD101"] is Status.FAIL
