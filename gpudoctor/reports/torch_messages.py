@@ -79,8 +79,8 @@ NO_DRIVER = "Found no NVIDIA driver on your system"
 # display driver and the CUDA driver"): libcuda.so.1 of another release than the kernel module
 MISMATCH = re.compile(r"\bError 803: system has unsupported display driver / cuda driver "
                       r"combination")
-DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version "
-                            r"(\d{4,6})\)")
+DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your\s{1,4}system\s{1,4}is too old\s{1,4}"
+                            r"\(found\s{1,4}version\s{1,4}(\d{4,6})\)")  # wrapped, as pasted
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 
 
@@ -165,6 +165,9 @@ def parse(text: str) -> Partial | None:
     archs = arch_list(_QUOTE.sub("", text[:LONGEST]))
     found = driver_cuda(text)
     init = init_error(text)
+    wrapped = DRIVER_TOO_OLD.search(text[:LONGEST])
+    if init is not None and wrapped is not None and DRIVER_TOO_OLD.search(init) is None:
+        init = " ".join(wrapped[0].split())  # the reason wrapped across lines, as pasted
     cudnn = CUDNN_MISMATCH.search(text[:LONGEST])
     cpu = NOT_COMPILED.search(text[:LONGEST]) is not None and not gpus and archs is None
     if not gpus and archs is None and found is None and init is None and cudnn is None \

@@ -227,3 +227,12 @@ def test_error_803_is_the_drivers_library_and_module_of_two_releases(tables: Tab
     env = read_reports([("r10-025.md", (HELDOUT_E / "r10-025.md").read_text())])
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
     assert _statuses("r10-025.md", tables)["GD101"] is Status.FAIL
+
+
+def test_driver_too_old_wrapped_across_lines(tables: Tables) -> None:
+    """https://github.com/andimarafioti/faster-qwen3-tts/pull/113 (r11-022): "The NVIDIA driver on
+    your\\nsystem is too old (found version 12040)" — the driver runs CUDA ≤ 12.4, and torch's
+    refusal fails GD103 though torch's CUDA is not in the text."""
+    env = read_reports([("r11-022.md", (HELDOUT_E / "r11-022.md").read_text())])
+    assert isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version == 12040
+    assert _statuses("r11-022.md", tables)["GD103"] is Status.FAIL
