@@ -139,16 +139,18 @@ class Tables:
     def cuda_for_driver(self, driver: str, *, include_unverified: bool = False) -> str | None:
         """Highest CUDA "X.Y" a Linux driver reports (None: older than every branch).
 
-        Derived lower bound; prefer cudaDriverGetVersion / NVML's CUDA version when available.
+        The rule: every release of a driver branch reports the branch's CUDA (its `min_driver`,
+        the toolkit GA's requirement, can be a later point release: 390.12 reports 9.1, whose
+        GA asks for 390.46; the CUDA 9.1.85 installer itself shipped 387.26). Derived; prefer
+        cudaDriverGetVersion / NVML's CUDA version when available.
         """
         version, best = _ver(driver), None
         for row in self.driver_branches:
             if version is None or (row.status == UNVERIFIED and not include_unverified):
                 continue
-            if row.min_driver is None:
-                ok = version.release[0] >= row.branch
-            else:
-                ok = version >= _V(row.min_driver)
+            # a driver reports its branch's CUDA from its first release on (R390's 390.12
+            # beta reports 9.1, below 9.1's GA requirement 390.46): the branch decides
+            ok = version.release[0] >= row.branch
             if ok and (best is None or _V(row.cuda) > _V(best)):
                 best = row.cuda
         return best

@@ -60,7 +60,8 @@ def test_cuda_min_driver_statuses_and_unknowns(tables: Tables) -> None:
         ("535.104.05", "12.2"),
         ("570.124.04", "12.8"),
         ("550.54.14", "12.4"),
-        ("550.54.13", "12.3"),
+        ("550.54.13", "12.4"),  # the branch's CUDA, below the 12.4 GA point release
+        ("549.99", "12.3"),  # no R549: the branch below decides
         ("418.39", "10.1"),
         ("610.43.02", "13.3"),
         ("615.20", "13.3"),  # R615 -> 13.4 is unverified: left out unless asked
@@ -430,3 +431,18 @@ def test_each_compat_module_imports_alone() -> None:
         done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
                               text=True, timeout=120, check=False)
         assert done.returncode == 0, (module, done.stderr[-2000:])
+
+
+@pytest.mark.parametrize(("driver", "cuda"), [
+    ("390.12", "9.1"),  # R390's beta, below 9.1 GA's 390.46: the branch reports 9.1
+    ("390.46", "9.1"),
+    ("387.26", "9.0"),  # R387 has no row of its own: the rows below it decide
+    ("384.81", "9.0"),
+    ("450.36.06", "11.0"),  # the 11.0 RC driver, below 11.0 GA's 450.51.06
+    ("418.39", "10.1"),
+])
+def test_a_driver_reports_its_branchs_cuda(tables: Tables, driver: str, cuda: str) -> None:
+    """https://github.com/pytorch/pytorch/issues/16318 (round 6's r9-007: driver 390.12 beside a
+    CUDA 9.1.85 toolkit, which GD104 failed): the rule is the branch's, not the GA's point
+    release."""
+    assert tables.cuda_for_driver(driver) == cuda
