@@ -25,7 +25,7 @@ import sys
 # script importing it), before anything else of gpudoctor runs: the console script's own
 # `re.sub` on argv[0] comes after this import and before `main`, and a Ctrl-C there printed a
 # traceback. Imported as a library (a test), it installs nothing.
-_CAUGHT: list[int] = []
+from gpudoctor import _CAUGHT  # the package's early handler notes there too (`python -m`)
 
 
 def _early(signum: int, frame: object) -> None:
