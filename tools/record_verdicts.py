@@ -11,7 +11,8 @@ it records what a user sees, not what a function that a later step moves returns
 
 - every snapshot (tests/fixtures/envs), pasted report (tests/fixtures/reports,
   tests/fixtures/gpu_states, tests/fixtures/heldout/round3/reports-A and -B, round4's C,
-  round5's D, round6's E) and text captured on a real machine (tests/fixtures/machines):
+  round5's D, round6's E, round7's F) and text captured on a real machine
+  (tests/fixtures/machines):
   `check --from-report F --format json` with and without `--strict` (each check's status and
   resolved severity, both exit codes) and `recommend --from-snapshot F --format json` (exit
   code, the picked torch release and cuDNN);
@@ -46,9 +47,10 @@ TEXTS = FIXTURES / "verdicts_text.json"
 # Inputs judged by check and recommend; then the texts explain reads.
 REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
                "heldout/round3/reports-B", "heldout/round4/reports-C", "heldout/round5/reports-D",
-               "heldout/round6/reports-E", "machines/h200-x1")
+               "heldout/round6/reports-E", "heldout/round7/reports-F", "machines/h200-x1")
 ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
-              "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E")
+              "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E",
+              "heldout/round7/explain-F")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.
