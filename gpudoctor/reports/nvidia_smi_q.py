@@ -102,11 +102,17 @@ def _xml_tree(text: str) -> _Node | None:
     return _convert(root) if root is not None else None
 
 
-def _convert(e: Element) -> _Node:
+# nvidia-smi's XML nests 6 levels at most (<nvidia_smi_log><gpu><processes><process_info>…):
+# a deeper paste is not its output, and is not walked (a crafted one would exhaust the stack)
+DEEPEST = 24
+
+
+def _convert(e: Element, depth: int = 0) -> _Node:
     node = _Node(e.tag, (e.text or "").strip() or None)
     if e.get("id"):
         node.children.append(_Node("id", e.get("id")))
-    node.children.extend(_convert(c) for c in e)
+    if depth < DEEPEST:
+        node.children.extend(_convert(c, depth + 1) for c in e)
     return node
 
 
@@ -453,6 +459,8 @@ def parse_xml_fragment(text: str) -> Partial | None:
         elif not m[1]:
             stack.append(m[2])
             kept.append(m[0])
+            if len(stack) > DEEPEST:
+                return None  # nested deeper than nvidia-smi writes: not its output
         elif stack and stack[-1] == m[2]:
             stack.pop()
             kept.append(m[0])

@@ -248,3 +248,15 @@ def test_a_piece_names_what_its_elements_state() -> None:
 def test_what_is_not_a_piece_of_the_xml(text: str) -> None:
     with pytest.raises(ReportError):
         read_reports([("x.txt", text)])
+
+
+@pytest.mark.parametrize("text", [
+    "<nvidia_smi_log>\n" + "    <gpu>\n" * 50_000,  # a whole log nested past any real one
+    "    <process_info>\n" * 50_000,  # a piece likewise
+])
+def test_xml_nested_deeper_than_nvidia_smi_writes_is_refused(text: str) -> None:
+    """Found trying the new piece reader with hostile input: 200,000 open elements made the
+    tree's conversion recurse past Python's limit (exit 3, 'internal error'), for a whole log
+    before this session too. nvidia-smi nests 6 levels; deeper is not its output."""
+    with pytest.raises(ReportError):
+        read_reports([("deep.xml", text)])
