@@ -35,6 +35,7 @@ HEADER = re.compile(rf"^[ \t]*(?=[^\n]*\b(?:name|driver_version|compute_cap|pci\
                     rf"({_HEADER_FIELD}(?:, {_HEADER_FIELD})+)[ \t]*$", re.MULTILINE)
 COMMAND = re.compile(r"nvidia-smi\b[^\n]{0,200}?--query-gpu[= ]([\w.,]{2,400})([^\n]*)")
 START = re.compile(rf"{HEADER.pattern}|{COMMAND.pattern}", re.MULTILINE)
+MOST_GPUS = 64  # rows read, at most (as for sections of -q alone)
 _NOT_A_VALUE = re.compile(r"\A\[[^\]]{1,40}\]\Z|\AN/A\Z")
 _SIZE = re.compile(r"\A(\d{1,9})(?: MiB)?\Z")
 _CC = re.compile(r"\A(\d{1,2})\.(\d)\Z")
@@ -63,6 +64,8 @@ def parse(text: str) -> Partial | None:
                                                                       strict=True))):
             break
         rows.append(row)
+        if len(rows) == MOST_GPUS:
+            break  # more than one machine's GPUs: the rest is not read
     if not rows or "name" not in fields:
         return None
     why = "is not in the report (nvidia-smi --query-gpu printed only the fields it was asked for)"

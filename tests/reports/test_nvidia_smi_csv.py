@@ -67,3 +67,13 @@ def test_units_values_it_could_not_read_and_a_chosen_gpu() -> None:
 ])
 def test_what_is_not_a_query_answer(text: str) -> None:
     assert nvidia_smi_csv.parse(text) is None
+
+
+def test_rows_past_one_machines_gpus_are_not_read() -> None:
+    """100,000 rows (1.9 MB, under the input bound) took 110 s through the checks: at most
+    MOST_GPUS are read, as for sections of -q alone."""
+    text = ("$ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader\n"
+            + "NVIDIA A100-SXM4-80GB, 535.104.05\n" * 100_000)
+    partial = nvidia_smi_csv.parse(text)
+    assert partial is not None and isinstance(partial.nvml, NvmlFacts)
+    assert len(partial.nvml.gpus) == nvidia_smi_csv.MOST_GPUS == 64
