@@ -215,20 +215,22 @@ def _distributed(device: str, timeout: float, python: str, fmt: OutputFormat,
         raise fail_usage(f"--distributed: {e}") from None
     options = DistributedOptions("cpu" if device == "cpu" else "cuda", timeout, python)
     outcome = run_distributed(options)
-    checks = ((check_smoke_device_usable, *DISTRIBUTED_CHECKS)  # GD454 says why it failed
-              if isinstance(outcome, SmokeFailure) else DISTRIBUTED_CHECKS)
-    report = run_checks(smoke_environment(outcome), load_tables(), checks)
-    results = report.results
-    failed = policy.failed(results)
     if where.rank != 0:
         # exit 0 whatever this rank found: torchrun stops every rank, rank 0 included, as soon
         # as one exits non-zero, and rank 0 would be killed before it wrote the report that
-        # names this rank's state. Rank 0's exit status is the run's (and torchrun's).
+        # names this rank's state. Rank 0's exit status is the run's (and torchrun's). Said at
+        # once, before any check or table loads: torchrun stops this rank when rank 0 exits,
+        # and on a loaded machine rank 0 could write its report first (CI saw the line lost)
         state = (outcome.message if isinstance(outcome, SmokeFailure)
                  else "; ".join(f"{x.state} ({x.error or x.phase})" for x in outcome.ranks))
         say(f"gpudoctor: rank {where.rank} of {where.world_size}: {state}; rank 0 writes "
             "the report and carries the exit status")
         raise typer.Exit(ExitCode.OK)
+    checks = ((check_smoke_device_usable, *DISTRIBUTED_CHECKS)  # GD454 says why it failed
+              if isinstance(outcome, SmokeFailure) else DISTRIBUTED_CHECKS)
+    report = run_checks(smoke_environment(outcome), load_tables(), checks)
+    results = report.results
+    failed = policy.failed(results)
     # no host probe in the JSON: each rank's host is in the report, and rank 0 keeps its path
     # short (torchrun stops it when another rank exits before it has written the report)
     deliver(render(fmt, Renderings(
