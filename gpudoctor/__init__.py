@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 # Ctrl-C that lands between the two (in importlib's weakref callback for this package's module
 # lock) was raised where Python swallows it ("Exception ignored in …"): the command then ran to
 # the end and exited 0. Run as that program, the signals are caught from here on, noted, and
-# acted on by `gpudoctor.__main__.main` (which installs the same early handler, for the
+# acted on by `gpudoctor.__main__.main` (whose module installs this same handler for the
 # console script, whose import of this package has no `-m`).
 _CAUGHT: list[int] = []
 
@@ -17,13 +17,17 @@ def _early(signum: int, frame: object) -> None:
     _CAUGHT.append(signum)
 
 
+def _install_early() -> None:
+    import _signal  # type: ignore[import-not-found]  # the C module: `signal` imports enum
+
+    for signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(signum, _early)
+
+
 def _run_as_program() -> bool:
     argv = getattr(sys, "orig_argv", [])
     return "-m" in argv and argv[argv.index("-m") + 1:argv.index("-m") + 2] == ["gpudoctor"]
 
 
 if _run_as_program():
-    import _signal  # type: ignore[import-not-found]  # the C module: `signal` imports enum
-
-    for _signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
-        _signal.signal(_signum, _early)
+    _install_early()

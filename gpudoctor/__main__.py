@@ -25,19 +25,7 @@ import sys
 # script importing it), before anything else of gpudoctor runs: the console script's own
 # `re.sub` on argv[0] comes after this import and before `main`, and a Ctrl-C there printed a
 # traceback. Imported as a library (a test), it installs nothing.
-from gpudoctor import _CAUGHT  # the package's early handler notes there too (`python -m`)
-
-
-def _early(signum: int, frame: object) -> None:
-    _CAUGHT.append(signum)
-
-
-def _install_early() -> None:
-    import _signal  # type: ignore[import-not-found]  # the C module: `signal` imports enum
-
-    for signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
-        _signal.signal(signum, _early)
-
+from gpudoctor import _CAUGHT, _install_early  # the package's, installed there for `-m`
 
 if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "gpudoctor":
     _install_early()

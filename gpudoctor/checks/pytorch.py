@@ -132,37 +132,37 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     rt = V.torch_runtime(env)
     if tv is None and rt is None:
         return skipped("PyTorch is not installed or could not be read")
-    tv = tv or "(version not in the report)"
+    name = V.torch_name(env)  # "torch 2.5.1+cpu", or with its version not in the report
     unstated = V.cuda_build_unstated(env)
     if unstated is not None:
         return passed(f"{V.torch_name(env)} is a CUDA build ({unstated.message})")
     if rt is not None and rt.hip:
         signs = V.gpu_signs(env)
         if not signs:  # an AMD machine: ROCm is right there, and not gpudoctor's to judge
-            return skipped(f"torch {tv} is a ROCm build (HIP {rt.hip}): gpudoctor judges NVIDIA "
+            return skipped(f"{name} is a ROCm build (HIP {rt.hip}): gpudoctor judges NVIDIA "
                            "stacks, and no NVIDIA GPU or driver is seen",
                            (("torch.version.hip", rt.hip),))
-        return failed(f"torch {tv} is a ROCm (AMD) build, not a CUDA build, but {signs[0]}",
+        return failed(f"{name} is a ROCm (AMD) build, not a CUDA build, but {signs[0]}",
                       _install_fix(env, tables),
                       (("torch.version.hip", rt.hip), *(("GPU sign", s) for s in signs)))
     tc = V.torch_cuda(env)
     if tc:
-        return passed(f"torch {tv} is built for CUDA {tc}")
+        return passed(f"{name} is built for CUDA {tc}")
     signs = V.gpu_signs(env)
     toolkit = V.toolkit_version(env)
     evidence = (("torch.version.cuda", "None"), *(("GPU sign", s) for s in signs))
     if signs:
         also = f", and a CUDA {toolkit} toolkit is installed" if toolkit else ""
-        return failed(f"torch {tv} is a CPU-only build, but {signs[0]}{also}",
+        return failed(f"{name} is a CPU-only build, but {signs[0]}{also}",
                       _install_fix(env, tables), evidence)
     if V.driver_unknown(env):  # a pasted report that shows neither a driver nor a GPU
-        return skipped(f"torch {tv} is a CPU-only build; whether the machine has an NVIDIA GPU "
+        return skipped(f"{name} is a CPU-only build; whether the machine has an NVIDIA GPU "
                        f"is not in the report", evidence)
     if toolkit:
-        return noted(f"torch {tv} is a CPU-only build beside a CUDA {toolkit} toolkit; this "
+        return noted(f"{name} is a CPU-only build beside a CUDA {toolkit} toolkit; this "
                      "machine has no NVIDIA GPU, so the CPU is all it can use — where a GPU "
                      "is, install a CUDA build", _install_fix(env, tables), evidence)
-    return passed(f"torch {tv} is a CPU-only build, and this machine has no NVIDIA GPU or driver")
+    return passed(f"{name} is a CPU-only build, and this machine has no NVIDIA GPU or driver")
 
 
 @check("GD403", "torch-cuda-available", "torch.cuda.is_available()", Layer.PYTORCH,

@@ -97,6 +97,7 @@ class TorchAdvice:
         return line
 
 
+ONLY_REINSTALLS = "the line only reinstalls it"  # a note's end, which `recommend` leaves out
 UNJUDGED = ("`gpudoctor recommend` prints the install line for this machine (this run did not "
             "probe its driver or torch)")
 UNKNOWN_PYTHON = ("`python` stands for the environment's own interpreter, which gpudoctor "
@@ -137,7 +138,7 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
                          "with --force-reinstall, which replaces its nvidia-* wheels (cuDNN "
                          "among them) too")
         elif installed and _same_build(installed, rel, pick):
-            notes.append(f"torch {installed} is already installed: the line only reinstalls it")
+            notes.append(f"torch {installed} is already installed: {ONLY_REINSTALLS}")
             reinstall_only = True
     t = V.torch_facts(env)
     shadow = shadowing_torch(t) if t is not None else None

@@ -97,19 +97,33 @@ def unavailable_from_nvml(err: BaseException, what: str) -> Unavailable:
     return Unavailable(Reason.ERROR, f"{what}: NVML said {err}", detail=detail)
 
 
-def _library_not_found(err: BaseException) -> Unavailable:
-    """pynvml reports a libnvidia-ml.so.1 that exists but cannot be loaded (truncated, wrong
-    architecture) as LibraryNotFound too; the loader's own message tells the two apart."""
+def _load_library() -> OSError | None:
+    """What the loader says of libnvidia-ml.so.1, loaded by that name as pynvml loads it;
+    None: it loads."""
     try:
         ctypes.CDLL("libnvidia-ml.so.1")
     except OSError as e:
-        if "No such file or directory" not in str(e):
-            return Unavailable(
-                Reason.ERROR,
-                "libnvidia-ml.so.1 was found but cannot be loaded: reinstall the NVIDIA driver",
-                detail=str(e),
-            )
-    return unavailable_from_nvml(err, "nvmlInit")
+        return e
+    return None
+
+
+def _unloadable(e: OSError) -> Unavailable | None:
+    """The library exists but cannot be loaded (truncated, wrong architecture): the loader's
+    message tells it from a library that is not there (None)."""
+    if "No such file or directory" in str(e):
+        return None
+    return Unavailable(
+        Reason.ERROR,
+        "libnvidia-ml.so.1 was found but cannot be loaded: reinstall the NVIDIA driver",
+        detail=str(e),
+    )
+
+
+def _library_not_found(err: BaseException) -> Unavailable:
+    """pynvml reports a libnvidia-ml.so.1 that exists but cannot be loaded as LibraryNotFound
+    too; the loader's own message tells the two apart."""
+    said = _load_library()
+    return (_unloadable(said) if said else None) or unavailable_from_nvml(err, "nvmlInit")
 
 
 # nvmlComputeMode_t, by the names nvidia-smi -q prints
@@ -147,18 +161,12 @@ def _driver_library() -> Unavailable | None:
     """Load libnvidia-ml.so.1 as pynvml would (`CDLL` by that name), before importing pynvml:
     on a machine without a driver the answer is the same, without the 30-45 ms that importing
     the binding (and ctypes.util, tempfile) costs there. None: it loads."""
-    try:
-        ctypes.CDLL("libnvidia-ml.so.1")
-    except OSError as e:
-        if "No such file or directory" in str(e):
-            reason, message = _INIT_REASONS["NVMLError_LibraryNotFound"]
-            return Unavailable(reason, message, detail=f"NVMLError_LibraryNotFound: {e}")
-        return Unavailable(
-            Reason.ERROR,
-            "libnvidia-ml.so.1 was found but cannot be loaded: reinstall the NVIDIA driver",
-            detail=str(e),
-        )
-    return None
+    said = _load_library()
+    if said is None:
+        return None
+    reason, message = _INIT_REASONS["NVMLError_LibraryNotFound"]
+    return _unloadable(said) or Unavailable(reason, message,
+                                            detail=f"NVMLError_LibraryNotFound: {said}")
 
 
 def _query() -> NvmlFacts | Unavailable:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from gpudoctor import schemas
+from gpudoctor.compat.advice import ONLY_REINSTALLS
 from gpudoctor.compat.query import Answer
 from gpudoctor.compat.recommend import Recommendation, TorchPick
 from gpudoctor.renderers.interface import clean
@@ -71,7 +72,7 @@ def recommendation_text(rec: Recommendation, verbose: bool) -> str:
         pick = rec.torch_installed_release
         lines += [f"  to keep torch {pick.version}: {pick.command}", f"    {_describe(pick)}"]
     lines += [f"  note: {note}" for note in rec.notes
-              if not (rec.nothing_to_install and note.endswith("the line only reinstalls it"))]
+              if not (rec.nothing_to_install and note.endswith(ONLY_REINSTALLS))]
     lines += ["", "cuDNN" + (f" for CUDA {rec.cudnn.toolkit} at {rec.cudnn.prefix}"
                              if rec.cudnn else "")]
     if rec.cudnn:

@@ -79,16 +79,17 @@ def parse(text: str) -> Partial | None:
                    nvml=stated_driver(binding, why, gpus, driver))
 
 
-_NAME = re.compile(r"\A[A-Za-z][\w .()/+-]{1,60}\Z")
 _DRIVER = re.compile(r"\A\d{2,3}\.\d{1,3}(?:\.\d{1,3})?\Z")
+# a field's value as nvidia-smi prints it, for the fields that tell a row from other text
+_FORMS = (("name", re.compile(r"\A[A-Za-z][\w .()/+-]{1,60}\Z")), ("driver_version", _DRIVER),
+          ("index", re.compile(r"\A\d{1,3}\Z")))
 
 
 def _a_row(row: dict[str, str]) -> bool:
     """A line of the query's output, not the next command or prose: a GPU's name, a driver's
     version, an index, each as nvidia-smi prints them (or a value it could not read)."""
-    checks = (("name", _NAME), ("driver_version", _DRIVER), ("index", re.compile(r"\A\d{1,3}\Z")))
-    return all(field not in row or pattern.match(row[field]) or _NOT_A_VALUE.match(row[field])
-               for field, pattern in checks)
+    return all(field not in row or form.match(row[field]) or _NOT_A_VALUE.match(row[field])
+               for field, form in _FORMS)
 
 
 def _value(row: dict[str, str], field: str) -> str | None:

@@ -113,7 +113,7 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
     )
 
 
-def _with_init_error(part: Partial, messages: Partial) -> Partial:
+def _with_messages(part: Partial, messages: Partial) -> Partial:
     """A collect_env block whose torch finds no CUDA and gives no reason, with the reason
     torch printed elsewhere in the paste (its warning above the block, where the
     "Collecting environment information..." line that starts the block is missing); a block
@@ -183,7 +183,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                         break
         partial = torch_messages.parse(text)  # anywhere in the text
         if partial is not None and any(p.torch is not None for n, p in found if n == name):
-            found = [(n, _with_init_error(p, partial)) if n == name else (n, p)
+            found = [(n, _with_messages(p, partial)) if n == name else (n, p)
                      for n, p in found]
             partial = replace(partial, torch=None)  # collect_env read the warning in its block
         if partial is not None and (partial.torch or partial.libcuda or partial.nvml):

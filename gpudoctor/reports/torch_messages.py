@@ -143,12 +143,6 @@ def too_old_gpus(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(found.items())
 
 
-def driver_cuda(text: str) -> int | None:
-    """The driver's CUDA version (1000*major + 10*minor) from torch's "too old" error."""
-    m = DRIVER_TOO_OLD.search(text[:LONGEST])
-    return int(m[1]) if m else None
-
-
 def libcuda(found: int) -> LibcudaFacts:
     """libcuda's view of the driver, as torch's "found version" states it."""
     return LibcudaFacts(
@@ -163,11 +157,11 @@ def parse(text: str) -> Partial | None:
     """The facts torch's messages state in `text` (a whole paste), None when it has none."""
     gpus = warned_gpus(text)
     archs = arch_list(_QUOTE.sub("", text[:LONGEST]))
-    found = driver_cuda(text)
+    too_old = DRIVER_TOO_OLD.search(text[:LONGEST])
+    found = int(too_old[1]) if too_old else None  # the driver's CUDA, 1000*major + 10*minor
     init = init_error(text)
-    wrapped = DRIVER_TOO_OLD.search(text[:LONGEST])
-    if init is not None and wrapped is not None and DRIVER_TOO_OLD.search(init) is None:
-        init = " ".join(wrapped[0].split())  # the reason wrapped across lines, as pasted
+    if init is not None and too_old is not None and DRIVER_TOO_OLD.search(init) is None:
+        init = " ".join(too_old[0].split())  # the reason wrapped across lines, as pasted
     cudnn = CUDNN_MISMATCH.search(text[:LONGEST])
     cpu = NOT_COMPILED.search(text[:LONGEST]) is not None and not gpus and archs is None
     if not gpus and archs is None and found is None and init is None and cudnn is None \

@@ -101,22 +101,23 @@ def _printed_together(text: str) -> dict[re.Pattern[str], set[str]]:
     return found
 
 
-def _one(pattern: re.Pattern[str], text: str) -> str | None:
-    """The one value printed for the expression; None when none, `_DIFFER` when values
-    differ."""
-    values = {m["value"] for m in pattern.finditer(text)}
-    values |= _printed_together(text).get(pattern, set())
+def _one(pattern: re.Pattern[str], text: str,
+         together: dict[re.Pattern[str], set[str]] | None = None) -> str | None:
+    """The one value printed for the expression, alone or in a print of several
+    (`together`, `_printed_together`'s); None when none, `_DIFFER` when values differ."""
+    values = {m["value"] for m in pattern.finditer(text)} | (together or {}).get(pattern, set())
     return values.pop() if len(values) == 1 else _DIFFER if values else None
 
 
 def parse(text: str) -> Partial | None:
     """torch's printed facts in `text`; None when its version is not printed once."""
     text = text[:LIMIT].replace("\r\n", "\n")
-    version = _one(VERSION, text)
+    together = _printed_together(text)
+    version = _one(VERSION, text, together)
     if version is None or version == _DIFFER:
         return None
-    cuda = _one(CUDA, text)
-    available = _one(AVAILABLE, text)
+    cuda = _one(CUDA, text, together)
+    available = _one(AVAILABLE, text, together)
     tag = version.partition("+")[2]
     hip = tag if tag.startswith("rocm") else None
     why = "is not in the report (only torch's printed version, CUDA and availability are)"
