@@ -160,7 +160,28 @@ def code_matches(text: str, lowered: str) -> list[Match]:
             if code is not None and len(msg) >= _GENERIC_LEAST and msg not in _OS_WORDING \
                     and _LINE_END.match(lowered, m.end()):
                 add(code, (m.start(), m.end(), text[m.start():m.end()]))
+    pattern, by_message = _quoted_messages()  # with or without a word of error before it
+    for m in hits(pattern, lowered):
+        add(by_message[m[0]], (m.start(), m.end(), line_of(text, m.start())))
     return list(seen.values())
+
+
+# a message short enough to be any program's words ("initialization error") is not taken alone
+_ALONE_LEAST = 22
+_NOT_ALONE = frozenset({"initialization error", "wait operation timed out",
+                        "feature not yet implemented", "integrity checks failed"})
+
+
+@cache
+def _quoted_messages() -> tuple[re.Pattern[str], dict[str, Code]]:
+    """The CUDA runtime's and driver's printed messages that only CUDA prints, as one pattern
+    matching any of them as whole words, wherever a program quotes one ("Failed to allocate
+    device vector A (error code system not yet initialized)!", "Cuda error …:307 'peer access is
+    not supported between these two devices'"): the text names the code by its message."""
+    messages = {m: c for m, c in load_catalog().by_message.items()
+                if len(m) >= _ALONE_LEAST and m not in _OS_WORDING and m not in _NOT_ALONE}
+    words = "|".join(re.escape(m) for m in sorted(messages, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9_-])(?:{words})(?![a-z0-9_-])"), messages
 
 
 def _sdk_codes(cat: Catalog, text: str, lowered: str) -> Iterator[

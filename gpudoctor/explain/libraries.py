@@ -57,10 +57,11 @@ class Library:
 
     @property
     def install(self) -> str:
-        """What installs it: the family's package line with the major filled in."""
+        """What installs it: the family's package line with the major filled in ("<major>" where
+        the text names none)."""
         if self.family is None:
             return ""
-        return self.family.package.replace("{major}", self.major or "X")
+        return self.family.package.replace("{major}", self.major or "<major>")
 
 
 @cache

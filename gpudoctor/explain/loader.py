@@ -68,6 +68,14 @@ _NOT_DEFINED = re.compile(  # markdown's ** around names is read through
 _VERSION_NOT_FOUND = re.compile(
     r"version [`'](?P<ver>[\w.+-]{1,100})' not found \(required by (?P<file>[^)\n]{1,300})\)")
 _UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<sym>[\w@.$]{2,200})'")
+# a library named by its short name, without a file: PaddlePaddle's "Cannot load cudnn shared
+# library", "could not load the cublas library", "cuDNN library not found"
+_NAMED_NOT_FOUND = re.compile(
+    r"(?:(?:cannot|can't|could not|couldn't|failed to|unable to) (?:load|find|open) (?:the )?"
+    r"(?P<name>cu[a-z]{2,10}|nccl|nvrtc|nvjitlink)(?: shared| dynamic)? library\b"
+    r"(?![ \t]{0,4}[/\\'\"])"
+    r"|\b(?P<name2>cu[a-z]{2,10}|nccl|nvrtc) (?:shared |dynamic )?library (?:was )?not found)",
+    re.I)
 _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
 
 
@@ -80,6 +88,10 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
     for pattern in _NOT_FOUND:
         for m in hits(pattern, text):
             lib = decode_file(m["lib"])
+            out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
+    for m in hits(_NAMED_NOT_FOUND, text):
+        lib = decode_file(f"lib{(m['name'] or m['name2']).lower()}")
+        if lib.family is not None:  # a library gpudoctor knows, named without its file
             out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
     for m in hits(_NVRTC_BUILTINS, text):
         lib = decode_file("libnvrtc-builtins.so")

@@ -404,7 +404,35 @@ ROUND7_SEEN = [  # round 7's, after scoring, reworded
     ("nvcc fatal   : nvcc cannot find a supported version of Microsoft Visual Studio. Only the "
      "versions between 2019 and 2022 (inclusive) are supported!",
      "nvcc-unsupported-host-compiler", "host-compiler-unsupported"),
+    # a CUDA runtime message quoted anywhere, with no "error:" before it: the CUDA samples'
+    # "(error code <message>)!" (NVIDIA/gpu-operator's validator, round 7 g16-007), vLLM's
+    # quoted message (vllm-project/vllm, g19-003), GOMC's GPUassert (GOMC-WSU/GOMC, g20-029)
+    ("vectorAdd: Failed to allocate device vector B (error code system not yet initialized)!",
+     "code-cuda-error-system-not-ready", "fabric-manager"),
+    ("Failed: Cuda error csrc/all_reduce.cuh:120 'peer access is not supported between these "
+     "two devices'", "code-cuda-error-peer-access-unsupported", "nccl-setup"),
+    ("GPUassert: invalid device function src/kernel.cu 42",
+     "code-cuda-error-invalid-device-function", "arch-not-in-build"),
+    # a library named by its short name (PaddlePaddle's dynload, g20-005)
+    ("Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion",
+     "library-missing-libcudnn", "library-not-found"),
+    ("RuntimeError: could not load the cublas library", "library-missing-libcublas",
+     "library-not-found"),
 ]
+
+
+@pytest.mark.parametrize("text", [
+    # a message any program may print is not taken alone; a library named with the path it
+    # was loaded from is no library missing (the reason follows it)
+    "the solver hit an initialization error in step 3",
+    "Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.570.86.15: cuda driver "
+    "library init failure: 999",
+])
+def test_words_any_program_prints_are_not_a_code(text: str) -> None:
+    expl = explain(text, load_tables(), probe=None)
+    ids = {d.match.signature.id for d in expl.diagnoses}
+    assert "code-cuda-error-initialization-error" not in ids
+    assert "library-missing-libcudart" not in ids
 
 
 @pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN,
