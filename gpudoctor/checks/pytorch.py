@@ -233,7 +233,8 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     table) and torch's arch list from the table's row for that wheel; the evidence says so.
     Where the report does not tell which build of a release it is (no tag, no CUDA), it passes
     when every CUDA build of that release the tables know has code for each GPU, and fails
-    where torch's own warning calls a GPU older than its build supports. What none of
+    where torch's own warning calls a GPU older than its build supports, or where no CUDA
+    build of that release the tables know has code for a GPU. What none of
     these gives makes the check skip, unless the arch rule shows the build's CUDA cannot hold
     code for the GPU (a failure), or the neighbouring-builds rule passes a PyTorch wheel
     (release or nightly) whose own list is not known: the nearest releases' builds for the
@@ -307,6 +308,12 @@ def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
     if every is not None:  # which build it is does not matter: each has the code
         return passed(f"{V.torch_name(env)}'s build runs on every GPU seen: {every}",
                       (("arch list", missing.message), ("rule", every)))
+    none = machine.no_build_covers(env, tables)
+    if none is not None:  # which build it is does not matter: none has the code
+        return failed(f"{V.torch_name(env)} has no kernels for {', '.join(none[1])}: {none[0]} "
+                      "(its own arch list is not in the report)",
+                      f"install a torch build that includes it: {_install_fix(env, tables)}",
+                      (("arch list", missing.message), ("rule", none[0])))
     gpus = [g for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)]
     if not isinstance(cuda, str) or not gpus:
         return skipped(missing.message)

@@ -21,7 +21,7 @@ from gpudoctor.versions import coverage, parse_arch_list, parse_cc, sm_name, sm_
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
-    from gpudoctor.compat.rows import TorchRelease
+    from gpudoctor.compat.rows import TorchRelease, TorchVariant
 
 
 def driver_cuda(env: Environment, tables: Tables) -> tuple[str, str] | None:
@@ -291,12 +291,10 @@ def _inside(archs: tuple[str, ...], cc: tuple[int, int], *, oldest: bool, newest
     return (oldest or at != keys[0]) and (newest or at != keys[-1])
 
 
-def every_build_covers(env: Environment, tables: Tables) -> str | None:
-    """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
-    sm_75" when torch's own build is not known (no arch list in the report, a version without
-    a tag whose CUDA the report does not state, or states as one of the release's), yet each
-    CUDA build of its release the tables know (with that CUDA, where stated) has code for
-    every GPU seen; None otherwise (a build with an unknown arch list counts against)."""
+def _release_builds(env: Environment, tables: Tables) -> tuple[
+        str, str | None, list[TorchVariant], list[tuple[int, int]]] | None:
+    """(release, CUDA stated or None, its CUDA builds the tables know with that CUDA, the
+    compute capabilities of the GPUs seen) where each build's arch list is known; else None."""
     rt = V.torch_runtime(env)
     if rt is None or not isinstance(rt.version, str) or rt.cuda is None:  # None: no CUDA
         return None
@@ -308,9 +306,40 @@ def every_build_covers(env: Environment, tables: Tables) -> str | None:
     builds = [v for v in release.variants if cuda is None or v.cuda == cuda]
     if not builds or any(v.arch_list is None for v in builds):
         return None
+    return release.version, cuda, builds, ccs
+
+
+def every_build_covers(env: Environment, tables: Tables) -> str | None:
+    """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
+    sm_75" when torch's own build is not known (no arch list in the report, a version without
+    a tag whose CUDA the report does not state, or states as one of the release's), yet each
+    CUDA build of its release the tables know (with that CUDA, where stated) has code for
+    every GPU seen; None otherwise (a build with an unknown arch list counts against)."""
+    known = _release_builds(env, tables)
+    if known is None:
+        return None
+    version, cuda, builds, ccs = known
     if any(coverage(v.arch_list or (), cc) is None for cc in ccs for v in builds):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
-    return (f"every CUDA build of torch {release.version}"
-            + (f" for CUDA {cuda}" if cuda else "") + " in the tables ("
-            + ", ".join(v.tag for v in builds) + f") has code for {names}")
+    return (f"every CUDA build of torch {version}" + (f" for CUDA {cuda}" if cuda else "")
+            + " in the tables (" + ", ".join(v.tag for v in builds) + f") has code for {names}")
+
+
+def no_build_covers(env: Environment, tables: Tables) -> tuple[str, tuple[str, ...]] | None:
+    """The rule that fails a GPU when torch's own build is not known (as `every_build_covers`)
+    yet no CUDA build of its release the tables know has code for it: ("no CUDA build of torch
+    1.3.1 in the tables (cu92, cu101) has code for sm_35", the archs), else None. Builds made
+    elsewhere (conda's, a source build) are not in the tables; the finding says which ones
+    decided."""
+    known = _release_builds(env, tables)
+    if known is None:
+        return None
+    version, cuda, builds, ccs = known
+    lacking = [cc for cc in ccs if all(coverage(v.arch_list or (), cc) is None for v in builds)]
+    if not lacking:
+        return None
+    names = tuple(dict.fromkeys(sm_name(cc) for cc in lacking))
+    return (f"no CUDA build of torch {version}" + (f" for CUDA {cuda}" if cuda else "")
+            + " in the tables (" + ", ".join(v.tag for v in builds) + ") has code for "
+            + ", ".join(names), names)
