@@ -69,9 +69,14 @@ def driver_version(env: Environment) -> str | None:
     return None
 
 
+# NvmlFacts.binding of the GPUs an issue body names in words (gpudoctor.reports.prose): a
+# GPU named is no sign that a driver runs it
+PROSE = "the reporter's words"
+
+
 def driver_present(env: Environment) -> bool:
-    """Whether a working driver was seen by NVML or libcuda."""
-    return isinstance(env.nvml, NvmlFacts) or (
+    """Whether a working driver was seen by NVML or libcuda (not GPUs named in words)."""
+    return (isinstance(env.nvml, NvmlFacts) and env.nvml.binding != PROSE) or (
         isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version > 0
     )
 
@@ -231,7 +236,10 @@ def gpu_signs(env: Environment) -> tuple[str, ...]:
     libnvidia-ml, /dev/nvidia* (WSL: /dev/dxg), an NVIDIA GPU on the PCI bus. Empty on a
     machine with no GPU at all: a CI runner, a build host."""
     signs: list[str] = []
-    if isinstance(env.nvml, NvmlFacts):
+    if isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE:
+        named = [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)]
+        signs.append(f"the report names {', '.join(named[:2])}")
+    elif isinstance(env.nvml, NvmlFacts):
         n = len(env.nvml.gpus)
         drv = env.nvml.driver_version
         signs.append(f"NVIDIA driver {drv if isinstance(drv, str) else '(version unknown)'} "
@@ -296,7 +304,8 @@ def pasted(env: Environment) -> bool:
 def driver_unknown(env: Environment) -> bool:
     """Whether the driver's state is not in the report (neither NVML's nor libcuda's view):
     checks must not read "no driver" into it."""
-    return not is_reported(env.nvml) and not driver_present(env)
+    named = isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
+    return (named or not is_reported(env.nvml)) and not driver_present(env)
 
 
 def container_lost_devices(env: Environment) -> bool:

@@ -23,6 +23,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
+from gpudoctor.views import PROSE
 
 
 class ReportError(ValueError):
@@ -77,7 +78,7 @@ def named_gpu(index: int, name: str, why: str, *, uuid: str | None = None,
 TORCH_NAMED = "torch.cuda.get_device_name()"
 Q_SECTIONS = "nvidia-smi -q (sections of it)"
 QUERY_SOME = "nvidia-smi --query-gpu -i (the GPUs chosen)"
-NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME})
+NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME, PROSE})
 
 
 def stated_driver(binding: str, why: str, gpus: tuple[GpuFacts | Unavailable, ...],

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from gpudoctor import __version__
+from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import (
     collect_env,
@@ -20,6 +21,7 @@ from gpudoctor.reports import (
     nvidia_smi_csv,
     nvidia_smi_list,
     nvidia_smi_q,
+    prose,
     snapshot,
     system,
     torch_messages,
@@ -194,6 +196,9 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             if stated is not None:
                 found.append((name, stated))
                 recognised = recognised or stated.kind != system.CONTAINER_ONLY
+        if not recognised and (stated := prose.parse(text, load_tables())) is not None:
+            found.append((name, stated))  # no tool's output: what the words state
+            recognised = True
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

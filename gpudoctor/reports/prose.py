@@ -1,0 +1,121 @@
+"""What an issue body states in words, where it pastes no tool's output: "My GPU is GeForce GT
+740M … installed pytorch by `pip install torch==1.3.1+cu92`", "torch.cuda.is_available()
+returns False", an app's own dump ("torch_version: 1.13.1+cpu").
+
+Read only where nothing else in the text is recognised (`read.read_reports`), and only what
+the words state:
+
+- torch's version, where the text names one ("torch==1.3.1+cu92", "PyTorch 1.10.1", "pytorch
+  (1.3.1)", "torch_version: 1.13.1+cpu"); a text naming two (an upgrade told as a story) states
+  none. Its local tag says the build ("+cpu", "+cu92"); without one, whether it is a CUDA build
+  is left open, unless torch raised a CUDA error from a kernel (it reached a GPU, so it is one);
+- `torch.cuda.is_available()`'s value, told in words ("returns False", "is True"), once;
+- the GPUs: each product of NVIDIA's CUDA GPUs pages the text names (matched by the rules of
+  `gpudoctor.compat.gpu_names`, so "K40c", "GTX 1080 Ti", "RTX 5090 D" are placed and "M.2" or
+  "2019" are not), and torch's printed device properties (`_CudaDeviceProperties(name='GeForce
+  GT 740', major=3, minor=0, …)`) with their compute capability;
+- the driver's version where the text names it ("driver 535.54.03", "Driver Version: 410.78").
+
+Naming a GPU is no sign that a driver runs it: the GPUs are stated under the binding `PROSE`,
+whose driver's state stays unknown (GD101 skips, GD102 does not judge; `views.driver_present`
+is False). A text must state torch's version with one other fact (or a GPU and a driver's
+version) to be read at all: a GPU's name alone is no report.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.compat import Tables
+from gpudoctor.model import GpuFacts, TorchFacts
+from gpudoctor.reports.interface import (
+    Partial,
+    named_gpu,
+    not_reported,
+    stated_driver,
+    stated_runtime,
+    tag_cuda,
+)
+from gpudoctor.views import PROSE
+
+LIMIT = 100_000  # a longer text is read in its first part only
+MAX_GPUS = 16  # a text naming more products than this is a list of products, not a machine
+_VERSION = r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?(?:\+(?:cpu|cu\d{2,3}|rocm[\d.]{1,8}))?"
+# torch's version as people write it: pip's requirement, "PyTorch 1.10.1", "pytorch (1.3.1)",
+# "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1"
+TORCH = re.compile(
+    rf"(?<![\w.-])(?:py)?torch(?:==|[ \t]*(?:_version|\.__version__|[ \t]version)?[ \t]*"
+    rf"(?:[:=][ \t]*|is[ \t]+|\(|[ \t]v?))[ \t]{{0,4}}['\"]?(?P<v>{_VERSION})(?![\w.])", re.I)
+AVAILABLE = re.compile(
+    r"is_available\(\)[`'\"]?[ \t]{0,4}(?:(?:still[ \t]+)?(?:returns?|returned|returning|is|"
+    r"was|gives?|gave|prints?|printed|outputs?|shows?|says|=+|:|->|→)[ \t]{0,4})?[`'\"]?"
+    r"(?P<v>True|False)\b")
+# torch's errors from a kernel launch: it is a CUDA build that reached a GPU
+KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"
+                          r"CUDA error: (?:an illegal memory access|device-side assert|"
+                          r"invalid device function)")
+PROPERTIES = re.compile(r"_CudaDeviceProperties\(name='(?P<name>[^'\n]{2,80})', major=(?P<ma>\d),"
+                        r" minor=(?P<mi>\d)")
+DRIVER = re.compile(r"\bdriver(?:[ \t]+version)?[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
+                    r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
+# a candidate GPU name: a brand or line word before a model, or a data-centre model
+# ("K40c", "A100", "H100") alone; the catalogue decides which are products
+GPU = re.compile(
+    r"(?<![\w.-])(?:NVIDIA[ \t]+)?(?:(?:GeForce|Tesla|Quadro|TITAN|Titan|Jetson)[ \t]+)?"
+    r"(?:(?:RTX|GTX|GT|MX|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
+    r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,3}[a-zA-Z]{0,2})"
+    r"(?:[ \t]+(?:Ti|SUPER|Super|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
+
+
+def parse(text: str, tables: Tables) -> Partial | None:
+    """The facts `text` states in words; None where it states too few to be a report."""
+    text = text[:LIMIT]
+    versions = {m["v"] for m in TORCH.finditer(text)}
+    version = versions.pop() if len(versions) == 1 else None
+    said = {m["v"] for m in AVAILABLE.finditer(text)}
+    available = None if len(said) != 1 else said.pop() == "True"
+    launched = KERNEL_ERROR.search(text) is not None
+    gpus = _gpus(text, tables)
+    drivers = {m["v"] for m in DRIVER.finditer(text)}
+    driver = drivers.pop() if len(drivers) == 1 else None
+    others = bool(gpus) + (available is not None) + launched + (driver is not None)
+    if not ((version and others) or (gpus and driver)):
+        return None
+    why = "is not in the report (the reporter's words state only some facts)"
+    torch = None
+    if version is not None:
+        runtime = stated_runtime(version, tag_cuda(version),
+                                 available if available is not None else (True if launched
+                                                                          else None),
+                                 "rocm" + version.split("+rocm")[1] if "+rocm" in version
+                                 else None, why=why, source="the reporter's words", archs=None)
+        torch = TorchFacts(
+            python=not_reported("the interpreter's path is not in the report"),
+            static=not_reported("torch's package metadata is not in the report"),
+            runtime=runtime,
+            seconds=not_reported("no probe ran: the facts are the reporter's words"),
+        )
+    nvml = stated_driver(PROSE, why, tuple(gpus), driver) if gpus else None
+    return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
+
+
+def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
+    """The products the text names, once each, in the order named; torch's printed device
+    properties with their compute capability."""
+    why = "is not in the report (the reporter names the GPU in words)"
+    names: dict[str, str | None] = {}
+    for m in PROPERTIES.finditer(text):
+        names.setdefault(m["name"].strip(), f"{m['ma']}.{m['mi']}")
+    for m in GPU.finditer(text):
+        given = re.sub(r"[ \t]+", " ", m[0].strip())
+        if given not in names and tables.match_gpu(given) is not None:
+            names[given] = None
+        if len(names) > MAX_GPUS:
+            return []
+    placed: dict[str, str] = {}  # one product named twice ("GTX 1060", "GeForce GTX 1060")
+    for name in names:
+        found = tables.match_gpu(name)
+        key = found.name if found is not None else name
+        placed.setdefault(key, name)
+    return [named_gpu(i, name, why, compute_capability=names[name])
+            for i, name in enumerate(placed.values())]

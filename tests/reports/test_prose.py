@@ -1,0 +1,107 @@
+"""What an issue body states in words (no tool's output pasted) → the facts the words state.
+Real texts: round 7's reports that no reader recognised when it was scored (development data
+since; each file's index entry has its thread), and short passages reworded from them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks.pytorch import check_gpu_arch
+from gpudoctor.compat import load_tables
+from gpudoctor.model import GpuFacts, NvmlFacts, Status, TorchFacts, TorchRuntime
+from gpudoctor.reports import prose
+from gpudoctor.reports.read import ReportError, read_reports
+from gpudoctor.views import PROSE
+from tests.reports.reading_kit import statuses
+
+ROUND7 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round7" / "reports-F"
+
+
+def _read(name: str) -> tuple[NvmlFacts, TorchRuntime]:
+    env = read_reports([(name, (ROUND7 / name).read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts)
+    assert env.nvml.binding == PROSE
+    assert isinstance(env.torch, TorchFacts)
+    rt = env.torch.runtime
+    assert isinstance(rt, TorchRuntime)
+    return env.nvml, rt
+
+
+def test_an_apps_own_dump_and_the_gpu_the_reporter_names() -> None:
+    # brycedrennan/imaginAIry#398: "i have NVIDIA GeForce GTX 1060" above torch_version 1.13.1+cpu
+    nvml, rt = _read("r12-003.md")
+    assert [g.name for g in nvml.gpus if isinstance(g, GpuFacts)] == ["NVIDIA GeForce GTX 1060"]
+    assert rt.version == "1.13.1+cpu"
+    assert rt.cuda is None
+    env = read_reports([("r12-003.md", (ROUND7 / "r12-003.md").read_text(encoding="utf-8"))])
+    got = statuses(env)
+    assert got["GD402"] is Status.FAIL  # a CPU build where the reporter has an NVIDIA GPU
+    assert got["GD101"] is Status.SKIP  # naming a GPU is no sign that a driver runs it
+    assert got["GD102"] is Status.SKIP
+
+
+def test_a_pip_line_and_a_kepler_gpu_fail_by_the_releases_builds() -> None:
+    # pytorch/pytorch#31314: GeForce GT 740M with torch==1.3.1+cu92
+    nvml, rt = _read("r12-013.md")
+    assert [g.name for g in nvml.gpus if isinstance(g, GpuFacts)] == ["GeForce GT 740M"]
+    assert rt.version == "1.3.1+cu92"
+    assert rt.cuda == "9.2"
+    env = read_reports([("r12-013.md", (ROUND7 / "r12-013.md").read_text(encoding="utf-8"))])
+    assert statuses(env)["GD404"] is Status.FAIL
+
+
+def test_an_untagged_version_fails_where_no_build_of_the_release_has_the_code() -> None:
+    # pytorch/pytorch#31319: torch 1.3.1 on Tesla K40c (sm_35) beside a K80; no tag, so which
+    # build it is stays open, but neither 1.3.1 build (cu92, cu101) runs on sm_35
+    env = read_reports([("r12-012.md", (ROUND7 / "r12-012.md").read_text(encoding="utf-8"))])
+    finding = check_gpu_arch.run(env, load_tables())
+    assert finding.status is Status.FAIL
+    assert "no CUDA build of torch 1.3.1 in the tables (cu92, cu101) has code for sm_35" in (
+        finding.message)
+
+
+@pytest.mark.parametrize("text", [
+    "I have a GeForce GTX 1060 and nothing works",  # a GPU alone is no report
+    "torch 2.1.0 is installed",  # a version alone neither
+    "my M.2 drive and 2019 laptop; pytorch 1.10.1; see H2 heading",  # no GPU product named
+])
+def test_too_few_facts_are_no_report(text: str) -> None:
+    with pytest.raises(ReportError, match="no report recognised"):
+        read_reports([("text", text)])
+
+
+def test_two_versions_told_as_a_story_state_none() -> None:
+    text = ("with torch 1.2.0 on my GTX 1070 it worked; after upgrading to torch 1.4.0 "
+            "torch.cuda.is_available() returns False")
+    assert prose.parse(text, load_tables()) is None  # no version: a GPU alone is too few
+    partial = prose.parse(text + " (driver version 440.33.01)", load_tables())
+    assert partial is not None
+    assert partial.torch is None  # which version is installed now, the words leave open
+    assert isinstance(partial.nvml, NvmlFacts)
+    assert partial.nvml.driver_version == "440.33.01"
+
+
+def test_availability_in_words_and_device_properties() -> None:
+    text = ("PyTorch 1.3.1 here, torch.cuda.is_available() returns True\n"
+            "_CudaDeviceProperties(name='GeForce GT 740', major=3, minor=0, total_memory=1991MB,"
+            " multi_processor_count=2)\n")
+    partial = prose.parse(text, load_tables())
+    assert partial is not None
+    assert isinstance(partial.nvml, NvmlFacts)
+    gpu = partial.nvml.gpus[0]
+    assert isinstance(gpu, GpuFacts)
+    assert (gpu.name, gpu.compute_capability) == ("GeForce GT 740", "3.0")
+    assert partial.torch is not None
+    assert isinstance(partial.torch.runtime, TorchRuntime)
+    assert partial.torch.runtime.cuda_available is True
+
+
+def test_a_list_of_products_is_not_a_machine() -> None:
+    names = ", ".join(f"GeForce RTX {n}" for n in (2060, 2070, 2080, 3060, 3070, 3080, 3090,
+                                                  4060, 4070, 4080, 4090, 5070, 5080, 5090))
+    text = f"torch 2.7.0+cu128 supports {names}, Tesla T4, A100, H100, L40S"
+    # more than MAX_GPUS products: a list, not this machine; then too few facts remain
+    assert prose.parse(text, load_tables()) is None
+    assert prose.parse(text + "; torch.cuda.is_available() is False", load_tables()) is not None
