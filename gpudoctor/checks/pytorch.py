@@ -262,7 +262,7 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         return skipped("no GPU visible" if V.is_reported(env.nvml)
                        else V.reason_of(env.nvml))
     ev: list[tuple[str, str]] = [("arch list", f"{' '.join(arch_list)} ({arch_source})")]
-    missing, unknown = [], []
+    missing, unknown, cannot = [], [], []
     for g in gpus:
         cc = parse_cc(g.cc) if isinstance(g.cc, str) else None
         if cc is None:
@@ -274,9 +274,14 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
                    + (cov.explain() if cov else "no cubin or PTX in the build runs on it")))
         if cov is None:
             missing.append(f"{g.name} ({sm_name(cc)})")
+            ruling = arch_in_build(tables, rt.cuda, str(g.cc)) if isinstance(rt.cuda, str) \
+                else None
+            if ruling is not None and ruling.verdict == "cannot":
+                cannot.append(ruling.why)
+                ev.append(("rule", ruling.cited))
     if missing:
         names = ", ".join(dict.fromkeys(missing))
-        other = machine.pypi_build_only(env, tables)
+        other = None if len(cannot) == len(missing) else machine.pypi_build_only(env, tables)
         if other is not None:  # a 1.x wheel of two builds: which one is not in the report
             return warned(
                 f"{V.torch_name(env)} as built for PyPI has no kernels for {names}; the build "
@@ -289,7 +294,9 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
                        "the same name were separate builds; PyPI's was cut to fit its size "
                        "limit")))
         return failed(
-            f"{V.torch_name(env)} has no kernels for {names}",
+            f"{V.torch_name(env)} has no kernels for {names}"
+            + (f", nor can any build of its CUDA have them (the arch rule: {cannot[0]})"
+               if cannot and len(cannot) == len(missing) else ""),
             f"install a torch build that includes it: {_install_fix(env, tables)}",
             tuple(ev))
     if unknown:
