@@ -1,8 +1,9 @@
 """What torch itself printed when asked, quoted in a paste: a Python session or a script's
 prints of `torch.__version__`, `torch.version.cuda` and `torch.cuda.is_available()`, and
 beside them `torch.cuda.get_arch_list()` (torch's arch list), `torch.cuda.get_device_name()`
-and `torch.cuda.get_device_capability()` (the GPU torch uses: where CUDA is available, the
-driver answered, so the GPU is stated as a driver's GPU with only its name and capability).
+and `torch.cuda.get_device_capability()` or `get_device_properties()`'s repr (the GPU torch uses:
+where CUDA is available, the driver answered, so the GPU is stated as a driver's GPU with only
+its name and capability).
 
     >>> torch.__version__            In [2]: torch.__version__
     '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'
@@ -13,13 +14,16 @@ line separated by spaces ("2.4.1+cu124 12.4"). The expression is read on its own
 `>>> `, `In [N]: ` or as the argument of a print call), its value on the next line that is
 not blank (after `Out[N]: `), of the exact form each expression prints: a version, a CUDA
 version or None, True or False. Two different values of one expression leave it unread.
-torch's version is needed: without it nothing is read.
+torch's version is needed: without it nothing is read. A script's prints in one fenced block
+and their output in the next (the issue template's "code", then "output") are paired in order,
+up to the first print whose output may take several lines (`printed_apart`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 
 from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime
 from gpudoctor.reports.interface import (
@@ -62,6 +66,10 @@ NAME = _printed(rf"torch\.cuda\.get_device_name{_DEVICE}",
 CAPABILITY = _printed(rf"torch\.cuda\.get_device_capability{_DEVICE}",
                       r"\(\d{1,2}, ?\d{1,2}\)")
 
+
+# torch.cuda.get_device_properties()'s repr: the GPU's name and compute capability
+PROPERTIES = re.compile(r"_CudaDeviceProperties\(name='(?P<name>[^'\n]{2,80})', "
+                        r"major=(?P<ma>\d{1,2}), minor=(?P<mi>\d{1,2})")
 
 _DIFFER = "differ"  # the expression printed two values (before and after a reinstall)
 
@@ -109,9 +117,59 @@ def _one(pattern: re.Pattern[str], text: str,
     return values.pop() if len(values) == 1 else _DIFFER if values else None
 
 
+_FENCE = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})")
+_PRINT_LINE = re.compile(r"^[ \t]{0,8}print\([ \t]?(?P<e>[^\n]{1,120}?)[ \t]?\)[ \t]*"
+                         r"(?:#[^\n]{0,120})?$")
+# the expressions whose print is one line: a script's prints can be paired with an output block
+# in order only up to the first print of anything else (a tensor, a dict: lines unknown)
+_ONE_LINE = re.compile(r"torch\.(?:__version__|version\.cuda|cuda\.is_available\(\)|"
+                       r"backends\.cudnn\.(?:enabled|version\(\))|cuda\.device_count\(\)|"
+                       r"cuda\.current_device\(\)|cuda\.get_arch_list\(\)|"
+                       r"cuda\.get_device_(?:name|capability|properties)\([^\n()]{0,40}\))")
+
+
+def _fenced(text: str) -> list[list[str]]:
+    """The lines of each fenced block, in order; one never closed runs to the text's end."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            if current is None:
+                current = []
+            else:
+                blocks.append(current)
+                current = None
+        elif current is not None:
+            current.append(line)
+    if current is not None:  # a fence never closed runs to the end (a paste cut off)
+        blocks.append(current)
+    return blocks
+
+
+def printed_apart(text: str) -> str:
+    """A script's prints in one fenced block and their output in the next (the issue
+    template's "code" then "output"), as a Python session would show each expression and its
+    value: the k-th print's value is the k-th line of the output, up to the first print whose
+    output may take several lines, or a traceback."""
+    out = []
+    blocks = _fenced(text)
+    for code, output in pairwise(blocks):
+        prints = [m["e"].strip() for line in code if (m := _PRINT_LINE.match(line))]
+        if len(prints) < 2 or any(_PRINT_LINE.match(line) for line in output):
+            continue
+        values = [line.strip() for line in output]
+        for expression, value in zip(prints, values, strict=False):
+            if not _ONE_LINE.fullmatch(expression) or not value or value.startswith((
+                    "Traceback", "---", "File ")):
+                break
+            out.append(f">>> {expression}\n{value}\n")  # as a Python session shows it
+    return "\n".join(out)
+
+
 def parse(text: str) -> Partial | None:
     """torch's printed facts in `text`; None when its version is not printed once."""
     text = text[:LIMIT].replace("\r\n", "\n")
+    text = f"{text}\n{apart}" if (apart := printed_apart(text)) else text
     together = _printed_together(text)
     version = _one(VERSION, text, together)
     if version is None or version == _DIFFER:
@@ -153,10 +211,13 @@ def _gpu(text: str, available: bool | None) -> NvmlFacts | None:
     """The GPU torch named, where CUDA is available to it (the driver answered): its name
     and, where printed, its compute capability; None otherwise."""
     name = _one(NAME, text)
-    if available is not True or name in (None, _DIFFER):
-        return None
     capability = _one(CAPABILITY, text)
     cc = None if capability in (None, _DIFFER) else ".".join(re.findall(r"\d+", capability))
+    shown = {(m["name"].strip(), f"{m['ma']}.{m['mi']}") for m in PROPERTIES.finditer(text)}
+    if name is None and len(shown) == 1:  # print(torch.cuda.get_device_properties(0))
+        name, cc = shown.pop()
+    if available is not True or name in (None, _DIFFER):
+        return None
     why = "is not in the report (torch printed only the GPU's name)"
     return stated_driver(TORCH_NAMED, why,
                          (named_gpu(0, name.strip(), why, compute_capability=cc),))

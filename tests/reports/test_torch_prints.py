@@ -196,3 +196,35 @@ def test_one_print_per_python_c_line_after_a_shell_prompt() -> None:
            "2.1.0+cu118\n11.8\n")
     with pytest.raises(ReportError):
         read_reports([("issue", two)])
+
+
+ROUND7 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round7" / "reports-F"
+
+
+def test_a_scripts_prints_and_their_output_in_the_next_block() -> None:
+    # round 7's r12-029 (pytorch/pytorch#31285, development data since): a script of
+    # prints in one fence, its output in the next, cut off inside a traceback
+    text = (ROUND7 / "r12-029.md").read_text(encoding="utf-8")
+    partial = torch_prints.parse(text)
+    assert partial is not None
+    assert isinstance(partial.torch, TorchFacts)
+    rt = partial.torch.runtime
+    assert isinstance(rt, TorchRuntime)
+    assert (rt.version, rt.cuda_available) == ("1.3.1", True)
+    assert isinstance(partial.nvml, NvmlFacts)
+    (gpu,) = partial.nvml.gpus
+    assert isinstance(gpu, GpuFacts)
+    assert (gpu.name, gpu.compute_capability) == ("GeForce GT 740", "3.0")
+    got = statuses(read_reports([("r12-029.md", text)]))
+    assert got["GD404"] is Status.FAIL  # sm_30 below every 1.3.1 build's lowest (sm_37)
+
+
+def test_pairing_stops_at_a_print_of_unknown_length() -> None:
+    text = ("```\nprint(torch.__version__)\nprint(x)\nprint(torch.cuda.is_available())\n```\n"
+            "```\n2.1.0+cu118\ntensor([1,\n        2])\nFalse\n```\n")
+    assert torch_prints.printed_apart(text) == ">>> torch.__version__\n2.1.0+cu118\n"
+    partial = torch_prints.parse(text)
+    assert partial is not None and isinstance(partial.torch, TorchFacts)
+    rt = partial.torch.runtime
+    assert isinstance(rt, TorchRuntime)
+    assert isinstance(rt.cuda_available, Unavailable)  # "False" is not paired with anything
