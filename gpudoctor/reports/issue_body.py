@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from gpudoctor.reports import (
     collect_env,
     env_tools,
+    gpustat,
     nvidia_smi,
     nvidia_smi_csv,
     nvidia_smi_list,
@@ -46,6 +47,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
     ("nvidia-smi -L", nvidia_smi_list.START),
     ("nvidia-smi --query-gpu", nvidia_smi_csv.START),
+    ("gpustat", gpustat.START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),
     ("nvidia-smi -q -x (fragment)", nvidia_smi_q.FRAGMENT_XML),
     ("collect_env (cut)", collect_env.START_CUT),  # a collect_env whose top is cut off
@@ -121,7 +123,7 @@ def find_blocks(text: str) -> list[Block]:
                 kind = kind.removesuffix(" (cut)")
             if kind == "nvidia-smi (rows)" and current and current[0].startswith("nvidia-smi"):
                 continue  # a GPU row of the table it is in (or of the next GPU)
-            if kind == "nvidia-smi -L" and current and current[0] == "nvidia-smi -L":
+            if kind in ("nvidia-smi -L", "gpustat") and current and current[0] == kind:
                 continue  # the next GPU of the same list
             if kind == "tool env" and current and current[0] == "tool env":
                 continue  # Lightning's "* CUDA:" inside its report, sys.platform inside one

@@ -16,6 +16,7 @@ from gpudoctor.reports import (
     collect_env,
     env_list,
     env_tools,
+    gpustat,
     kernel_log,
     nvidia_smi,
     nvidia_smi_csv,
@@ -39,9 +40,9 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
-            "`nvidia-smi` (-L, -q, -q -x), torch's own messages and prints of its version, the "
-            "kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, or an issue body or "
-            "log that contains them")
+            "`nvidia-smi` (-L, -q, -q -x), gpustat, torch's own messages and prints of its "
+            "version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, or an "
+            "issue body or log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -58,6 +59,8 @@ def _parse(block: Block) -> Partial | None:
         return nvidia_smi_list.parse(block.text)
     if block.kind == "nvidia-smi --query-gpu":
         return nvidia_smi_csv.parse(block.text)
+    if block.kind == "gpustat":
+        return gpustat.parse(block.text)
     if block.kind == "tool env":
         return env_tools.parse(block.text)
     if block.kind == "nvcc":
