@@ -418,6 +418,25 @@ ROUND7_SEEN = [  # round 7's, after scoring, reworded
      "library-missing-libcudnn", "library-not-found"),
     ("RuntimeError: could not load the cublas library", "library-missing-libcublas",
      "library-not-found"),
+    # compilers' own messages, each naming what decides (round 7 g18-010, g18-018, g18-033,
+    # g17-011 and g18-034; round 5 g8-032)
+    ("ptxas /tmp/k.ptx, line 5; fatal   : Unsupported .version 7.0; current version is '6.4'",
+     "ptxas-ptx-isa-too-new", "toolkit-version-mismatch"),
+    ("nvcc fatal   : Value 'c++17' is not defined for option 'std'", "nvcc-std-not-known",
+     "toolkit-version-mismatch"),
+    ("/usr/include/c++/4.8.5/bits/c++0x_warning.h:32:2: error: #error This file requires "
+     "compiler and library support for the ISO C++ 2011 standard.",
+     "host-compiler-without-cxx11", "host-compiler-unsupported"),
+    ('error: #error directive: "CUDA synchronization primitives are only supported for sm_70 '
+     'and up."', "arch-below-feature-minimum", "arch-not-in-build"),
+    ("OSError: The nvcc binary could not be found in your $PATH. Either add it to your path, "
+     "or set $CUDA_HOME", "nvcc-not-on-path", "toolkit-missing"),
+    # OpenCV built without CUDA (round 7 g20-001); TensorFlow's diagnosis of a missing node
+    # (round 7 g16-008)
+    ("error: (-216:No CUDA support) The called functionality is disabled for current build or "
+     "platform in function 'throw_no_cuda'", "opencv-built-without-cuda", "cpu-only-build"),
+    ("cuda_diagnostics.cc:163] no NVIDIA GPU device is present: /dev/nvidia0 does not exist",
+     "device-node-missing", "container-gpu-setup"),
 ]
 
 
