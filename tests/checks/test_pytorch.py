@@ -408,10 +408,10 @@ def test_a_real_report_fails_by_the_rule() -> None:
     assert f.fix and "install a torch build that includes it" in f.fix
 
 
-@pytest.mark.parametrize("torch_version", ["2.9.1+cu130", "2.16.0+cu130"])
+@pytest.mark.parametrize("torch_version", ["2.15.0+cu130", "2.16.0+cu130"])
 def test_gtx1080_on_a_cuda_13_build_fails_by_the_rule(torch_version: str) -> None:
     """A GTX 1080 (sm_61) on a cu130 torch whose arch list neither the report nor the tables
-    hold (2.9.1's experimental cu130 wheel; a release past the tables): CUDA 13 compiles for
+    hold (2.15.0's secondary cu130 wheel; a release past the tables): CUDA 13 compiles for
     sm_75 and newer only, so no arch list can include it. Before the rule, GD404 skipped."""
     env = reported_env(reported_torch(torch_version, "13.0"),
                        reported_gpu("NVIDIA GeForce GTX 1080"), driver="580.65.06")

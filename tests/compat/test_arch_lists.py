@@ -248,14 +248,13 @@ EXCLUDED: dict[tuple[str, str], str] = {
                         "lts/release/1.8 branch forked; what it passed the script is not known",
     ("1.8.2", "cu111"): "the LTS release's separate pipeline, as 1.8.2 cu102",
     **dict.fromkeys(
-        (("2.6.0", "cu118"), ("2.6.0", "cu126"), ("2.7.0", "cu118"), ("2.7.0", "cu128"),
-         ("2.7.1", "cu118"), ("2.7.1", "cu128"), ("2.9.0", "cu126"), ("2.9.0", "cu130"),
-         ("2.9.1", "cu126"), ("2.9.1", "cu130"), ("2.10.0", "cu126"), ("2.10.0", "cu130"),
+        (("2.6.0", "cu118"), ("2.6.0", "cu126"), ("2.7.0", "cu118"), ("2.7.1", "cu118"),
          ("2.11.0", "cu126")),
         "from 2.6 the script is pytorch/pytorch .ci/manywheel/build_cuda.sh; its snapshot "
-        "(4 GB) cannot be brought here and the file index holds it at two commits that are no "
+        "(4 GB) cannot be brought here and the file index holds it at commits that are no "
         "release's (the releases' commits, from torch/version.py's git_version, e.g. 2.6.0: "
-        "2236df17)"),
+        "2236df17); where the main-branch copies around a release disagree (2.6's cu126 +PTX, "
+        "whether 2.7's cu118 kept 3.7) no list is taken"),
     ("2.13.0", "cu129"): "a secondary variant (not in RELEASE.md's 2.13 row); from 2.6 on, as "
                          "2.6.0",
     ("2.15.0", "cu130"): "a secondary variant (pytorch/pytorch#190385); from 2.6 on, as 2.6.0",
@@ -360,3 +359,17 @@ def test_gd404_fails_a_gpu_the_derived_list_lacks(tables: Tables) -> None:
     assert f.message == "torch 2.4.0+cu118 has no kernels for Tesla K40m (sm_35)"
     k80 = reported_env(reported_torch("2.4.0+cu118", "11.8"), reported_gpu("Tesla K80"))
     assert check_gpu_arch.run(k80, tables).status is Status.PASS
+
+
+def test_a_secondary_list_holds_only_what_its_cuda_compiles(tables: Tables) -> None:
+    """The lists read in build_cuda.sh at main-branch commits near a release (status
+    secondary: 2.7's cu128, 2.9's and 2.10's cu126 and cu130) against the same rule as the
+    derived ones: every entry an architecture the variant's CUDA compiles cubins for."""
+    secondary = [(r.version, v) for r in tables.torch_releases for v in r.variants
+                 if v.status == "secondary" and v.arch_list]
+    assert {(version, v.tag) for version, v in secondary} >= {
+        ("2.7.0", "cu128"), ("2.9.0", "cu126"), ("2.9.0", "cu130"), ("2.10.0", "cu130")}
+    for version, variant in secondary:
+        for entry in variant.arch_list or ():
+            cc = re.sub(r"\+PTX$", "", entry)
+            assert arch_in_build(tables, variant.cuda, cc).verdict == "sass", (version, entry)

@@ -199,7 +199,7 @@ def test_every_build_of_the_release_covers_the_gpu(tables: Tables) -> None:
     assert said is not None and "sm_90" in said and all(v.tag in said for v in rel.variants)
     one = every_build_covers(reported_torch("2.8.0", "12.8"), tables)
     assert one is not None and "cu128" in one and "cu126" not in one
-    assert every_build_covers(with_runtime(untagged, version="2.9.0"), tables) is None
+    assert every_build_covers(with_runtime(untagged, version="2.7.0"), tables) is None  # cu118
     assert every_build_covers(reported_torch("2.8.0", None), tables) is None  # a CPU build
     old_gpu = B.env(nvml=B.nvml("580.65.06", 13000, B.gpu("GTX1080")), torch=untagged.torch)
     assert every_build_covers(old_gpu, tables) is None  # cu128/cu129 have no sm_61 code
@@ -231,10 +231,10 @@ def test_the_neighbouring_builds_rule(tables: Tables) -> None:
     # both sides: 2.9.1 and 2.10.0 cu128 around a 2.10 nightly; even the newest entry counts
     both = neighbouring_builds_cover(_on("RTX5090", "2.10.0.dev20251124+cu128", "12.8"), tables)
     assert both is not None and "2.9.1's and 2.10.0's" in both and "sm_120" in both
-    # after only (2.11's cu130 for 2.9.1+cu130): inside the list, not its newest or oldest
-    inner = neighbouring_builds_cover(_on("10.3", "2.9.1+cu130", "13.0"), tables)
-    assert inner is not None and "2.11.0's" in inner and "one side only" in inner
-    assert neighbouring_builds_cover(_on("RTX5090", "2.9.1+cu130", "13.0"), tables) is None
+    # after only (2.7.0's cu126 for 2.6.0+cu126): inside the list, not its newest or oldest
+    inner = neighbouring_builds_cover(_on("8.0", "2.6.0+cu126", "12.6"), tables)
+    assert inner is not None and "2.7.0's" in inner and "one side only" in inner
+    assert neighbouring_builds_cover(_on("9.0", "2.6.0+cu126", "12.6"), tables) is None
     assert neighbouring_builds_cover(_on("7.0", "2.7.0+cu128", "12.8"), tables) is None
     # before only (2.8.0's cu129 for a 2.9.0+cu129 the tables lack): its newest entry counts
     late = neighbouring_builds_cover(_on("12.1", "2.9.0+cu129", "12.9"), tables)
