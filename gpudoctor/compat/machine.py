@@ -179,10 +179,14 @@ def resolved_gpus(env: Environment, tables: Tables) -> tuple[tuple[GpuFacts, str
 
 def cubins_for_every_gpu(env: Environment, tables: Tables) -> str | None:
     """"cubins for sm_86 run on every GPU" when torch's arch list (probed, reported or the
-    wheel's in the tables) has a cubin for each GPU seen; None when a GPU needs PTX, or the
-    GPUs or the arch list are unknown."""
+    wheel's in the tables) has a cubin for each GPU seen, or, where its own list is not known,
+    the neighbouring builds' lists do (`neighbouring_builds_cover`); None when a GPU needs PTX,
+    or the GPUs or the arch lists are unknown."""
     archs = torch_arch_list(env, tables)
     ccs = _seen_ccs(env, tables)
+    if isinstance(archs, Unavailable) and ccs is not None:  # a nightly between two releases
+        said = neighbouring_builds_cover(env, tables, cubins=True)
+        return None if said is None else f"cubins run on every GPU seen ({said})"
     if isinstance(archs, Unavailable) or ccs is None:
         return None
     used = []
@@ -210,7 +214,8 @@ NEIGHBOURS = 2  # release series looked at on each side of a build whose arch li
 OFFICIAL_BUILD = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.dev\d{8})?\+cu\d{2,3}")
 
 
-def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
+def neighbouring_builds_cover(env: Environment, tables: Tables, *,
+                              cubins: bool = False) -> str | None:
     """"torch 2.8.0's and 2.11.0's builds for CUDA 12.9 (the nearest on each side with an
     arch list) have code for sm_120" for a CUDA build whose own arch list neither the report
     nor the tables give (a variant the tables lack, a nightly between two releases: a wheel
@@ -228,7 +233,8 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
     it has its code, not the oldest (dropped later, or not yet restored) and, for a list from
     a later release, not the newest (added later). It only passes: a GPU that a neighbour
     lacks leaves the build unknown (the arch rule, `compat.rules.arch_in_build`, is what fails
-    one), and the finding names the lists used."""
+    one), and the finding names the lists used. With `cubins`, only a cubin counts (not PTX
+    the driver would JIT-compile)."""
     rt = V.torch_runtime(env)
     if rt is None or not isinstance(rt.version, str) or not isinstance(rt.cuda, str) \
             or not OFFICIAL_BUILD.fullmatch(rt.version):
@@ -254,7 +260,8 @@ def neighbouring_builds_cover(env: Environment, tables: Tables) -> str | None:
     early, late = nearest(before), nearest(after)
     found = [n for n in (early, late) if n is not None]
     both = len(found) == 2
-    if not found or not all(_inside(archs, cc, oldest=both, newest=both or late is None)
+    if not found or not all(_inside(archs, cc, oldest=both, newest=both or late is None,
+                                    cubin=cubins)
                             for _, archs in found for cc in ccs):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
@@ -280,11 +287,12 @@ def _series(built: Version, side: list[tuple[Version, TorchRelease]]) -> list[To
     return out
 
 
-def _inside(archs: tuple[str, ...], cc: tuple[int, int], *, oldest: bool, newest: bool) -> bool:
-    """Whether an entry of `archs` has code for `cc`, the list's oldest arch counting only
-    where `oldest`, its newest only where `newest`."""
+def _inside(archs: tuple[str, ...], cc: tuple[int, int], *, oldest: bool, newest: bool,
+            cubin: bool = False) -> bool:
+    """Whether an entry of `archs` has code for `cc` (a cubin, where `cubin`), the list's
+    oldest arch counting only where `oldest`, its newest only where `newest`."""
     found = coverage(archs, cc)
-    if found is None:
+    if found is None or (cubin and found.arch.ptx):
         return False
     keys = sorted({(a.major, a.minor) for a in parse_arch_list(archs)})
     at = (found.arch.major, found.arch.minor)

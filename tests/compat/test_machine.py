@@ -251,3 +251,17 @@ def test_the_neighbouring_builds_rule(tables: Tables) -> None:
     # not a wheel PyTorch built: a source or container build, one without a CUDA tag
     for version in ("2.1.0a0+git1234", "2.1.0a0+32f93b1", "2.9.1", "2.9.1rc1+cu128"):
         assert neighbouring_builds_cover(_on("H100", version, "12.8"), tables) is None, version
+
+
+def test_cubins_of_a_nightly_by_its_neighbours(tables: Tables) -> None:
+    """Minor-version compatibility holds without PTX JIT where torch's cubins run on every GPU
+    (GD103): for a nightly whose own list is not known, the neighbouring builds' cubins decide
+    (round 7's r13-005: 2.7.0.dev20250308+cu126 on an RTX 6000 Ada, sm_89)."""
+    nightly = _on("8.9", "2.7.0.dev20250308+cu126", "12.6")
+    said = cubins_for_every_gpu(nightly, tables)
+    assert said is not None and "2.7.0's" in said and "neighbouring-builds rule" in said
+    # one side only: its newest entry (sm_90) does not count
+    assert cubins_for_every_gpu(_on("9.0", "2.7.0.dev20250308+cu126", "12.6"), tables) is None
+    # 2.8.0's cu129 list ends 12.0+PTX: its sm_120 cubin runs on an sm_121 (same major)
+    late = cubins_for_every_gpu(_on("12.1", "2.9.0.dev20250801+cu129", "12.9"), tables)
+    assert late is not None and "2.8.0's" in late
