@@ -299,10 +299,12 @@ def _inside(archs: tuple[str, ...], cc: tuple[int, int], *, oldest: bool, newest
     return (oldest or at != keys[0]) and (newest or at != keys[-1])
 
 
-def _release_builds(env: Environment, tables: Tables) -> tuple[
+def _release_builds(env: Environment, tables: Tables, *, other_cuda: bool = False) -> tuple[
         str, str | None, list[TorchVariant], list[tuple[int, int]]] | None:
     """(release, CUDA stated or None, its CUDA builds the tables know with that CUDA, the
-    compute capabilities of the GPUs seen) where each build's arch list is known; else None."""
+    compute capabilities of the GPUs seen) where each build's arch list is known; else None.
+    With `other_cuda`, a CUDA the release has no listed build for (conda's cudatoolkit builds,
+    e.g. 1.4.0 with CUDA 10.0) takes every listed build of the release instead."""
     rt = V.torch_runtime(env)
     if rt is None or not isinstance(rt.version, str) or rt.cuda is None:  # None: no CUDA
         return None
@@ -312,6 +314,8 @@ def _release_builds(env: Environment, tables: Tables) -> tuple[
         return None
     cuda = ".".join(rt.cuda.split(".")[:2]) if isinstance(rt.cuda, str) else None
     builds = [v for v in release.variants if cuda is None or v.cuda == cuda]
+    if not builds and other_cuda:
+        builds = list(release.variants)
     if not builds or any(v.arch_list is None for v in builds):
         return None
     return release.version, cuda, builds, ccs
@@ -320,18 +324,23 @@ def _release_builds(env: Environment, tables: Tables) -> tuple[
 def every_build_covers(env: Environment, tables: Tables) -> str | None:
     """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
     sm_75" when torch's own build is not known (no arch list in the report, a version without
-    a tag whose CUDA the report does not state, or states as one of the release's), yet each
-    CUDA build of its release the tables know (with that CUDA, where stated) has code for
-    every GPU seen; None otherwise (a build with an unknown arch list counts against)."""
-    known = _release_builds(env, tables)
+    a tag whose CUDA the report does not state, or states as one of the release's, or as one
+    no listed build has: conda's), yet each CUDA build of its release the tables know (with
+    that CUDA, where one is listed) has code for every GPU seen; None otherwise (a build with
+    an unknown arch list counts against)."""
+    known = _release_builds(env, tables, other_cuda=True)
     if known is None:
         return None
     version, cuda, builds, ccs = known
     if any(coverage(v.arch_list or (), cc) is None for cc in ccs for v in builds):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
-    return (f"every CUDA build of torch {version}" + (f" for CUDA {cuda}" if cuda else "")
-            + " in the tables (" + ", ".join(v.tag for v in builds) + f") has code for {names}")
+    listed = cuda is None or any(v.cuda == cuda for v in builds)
+    return (f"every CUDA build of torch {version}"
+            + (f" for CUDA {cuda}" if cuda and listed else "") + " in the tables ("
+            + ", ".join(v.tag for v in builds) + f") has code for {names}"
+            + ("" if listed else f" (none is for CUDA {cuda}: a build made elsewhere, such as "
+               "conda's, from the same release's script)"))
 
 
 def no_build_covers(env: Environment, tables: Tables) -> tuple[str, tuple[str, ...]] | None:

@@ -265,3 +265,12 @@ def test_cubins_of_a_nightly_by_its_neighbours(tables: Tables) -> None:
     # 2.8.0's cu129 list ends 12.0+PTX: its sm_120 cubin runs on an sm_121 (same major)
     late = cubins_for_every_gpu(_on("12.1", "2.9.0.dev20250801+cu129", "12.9"), tables)
     assert late is not None and "2.8.0's" in late
+
+
+def test_a_build_of_a_cuda_no_listed_build_has(tables: Tables) -> None:
+    """torch 1.4.0 with CUDA 10.0 (conda's cudatoolkit build; the tables list cu92 and cu101,
+    round 5's r6-005 and round 6's r9-003): every listed build has code for sm_61, so it
+    passes, saying none is for its CUDA; one they all lack is not failed by this rule."""
+    said = every_build_covers(_on("6.1", "1.4.0", "10.0"), tables)
+    assert said is not None and "none is for CUDA 10.0" in said and "cu92, cu101" in said
+    assert every_build_covers(_on("3.5", "1.4.0", "10.0"), tables) is None
