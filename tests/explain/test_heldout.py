@@ -26,6 +26,7 @@ SETS = {
     "round5/explain-D": ((170, 116, 54), 110),  # 86 on 040ff4b (sealed)
     "round6/explain-E": ((170, 109, 61), 100),  # 80 on 4f61e1c (sealed)
     "round7/explain-F": ((171, 114, 57), 95),  # 81 on a69e6bf (sealed)
+    "round8/explain-G": ((170, 110, 60), 76),  # 76 on ec20ecf (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -38,6 +39,9 @@ BLAMED = {
     # program's own source, is read as the code it is (a kernel image for another GPU)
     "round7/explain-F": {"g17-003.txt", "g17-020.txt", "g18-005.txt", "g19-027.txt",
                          "g19-033.txt"},
+    "round8/explain-G": {"g21-003.txt", "g21-025.txt", "g21-027.txt", "g21-030.txt",
+                         "g24-015.txt", "g25-003.txt", "g25-019.txt", "g25-023.txt",
+                         "g25-024.txt"},
 }
 
 
