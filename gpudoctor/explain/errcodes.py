@@ -1,8 +1,9 @@
 """Error codes, read wherever a text names one: by name (`cudaErrorNoDevice`,
 `CUDNN_STATUS_ARCH_MISMATCH`, a Python wrapper's `cudnnStatusArchMismatch`, NVML's bindings'
 spellings), by number in a CUDA context ("CUDA error 209", "cuda runtime error (59)",
-"cudaGetDeviceCount returned 30"), by the message the library prints ("CUDA error: out of
-memory"), and NVENC's and OptiX's codes by number where the programs calling them print one
+"cudaGetDeviceCount returned 30"), NVML's by number after "NVML" ("NVML: can't get GPU #0,
+error code 15"), by the message the library prints ("CUDA error: out of memory"), and
+NVENC's and OptiX's codes by number where the programs calling them print one
 with its context (FFmpeg's "OpenEncodeSessionEx failed: out of memory (10)", NVEncC's "Error on
 nvEncOpenEncodeSessionEx: 10 (", "Optix call (optixInit()) failed with code 7801"). Each becomes
 a diagnosis of the code's enumeration entry (`catalog`): what NVIDIA's document says it means,
@@ -97,6 +98,11 @@ _OPTIX_CALL = re.compile(r"optix call\b[\s\S]{0,600}?\bfailed with (?:error )?co
                          r"(?P<n>\d{4})\b", re.I)
 _OPTIX_FN = re.compile(r"optix[A-Z]\w{2,60}[ \t]{0,4}\([^\n]{0,300}?\)[^\n]{0,40}?\bfailed\b"
                        r"[^\n]{0,60}?\bcode[ \t:=]{0,4}(?P<n>\d{4})\b")
+# NVML's return code by number, after "NVML" on the same line: T-Rex's "NVML: can't get GPU
+# #0, error code 15", "nvmlDeviceGetHandleByIndex() failed with error code 999"
+_NVML_NUMBER = re.compile(r"nvml\w{0,40}(?:\(\))?[^\n]{0,80}?\b(?:error code|returned|failed with"
+                          r"(?: error)?(?: code)?|error)[ \t:=]{1,4}(?P<n>\d{1,3})\b(?![.\d])",
+                          re.I)
 _FAILED_BEFORE = re.compile(r"\bfailed!?: $")
 
 
@@ -130,6 +136,10 @@ def code_matches(text: str, lowered: str) -> list[Match]:
         add(code, span)
     for code, span in _sdk_codes(cat, text, lowered):
         add(code, span)
+    if "nvml" in lowered:  # NVML's codes by number where a program prints one after "NVML"
+        nvml = cat.numbered.get("nvml", {})
+        for m in anchored(_NVML_NUMBER, text, lowered, "nvml"):
+            add(nvml.get(int(m["n"])), (m.start(), m.end(), line_of(text, m.start())))
     if any(t in lowered for t in ("error", "err:", "status", "nccl", "cufft_", "code=",
                                   "returned", "fail", "():")):
         for m in hits(_NAME, text):
