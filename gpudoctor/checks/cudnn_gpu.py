@@ -14,7 +14,7 @@ from gpudoctor import views as V
 from gpudoctor.checks.base import Check, check, failed, passed, skipped, warned
 from gpudoctor.compat import machine
 from gpudoctor.compat.rules import CUDNN_GPU_FLOOR, NVCC_ARCHS, Ruling, cudnn_supports_gpu
-from gpudoctor.model import CudnnFacts, Environment, Finding, Layer, Severity, Unavailable
+from gpudoctor.model import CudnnFacts, Environment, Finding, Layer, Reason, Severity, Unavailable
 from gpudoctor.versions import format_cudnn_version, sm_of
 
 if TYPE_CHECKING:
@@ -24,13 +24,24 @@ if TYPE_CHECKING:
 RECOMMEND = "`gpudoctor recommend` names a torch wheel and a cuDNN tarball that fit this machine"
 
 
-def _in_use(env: Environment) -> tuple[list[tuple[str, str, str | None]], str]:
-    """The cuDNN copies to judge, as (what, version, CUDA it runs with): the one torch runs
-    when a CUDA torch imported, else every copy found on the system; and why there is none."""
+def _in_use(env: Environment, tables: Tables
+            ) -> tuple[list[tuple[str, str, str | None, str]], str]:
+    """The cuDNN copies to judge, as (what, version, CUDA it runs with, where the version was
+    read when not from the copy itself): the one torch runs
+    when a CUDA torch imported (in a report that does not print it, the one its wheel ships,
+    where the tables know the wheel), else every copy found on the system; and why there is
+    none."""
     rt = V.torch_runtime(env)
     if rt is not None and isinstance(rt.cuda, str) and isinstance(rt.cudnn_version, int) \
             and rt.cudnn_version > 0:
-        return [("torch's cuDNN", format_cudnn_version(rt.cudnn_version), rt.cuda)], ""
+        return [("torch's cuDNN", format_cudnn_version(rt.cudnn_version), rt.cuda, "")], ""
+    if rt is not None and isinstance(rt.cuda, str) and isinstance(rt.cudnn_version, Unavailable) \
+            and rt.cudnn_version.reason is Reason.NOT_REPORTED \
+            and not (isinstance(env.cudnn, CudnnFacts) and env.cudnn.installs):
+        shipped = machine.torch_built_cudnn(env, tables)
+        if shipped is not None:
+            return [("torch's cuDNN", shipped[0], rt.cuda,
+                     f"the report does not print it; the one its wheel ships: {shipped[1]}")], ""
     if not isinstance(env.cudnn, CudnnFacts) or not env.cudnn.installs:
         return [], V.reason_of(env.cudnn) if isinstance(env.cudnn, Unavailable) else \
             "no cuDNN found"
@@ -41,7 +52,7 @@ def _in_use(env: Environment) -> tuple[list[tuple[str, str, str | None]], str]:
                        None)
         if version:
             cuda = toolkit if i.in_use or not isinstance(i.cuda_build, str) else i.cuda_build
-            out.append((f"cuDNN in {i.lib_dir}", version, cuda))
+            out.append((f"cuDNN in {i.lib_dir}", version, cuda, ""))
     return out, "no cuDNN copy's version could be read"
 
 
@@ -68,7 +79,9 @@ def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
     CUDA builds) supports a range of compute capabilities: cuDNN 8.9.7 stops at sm_90, so an
     RTX 5090 (sm_120) is not supported by it; the CUDA 12.0-12.6 builds of 9.7-9.10 neither.
     The cuDNN judged is the one torch runs (torch.backends.cudnn.version(), with torch's CUDA
-    picking the build's row) when a CUDA torch imported, else every copy on the system. FAIL
+    picking the build's row; in a pasted report that does not print it, the one torch's wheel
+    ships, where the tables know the wheel) when a CUDA torch imported, else every copy on
+    the system. FAIL
     for torch's cuDNN, WARN for a system copy (what a build against the toolkit would use).
 
     Rules before rows (`gpudoctor.compat.rules.cudnn_supports_gpu`): the support matrix's row
@@ -88,14 +101,16 @@ def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
     gpus = [g for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)]
     if not gpus:
         return skipped("no GPU with a known compute capability was seen")
-    copies, why = _in_use(env)
+    copies, why = _in_use(env, tables)
     if not copies:
         return skipped(why)
     evidence = [(f"GPU {g.index}", f"{g.name}, {sm_of(str(g.cc))} ({g.source})") for g in gpus]
     judged = []
-    for what, version, cuda in copies:
+    for what, version, cuda, read in copies:
         rulings = [(g, cudnn_supports_gpu(tables, version, str(g.cc), cuda)) for g in gpus]
         evidence.append((f"{what} {version}", _said(tables, version, cuda, rulings)))
+        if read:
+            evidence.append((f"{what} {version}", read))
         judged.append((what, version, rulings))
     for what, version, rulings in judged:
         outside = [(g, r) for g, r in rulings if r.verdict == "no"]

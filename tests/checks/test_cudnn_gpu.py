@@ -129,3 +129,19 @@ def test_skips_say_why() -> None:
     old = torch_on("H100", "2.3.1+cu121", "12.1", 1234)  # a cuDNN the tables do not hold
     f = run(old)
     assert f.status is Status.SKIP and "do not record" in f.message, f
+
+
+def test_a_report_without_torchs_cudnn_is_judged_by_the_wheels() -> None:
+    """A report (collect_env) naming torch 2.3.1+cu121 on an RTX 5090 but not the cuDNN torch
+    runs: the cuDNN that wheel ships (8.9.2.26, compat_tables/torch.toml) does not support
+    sm_120, and the evidence says where the version was read."""
+    env = B.reported_env(B.reported_torch("2.3.1+cu121", "12.1"),
+                         B.reported_gpu("NVIDIA GeForce RTX 5090"))
+    f = run(env)
+    assert f.status is Status.FAIL, f
+    assert f.message.startswith("torch's cuDNN 8.9.2.26 does not support NVIDIA GeForce RTX 5090")
+    assert any("the one its wheel ships: compat_tables/torch.toml, torch 2.3.1 cu121" in v
+               for _, v in f.evidence)
+    ok = run(B.reported_env(B.reported_torch("2.7.0+cu126", "12.6"),
+                            B.reported_gpu("NVIDIA GeForce RTX 4090")))
+    assert ok.status is Status.PASS, ok
