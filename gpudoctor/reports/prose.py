@@ -36,6 +36,7 @@ from gpudoctor.reports.interface import (
     stated_runtime,
     tag_cuda,
 )
+from gpudoctor.reports.torch_prints import PROPERTIES
 from gpudoctor.views import PROSE
 
 LIMIT = 100_000  # a longer text is read in its first part only
@@ -54,8 +55,6 @@ AVAILABLE = re.compile(
 KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"
                           r"CUDA error: (?:an illegal memory access|device-side assert|"
                           r"invalid device function)")
-PROPERTIES = re.compile(r"_CudaDeviceProperties\(name='(?P<name>[^'\n]{2,80})', major=(?P<ma>\d),"
-                        r" minor=(?P<mi>\d)")
 DRIVER = re.compile(r"\bdriver(?:[ \t]+version)?[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
                     r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
 # a candidate GPU name: a brand or line word before a model, or a data-centre model
