@@ -3,7 +3,8 @@
 An issue body is Markdown: outputs sit in code fences (``` or ~~~, with or without a language),
 often inside `<details>` with a `<summary>`, sometimes quoted (`> `) in a reply, sometimes
 pasted with no fence at all. The text is cut into regions at fences, `<details>`/`<summary>`
-tags and Markdown headings; within a region a block starts at a line that only one kind of
+tags and Markdown headings (a heading's own words are a region of their own: an issue's title
+may be the error); within a region a block starts at a line that only one kind of
 output has (collect_env's "PyTorch version:", nvidia-smi's banner, "NVSMI LOG",
 `<nvidia_smi_log>`, an nvidia-smi error, a gpudoctor JSON object) and runs to the next such
 line or the region's end. A fence that is never closed runs to the end of the text: a block
@@ -28,6 +29,7 @@ from gpudoctor.reports import (
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summary>|#{1,6}\s)",
                     re.IGNORECASE)
+_HEADING = re.compile(r"^\s*#{1,6}\s+(\S[^\n]*)$")
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+")
 # Python logging's prefix before each line of a report a tool logs (mmdeploy's, mmcv's
 # env logs: "2022-11-11 08:08:37,084 - mmdeploy - INFO - sys.platform: linux")
@@ -88,6 +90,8 @@ def _regions(lines: list[str]) -> list[tuple[int, list[str]]]:
         elif _BREAK.match(line) and not xml:
             regions.append((start, current))
             current, start = [], number + 1
+            if (heading := _HEADING.match(line)) is not None:  # a title holds words too
+                regions.append((number, [heading[1]]))
         else:
             current.append(line)
     regions.append((start, current))  # an unclosed fence runs to the end

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.model import TorchFacts
+from gpudoctor.model import Reason, TorchFacts, Unavailable
 from gpudoctor.reports.issue_body import find_blocks
 from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
@@ -56,3 +56,18 @@ def test_a_tool_report_logged_line_by_line_is_read_without_the_log_prefix() -> N
     env = read_reports([("log", "".join(f"{prefix}{line}   \n" for line in lines))])
     assert env.sources == ("OpenMMLab's collect_env in log",)
     assert isinstance(env.torch, TorchFacts)
+
+
+ROUND8 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round8" / "reports-G"
+
+
+def test_an_issues_title_is_read_too() -> None:
+    # Syllo/nvtop#95 (round 8's r17-013, development data since): the error is only in the
+    # issue's title, a Markdown heading
+    text = (ROUND8 / "r17-013.md").read_text(encoding="utf-8")
+    kinds = [b.kind for b in find_blocks(text)]
+    assert "nvidia-smi (error)" in kinds
+    env = read_reports([("r17-013.md", text)])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
+    # a heading without such words is still no block
+    assert find_blocks("# Help needed\n\nsome words\n") == []
