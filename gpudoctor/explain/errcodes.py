@@ -48,6 +48,16 @@ _CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s{0,8}(?:\(\s{0,8}\
                           r"failed with(?: error)?|failed:?|error:?|err:?)\s{0,8}(?:code\s{0,8})?"
                           r"[:(]?\s{0,8}(?P<n>\d{1,4})\b\)?[ \t:]{0,8}(?:\n->[ \t]{0,8})?"
                           r"(?P<rest>[^\n]{0,160})")
+# a call named on the line, its code later on it: PaddlePaddle's "cudaGetDeviceCount failed in
+# paddle::platform::GetCUDADeviceCountImpl, error code : 30", CuPy-era 'CUDA error calling
+# "cudaGetDeviceCount(&devCount)", code is 35'
+_CALL_CODE = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\b[^\n]{0,160}?\b(?:error code|code is)"
+                        r"[ \t]{0,4}[:=]?[ \t]{0,4}(?P<n>\d{1,4})\b(?P<rest>)")
+# cuFFT's result by number where a program prints it after an FFT failure: OpenMM's "Error
+# initializing FFT: 2", TensorFlow's "failed to make cuFFT batched plan:5"
+_FFT_NUMBER = re.compile(r"(?:\b(?:cu)?FFT\b[^\n]{0,60}?(?:error|fail|initiali[sz]|plan)"
+                         r"[^\n:]{0,40}|(?:error|fail\w{0,4}|initiali[sz]\w{0,4})[^\n:]{0,40}?"
+                         r"\b(?:cu)?FFT\b[^\n:]{0,20}):[ \t]{0,4}(?P<n>\d{1,2})\b(?![.\d])", re.I)
 # glog's CHECK as Caffe, MXNet and others use it on a library's status: "Check failed: error ==
 # cudaSuccess (2 vs. 0)  out of memory", "status == CUDNN_STATUS_SUCCESS (4 vs. 0)"
 _CHECK = re.compile(r"==\s{0,8}(?P<ok>cudaSuccess|CUDA_SUCCESS|CUDNN_STATUS_SUCCESS|"
@@ -149,6 +159,12 @@ def code_matches(text: str, lowered: str) -> list[Match]:
                 (m.start(), m.end(), m.group(0)))
         for m in hits(_CALL_NUMBER, text):
             add(_returned(cat, m), (m.start(), m.end(), m.group(0)))
+        for m in hits(_CALL_CODE, text):
+            add(_returned(cat, m), (m.start(), m.end(), line_of(text, m.start())))
+        if "fft" in lowered:
+            cufft = cat.numbered.get("cufft", {})
+            for m in hits(_FFT_NUMBER, text):
+                add(cufft.get(int(m["n"])), (m.start(), m.end(), line_of(text, m.start())))
         if "vs. 0)" in lowered:
             for m in hits(_CHECK, text):
                 add(_checked(cat, m), (m.start(), m.end(), line_of(text, m.start())))

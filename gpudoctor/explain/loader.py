@@ -39,7 +39,8 @@ _NOT_FOUND = (
     # dlopen's callers: "Failed to dlopen libcuda.so", NVRTC's "failed to open
     # libnvrtc-builtins.so.11.1", Python's ctypes on Windows ("Could not find module 'X' (or one
     # of its dependencies)")
-    re.compile(rf"(?:failed to|unable to|cannot|could not|couldn't) (?:dl)?open (?:library )?"
+    re.compile(rf"(?:failed to|unable to|cannot|could not|couldn't) (?:dl)?(?:open|load) "
+               rf"(?:library )?"
                rf"['\"]?(?P<lib>lib{_F}?\.so(?:\.[\d.]*\d)?)", re.I),
     re.compile(r"Could not find module '(?P<lib>[^'\n]{1,300}?)' \(or one of its dependencies\)",
                re.I),
@@ -71,9 +72,10 @@ _UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<sym>[\w@.$]{2,200})
 # a library named by its short name, without a file: PaddlePaddle's "Cannot load cudnn shared
 # library", "could not load the cublas library", "cuDNN library not found"
 _NAMED_NOT_FOUND = re.compile(
-    r"(?:(?:cannot|can't|could not|couldn't|failed to|unable to) (?:load|find|open) (?:the )?"
-    r"(?P<name>cu[a-z]{2,10}|nccl|nvrtc|nvjitlink)(?: shared| dynamic)? library\b"
-    r"(?![ \t]{0,4}[/\\'\"])"
+    r"(?:(?:cannot|can't|could not|couldn't|failed to|unable to) (?:dynamically )?"
+    r"(?:load|find|open) (?:the )?\"?(?P<name>cu[a-z]{2,10}|nccl|nvrtc|nvjitlink)\"?"
+    r"(?: shared| dynamic)? library\b"
+    r"(?![ \t]{0,4}[/\\'\"=])"
     r"|\b(?P<name2>cu[a-z]{2,10}|nccl|nvrtc) (?:shared |dynamic )?library (?:was )?not found)",
     re.I)
 _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")

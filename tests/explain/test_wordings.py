@@ -446,6 +446,9 @@ ROUND7_SEEN = [  # round 7's, after scoring, reworded
     "the solver hit an initialization error in step 3",
     "Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.570.86.15: cuda driver "
     "library init failure: 999",
+    # a log's key=value: the library named after the message is not the message's
+    'msg="Unable to load cudart" library=/opt/cuda/lib64/libcudart.so.12.6.37 error="cudart '
+    'init failure: 999"',
 ])
 def test_words_any_program_prints_are_not_a_code(text: str) -> None:
     expl = explain(text, load_tables(), probe=None)
@@ -473,6 +476,16 @@ ROUND8_SEEN = [  # round 8's, after scoring, reworded: programs stating the driv
     # /issues/23, g23-006)
     ("    PyTorch 2.8.0+cu126 with CUDA 1206 (you have 2.9.1+cu128)",
      "xformers-built-for-other-torch", "extension-abi-mismatch"),
+    # FFmpeg's dynamic loader (g21-013), cudarc's (g25-016), a call's code later on its line
+    # (g25-007), OpenMM's cuFFT result by number (g24-019)
+    ("[hevc_cuvid @ 0x55d1] Cannot load libnvcuvid.so.1", "library-missing-libnvcuvid",
+     "library-not-found"),
+    ('Unable to dynamically load the "cublas" shared library - searched for library names',
+     "library-missing-libcublas", "library-not-found"),
+    ('RuntimeError: CUDA error calling "cudaMalloc(&ptr, n)", code is 2',
+     "code-cuda-error-memory-allocation", "out-of-memory"),
+    ("simtk.openmm.OpenMMException: Error initializing FFT: 2", "code-cufft-alloc-failed",
+     "out-of-memory"),
 ]
 SCORED = ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN
 
