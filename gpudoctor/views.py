@@ -74,9 +74,16 @@ def driver_version(env: Environment) -> str | None:
 PROSE = "the reporter's words"
 
 
+def named_in_words(env: Environment) -> tuple[str, ...] | None:
+    """The GPUs a report names only in words (binding PROSE), else None."""
+    if not isinstance(env.nvml, NvmlFacts) or env.nvml.binding != PROSE:
+        return None
+    return tuple(g.name for g in env.nvml.gpus if isinstance(g, GpuFacts))
+
+
 def driver_present(env: Environment) -> bool:
     """Whether a working driver was seen by NVML or libcuda (not GPUs named in words)."""
-    return (isinstance(env.nvml, NvmlFacts) and env.nvml.binding != PROSE) or (
+    return (isinstance(env.nvml, NvmlFacts) and named_in_words(env) is None) or (
         isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version > 0
     )
 
@@ -236,8 +243,8 @@ def gpu_signs(env: Environment) -> tuple[str, ...]:
     libnvidia-ml, /dev/nvidia* (WSL: /dev/dxg), an NVIDIA GPU on the PCI bus. Empty on a
     machine with no GPU at all: a CI runner, a build host."""
     signs: list[str] = []
-    if isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE:
-        named = [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)]
+    named = named_in_words(env)
+    if named is not None:
         signs.append(f"the report names {', '.join(named[:2])}")
     elif isinstance(env.nvml, NvmlFacts):
         n = len(env.nvml.gpus)
@@ -304,8 +311,8 @@ def pasted(env: Environment) -> bool:
 def driver_unknown(env: Environment) -> bool:
     """Whether the driver's state is not in the report (neither NVML's nor libcuda's view):
     checks must not read "no driver" into it."""
-    named = isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
-    return (named or not is_reported(env.nvml)) and not driver_present(env)
+    return (named_in_words(env) is not None or not is_reported(env.nvml)) \
+        and not driver_present(env)
 
 
 def container_lost_devices(env: Environment) -> bool:

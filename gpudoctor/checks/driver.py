@@ -18,7 +18,6 @@ from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import (
     Environment,
     Finding,
-    GpuFacts,
     Layer,
     NvmlFacts,
     Reason,
@@ -73,10 +72,10 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     `--gpus all`.
     """
     drv = V.driver_version(env)
-    if isinstance(env.nvml, NvmlFacts) and env.nvml.binding == V.PROSE:
-        gpus = ", ".join(g.name for g in env.nvml.gpus if isinstance(g, GpuFacts))
-        return skipped(f"the report names {gpus} in words, but not whether a driver runs it: "
-                       "ask for the output of `nvidia-smi`", (("report", env.nvml.binding),))
+    named = V.named_in_words(env)
+    if named is not None:
+        return skipped(f"the report names {', '.join(named)} in words, but not whether a driver "
+                       "runs it: ask for the output of `nvidia-smi`", (("report", V.PROSE),))
     if isinstance(env.nvml, NvmlFacts):
         cuda = machine.driver_cuda(env, tables)
         said = (f"driver {drv or '(version not in the report)'}"

@@ -135,7 +135,7 @@ def check_torch_cuda_build(env: Environment, tables: Tables) -> Finding:
     name = V.torch_name(env)  # "torch 2.5.1+cpu", or with its version not in the report
     unstated = V.cuda_build_unstated(env)
     if unstated is not None:
-        return passed(f"{V.torch_name(env)} is a CUDA build ({unstated.message})")
+        return passed(f"{name} is a CUDA build ({unstated.message})")
     if rt is not None and rt.hip:
         signs = V.gpu_signs(env)
         if not signs:  # an AMD machine: ROCm is right there, and not gpudoctor's to judge
@@ -281,7 +281,9 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
                 ev.append(("rule", ruling.cited))
     if missing:
         names = ", ".join(dict.fromkeys(missing))
-        other = None if len(cannot) == len(missing) else machine.pypi_build_only(env, tables)
+        # where no build of torch's CUDA can hold the code, which build it is does not matter
+        impossible = len(cannot) == len(missing)
+        other = None if impossible else machine.pypi_build_only(env, tables)
         if other is not None:  # a 1.x wheel of two builds: which one is not in the report
             return warned(
                 f"{V.torch_name(env)} as built for PyPI has no kernels for {names}; the build "
@@ -296,7 +298,7 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         return failed(
             f"{V.torch_name(env)} has no kernels for {names}"
             + (f", nor can any build of its CUDA have them (the arch rule: {cannot[0]})"
-               if cannot and len(cannot) == len(missing) else ""),
+               if impossible else ""),
             f"install a torch build that includes it: {_install_fix(env, tables)}",
             tuple(ev))
     if unknown:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import islice
 
 from gpudoctor.model import GpuFacts
-from gpudoctor.reports.interface import Partial, named_gpu, stated_driver
+from gpudoctor.reports.interface import MOST_GPUS, Partial, named_gpu, stated_driver
 
 MIB = 1024 * 1024
 _ROW = (r"^[ \t]{0,8}\[(?P<i>\d{1,2})\][ \t]+(?P<name>[^|\n]{2,80}?)[ \t]+\|[ \t]*"
@@ -29,12 +30,11 @@ HEADER = re.compile(r"^[ \t]{0,8}\S{1,80}[ \t]+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[ 
 # a gpustat block starts at its header, or at its first row where the header was cut off
 START = re.compile(rf"{HEADER.pattern}|{_ROW}", re.MULTILINE)
 BINDING = "gpustat (NVML)"
-MAX_GPUS = 64
 
 
 def parse(text: str) -> Partial | None:
     """The driver and GPUs of a gpustat block; None when no GPU row is read."""
-    rows = list(ROW.finditer(text))[:MAX_GPUS]
+    rows = list(islice(ROW.finditer(text), MOST_GPUS))  # the rest is not read
     if not rows:
         return None
     header = HEADER.search(text, 0, rows[0].start())

@@ -72,6 +72,9 @@ def named_gpu(index: int, name: str, why: str, *, uuid: str | None = None,
     )
 
 
+# GPU rows a reader takes from one block, at most: more is more than one machine's GPUs
+MOST_GPUS = 64
+
 # NvmlFacts.binding of GPUs a report states without NVML's view of every GPU: the one GPU
 # torch named (reached through CUDA), the GPUs of sections of `nvidia-smi -q` pasted alone.
 # GD102 ("every GPU answers NVML") does not judge them.

@@ -68,9 +68,10 @@ class Block:
     line: int  # where it starts, 1-based
 
 
-def _regions(lines: list[str]) -> list[tuple[int, list[str]]]:
-    """(first line number, lines) of each fence's body and of the text between them."""
-    regions: list[tuple[int, list[str]]] = []
+def _regions(lines: list[str]) -> list[tuple[int, list[str], bool]]:
+    """(first line number, lines, whether a fence's body) of each fence's body and of the text
+    between them."""
+    regions: list[tuple[int, list[str], bool]] = []
     current: list[str] = []
     start, fence = 1, ""
     xml = False  # inside <nvidia_smi_log>: its <summary> (fabric health, R590) is no HTML tag
@@ -80,22 +81,28 @@ def _regions(lines: list[str]) -> list[tuple[int, list[str]]]:
         if fence:
             if m and m[1][0] == fence[0] and len(m[1]) >= len(fence) and not line.strip(
                     ).lstrip(m[1][0]):
-                regions.append((start, current))
+                regions.append((start, current, True))
                 current, start, fence, xml = [], number + 1, "", False
             else:
                 current.append(line)
         elif m:
-            regions.append((start, current))
+            regions.append((start, current, False))
             current, start, fence, xml = [], number + 1, m[1], False
         elif _BREAK.match(line) and not xml:
-            regions.append((start, current))
+            regions.append((start, current, False))
             current, start = [], number + 1
             if (heading := _HEADING.match(line)) is not None:  # a title holds words too
-                regions.append((number, [heading[1]]))
+                regions.append((number, [heading[1]], False))
         else:
             current.append(line)
-    regions.append((start, current))  # an unclosed fence runs to the end
-    return [(s, r) for s, r in regions if any(line.strip() for line in r)]
+    regions.append((start, current, bool(fence)))  # an unclosed fence runs to the end
+    return [(s, r, f) for s, r, f in regions if any(line.strip() for line in r)]
+
+
+def fenced(text: str) -> list[list[str]]:
+    """The lines of each fenced code block of `text`, in order (one never closed runs to the
+    text's end); blocks with nothing but blank lines are left out."""
+    return [r for _, r, f in _regions(text.replace("\r\n", "\n").split("\n")) if f]
 
 
 def _marker(line: str) -> str | None:
@@ -110,7 +117,7 @@ def find_blocks(text: str) -> list[Block]:
     lines = [_LOG.sub("", _QUOTE.sub("", line)) for line in text.replace("\r\n", "\n").replace(
         "\r", "\n").split("\n")]
     blocks: list[Block] = []
-    for start, region in _regions(lines):
+    for start, region, _ in _regions(lines):
         body = "\n".join(region)
         if body.lstrip().startswith("{") and '"environment"' in body:
             blocks.append(Block("snapshot", body, start))

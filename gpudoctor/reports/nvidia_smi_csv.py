@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 
 from gpudoctor.model import GpuFacts
-from gpudoctor.reports.interface import QUERY_SOME, Partial, named_gpu, stated_driver
+from gpudoctor.reports.interface import MOST_GPUS, QUERY_SOME, Partial, named_gpu, stated_driver
 
 # the fields `nvidia-smi --help-query-gpu` lists, by name or family (memory.total, clocks.sm …)
 _FIELD = (r"(?:index|count|timestamp|name|serial|uuid|driver_version|vbios_version|compute_cap|"
@@ -35,7 +35,6 @@ HEADER = re.compile(rf"^[ \t]*(?=[^\n]*\b(?:name|driver_version|compute_cap|pci\
                     rf"({_HEADER_FIELD}(?:, {_HEADER_FIELD})+)[ \t]*$", re.MULTILINE)
 COMMAND = re.compile(r"nvidia-smi\b[^\n]{0,200}?--query-gpu[= ]([\w.,]{2,400})([^\n]*)")
 START = re.compile(rf"{HEADER.pattern}|{COMMAND.pattern}", re.MULTILINE)
-MOST_GPUS = 64  # rows read, at most (as for sections of -q alone)
 _NOT_A_VALUE = re.compile(r"\A\[[^\]]{1,40}\]\Z|\AN/A\Z")
 _SIZE = re.compile(r"\A(\d{1,9})(?: MiB)?\Z")
 _CC = re.compile(r"\A(\d{1,2})\.(\d)\Z")

@@ -83,11 +83,12 @@ def parse(text: str, tables: Tables) -> Partial | None:
     why = "is not in the report (the reporter's words state only some facts)"
     torch = None
     if version is not None:
-        runtime = stated_runtime(version, tag_cuda(version),
-                                 available if available is not None else (True if launched
-                                                                          else None),
-                                 "rocm" + version.split("+rocm")[1] if "+rocm" in version
-                                 else None, why=why, source="the reporter's words", archs=None)
+        if available is None and launched:  # torch reached a GPU: CUDA was available
+            available = True
+        tag = version.partition("+")[2]
+        runtime = stated_runtime(version, tag_cuda(version), available,
+                                 tag if tag.startswith("rocm") else None, why=why,
+                                 source="the reporter's words", archs=None)
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
             static=not_reported("torch's package metadata is not in the report"),
@@ -102,19 +103,27 @@ def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
     """The products the text names, once each, in the order named; torch's printed device
     properties with their compute capability."""
     why = "is not in the report (the reporter names the GPU in words)"
-    names: dict[str, str | None] = {}
+    # product (as NVIDIA's page names it, else as printed) -> (name as given, its capability):
+    # one product named twice ("GTX 1060", "GeForce GTX 1060") is one GPU
+    placed: dict[str, tuple[str, str | None]] = {}
+    named: set[str] = set()  # every name given, each spelling once
     for m in PROPERTIES.finditer(text):
-        names.setdefault(m["name"].strip(), f"{m['ma']}.{m['mi']}")
+        name = m["name"].strip()
+        if name not in named:
+            named.add(name)
+            found = tables.match_gpu(name)
+            placed.setdefault(found.name if found else name, (name, f"{m['ma']}.{m['mi']}"))
+    tried: set[str] = set()
     for m in GPU.finditer(text):
         given = re.sub(r"[ \t]+", " ", m[0].strip())
-        if given not in names and tables.match_gpu(given) is not None:
-            names[given] = None
-        if len(names) > MAX_GPUS:
+        if given in tried or given in named:
+            continue
+        tried.add(given)
+        found = tables.match_gpu(given)
+        if found is not None:
+            named.add(given)
+            placed.setdefault(found.name, (given, None))
+        if len(named) > MAX_GPUS:
             return []
-    placed: dict[str, str] = {}  # one product named twice ("GTX 1060", "GeForce GTX 1060")
-    for name in names:
-        found = tables.match_gpu(name)
-        key = found.name if found is not None else name
-        placed.setdefault(key, name)
-    return [named_gpu(i, name, why, compute_capability=names[name])
-            for i, name in enumerate(placed.values())]
+    return [named_gpu(i, name, why, compute_capability=cc)
+            for i, (name, cc) in enumerate(placed.values())]

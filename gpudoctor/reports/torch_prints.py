@@ -35,6 +35,7 @@ from gpudoctor.reports.interface import (
     stated_runtime,
     tag_cuda,
 )
+from gpudoctor.reports.issue_body import fenced
 
 LIMIT = 200_000  # a longer paste is read in its first part only
 _PROMPT = r"(?:>>>[ \t]?|In[ \t]?\[\d{1,4}\]:[ \t]?)?"
@@ -117,7 +118,6 @@ def _one(pattern: re.Pattern[str], text: str,
     return values.pop() if len(values) == 1 else _DIFFER if values else None
 
 
-_FENCE = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})")
 _PRINT_LINE = re.compile(r"^[ \t]{0,8}print\([ \t]?(?P<e>[^\n]{1,120}?)[ \t]?\)[ \t]*"
                          r"(?:#[^\n]{0,120})?$")
 # the expressions whose print is one line: a script's prints can be paired with an output block
@@ -128,32 +128,13 @@ _ONE_LINE = re.compile(r"torch\.(?:__version__|version\.cuda|cuda\.is_available\
                        r"cuda\.get_device_(?:name|capability|properties)\([^\n()]{0,40}\))")
 
 
-def _fenced(text: str) -> list[list[str]]:
-    """The lines of each fenced block, in order; one never closed runs to the text's end."""
-    blocks: list[list[str]] = []
-    current: list[str] | None = None
-    for line in text.split("\n"):
-        if _FENCE.match(line):
-            if current is None:
-                current = []
-            else:
-                blocks.append(current)
-                current = None
-        elif current is not None:
-            current.append(line)
-    if current is not None:  # a fence never closed runs to the end (a paste cut off)
-        blocks.append(current)
-    return blocks
-
-
 def printed_apart(text: str) -> str:
     """A script's prints in one fenced block and their output in the next (the issue
     template's "code" then "output"), as a Python session would show each expression and its
     value: the k-th print's value is the k-th line of the output, up to the first print whose
     output may take several lines, or a traceback."""
     out = []
-    blocks = _fenced(text)
-    for code, output in pairwise(blocks):
+    for code, output in pairwise(fenced(text)):
         prints = [m["e"].strip() for line in code if (m := _PRINT_LINE.match(line))]
         if len(prints) < 2 or any(_PRINT_LINE.match(line) for line in output):
             continue
