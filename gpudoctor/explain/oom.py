@@ -23,7 +23,7 @@ from gpudoctor.explain.found import Match, derived, found, hits
 
 FRAGMENT_MIN = 64 * 2**20
 OTHERS_MIN = 2**30
-_S = r"[\d.]+ ?[KMGT]?i?B"
+_S = r"[\d.]+ ?(?:[KMGT]?i?B|bytes?)"
 _NEW = re.compile(
     rf"Tried to allocate (?P<req>{_S})\.? GPU (?P<gpu>\d+) has a total capac\w{{1,3}} of "
     rf"(?P<total>{_S}) of which (?P<free>{_S}) is free\.[^\n]{{0,1500}}?this process has "
