@@ -341,6 +341,11 @@ def driver_too_old_for_torch(env: Environment, tables: Tables) -> Finding | None
     return finding if finding.status is Status.FAIL else None
 
 
+def driver_runs_torch(env: Environment, tables: Tables) -> bool:
+    """GD103 passes: the driver is known to run torch's CUDA (not merely not too old)."""
+    return check_driver_vs_torch.run(env, tables).status is Status.PASS
+
+
 def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str], ...]
                ) -> Finding:
     """GD103 for a torch CUDA whose driver the tables do not hold (a release newer than their

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
-from gpudoctor.checks.driver import driver_too_old_for_torch
+from gpudoctor.checks.driver import driver_runs_torch, driver_too_old_for_torch
 from gpudoctor.compat import machine
 from gpudoctor.compat.advice import install_fix, shadowing_torch
 from gpudoctor.compat.rules import arch_in_build
@@ -213,6 +213,14 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
         fix = "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
     elif "too old" in reason or "insufficient" in reason:
         fix = "upgrade the NVIDIA driver (see GD103)"
+    elif isinstance(rt.cuda_init_error, Unavailable) and V.pasted(env) and bool(V.gpus(env)) \
+            and driver_runs_torch(env, tables):
+        # the report lists the GPUs and a driver that runs torch's CUDA: what is left is this
+        # process's view (nvidia-smi ignores CUDA_VISIBLE_DEVICES; torch obeys it)
+        fix = ("the driver lists the GPUs and runs this build (GD101, GD103), so look at what "
+               "CUDA needs beyond nvidia-smi: CUDA_VISIBLE_DEVICES empty, -1 or naming an "
+               "index not there (GD501), /dev/nvidia-uvm missing (GD502: sudo modprobe "
+               "nvidia_uvm); torch's own reason: python -c 'import torch; torch.cuda.init()'")
     else:
         fix = "see GD101–GD103 and GD501–GD502 for the cause"
     return failed(f"torch.cuda.is_available() is False: {reason}", fix, ev)

@@ -58,3 +58,18 @@ def test_all_the_texts_together_are_one_healthy_machine(tables: Tables) -> None:
     assert Status.FAIL not in status.values()
     assert {"GD101", "GD102", "GD103", "GD404"} <= {k for k, v in status.items()
                                                     if v is Status.PASS}
+
+
+def test_collect_env_with_every_gpu_hidden_fails_gd403_and_points_at_the_process(
+        tables: Tables) -> None:
+    """collect_env run on the H200 with CUDA_VISIBLE_DEVICES="" (captured there): nvidia-smi,
+    which ignores the variable, lists the GPU and the driver, so only torch's view fails. The
+    driver runs the build and the GPU is in its arch list; what is left is the process's view,
+    and the fix says so instead of pointing at the driver."""
+    text = (H200 / "collect_env-hidden-gpus.txt").read_text(encoding="utf-8")
+    report = run_checks(read_reports([("collect_env-hidden-gpus.txt", text)]), tables)
+    status = {r.check_id: r.finding.status for r in report.results}
+    assert [k for k, v in status.items() if v is Status.FAIL] == ["GD403"]
+    assert {"GD101", "GD103", "GD404"} <= {k for k, v in status.items() if v is Status.PASS}
+    gd403 = next(r.finding for r in report.results if r.check_id == "GD403")
+    assert "CUDA_VISIBLE_DEVICES" in gd403.fix and "nvidia-uvm" in gd403.fix
