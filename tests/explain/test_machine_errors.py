@@ -1,8 +1,9 @@
 """Errors provoked on a real GPU machine (tests/fixtures/machines/h200-x1/provoked-errors.json,
-captured by `benchmarks/gpu_error_texts.py` on a lent H200 with torch 2.11.0+cu130 and NCCL
-2.28.9): the texts are torch's, NCCL's and nvidia-smi's own, unedited, and each case's cause is
-the one the capture provoked. Each is explained as that cause, and the out-of-memory numbers are
-read as torch 2.11 prints them ("0 bytes is reserved")."""
+captured by `benchmarks/gpu_error_texts.py` on a lent H200 with torch 2.11.0+cu130, NCCL
+2.28.9 and nvcc 13.0, in two leases): the texts are torch's, NCCL's, the CUDA runtime's and
+nvidia-smi's own, unedited, and each case's cause is the one the capture provoked. Each is
+explained as that cause, and the out-of-memory numbers are read as torch 2.11 prints them
+("0 bytes is reserved")."""
 
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ EXPECTED: dict[str, tuple[str, str] | None] = {
     "nvidia-smi-missing-gpu": ("nvidia-smi-no-devices", "no-gpu-visible"),
     "mixed-devices": ("shapes-do-not-match", "not-environment"),
     "cudnn-disabled-conv": None,  # it ran: a number, no error
+    "nccl-no-socket-interface": ("nccl-warnings-bootstrap-no-socket-interface-found",
+                                 "nccl-setup"),
+    "kernel-image-missing": ("code-cuda-error-no-kernel-image-for-device", "arch-not-in-build"),
+    "triton-ptxas-missing": None,  # it ran: Triton did not need the path
+    "checkpoint-cuda-hidden": ("torch-load-cuda-without-cuda", "no-gpu-visible"),
+    "oom-other-process": ("cuda-oom-other-processes", "out-of-memory"),
 }
 
 
