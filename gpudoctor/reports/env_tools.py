@@ -20,8 +20,9 @@ other words.
 What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
 local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
 from torch or nvidia-smi, with their compute capability where the tool prints it), the driver
-when it is printed, the toolkit on PATH (nvcc's release) and torch's arch list (from its build
-flags). The rest stays Unavailable(NOT_REPORTED).
+when it is printed, the toolkit on PATH (nvcc's release), torch's arch list (from its build
+flags) and the cuDNN torch runs (its build configuration's "- CuDNN 7.6.3" line). The rest
+stays Unavailable(NOT_REPORTED).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from gpudoctor.reports.interface import (
     stated_driver,
     stated_runtime,
 )
+from gpudoctor.versions import encode_cudnn_version
 
 # the first line of each tool's report (a paste cut at its top starts at a later line)
 START = re.compile(
@@ -63,6 +65,10 @@ _GPUS = re.compile(r"gpu ([\d,]+)( compute capability)?")  # a key, in lower cas
 _NVCC = re.compile(r"release (\d+)\.(\d+), V(\d+(?:\.\d+)+)|Build cuda_(\d+)\.(\d+)")
 _ARCH_FLAGS = re.compile(r"NVCC architecture flags:\s*(\S+)")
 _ARCH_LIST = re.compile(r"PyTorch CUDA Arch List:\s*\[([^\]]*)\]")
+# torch's build configuration (torch.__config__.show(), "PyTorch built with:"): "  - CuDNN 7.6.3"
+# is cudnnGetVersion(), the cuDNN torch runs ("  (built against CUDA 11.1)" may follow; a
+# different compile-time one is a separate "    - Built with CuDNN 8.0.5" line, not read)
+_CONFIG_CUDNN = re.compile(r"^[ \t`>]*- CuDNN (\d{1,2})\.(\d{1,2})\.(\d{1,3})\b", re.MULTILINE)
 
 
 # SGLang's keys, to re-cut a report pasted into one line (a Markdown paragraph joins lines)
@@ -88,7 +94,7 @@ def _tool(text: str) -> str:
         return "SGLang's check_env"
     if "nndetection" in low or "pytorch information" in low:
         return "nnDetection's environment report"
-    if "sys.platform" in low:
+    if "sys.platform" in low or "pytorch compiling details" in low:
         return "OpenMMLab's collect_env"
     return "Lightning's collect_env_details"
 
@@ -108,6 +114,9 @@ def _fields(text: str) -> dict[str, str]:
 
 def _flag(value: str | None) -> bool | None:
     return {"true": True, "yes": True, "false": False, "no": False}.get((value or "").lower())
+
+
+_NO_GPU = {"none", "n/a", "na", "false", "true", "yes", "no", "not available", "unavailable"}
 
 
 def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]]:
@@ -131,6 +140,9 @@ def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]
                           re.MULTILINE)
         names = [n.strip(" \t-") for n in block[1].splitlines()] if block else []
         found = {i: (n, None) for i, n in enumerate(n for n in names if n and n != "None")}
+    one = fields.get("gpu", "")
+    if not found and re.search(r"[A-Za-z]{2}", one) and one.lower() not in _NO_GPU:
+        found = {0: (one, None)}  # OpenMMLab's line, its index trimmed: "GPU: Tesla V100-…"
     current = re.search(r"PyTorch Current Device Capability:\s*\((\d+),\s*(\d+)\)", text)
     if not found and current:  # nnDetection: the current device's capability, no name
         found = {0: ("(current device; its name is not in the report)", None)}
@@ -175,6 +187,12 @@ def _arch_list(text: str) -> tuple[str, ...] | None:
     return None
 
 
+def _cudnn(text: str) -> int | None:
+    """The cuDNN torch runs, from its build configuration's "- CuDNN X.Y.Z" line."""
+    m = _CONFIG_CUDNN.search(text)
+    return encode_cudnn_version(int(m[1]), int(m[2]), int(m[3])) if m else None
+
+
 def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
     available = next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
                                   "available") if (f := _flag(fields.get(k))) is not None), None)
@@ -182,7 +200,7 @@ def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | 
     return stated_runtime(
         version, _torch_cuda(version, fields, text), available, hip[1] if hip else None,
         why="is not in the report (the tool's report does not state it)",
-        source="a tool's text", archs=_arch_list(text))
+        source="a tool's text", archs=_arch_list(text), cudnn=_cudnn(text))
 
 
 def _python(fields: dict[str, str]) -> str | Unavailable:

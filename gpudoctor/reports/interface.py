@@ -107,11 +107,13 @@ def tag_cuda(version: str) -> str | None:
 def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: str | None, *,
                    why: str, source: str, archs: tuple[str, ...] | None,
                    warned_gpus: tuple[tuple[str, str], ...] = (),
-                   too_old_gpus: tuple[tuple[str, str], ...] = ()) -> TorchRuntime | Unavailable:
+                   too_old_gpus: tuple[tuple[str, str], ...] = (),
+                   cudnn: int | None = None) -> TorchRuntime | Unavailable:
     """torch at run time as a report that states versions gives it (a tool's report, an
     environment list): its version, the CUDA it was built with (None: not stated), whether CUDA
-    is available, its ROCm version from the "+rocmX" tag (`hip`), the arch list if the text
-    shows it; every other fact `not_reported(... why)`. A version that is neither "+cpu", ROCm,
+    is available, its ROCm version from the "+rocmX" tag (`hip`), the arch list and the cuDNN it
+    runs (`cudnn`, as cudnnGetVersion() encodes it) if the text shows them; every other fact
+    `not_reported(... why)`. A version that is neither "+cpu", ROCm,
     nor stated or shown to be a CUDA build leaves whether it is one unknown."""
     cpu = version.endswith("+cpu")
     if cuda is None and not cpu and not hip and available is not True:
@@ -121,7 +123,8 @@ def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: 
         cuda=None if cpu or hip else cuda or not_reported(
             f"torch's CUDA version {why}; CUDA is available, so it is a CUDA build"),
         hip=hip,
-        cudnn_version=not_reported(f"torch's cuDNN at run time {why}"),
+        cudnn_version=cudnn if cudnn is not None else not_reported(
+            f"torch's cuDNN at run time {why}"),
         cuda_available=available if available is not None else not_reported(
             f"torch.cuda.is_available() {why}"),
         cuda_init_error=None if available else not_reported(f"torch's reason {why}"),

@@ -103,6 +103,33 @@ def test_openmmlab_build_flags_are_torchs_arch_list() -> None:
     assert _judged(env)["GD404"] is Status.PASS
 
 
+HELDOUT_G = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round8" / "reports-G"
+
+
+def _g(name: str) -> Environment:
+    return read_reports([(name, (HELDOUT_G / name).read_text(encoding="utf-8"))])
+
+
+def test_openmmlab_build_configuration_names_the_cudnn_torch_runs() -> None:
+    """mmseg's collect_env (r15-003, https://github.com/open-mmlab/mmsegmentation/issues/466):
+    torch 1.6.0's build configuration says "- CuDNN 7.6.3" (cudnnGetVersion(): the cuDNN torch
+    runs). cuDNN 7.6.3 stops at sm_75, so the RTX 3090 (sm_86) fails GD311."""
+    env = _g("r15-003.txt")
+    assert _runtime(env).cudnn_version == 7603
+    assert _judged(env)["GD311"] is Status.FAIL
+
+
+def test_openmmlab_gpu_line_without_its_index() -> None:
+    """A poster trimmed mmseg's collect_env to "GPU: Tesla V100-PCIE-32GB" (r15-004,
+    https://github.com/MengyangPu/EDTER/issues/29): the GPU is read, so GD404 and GD311 judge
+    it (sm_70 is in the build flags and in cuDNN 7.6.3's range), and the report is OpenMMLab's,
+    not Lightning's."""
+    env = _g("r15-004.txt")
+    assert _gpus(env) == [("Tesla V100-PCIE-32GB", None)]
+    judged = _judged(env)
+    assert (judged["GD404"], judged["GD311"]) == (Status.PASS, Status.PASS)
+
+
 def test_sglang_check_env() -> None:
     """sglang#3817 (r1-074): "GPU 0,…,7: NVIDIA H200", "… Compute Capability: 9.0", "CUDA Driver
     Version: 550.127.05" (the NVIDIA driver), "NVCC: … release 12.4", "PyTorch: 2.5.1+cu124"."""
