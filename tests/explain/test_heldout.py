@@ -27,6 +27,7 @@ SETS = {
     "round6/explain-E": ((170, 109, 61), 100),  # 80 on 4f61e1c (sealed)
     "round7/explain-F": ((171, 114, 57), 96),  # 81 on a69e6bf (sealed)
     "round8/explain-G": ((170, 110, 60), 85),  # 76 on ec20ecf (sealed)
+    "round9/explain-H": ((148, 100, 48), 64),  # 64 on f81f6e0 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -42,6 +43,8 @@ BLAMED = {
     "round8/explain-G": {"g21-003.txt", "g21-025.txt", "g21-027.txt", "g21-030.txt",
                          "g24-015.txt", "g25-003.txt", "g25-019.txt", "g25-023.txt",
                          "g25-024.txt"},
+    "round9/explain-H": {"g26-030.txt", "g27-009.txt", "g27-016.txt", "g28-028.txt",
+                         "g30-009.txt", "g30-010.txt"},
 }
 
 
