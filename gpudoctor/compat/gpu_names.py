@@ -64,9 +64,17 @@ class GpuMatch:
         return self.name if self.rule == "name" else f"{self.name} (by the {self.rule} rule)"
 
 
+_JOINED_LINE = re.compile(r"\b(rtx|gtx|gt|mx)(?=\d)")
+_JOINED_SUFFIX = re.compile(r"(?<=\d)(ti|super)\b")
+
+
 def normalize(text: str) -> str:
-    """Lower case, punctuation as spaces, without the brand words: "tesla v100 sxm2 16gb"."""
+    """Lower case, punctuation as spaces, a line word or suffix joined to the model number
+    spaced ("rtx2060" → "rtx 2060", "4070ti" → "4070 ti"), without the brand words: "tesla v100
+    sxm2 16gb"."""
     spaced = re.sub(r"[-_/(),*]", " ", text.lower())
+    # people join the words a product's name spaces: "RTX2060", "GTX1080Ti", "4070ti"
+    spaced = _JOINED_SUFFIX.sub(r" \1", _JOINED_LINE.sub(r"\1 ", spaced))
     return " ".join(w for w in spaced.split() if w not in _BRANDS)
 
 

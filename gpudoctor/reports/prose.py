@@ -99,6 +99,15 @@ def parse(text: str, tables: Tables) -> Partial | None:
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
 
 
+def named_gpus(text: str, tables: Tables) -> Partial | None:
+    """The GPUs the words name, alone: for a text whose tools' output (torch's messages, a
+    version print) states no GPU and no driver. Bound as `views.PROSE`, like `parse`'s."""
+    gpus = _gpus(text[:LIMIT], tables)
+    why = "is not in the report (the reporter's words state only some facts)"
+    return Partial(kind="the reporter's words", rank=0,
+                   nvml=stated_driver(PROSE, why, tuple(gpus), None)) if gpus else None
+
+
 def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
     """The products the text names, once each, in the order named; torch's printed device
     properties with their compute capability."""

@@ -202,6 +202,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if not recognised and (stated := prose.parse(text, load_tables())) is not None:
             found.append((name, stated))  # no tool's output: what the words state
             recognised = True
+        elif recognised and all(p.nvml is None and p.libcuda is None for n, p in found
+                                if n == name) and (stated := prose.named_gpus(
+                                    text, load_tables())) is not None:
+            found.append((name, stated))  # the tools' output names no GPU: the words may
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

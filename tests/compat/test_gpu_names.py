@@ -134,6 +134,9 @@ REAL_NAMES = [
     ("NVIDIA H800", "9.0", "https://github.com/liguodongiot/llm-action/blob/main/docs/llm-base/"
      "h800-env-install.md"),
     ("NVIDIA L20", "8.9", "https://github.com/drinkingcoder/FlowFormer-Official/issues/49"),
+    ("NVIDIA GeForce GTX 1080 Ti", "6.1", "https://github.com/turboderp-org/exllamav2/issues/786"),
+    # joined as people type them
+    ("RTX2060", "7.5", "https://github.com/riffusion/riffusion-hobby/issues/145"),
 ]
 
 

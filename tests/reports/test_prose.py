@@ -105,3 +105,26 @@ def test_a_list_of_products_is_not_a_machine() -> None:
     # more than MAX_GPUS products: a list, not this machine; then too few facts remain
     assert prose.parse(text, load_tables()) is None
     assert prose.parse(text + "; torch.cuda.is_available() is False", load_tables()) is not None
+
+
+ROUND9 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9" / "reports-H"
+
+
+@pytest.mark.parametrize(("name", "gpu"), [
+    # torch's "Torch not compiled with CUDA enabled" as the issue's title, the reporter's GPU in
+    # the body's words: dbolya/yolact#25 ("I have NVIDIA GeForce RTX 2080 Ti"),
+    # riffusion/riffusion-hobby#145 ("on RTX2060": the words joined), chenfei-wu/TaskMatrix#161
+    ("r18-019.md", "NVIDIA GeForce RTX 2080 Ti"),
+    ("r18-020.md", "RTX2060"),
+    ("r18-035.md", "RTX 4090"),
+])
+def test_torchs_cpu_build_message_and_the_gpu_the_words_name(name: str, gpu: str) -> None:
+    """torch's own message is a tool's output, so the words alone are not read as a report;
+    but that message states no GPU and no driver, so the GPUs the words name are read beside
+    it (bound as the reporter's words): a CPU-only build where the reporter has an NVIDIA GPU
+    fails GD402, and GD101 still skips."""
+    env = read_reports([(name, (ROUND9 / name).read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == [gpu]
+    got = statuses(env)
+    assert (got["GD402"], got["GD101"]) == (Status.FAIL, Status.SKIP)
