@@ -31,11 +31,14 @@ _BREAK = re.compile(r"^\s*(?:</?details\b[^>]*>|<summary>.*?</summary>|</?summar
                     re.IGNORECASE)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(\S[^\n]*)$")
 _QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+")
-# Python logging's prefix before each line of a report a tool logs (mmdeploy's, mmcv's
-# env logs: "2022-11-11 08:08:37,084 - mmdeploy - INFO - sys.platform: linux")
-_LOG = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d{1,6})?[ \t]{1,4}-[ \t]{1,4}"
+# Python logging's prefix before each line of a report a tool logs: mmdeploy's and mmcv's
+# "2022-11-11 08:08:37,084 - mmdeploy - INFO - sys.platform: linux", mmengine's "10/07
+# 17:11:55 - mmengine - INFO - ", and logging's default format "%(levelname)s:%(name)s:" (a
+# script that called logging.basicConfig(): "INFO:root:sys.platform: linux")
+_LOG = re.compile(r"^(?:(?:\d{4}-\d\d-\d\d[ T]|\d\d/\d\d )\d\d:\d\d:\d\d(?:[,.]\d{1,6})?"
+                  r"[ \t]{1,4}-[ \t]{1,4}"
                   r"[\w.-]{1,40}[ \t]{1,4}-[ \t]{1,4}(?:INFO|WARNING|DEBUG|ERROR)"
-                  r"[ \t]{1,4}-[ \t]{1,4}")
+                  r"[ \t]{1,4}-[ \t]{1,4}|(?:INFO|WARNING|DEBUG|ERROR):[\w.-]{1,40}:)")
 # a line of `nvidia-smi -q`'s text: indented, "Key   : value" or a section's heading alone
 _Q_LINE = re.compile(r"^ {4,}[A-Za-z][\w ./()-]{0,60}?(?: +: [^\n]{0,200})?[ \t]*$")
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.model import Reason, TorchFacts, Unavailable
+import pytest
+
+from gpudoctor.model import Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.issue_body import find_blocks
 from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
@@ -71,3 +73,19 @@ def test_an_issues_title_is_read_too() -> None:
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
     # a heading without such words is still no block
     assert find_blocks("# Help needed\n\nsome words\n") == []
+
+
+ROUND9 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9" / "reports-H"
+
+
+@pytest.mark.parametrize(("name", "prefix"), [
+    ("r18-001.txt", "INFO:root:"),  # logging's default format: open-mmlab/mmdeploy#17
+    ("r18-005.txt", "10/07 17:11:54 - mmengine - INFO - "),  # mmengine's: open-mmlab/mmdeploy#2469
+])
+def test_other_log_prefixes_before_an_openmmlab_report(name: str, prefix: str) -> None:
+    text = (ROUND9 / name).read_text(encoding="utf-8")
+    assert text.startswith(prefix)
+    env = read_reports([(name, text)])
+    assert env.sources == (f"OpenMMLab's collect_env in {name}",)
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.cuda_available is True
