@@ -15,7 +15,12 @@ other words.
   True - version: 11.8", "* Lightning: … - torch: 2.6.0+cu118" (older: tab-indented "cuda:",
   "pyTorch_version:");
 - nnDetection's environment dump: "PyTorch Version: 1.13.0", "PyTorch CUDA: 11.7", "PyTorch
-  CUDA Arch List: ['sm_37', …]", "PyTorch Current Device Capability: (8, 6)".
+  CUDA Arch List: ['sm_37', …]", "PyTorch Current Device Capability: (8, 6)";
+- xFormers' `python -m xformers.info`: "xFormers 0.0.22", its operators' availability, then
+  "pytorch.version: 2.0.1+cu118", "pytorch.cuda: available", "gpu.compute_capability: 6.0",
+  "gpu.name: Tesla P100-PCIE" (one GPU: the current device);
+- DeepSpeed's `ds_report`: "DeepSpeed general environment info:", then dot-leader rows
+  ("torch version .... 2.3.0+cu121", "torch cuda version .... 12.1", "nvcc version .... 12.0").
 
 What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
 local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
@@ -30,6 +35,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import (
+    HostFacts,
     NvmlFacts,
     ToolkitFacts,
     ToolkitsFacts,
@@ -51,7 +57,8 @@ from gpudoctor.versions import encode_cudnn_version
 START = re.compile(
     r"^[ \t`]*(?:sys\.platform\s*:?\s+(?:linux|win32|darwin|cygwin)\b"  # detectron2, mmcv
     r"|\* CUDA:\s*$|cuda:\s*$"  # Lightning
-    r"|-{3,} PyTorch Information -{3,}\s*$)"  # nnDetection
+    r"|-{3,} PyTorch Information -{3,}\s*$"  # nnDetection
+    r"|xFormers \d+\.\d+\S*\s*$|DeepSpeed general environment info:\s*$)"  # xformers, ds_report
     r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
@@ -61,6 +68,8 @@ NVCC_START = re.compile(r"^[ \t`]*nvcc: NVIDIA \(R\) Cuda compiler driver")
 LONGEST = 1000  # longer lines (compiler flags) hold no field that is read; no regex sees them
 _KV = re.compile(r"^[*\-\s`]*([A-Za-z][\w .()/,-]*?)\s*:\s+(\S.*?)\s*$")  # "PyTorch: 1.8.0"
 _TABLE = re.compile(r"^[`\s]*([A-Za-z][\w .()/,-]*?)\s{2,}(\S.*?)\s*$")  # detectron2's rows
+# ds_report's rows; its keys hold no dot (a dot in the key made a line of dots quadratic)
+_DOTS = re.compile(r"^[`\s]*([A-Za-z][\w ()/,-]*?) \.{3,} (\S.*?)\s*$")
 _GPUS = re.compile(r"gpu ([\d,]+)( compute capability)?")  # a key, in lower case
 _NVCC = re.compile(r"release (\d+)\.(\d+), V(\d+(?:\.\d+)+)|Build cuda_(\d+)\.(\d+)")
 _ARCH_FLAGS = re.compile(r"NVCC architecture flags:\s*(\S+)")
@@ -94,6 +103,10 @@ def _tool(text: str) -> str:
         return "SGLang's check_env"
     if "nndetection" in low or "pytorch information" in low:
         return "nnDetection's environment report"
+    if "xformers" in low and "pytorch.version" in low:
+        return "xFormers' info"
+    if "deepspeed general environment info" in low:
+        return "DeepSpeed's ds_report"
     if "sys.platform" in low or "pytorch compiling details" in low:
         return "OpenMMLab's collect_env"
     return "Lightning's collect_env_details"
@@ -106,14 +119,15 @@ def _fields(text: str) -> dict[str, str]:
     for line in text.splitlines():
         if len(line) > LONGEST or line.lstrip().startswith("-----"):
             continue
-        m = _KV.match(line) or _TABLE.match(line)
+        m = _DOTS.match(line) or _KV.match(line) or _TABLE.match(line)
         if m:
             found.setdefault(m[1].strip().lower(), m[2].strip().strip("`"))
     return found
 
 
 def _flag(value: str | None) -> bool | None:
-    return {"true": True, "yes": True, "false": False, "no": False}.get((value or "").lower())
+    return {"true": True, "yes": True, "available": True, "false": False, "no": False,
+            "not available": False, "unavailable": False}.get((value or "").lower())
 
 
 _NO_GPU = {"none", "n/a", "na", "false", "true", "yes", "no", "not available", "unavailable"}
@@ -143,6 +157,10 @@ def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]
     one = fields.get("gpu", "")
     if not found and re.search(r"[A-Za-z]{2}", one) and one.lower() not in _NO_GPU:
         found = {0: (one, None)}  # OpenMMLab's line, its index trimmed: "GPU: Tesla V100-…"
+    current_name = fields.get("gpu.name")
+    if not found and current_name:  # xformers.info: the current device
+        cap = fields.get("gpu.compute_capability", "")
+        found = {0: (current_name, cap if re.fullmatch(r"\d{1,2}\.\d", cap) else None)}
     current = re.search(r"PyTorch Current Device Capability:\s*\((\d+),\s*(\d+)\)", text)
     if not found and current:  # nnDetection: the current device's capability, no name
         found = {0: ("(current device; its name is not in the report)", None)}
@@ -151,7 +169,8 @@ def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]
 
 
 def _torch_version(fields: dict[str, str]) -> str | None:
-    for key in ("pytorch", "pytorch version", "pytorch_version", "torch"):
+    for key in ("pytorch", "pytorch version", "pytorch_version", "torch", "pytorch.version",
+                "torch version"):
         value = fields.get(key, "").split(" @")[0].split()
         if value and re.match(r"\d+\.\d+", value[0]):
             return value[0]
@@ -160,7 +179,8 @@ def _torch_version(fields: dict[str, str]) -> str | None:
 
 def _torch_cuda(version: str, fields: dict[str, str], text: str) -> str | None:
     """torch's CUDA: the tool's line, torch's build configuration, or the version's tag."""
-    told = fields.get("pytorch cuda") or (fields.get("version") if "GPU:" in text else None)
+    told = fields.get("pytorch cuda") or fields.get("torch cuda version") or (
+        fields.get("version") if "GPU:" in text else None)
     runtime = re.search(r"CUDA Runtime (\d+\.\d+)", text)
     tag = re.search(r"\+cu(\d+)(\d)$", version)
     for value in (told, runtime[1] if runtime else None,
@@ -195,7 +215,8 @@ def _cudnn(text: str) -> int | None:
 
 def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
     available = next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
-                                  "available") if (f := _flag(fields.get(k))) is not None), None)
+                                  "available", "pytorch.cuda")
+                      if (f := _flag(fields.get(k))) is not None), None)
     hip = re.search(r"\+rocm(\d+(?:\.\d+)*)$", version)
     return stated_runtime(
         version, _torch_cuda(version, fields, text), available, hip[1] if hip else None,
@@ -217,13 +238,19 @@ def _toolkit(text: str, fields: dict[str, str], who: str = "the tool's report"
     said = next((v for k in ("nvcc", "system nvcc", "cuda compiler") if (v := fields.get(k))
                  and _NVCC.search(v)), None)
     m = _NVCC.search(said or text)
-    if m is None:
+    bare = re.fullmatch(r"(\d{1,2})\.(\d{1,2})", fields.get("nvcc version", ""))  # ds_report
+    if m is None and bare is None:
         return not_reported("the CUDA toolkit is not in the report")
-    major, minor = (m[1], m[2]) if m[1] else (m[4], m[5])
+    if m is None:
+        assert bare is not None
+        major, minor, full = bare[1], bare[2], None
+    else:
+        major, minor = (m[1], m[2]) if m[1] else (m[4], m[5])
+        full = m[3]
     return ToolkitsFacts(toolkits=(ToolkitFacts(
         root="(location not in the report)", found_by=f"nvcc, as {who} ran it",
         version=f"{major}.{minor}",
-        readings=(VersionReading("nvcc", f"nvcc, as {who} ran it", m[3] or f"{major}.{minor}"),),
+        readings=(VersionReading("nvcc", f"nvcc, as {who} ran it", full or f"{major}.{minor}"),),
         nvcc=None, pip_assembled=False, in_use=True),))
 
 
@@ -265,4 +292,27 @@ def parse(text: str) -> Partial | None:
         python_version=_python(fields),
     )
     return Partial(kind=tool, rank=2, nvml=_nvml(tool, fields, gpus), torch=torch,
-                   toolkits=_toolkit(text, fields))
+                   toolkits=_toolkit(text, fields), host=_host(tool, fields))
+
+
+def _host(tool: str, fields: dict[str, str]) -> HostFacts | None:
+    """ds_report's "shared memory (/dev/shm) size .... 125.77 GB": /dev/shm, and no other
+    host fact; None for a tool that prints none."""
+    m = re.fullmatch(r"(\d{1,7}(?:\.\d{1,3})?) ?([KMGT])i?B",
+                     fields.get("shared memory (/dev/shm) size", ""))
+    if m is None:
+        return None
+
+    def absent(what: str) -> Unavailable:
+        return not_reported(f"{what}: not in {tool}'s report (it shows /dev/shm only)")
+
+    size = int(float(m[1]) * 1024 ** "KMGT".index(m[2]) * 1024)  # DeepSpeed's units are 1024s
+    return HostFacts(
+        os_name=absent("the OS"), kernel=absent("the kernel"),
+        machine=absent("the machine's architecture"), glibc=absent("glibc"),
+        python_version=absent("the Python version"), python_executable=absent("the interpreter"),
+        container=absent("whether this runs in a container"), wsl=absent("whether this is WSL"),
+        env=absent("the environment variables"), ld_library_path_missing=absent("LD_LIBRARY_PATH"),
+        dev_nodes=absent("the device nodes"), shm_bytes=size, pci_gpus=absent("the PCI bus"),
+        pci_gpu_drivers=(), nvidia_module=absent("the NVIDIA kernel module"),
+        hostname=absent("the host name"))

@@ -202,15 +202,25 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if not recognised and (stated := prose.parse(text, load_tables())) is not None:
             found.append((name, stated))  # no tool's output: what the words state
             recognised = True
-        elif recognised and all(p.nvml is None and p.libcuda is None for n, p in found
-                                if n == name) and (stated := prose.named_gpus(
-                                    text, load_tables())) is not None:
-            found.append((name, stated))  # the tools' output names no GPU: the words may
+        elif recognised and _cpu_build_alone([p for n, p in found if n == name]) and (
+                stated := prose.named_gpus(text, load_tables())) is not None:
+            found.append((name, stated))  # a CPU build prints no GPU: the words may name it
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:
         return snapshots[0]
     return _merge(found)
+
+
+def _cpu_build_alone(partials: Sequence[Partial]) -> bool:
+    """The text's tools state a CPU-only torch ("Torch not compiled with CUDA enabled", a
+    "+cpu" version) and no GPU or driver: such a build prints no GPU, so the GPU its reporter
+    has can only be in the words (`prose.named_gpus`)."""
+    if any(p.nvml is not None or p.libcuda is not None for p in partials):
+        return False
+    return any(isinstance(p.torch, TorchFacts) and isinstance(p.torch.runtime, TorchRuntime)
+               and p.torch.runtime.cuda is None and p.torch.runtime.hip is None
+               for p in partials)
 
 
 def read_inputs(items: Sequence[tuple[str, str]], tables: Tables) -> Environment:

@@ -187,3 +187,38 @@ def test_a_tool_report_without_torch_or_gpus_is_not_a_report() -> None:
 
     with pytest.raises(ReportError):
         read_reports([("notes", "sys.platform: linux\nnothing else\n")])
+
+
+HELDOUT_H = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round9" / "reports-H"
+
+
+def _h(name: str) -> Environment:
+    return read_reports([(name, (HELDOUT_H / name).read_text(encoding="utf-8"))])
+
+
+@pytest.mark.parametrize(("name", "version", "gpu"), [
+    ("r19-007.txt", "2.0.1+cu118", ("Tesla P100-PCIE", "6.0")),  # xformers#939, on Kaggle
+    ("r19-008.txt", "2.12.1+cu130", ("NVIDIA GeForce RTX 5070", "12.0")),  # xformers#1399
+])
+def test_xformers_info(name: str, version: str, gpu: tuple[str, str]) -> None:
+    """`python -m xformers.info`: "pytorch.version", "pytorch.cuda: available", and the current
+    device's "gpu.name" and "gpu.compute_capability"; its operators' lines are no facts here."""
+    env = _h(name)
+    assert env.sources == (f"xFormers' info in {name}",)
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda_available) == (version, True)
+    assert _gpus(env) == [gpu]
+    judged = _judged(env)
+    assert (judged["GD402"], judged["GD403"], judged["GD404"]) == (Status.PASS,) * 3
+
+
+def test_ds_report_rows_with_dot_leaders() -> None:
+    """DeepSpeed's ds_report (deepspeedai/DeepSpeed#6762): "torch version .... 2.3.0+cu121",
+    "torch cuda version .... 12.1", "nvcc version .... 12.0" (the toolkit), and "shared memory
+    (/dev/shm) size .... 125.77 GB" (GD504 judges it); no GPU or driver is printed."""
+    env = _h("r19-006.txt")
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("2.3.0+cu121", "12.1")
+    assert _toolkit(env) == "12.0"
+    judged = _judged(env)
+    assert (judged["GD203"], judged["GD504"]) == (Status.PASS, Status.PASS)
