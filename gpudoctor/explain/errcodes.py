@@ -35,10 +35,10 @@ _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhan
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)",
 # TensorRT's "CUDA initialization failure with error: 35" and "Cuda Error in allocate: 2 (out of
-# memory)"
+# memory)" (the function may be qualified: "nvinfer1::internal::DefaultAllocator::allocate")
 _NUMBER = re.compile(
     r"(?:cuda(?:\s{1,8}runtime|\s{1,8}driver)?\s{1,8}error\s{0,8}\(?\s{0,8}|\berror\s{0,8}=\s{0,8}|\berror\s{1,8}|"
-    r"cuda\s{1,8}error\s{1,8}in\s{1,8}\w{1,40}\s{0,8}:\s{0,8}|"
+    r"cuda\s{1,8}error\s{1,8}in\s{1,8}[\w:]{1,120}\s{0,8}:\s{0,8}|"
     r"code\s{0,8}=\s{0,8}|cuda initiali[sz]ation failure with error:?\s{0,8})"
     r"(?P<n>\d{1,5})\b\s{0,8}\)?\s{0,8}[:(]?\s{0,8}(?P<rest>[^\n]{0,160})", re.I)
 # a call and the number it returned, the message after it on the line or, as the CUDA

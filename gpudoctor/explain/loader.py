@@ -4,7 +4,8 @@ symbol a library that was found lacks, and what that means.
 - *Not found* (`libX.so.N: cannot open shared object file`, TensorFlow's `Could not load
   dynamic library`, CTranslate2's `Library X is not found or cannot be loaded`, Windows'
   `Could not locate X.dll`, `WinError 126`, `LoadLibrary failed with error 126`): the library
-  is not on the loader path. Its family says what that means: the driver's own libcuda /
+  is not on the loader path (macOS's dyld: `dlopen(X, 6): image not found`, `Library not
+  loaded`). Its family says what that means: the driver's own libcuda /
   libnvidia-ml missing is no driver; any other is a library not found, named with the release
   its file name carries and the package that ships it.
 - *Found but lacking a symbol* (`undefined symbol: S, version V`, `symbol S version V not
@@ -28,6 +29,11 @@ _NOT_FOUND = (
     re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?)\s{0,8}:\s{0,8}"
                "cannot open shared object file"),
     re.compile(rf"Could not load dynamic library '(?P<lib>{_F})'"),
+    # macOS's dyld: "dlopen(libnvidia-ml.so.1, 6): image not found", "Library not loaded:
+    # @rpath/libcudart.10.0.dylib"
+    re.compile(rf"dlopen\((?P<lib>{_F}), \d{{1,4}}\): (?:image not found|no suitable image)"),
+    re.compile(r"Library not loaded: (?:@rpath/|/[^\n]{0,200}/)?(?P<lib>lib[\w.+-]{1,200}?"
+               r"\.dylib)"),
     re.compile(rf"Library (?P<lib>{_F}) is not found or cannot be loaded"),
     re.compile(r'could not load library "(?P<lib>[^"\n]{1,200})"', re.I),
     re.compile(r"Could not locate (?P<lib>[\w.-]+\.dll)", re.I),

@@ -487,12 +487,47 @@ ROUND8_SEEN = [  # round 8's, after scoring, reworded: programs stating the driv
     ("simtk.openmm.OpenMMException: Error initializing FFT: 2", "code-cufft-alloc-failed",
      "out-of-memory"),
 ]
-SCORED = ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN
+ROUND9_SEEN = [  # round 9's, after scoring (development data since), with their threads
+    # NVIDIA/k8s-device-plugin#1220 (g26-012)
+    ("E0506 17:45:45.421965       1 factory.go:113] If this is a GPU node, did you configure "
+     "the NVIDIA Container Toolkit?", "k8s-device-plugin-no-gpu-runtime", "container-gpu-setup"),
+    # macOS's dyld (IcedDoggie/Micro-Expression-with-Deep-Learning#40, g26-015)
+    ("OSError: dlopen(libnvidia-ml.so.1, 6): image not found",
+     "library-missing-libnvidia-ml", "no-driver"),
+    # NVIDIA/gpu-operator#1142 (g26-023): Secure Boot refuses the module
+    ("ERROR: Unable to load the kernel module 'nvidia.ko'.\nKernel module load error: "
+     "Operation not permitted", "nvidia-installer-module-not-permitted", "no-driver"),
+    # NVIDIA/TensorRT#477 (g27-012): the qualified function before the runtime's code
+    ("[E] [TRT] C:\\source\\rtSafe\\safeRuntime.cpp (25) - Cuda Error in "
+     "nvinfer1::internal::DefaultAllocator::allocate: 2 (out of memory)",
+     "code-cuda-error-memory-allocation", "out-of-memory"),
+    # NVIDIA/nvidia-docker#288 (g27-025)
+    ('Error response from daemon: linux runtime spec devices: error gathering device '
+     'information while adding custom device "/dev/nvidia-uvm-tools": lstat '
+     '/dev/nvidia-uvm-tools: no such file or directory', "uvm-device-node-missing",
+     "cuda-init-failure"),
+    # KellyYutongHe/satellite-pixel-synthesis-pytorch#4 (g28-010), and torch 2.x's wording
+    ("ATen.h:4:2: error: #error C++14 or later compatible compiler is required to use ATen.",
+     "aten-needs-newer-cxx", "host-compiler-unsupported"),
+    ("c10/util/C++17.h:16:2: error: #error You need C++17 to compile PyTorch",
+     "aten-needs-newer-cxx", "host-compiler-unsupported"),
+    # junhyung-SPALab/D-Align#1 (g28-020)
+    ("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+     "cpp-extension-no-cuda-runtime", "container-gpu-setup"),
+    # tmrlvi/kaspa-miner#44 (g30-014)
+    ("thread 'main' panicked at 'Could not find a cuda installation', "
+     "find_cuda_helper-0.2.0/src/lib.rs:46:9", "rust-find-cuda-no-installation",
+     "toolkit-missing"),
+    # ollama/ollama#11593 (g30-023)
+    ('Ollama will not use GPU, fails with "cudart init failure: 3"', "ollama-cuda-init-failure",
+     "cuda-init-failure"),
+]
+SCORED = ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND9_SEEN
 
 
 @pytest.mark.parametrize(("text", "sid", "cause_class"), SCORED, ids=[c[1] for c in SCORED])
 def test_families_of_scored_sets(text: str, sid: str, cause_class: str) -> None:
-    """Wordings rounds 5 to 8 showed missing once scored (development data since)."""
+    """Wordings rounds 5 to 9 showed missing once scored (development data since)."""
     test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
 
 
