@@ -21,6 +21,8 @@ else:  # Python 3.10
     import tomli as tomllib
 
 _LINUX = re.compile(r"(?P<stem>[\w+-]+?)\.so(?:\.(?P<ver>\d+(?:\.\d+)*))?")
+# macOS's: libcudart.10.0.dylib, libcuda.dylib (the version before the extension)
+_MACOS = re.compile(r"(?P<stem>lib[\w+-]+?)(?:\.(?P<ver>\d+(?:\.\d+)*))?\.dylib")
 _WINDOWS = re.compile(r"(?P<stem>[\w+-]+?)(?:64)?(?:_(?P<ver>\d+(?:_\d+)*))?\.dll", re.I)
 # a compiled Python module: name.cpython-310-x86_64-linux-gnu.so, name.abi3.so, name.pyd
 _EXTENSION = re.compile(r"(?P<module>[A-Za-z_]\w*)(?:\.(?:cpython|cp|pypy)[\w.-]*|\.abi3)?"
@@ -116,7 +118,7 @@ def decode_file(token: str) -> Library:
     package = site["pkg"] if site else ""
     ext = _EXTENSION.fullmatch(base)
     windows = base.lower().endswith(".dll")
-    m = (_WINDOWS if windows else _LINUX).fullmatch(base)
+    m = (_WINDOWS if windows else _LINUX).fullmatch(base) or _MACOS.fullmatch(base)
     if m is None and _BARE.fullmatch(base):  # "libcuda": Julia's and ctypes' bare names
         return Library(base, _family(base, False), "", "", "", package)
     if m is None:

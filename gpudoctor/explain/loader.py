@@ -57,6 +57,8 @@ _NOT_FOUND = (
     re.compile(r"Could not load library (?P<lib>[\w+-]{1,200}\.(?:dll|so(?:\.\d{1,4}){0,3}))"
                r"(?![\w-])"),
 )
+# what only macOS's loader (dyld) says
+_DYLD = re.compile(r"\): image not found|\bLibrary not loaded: |\(no suitable image found\)")
 # NVRTC's builtins are a library of their own: "nvrtc: error: failed to load builtins"
 _NVRTC_BUILTINS = re.compile(r"nvrtc: error: failed to load builtins", re.I)
 # what only Windows' loader says (ERROR_MOD_NOT_FOUND; ctypes' advice on Windows)
@@ -93,17 +95,19 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
                                       "builtins", "module '")):
         return []
     out: dict[str, Match] = {}
+
+    def add(d: Match) -> None:  # one diagnosis per id: "libcuda" and "libcuda.dylib" are one
+        out.setdefault(d.signature.id, d)
+
     for pattern in _NOT_FOUND:
         for m in hits(pattern, text):
-            lib = decode_file(m["lib"])
-            out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
+            add(_missing(decode_file(m["lib"]), m))
     for m in hits(_NAMED_NOT_FOUND, text):
         lib = decode_file(f"lib{(m['name'] or m['name2']).lower()}")
         if lib.family is not None:  # a library gpudoctor knows, named without its file
-            out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
+            add(_missing(lib, m))
     for m in hits(_NVRTC_BUILTINS, text):
-        lib = decode_file("libnvrtc-builtins.so")
-        out.setdefault(f"missing-{lib.file.lower()}", _missing(lib, m))
+        add(_missing(decode_file("libnvrtc-builtins.so"), m))
     for m in hits(_DLL_LOAD, text):
         out.setdefault(f"dll-{m['module']}", _dll_load(m, text))
     for pattern in (_UNDEFINED, _NOT_DEFINED, _VERSION_NOT_FOUND, _UNDEFINED_REF):
@@ -127,9 +131,16 @@ def _missing(lib: Library, m: re.Match[str]) -> Match:
     around = m.string[max(0, m.start() - 400):m.end() + 400]
     if fam is not None and not windows and fam.windows and _WINDOWS_LOADER.search(around):
         return _linux_name_on_windows(lib, fam, m)
-    if cls == "no-driver" and not lib.major:
+    macos = _DYLD.search(around) is not None  # dyld's own words, not a .dylib name alone
+    if cls == "no-driver" and macos:
+        cause = (f"The loader cannot find {lib.file}, which the NVIDIA driver installs, and this "
+                 "runs on macOS: NVIDIA's CUDA driver is not available for macOS since 10.14 "
+                 "(and never for Apple silicon), so no CUDA program runs there.")
+        fix = ("run on Linux or Windows with an NVIDIA GPU and its driver; on a Mac use the "
+               "framework's CPU or Metal (mps) backend")
+    elif cls == "no-driver" and not lib.major:
         return _linker_name(lib, fam, m)
-    if cls == "no-driver":
+    elif cls == "no-driver":
         cause = (f"The loader cannot find {lib.file}, which the NVIDIA driver installs: no "
                  "driver is installed where this runs, its kernel module is not loaded, or (in "
                  "a container) the GPU was not passed in.")

@@ -259,6 +259,14 @@ def _container(text: str) -> list[Match]:
         cls_name = hit.cause_class if hit else "container-gpu-setup"
         caps: tuple[Decoded, ...] = ()
         req = _CUDA_REQ.search(detail)
+        if hit is None and stage == "requirement":
+            # the requirement stage checks the image's cuda>= / driver>= against the host's
+            # driver; a terminal's hard wrap can cut its words ("unsatisfied condi\ntion: cuda
+            # >= 9.0"): the condition is read across the wrap
+            after = re.sub(r"\s*\n\s*", "", text[m.start("detail"):m.end() + 200]).lower()
+            req = req or _CUDA_REQ.search(after)
+            if req or re.search(r"driver\s{0,8}>=?\s{0,8}\d", after):
+                cls_name = "driver-too-old"
         if req and cls_name == "driver-too-old":
             caps = (Decoded("requires", "text", f"cuda>={req['v']}",
                             f"the image needs a driver that runs CUDA {req['v']}"),)

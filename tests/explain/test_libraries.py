@@ -16,6 +16,9 @@ from gpudoctor.explain.libraries import decode_file, symbol_owner
     ("cudnn_ops_infer64_8.dll", "cuDNN", "cuDNN 8"),
     ("libnvidia-ml.so.1", "NVML (the NVIDIA driver's management library)", "1"),
     ("nvcuda.dll", "the NVIDIA driver's CUDA library", ""),
+    # macOS's names: the version before the extension
+    ("@rpath/libcudart.10.0.dylib", "the CUDA runtime", "CUDA 10.0"),
+    ("libcuda.dylib", "the NVIDIA driver's CUDA library", ""),
 ])
 def test_library_files_decode_to_their_family_and_release(name: str, family: str,
                                                           version: str) -> None:

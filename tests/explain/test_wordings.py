@@ -518,6 +518,15 @@ ROUND9_SEEN = [  # round 9's, after scoring (development data since), with their
     ("thread 'main' panicked at 'Could not find a cuda installation', "
      "find_cuda_helper-0.2.0/src/lib.rs:46:9", "rust-find-cuda-no-installation",
      "toolkit-missing"),
+    # NVIDIA/nvidia-docker#543 (g26-005): the terminal's hard wrap cuts the condition's words
+    ("/rootfs]\\\\nnvidia-container-cli: requirement error: unsatisfied condi\ntion: cuda >= "
+     "9.0\\\\n", "container-cli-requirement", "driver-too-old"),
+    # NVIDIA/nvidia-docker#584 (g26-020): nvidia-docker's own wording of NVML's error
+    ("nvidia-docker | 2017/12/21 05:04:46 Error: nvml: Driver/library version mismatch",
+     "nvml-driver-library-mismatch", "driver-mismatch"),
+    # JuliaGPU/CUDA.jl#841 (g30-018): macOS's dyld, the driver's library named bare and as a dylib
+    ('could not load library "libcuda"\ndlopen(libcuda.dylib, 1): image not found',
+     "library-missing-libcuda", "no-driver"),
     # ollama/ollama#11593 (g30-023)
     ('Ollama will not use GPU, fails with "cudart init failure: 3"', "ollama-cuda-init-failure",
      "cuda-init-failure"),
