@@ -62,7 +62,9 @@ START = re.compile(
     r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
-                       r"|PyTorch(?: version)?:\s*\d+\.\d+\S*\s*$)")
+                       r"|PyTorch(?: version)?:\s*\d+\.\d+\S*\s*$"
+                       # detectron2's first releases: no sys.platform row above its table
+                       r"|Detectron2 Compiler[ \t]{2,}\S)")
 # `nvcc --version` pasted on its own: the toolkit on PATH
 NVCC_START = re.compile(r"^[ \t`]*nvcc: NVIDIA \(R\) Cuda compiler driver")
 LONGEST = 1000  # longer lines (compiler flags) hold no field that is read; no regex sees them

@@ -222,3 +222,16 @@ def test_ds_report_rows_with_dot_leaders() -> None:
     assert _toolkit(env) == "12.0"
     judged = _judged(env)
     assert (judged["GD203"], judged["GD504"]) == (Status.PASS, Status.PASS)
+
+
+def test_detectron2s_first_table_without_sys_platform() -> None:
+    """detectron2's first releases printed no sys.platform row above the table (r18-018,
+    https://github.com/facebookresearch/detectron2/issues/7): its "Detectron2 Compiler" row
+    starts the report; torch 1.3.0 (CUDA 10.1) with sm_35/sm_50 cubins and compute_50 PTX runs
+    on a P100 (sm_60) by PTX JIT."""
+    env = _h("r18-018.txt")
+    assert env.sources == ("detectron2's collect_env in r18-018.txt",)
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("1.3.0", "10.1", True)
+    assert rt.arch_list == ("sm_35", "sm_50", "compute_50")
+    assert _judged(env)["GD404"] is Status.PASS
