@@ -42,8 +42,9 @@ _NUMBER = re.compile(
     r"code\s{0,8}=\s{0,8}|cuda initiali[sz]ation failure with error:?\s{0,8})"
     r"(?P<n>\d{1,5})\b\s{0,8}\)?\s{0,8}[:(]?\s{0,8}(?P<rest>[^\n]{0,160})", re.I)
 # a call and the number it returned, the message after it on the line or, as the CUDA
-# samples print it, on the next after "-> " ("cudaGetDeviceCount returned 30\n-> unknown error")
-_CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s{0,8}(?:\(\s{0,8}\))?\s{0,8}"
+# samples print it, on the next after "-> " ("cudaGetDeviceCount returned 30\n-> unknown error");
+# the call may show its arguments ("cuInit(0) returned 803", NGC containers' banner)
+_CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s{0,8}(?:\([^()\n]{0,40}\))?\s{0,8}"
                           r"(?:returned|"
                           r"failed with(?: error)?|failed:?|error:?|err:?)\s{0,8}(?:code\s{0,8})?"
                           r"[:(]?\s{0,8}(?P<n>\d{1,4})\b\)?[ \t:]{0,8}(?:\n->[ \t]{0,8})?"

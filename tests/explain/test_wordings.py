@@ -138,6 +138,23 @@ def test_a_missing_header_named_by_the_edg_front_end_is_a_missing_toolkit() -> N
     assert all(d.match.signature.cause_class == "not-environment" for d in mine.diagnoses)
 
 
+def test_a_calls_code_after_its_arguments() -> None:
+    """"cuInit(0) returned 803": the call's arguments do not hide its code (the driver API's
+    803, the system's driver and user-mode libraries mismatched)."""
+    expl = explain("[[CUDA Driver UNAVAILABLE (cuInit(0) returned 803)]", TABLES, probe=None)
+    assert [d.match.signature.id for d in expl.diagnoses] == [
+        "code-cuda-error-system-driver-mismatch"]
+
+
+def test_an_ngc_banner_in_forward_compatibility_mode_is_no_error() -> None:
+    """The banner words the same start when compatibility mode applies; only "compatibility
+    mode is UNAVAILABLE" is the failure."""
+    text = ("WARNING: This container was built for NVIDIA Driver Release 530.30 or later, but\n"
+            "         version 525.85.12 was detected and compatibility mode is ENABLED.")
+    assert "ngc-container-driver-too-old" not in {
+        d.match.signature.id for d in explain(text, TABLES, probe=None).diagnoses}
+
+
 def test_the_jax_fallback_warning_ranks_below_the_plugins_own_error() -> None:
     text = ("RuntimeError: Unable to load cuSPARSE. Is it installed?\nWARNING: An NVIDIA GPU may "
             "be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling "
@@ -527,6 +544,11 @@ ROUND9_SEEN = [  # round 9's, after scoring (development data since), with their
     # JuliaGPU/CUDA.jl#841 (g30-018): macOS's dyld, the driver's library named bare and as a dylib
     ('could not load library "libcuda"\ndlopen(libcuda.dylib, 1): image not found',
      "library-missing-libcuda", "no-driver"),
+    # isarsoft/yolov4-triton-tensorrt#5 (g27-006): an NGC container's banner
+    ("ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but\n"
+     "       version 410.78 was detected and compatibility mode is UNAVAILABLE.\n\n"
+     "       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 803)]", "ngc-container-driver-too-old",
+     "driver-too-old"),
     # ollama/ollama#11593 (g30-023)
     ('Ollama will not use GPU, fails with "cudart init failure: 3"', "ollama-cuda-init-failure",
      "cuda-init-failure"),
