@@ -553,7 +553,16 @@ ROUND9_SEEN = [  # round 9's, after scoring (development data since), with their
     ('Ollama will not use GPU, fails with "cudart init failure: 3"', "ollama-cuda-init-failure",
      "cuda-init-failure"),
 ]
-SCORED = ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND9_SEEN
+ROUND8_LATER = [  # round 8's misses taken up a session later
+    # spectrocloud/CanvOS#700 (g21-011): Fabric Manager's start script on an NVLink5 system
+    ('Kernel module "ib_umad" has not been loaded, fabric manager cannot be started',
+     "fabric-manager-failed", "fabric-manager"),
+    # chelsea0x3b/cudarc#464 (g25-015): cudarc built for CUDA 12.9 on a 12.4 driver
+    ("thread 'main' panicked at cudarc-0.17.3\\src\\driver\\sys\\mod.rs:21291:18:\nExpected "
+     "symbol in library: GetProcAddress { source: Os { code: 127, kind: Uncategorized } }",
+     "cudarc-driver-symbol-missing", "driver-too-old"),
+]
+SCORED = ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
 
 
 @pytest.mark.parametrize(("text", "sid", "cause_class"), SCORED, ids=[c[1] for c in SCORED])
