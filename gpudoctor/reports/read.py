@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from gpudoctor import __version__
 from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, Reason, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import (
+    Environment,
+    NvmlFacts,
+    Reason,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
 from gpudoctor.reports import (
     collect_env,
     env_list,
@@ -88,11 +95,28 @@ def _best(candidates: list[tuple[int, Partial, X]], used: list[int]) -> X | None
     return fact
 
 
+def _gpus_from_elsewhere(nvml: NvmlFacts | Unavailable | None,
+                         parts: list[tuple[int, Partial]], chosen: int | None
+                         ) -> NvmlFacts | Unavailable | None:
+    """The driver's view from the block that states it best, with the GPUs of another block
+    where that one was cut off before its GPUs: `nvidia-smi -q` cut after its header (the
+    driver's version) beside a complete `nvidia-smi -L` (every GPU)."""
+    if not isinstance(nvml, NvmlFacts) or nvml.gpus or chosen is None \
+            or dict(parts)[chosen].complete:
+        return nvml
+    other = next((p.nvml for i, p in parts if i != chosen and isinstance(p.nvml, NvmlFacts)
+                  and p.nvml.gpus and p.complete), None)
+    if other is None:
+        return nvml
+    return replace(nvml, gpus=other.gpus, binding=other.binding)
+
+
 def _merge(found: list[tuple[str, Partial]]) -> Environment:
     used: list[int] = []
     parts = [(i, p) for i, (_, p) in enumerate(found)]
     host = _best([(i, p, p.host) for i, p in parts], used)
     nvml = _best([(i, p, p.nvml) for i, p in parts], used)
+    nvml = _gpus_from_elsewhere(nvml, parts, used[-1] if nvml is not None else None)
     toolkits = _best([(i, p, p.toolkits) for i, p in parts], used)
     torch = _best([(i, p, p.torch) for i, p in parts], used)
     cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)

@@ -100,3 +100,16 @@ def test_read_inputs_passes_a_possible_report_on_unchanged() -> None:
     items = [("collect_env.txt", COLLECT_ENV_4090_CU117), ("nvidia-smi.txt", TABLE_550_A10)]
     env, read = read_inputs(items, TABLES), read_reports(items)
     assert isinstance(env.torch, TorchFacts) and replace(env, created=read.created) == read
+
+
+def test_a_cut_q_keeps_its_driver_and_takes_the_gpus_of_a_complete_list() -> None:
+    """nvidia-smi -L (two GTX 1080 Ti) then -q cut after its header (driver 391.01), pasted on
+    Windows (MultiPoolMiner/MultiPoolMiner#1851, round 9's r20-028): the -q block states the
+    driver best, the -L block every GPU; GD101 and GD102 both judge."""
+    name = "r20-028.txt"
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9" / "reports-H" / name
+    env = read_reports([(name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts)
+    assert env.nvml.driver_version == "391.01"
+    assert [g.name for g in env.nvml.gpus if not isinstance(g, Unavailable)] == [
+        "GeForce GTX 1080 Ti", "GeForce GTX 1080 Ti"]

@@ -128,7 +128,6 @@ def test_collect_env_cut_between_gpu_list_and_driver_line(tables: Tables) -> Non
     "issue_body-devcontainer-host-nvidia-smi-535.md",
     "issue_body-driver-too-old-11040-rtx3050-nvidia-smi-470.md",
     "issue_body-nvidia-smi-one-line-450-cu102.md",
-    "issue_body-pytorch1.6-v100-driver418-too-old.md",
 ])
 def test_table_cut_before_its_gpu_rows_is_not_a_gpu_less_driver(name: str, tables: Tables) -> None:
     """nvidia-smi prints 'No devices were found', never an empty table: a pasted table without
@@ -138,6 +137,18 @@ def test_table_cut_before_its_gpu_rows_is_not_a_gpu_less_driver(name: str, table
     found = verdicts(env, tables)
     assert found["GD101"][0] is Status.PASS
     assert found["GD102"][0] is Status.SKIP and "not in the report" in found["GD102"][1]
+
+
+def test_a_cut_table_takes_the_gpus_collect_env_lists(tables: Tables) -> None:
+    """The same cut table beside a complete collect_env whose GPU models (nvidia-smi -L's
+    list) name two V100s: the table states the driver, collect_env the GPUs, and GD102 judges
+    them."""
+    name = "issue_body-pytorch1.6-v100-driver418-too-old.md"
+    env = read_reports([(name, (REPORTS / name).read_text("utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "418.67"
+    assert len(env.nvml.gpus) == 2
+    found = verdicts(env, tables)
+    assert (found["GD101"][0], found["GD102"][0]) == (Status.PASS, Status.PASS)
 
 
 HELDOUT_D = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round5" / "reports-D"
