@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.explain.decode import Decoded
-from gpudoctor.explain.found import Match, derived, found, hits, kebab, slug
+from gpudoctor.explain.found import Match, derived, found, hits, kebab, line_of, slug
 from gpudoctor.explain.libraries import Family, Library, decode_file, symbol_owner, version_tag
 
 _F = r"[\w.+-]+"
@@ -101,6 +101,8 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
 
     for pattern in _NOT_FOUND:
         for m in hits(pattern, text):
+            if "NCCL INFO" in line_of(text, m.start()):
+                continue  # NCCL's optional plugins, looked for and not needed: "No plugin found"
             add(_missing(decode_file(m["lib"]), m))
     for m in hits(_NAMED_NOT_FOUND, text):
         lib = decode_file(f"lib{(m['name'] or m['name2']).lower()}")

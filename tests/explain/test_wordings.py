@@ -557,6 +557,17 @@ ROUND8_LATER = [  # round 8's misses taken up a session later
     # spectrocloud/CanvOS#700 (g21-011): Fabric Manager's start script on an NVLink5 system
     ('Kernel module "ib_umad" has not been loaded, fabric manager cannot be started',
      "fabric-manager-failed", "fabric-manager"),
+    # qualcomm/GenieX#419 (g23-018): ggml built for sm_52 on an RTX 3060
+    ("mmq.cuh:2589: ERROR: CUDA kernel mul_mat_q has no device code compatible with CUDA arch "
+     "520. ggml-cuda.cu was compiled for: 520", "ggml-no-device-code-for-arch",
+     "arch-not-in-build"),
+    # InternLM/lmdeploy#1108 (g24-012): NCCL's optional net plugin looked for at INFO is no
+    # missing library; its CUDA failure is the cause
+    ("NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot "
+     "open shared object file: No such file or directory\nNCCL INFO NET/Plugin : No plugin "
+     "found, using internal implementation\ninit.cc:1582 NCCL WARN Cuda failure 'CUDA driver "
+     "version is insufficient for CUDA runtime version'", "cuda-insufficient-driver",
+     "driver-too-old"),
     # chelsea0x3b/cudarc#464 (g25-015): cudarc built for CUDA 12.9 on a 12.4 driver
     ("thread 'main' panicked at cudarc-0.17.3\\src\\driver\\sys\\mod.rs:21291:18:\nExpected "
      "symbol in library: GetProcAddress { source: Os { code: 127, kind: Uncategorized } }",
