@@ -135,6 +135,8 @@ REAL_NAMES = [
      "h800-env-install.md"),
     ("NVIDIA L20", "8.9", "https://github.com/drinkingcoder/FlowFormer-Official/issues/49"),
     ("NVIDIA GeForce GTX 1080 Ti", "6.1", "https://github.com/turboderp-org/exllamav2/issues/786"),
+    # collect_env's GPU models beside a table cut before its rows
+    ("Tesla V100-PCIE-16GB", "7.0", "https://github.com/pytorch/pytorch/issues/43058"),
     # joined as people type them
     ("RTX2060", "7.5", "https://github.com/riffusion/riffusion-hobby/issues/145"),
 ]
