@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 __all__ = ["ReportError", "read_inputs", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
-            "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's), "
+            "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
+            "xFormers' info, DeepSpeed's ds_report), "
             "`nvidia-smi` (-L, -q, -q -x), gpustat, torch's own messages and prints of its "
             "version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, or an "
             "issue body or log that contains them")
