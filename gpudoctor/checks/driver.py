@@ -334,16 +334,11 @@ MVC_RULE = ("CUDA minor-version compatibility: a driver of the major's family ru
             "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html")
 
 
-def driver_too_old_for_torch(env: Environment, tables: Tables) -> Finding | None:
-    """GD103's failure, or None when it does not fail: the driver (its version, or the CUDA it
-    reports) is too old for torch's CUDA. GD403 reads it so that one cause is counted once."""
-    finding = check_driver_vs_torch.run(env, tables)
-    return finding if finding.status is Status.FAIL else None
-
-
-def driver_runs_torch(env: Environment, tables: Tables) -> bool:
-    """GD103 passes: the driver is known to run torch's CUDA (not merely not too old)."""
-    return check_driver_vs_torch.run(env, tables).status is Status.PASS
+def driver_vs_torch(env: Environment, tables: Tables) -> Finding:
+    """GD103's finding: FAIL where the driver (its version, or the CUDA it reports) is too old
+    for torch's CUDA, PASS where it is known to run it. GD403 reads it once, so that one cause
+    is counted once and its advice says which layer is left."""
+    return check_driver_vs_torch.run(env, tables)
 
 
 def _by_family(tables: Tables, tc: str, drv: str, evidence: tuple[tuple[str, str], ...]

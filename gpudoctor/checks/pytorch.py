@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
-from gpudoctor.checks.driver import driver_runs_torch, driver_too_old_for_torch
+from gpudoctor.checks.driver import driver_vs_torch
 from gpudoctor.compat import machine
 from gpudoctor.compat.advice import install_fix, shadowing_torch
 from gpudoctor.compat.rules import arch_in_build
@@ -19,6 +19,7 @@ from gpudoctor.model import (
     Layer,
     Reason,
     Severity,
+    Status,
     TorchFacts,
     Unavailable,
 )
@@ -206,15 +207,15 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
         return skipped(f"no working NVIDIA driver, so no CUDA device (see GD101); torch says: "
                        f"{reason}", ev)
     hides_all = visible is not None and hides_every_gpu(visible)
-    too_old = None if hides_all else driver_too_old_for_torch(env, tables)
-    if too_old is not None:  # one cause, counted once: GD103 says it and how to fix it
-        return skipped(f"torch.cuda.is_available() is False: {too_old.message}; see GD103", ev)
+    gd103 = None if hides_all else driver_vs_torch(env, tables)
+    if gd103 is not None and gd103.status is Status.FAIL:  # one cause, counted once: GD103
+        return skipped(f"torch.cuda.is_available() is False: {gd103.message}; see GD103", ev)
     if hides_all:
         fix = "unset CUDA_VISIBLE_DEVICES (it hides every GPU)"
     elif "too old" in reason or "insufficient" in reason:
         fix = "upgrade the NVIDIA driver (see GD103)"
     elif isinstance(rt.cuda_init_error, Unavailable) and V.pasted(env) and bool(V.gpus(env)) \
-            and driver_runs_torch(env, tables):
+            and gd103 is not None and gd103.status is Status.PASS:
         # the report lists the GPUs and a driver that runs torch's CUDA: what is left is this
         # process's view (nvidia-smi ignores CUDA_VISIBLE_DEVICES; torch obeys it)
         fix = ("the driver lists the GPUs and runs this build (GD101, GD103), so look at what "
