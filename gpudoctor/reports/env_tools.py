@@ -33,6 +33,7 @@ stays Unavailable(NOT_REPORTED).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.model import (
     HostFacts,
@@ -50,6 +51,7 @@ from gpudoctor.reports.interface import (
     not_reported,
     stated_driver,
     stated_runtime,
+    unreported_host,
 )
 from gpudoctor.versions import encode_cudnn_version
 
@@ -309,12 +311,4 @@ def _host(tool: str, fields: dict[str, str]) -> HostFacts | None:
         return not_reported(f"{what}: not in {tool}'s report (it shows /dev/shm only)")
 
     size = int(float(m[1]) * 1024 ** "KMGT".index(m[2]) * 1024)  # DeepSpeed's units are 1024s
-    return HostFacts(
-        os_name=absent("the OS"), kernel=absent("the kernel"),
-        machine=absent("the machine's architecture"), glibc=absent("glibc"),
-        python_version=absent("the Python version"), python_executable=absent("the interpreter"),
-        container=absent("whether this runs in a container"), wsl=absent("whether this is WSL"),
-        env=absent("the environment variables"), ld_library_path_missing=absent("LD_LIBRARY_PATH"),
-        dev_nodes=absent("the device nodes"), shm_bytes=size, pci_gpus=absent("the PCI bus"),
-        pci_gpu_drivers=(), nvidia_module=absent("the NVIDIA kernel module"),
-        hostname=absent("the host name"))
+    return replace(unreported_host(absent), shm_bytes=size)

@@ -9,6 +9,7 @@ lacks is never guessed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpudoctor.model import (
@@ -69,6 +70,29 @@ def named_gpu(index: int, name: str, why: str, *, uuid: str | None = None,
         pci_bus_id=not_reported(f"the GPU's bus id {why}"),
         persistence_mode=not_reported(f"persistence mode {why}"),
         mig_mode=mig_mode if mig_mode is not None else not_reported(f"MIG mode {why}"),
+    )
+
+
+def unreported_host(absent: Callable[[str], Unavailable]) -> HostFacts:
+    """Host facts of which a report states none, each `absent(what)`: a reader that states
+    some `replace`s those (/dev/shm from ds_report, device nodes from `ls -l /dev/nvidia*`)."""
+    return HostFacts(
+        os_name=absent("the OS"),
+        kernel=absent("the kernel"),
+        machine=absent("the machine's architecture"),
+        glibc=absent("glibc"),
+        python_version=absent("the Python version"),
+        python_executable=absent("the interpreter"),
+        container=absent("whether this runs in a container"),
+        wsl=absent("whether this is WSL"),
+        env=absent("the environment variables"),
+        ld_library_path_missing=absent("LD_LIBRARY_PATH"),
+        dev_nodes=absent("the device nodes"),
+        shm_bytes=absent("/dev/shm"),
+        pci_gpus=absent("the PCI bus"),
+        pci_gpu_drivers=(),
+        nvidia_module=absent("the NVIDIA kernel module"),
+        hostname=absent("the host name"),
     )
 
 

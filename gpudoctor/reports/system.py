@@ -23,9 +23,10 @@ Every other host fact (the OS, the environment, /dev/shm) stays Unavailable(NOT_
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from gpudoctor.model import DeviceNode, HostFacts, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.model import DeviceNode, Unavailable
+from gpudoctor.reports.interface import Partial, not_reported, unreported_host
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 # "crw-rw-rw- 1 root root 195,   0 Jun 25 11:27 /dev/nvidia0" (GNU ls; a trailing "." or "+"
@@ -126,21 +127,11 @@ def parse(text: str) -> Partial | None:
         return not_reported(f"{what}: not in the report (it shows only {shows})")
 
     kind = "system tools' output" if nodes is not None or gpus else CONTAINER_ONLY
-    return Partial(kind=kind, rank=1, host=HostFacts(
-        os_name=absent("the OS"),
-        kernel=absent("the kernel"),
-        machine=absent("the machine's architecture"),
-        glibc=absent("glibc"),
-        python_version=absent("the Python version"),
-        python_executable=absent("the interpreter"),
-        container=container or absent("whether this runs in a container"),
-        wsl=absent("whether this is WSL"),
-        env=absent("the environment variables"),
-        ld_library_path_missing=absent("LD_LIBRARY_PATH"),
-        dev_nodes=nodes if nodes is not None else absent("the device nodes"),
-        shm_bytes=absent("/dev/shm"),
-        pci_gpus=gpus if gpus else absent("the PCI bus"),
+    host = unreported_host(absent)
+    return Partial(kind=kind, rank=1, host=replace(
+        host,
+        container=container or host.container,
+        dev_nodes=nodes if nodes is not None else host.dev_nodes,
+        pci_gpus=gpus if gpus else host.pci_gpus,
         pci_gpu_drivers=bound,
-        nvidia_module=absent("the NVIDIA kernel module"),
-        hostname=absent("the host name"),
     ))
