@@ -40,6 +40,7 @@ from gpudoctor.reports.torch_prints import PROPERTIES
 from gpudoctor.views import PROSE
 
 LIMIT = 100_000  # a longer text is read in its first part only
+_WHY = "is not in the report (the reporter's words state only some facts)"
 MAX_GPUS = 16  # a text naming more products than this is a list of products, not a machine
 _VERSION = r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?(?:\+(?:cpu|cu\d{2,3}|rocm[\d.]{1,8}))?"
 # torch's version as people write it: pip's requirement, "PyTorch 1.10.1", "pytorch (1.3.1)",
@@ -80,14 +81,13 @@ def parse(text: str, tables: Tables) -> Partial | None:
     others = bool(gpus) + (available is not None) + launched + (driver is not None)
     if not ((version and others) or (gpus and driver)):
         return None
-    why = "is not in the report (the reporter's words state only some facts)"
     torch = None
     if version is not None:
         if available is None and launched:  # torch reached a GPU: CUDA was available
             available = True
         tag = version.partition("+")[2]
         runtime = stated_runtime(version, tag_cuda(version), available,
-                                 tag if tag.startswith("rocm") else None, why=why,
+                                 tag if tag.startswith("rocm") else None, why=_WHY,
                                  source="the reporter's words", archs=None)
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
@@ -95,7 +95,7 @@ def parse(text: str, tables: Tables) -> Partial | None:
             runtime=runtime,
             seconds=not_reported("no probe ran: the facts are the reporter's words"),
         )
-    nvml = stated_driver(PROSE, why, tuple(gpus), driver) if gpus else None
+    nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus else None
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
 
 
@@ -103,9 +103,8 @@ def named_gpus(text: str, tables: Tables) -> Partial | None:
     """The GPUs the words name, alone: for a text whose tools' output (torch's messages, a
     version print) states no GPU and no driver. Bound as `views.PROSE`, like `parse`'s."""
     gpus = _gpus(text[:LIMIT], tables)
-    why = "is not in the report (the reporter's words state only some facts)"
     return Partial(kind="the reporter's words", rank=0,
-                   nvml=stated_driver(PROSE, why, tuple(gpus), None)) if gpus else None
+                   nvml=stated_driver(PROSE, _WHY, tuple(gpus), None)) if gpus else None
 
 
 def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
