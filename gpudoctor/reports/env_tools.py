@@ -20,7 +20,12 @@ other words.
   "pytorch.version: 2.0.1+cu118", "pytorch.cuda: available", "gpu.compute_capability: 6.0",
   "gpu.name: Tesla P100-PCIE" (one GPU: the current device);
 - DeepSpeed's `ds_report`: "DeepSpeed general environment info:", then dot-leader rows
-  ("torch version .... 2.3.0+cu121", "torch cuda version .... 12.1", "nvcc version .... 12.0").
+  ("torch version .... 2.3.0+cu121", "torch cuda version .... 12.1", "nvcc version .... 12.0");
+- fastai's `show_install`: "=== Software ===", then padded "key : value" rows: fastai 1's
+  "torch version : 1.0.0", "nvidia driver : 415.25", "torch cuda ver : 9.0.176", "torch cuda
+  is : available", "torch cudnn ver : 7401", and under "=== Hardware ===" each GPU as "- gpu0
+  : 7949MB | GeForce RTX 2080"; fastai 2 folds the availability into one row ("torch cuda :
+  11.0 / is available") and names the GPU alone ("- gpu0 : GeForce RTX 2080 Ti").
 
 What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
 local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
@@ -60,7 +65,8 @@ START = re.compile(
     r"^[ \t`]*(?:sys\.platform\s*:?\s+(?:linux|win32|darwin|cygwin)\b"  # detectron2, mmcv
     r"|\* CUDA:\s*$|cuda:\s*$"  # Lightning
     r"|-{3,} PyTorch Information -{3,}\s*$"  # nnDetection
-    r"|xFormers \d+\.\d+\S*\s*$|DeepSpeed general environment info:\s*$)"  # xformers, ds_report
+    r"|xFormers \d+\.\d+\S*\s*$|DeepSpeed general environment info:\s*$"  # xformers, ds_report
+    r"|=== Software ===\s*$)"  # fastai
     r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
@@ -75,6 +81,8 @@ _TABLE = re.compile(r"^[`\s]*([A-Za-z][\w .()/,-]*?)\s{2,}(\S.*?)\s*$")  # detec
 # ds_report's rows; its keys hold no dot (a dot in the key made a line of dots quadratic)
 _DOTS = re.compile(r"^[`\s]*([A-Za-z][\w ()/,-]*?) \.{3,} (\S.*?)\s*$")
 _GPUS = re.compile(r"gpu ([\d,]+)( compute capability)?")  # a key, in lower case
+# fastai's "- gpu0 : …" (elsewhere a key "gpu0" is a row of nvidia-smi topo's matrix)
+_FASTAI_GPUS = re.compile(r"gpu(\d{1,2})()")
 _NVCC = re.compile(r"release (\d+)\.(\d+), V(\d+(?:\.\d+)+)|Build cuda_(\d+)\.(\d+)")
 _ARCH_FLAGS = re.compile(r"NVCC architecture flags:\s*(\S+)")
 _ARCH_LIST = re.compile(r"PyTorch CUDA Arch List:\s*\[([^\]]*)\]")
@@ -99,6 +107,9 @@ def _lines(text: str) -> str:
                      for line in text[:50_000].splitlines())
 
 
+FASTAI = "fastai's show_install"
+
+
 def _tool(text: str) -> str:
     low = text.lower()
     if "detectron2" in low:
@@ -111,6 +122,8 @@ def _tool(text: str) -> str:
         return "xFormers' info"
     if "deepspeed general environment info" in low:
         return "DeepSpeed's ds_report"
+    if "=== software ===" in low:
+        return FASTAI
     if "sys.platform" in low or "pytorch compiling details" in low:
         return "OpenMMLab's collect_env"
     return "Lightning's collect_env_details"
@@ -137,12 +150,13 @@ def _flag(value: str | None) -> bool | None:
 _NO_GPU = {"none", "n/a", "na", "false", "true", "yes", "no", "not available", "unavailable"}
 
 
-def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]]:
+def _gpus(text: str, fields: dict[str, str], tool: str) -> list[tuple[int, str, str | None]]:
     """(index, name, compute capability or None) of the GPUs the report lists."""
+    keys = _FASTAI_GPUS if tool == FASTAI else _GPUS
     caps: dict[int, str] = {}
     found: dict[int, tuple[str, str | None]] = {}
     for key, value in fields.items():
-        m = _GPUS.fullmatch(key)
+        m = keys.fullmatch(key)
         if m is None:
             continue
         indices = [int(i) for i in m[1].split(",") if i.isdigit()][:64]
@@ -151,6 +165,7 @@ def _gpus(text: str, fields: dict[str, str]) -> list[tuple[int, str, str | None]
             continue
         arch = re.search(r"\s*\(arch=(\d+\.\d+)\)$", value)
         name = value[:arch.start()] if arch else value
+        name = re.sub(r"^\d+ ?Mi?B \| ", "", name)  # fastai 1: "7949MB | GeForce RTX 2080"
         for i in indices:
             found[i] = (name.strip(), arch[1] if arch else None)
     if not found:  # Lightning: the names under "GPU:", one a line
@@ -183,7 +198,8 @@ def _torch_version(fields: dict[str, str]) -> str | None:
 
 def _torch_cuda(version: str, fields: dict[str, str], text: str) -> str | None:
     """torch's CUDA: the tool's line, torch's build configuration, or the version's tag."""
-    told = fields.get("pytorch cuda") or fields.get("torch cuda version") or (
+    told = fields.get("pytorch cuda") or fields.get("torch cuda version") or fields.get(
+        "torch cuda ver") or fields.get("torch cuda", "").split(" /")[0] or (
         fields.get("version") if "GPU:" in text else None)
     runtime = re.search(r"CUDA Runtime (\d+\.\d+)", text)
     tag = re.search(r"\+cu(\d+)(\d)$", version)
@@ -211,21 +227,27 @@ def _arch_list(text: str) -> tuple[str, ...] | None:
     return None
 
 
-def _cudnn(text: str) -> int | None:
-    """The cuDNN torch runs, from its build configuration's "- CuDNN X.Y.Z" line."""
+def _cudnn(text: str, fields: dict[str, str]) -> int | None:
+    """The cuDNN torch runs, from its build configuration's "- CuDNN X.Y.Z" line, or the
+    integer torch.backends.cudnn.version() returned (fastai's "torch cudnn ver : 7401")."""
     m = _CONFIG_CUDNN.search(text)
-    return encode_cudnn_version(int(m[1]), int(m[2]), int(m[3])) if m else None
+    if m:
+        return encode_cudnn_version(int(m[1]), int(m[2]), int(m[3]))
+    said = re.match(r"(\d{4,6})\b", fields.get("torch cudnn ver") or fields.get("torch cudnn", ""))
+    return int(said[1]) if said and int(said[1]) >= 1000 else None
 
 
 def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
+    # fastai 2 writes "11.0 / is available" (or "is **Not available**")
+    folded = fields.get("torch cuda", "").partition("/ is ")[2].strip("* ") or None
     available = next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
-                                  "available", "pytorch.cuda")
-                      if (f := _flag(fields.get(k))) is not None), None)
+                                  "available", "pytorch.cuda", "torch cuda is")
+                      if (f := _flag(fields.get(k))) is not None), _flag(folded))
     hip = re.search(r"\+rocm(\d+(?:\.\d+)*)$", version)
     return stated_runtime(
         version, _torch_cuda(version, fields, text), available, hip[1] if hip else None,
         why="is not in the report (the tool's report does not state it)",
-        source="a tool's text", archs=_arch_list(text), cudnn=_cudnn(text))
+        source="a tool's text", archs=_arch_list(text), cudnn=_cudnn(text, fields))
 
 
 def _python(fields: dict[str, str]) -> str | Unavailable:
@@ -268,7 +290,8 @@ def parse_nvcc(text: str) -> Partial | None:
 def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | None]]
           ) -> NvmlFacts | Unavailable:
     driver = next((v.split()[0] for k in ("driver version", "cuda driver version",
-                                          "nvidia driver version") if (v := fields.get(k))
+                                          "nvidia driver version", "nvidia driver")
+                   if (v := fields.get(k))
                    and re.match(r"\d+\.\d+", v)), None)
     if not gpus and driver is None:
         return not_reported(f"the NVIDIA driver and the GPUs are not in {tool}'s report")
@@ -283,7 +306,7 @@ def parse(text: str) -> Partial | None:
     text = _lines(text)
     tool = _tool(text)
     fields = _fields(text)
-    gpus = _gpus(text, fields)
+    gpus = _gpus(text, fields, tool)
     version = _torch_version(fields)
     if version is None and not gpus:
         return None

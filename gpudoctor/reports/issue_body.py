@@ -48,6 +48,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi", nvidia_smi.BANNER),
     ("nvidia-smi (rows)", nvidia_smi.ROW_START),  # a table whose banner the paste cut off
     ("nvidia-smi -q", nvidia_smi_q.START_TEXT),
+    ("nvidia-smi -q (headless)", nvidia_smi_q.HEADLESS),
     ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
     ("nvidia-smi -L", nvidia_smi_list.START),
@@ -141,6 +142,10 @@ def find_blocks(text: str) -> list[Block]:
                 continue  # the next GPU of the same list
             if kind == "tool env" and current and current[0] == "tool env":
                 continue  # Lightning's "* CUDA:" inside its report, sys.platform inside one
+            if kind == "nvidia-smi -q (headless)":
+                if current and current[0] == "nvidia-smi -q":
+                    continue  # the header's fields under its banner, or the next one
+                kind = "nvidia-smi -q"
             if kind == "nvidia-smi -q (fragment)" and current and current[0].startswith(
                     "nvidia-smi -q"):
                 continue  # a section inside a whole -q, or the next one of a fragment

@@ -60,8 +60,9 @@ NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$"
                         r"|['\"`]No devices were found['\"`]", re.MULTILINE)
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
-    (re.compile(r"NVIDIA-SMI has failed because it couldn.?t communicate with the NVIDIA "
-                r"driver"), Reason.DRIVER_NOT_LOADED,
+    # as printed, or retyped ("NVIDIA SMI has failed because it could not communicate …")
+    (re.compile(r"(?i:NVIDIA[- ]SMI) has failed because it (?:couldn.?t|could not|cannot|can.?t) "
+                r"communicate with the NVIDIA driver"), Reason.DRIVER_NOT_LOADED,
      "nvidia-smi could not talk to the NVIDIA driver: its kernel module is not loaded"),
     # NVML's own string for NVML_ERROR_LIB_RM_VERSION_MISMATCH, which nothing else prints:
     # read where a user quotes it without nvidia-smi's "Failed to initialize NVML: "
@@ -96,8 +97,13 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
 # "detect" on Windows, "determine" on Linux
 LOST = re.compile(r"Unable to (?:determine|detect) the device handle for GPU ?"
                   r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*([^\n]+)")
-ERROR_START = re.compile("|".join([*(f"(?:{p.pattern})" for p, _, _ in ERRORS), LOST.pattern]),
-                         re.MULTILINE)
+# NVML_ERROR_GPU_IS_LOST in a program's own words where no bus id is printed: the enum's name
+# (C's, or a binding's "GpuIsLost" as NVML wrappers name it), or nvmlErrorString's "GPU is
+# lost" after a line's "NVML"
+NVML_LOST = re.compile(r"(?i:\b(?:NVML_ERROR_GPU_IS_LOST|GpuIsLost)\b|\bnvml\b[^\n]{0,160}?"
+                       r"\bGPU is lost\b)")
+ERROR_START = re.compile("|".join([*(f"(?:{p.pattern})" for p, _, _ in ERRORS), LOST.pattern,
+                                   NVML_LOST.pattern]), re.MULTILINE)
 _INFOROM = re.compile(r"infoROM is corrupted at gpu ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                       r"[0-9A-Fa-f]{2}\.[0-9A-Fa-f])", re.IGNORECASE)
 
@@ -117,6 +123,12 @@ def parse_error(text: str) -> Partial | None:
             return Partial(kind="nvidia-smi (error)", rank=3,
                            nvml=Unavailable(reason, message, detail))
     lost = _lost(text)
+    if not lost and (m := NVML_LOST.search(text)) is not None:
+        end = text.find("\n", m.end())
+        line = text[text.rfind("\n", 0, m.start()) + 1:end if end >= 0 else None].strip()[:400]
+        lost = (Unavailable(Reason.ERROR, "a GPU: NVML reports it lost (NVML_ERROR_GPU_IS_LOST: "
+                            "it fell off the bus or stopped answering; the kernel log's Xid "
+                            "says why): it needs a reset or a reboot", line),)
     return _loaded(text, lost) if lost else None
 
 

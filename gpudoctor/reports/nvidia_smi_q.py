@@ -29,16 +29,22 @@ from gpudoctor.reports.interface import Q_SECTIONS, Partial, not_reported, state
 from gpudoctor.versions import encode_cuda_version
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
+# the same text pasted without its banner (`nvidia-smi -a` copied from its first field on): the
+# header's fields flush left and padded to the colon, as nvidia-smi writes them
+HEADLESS = re.compile(r"^(?:Timestamp {4,}: \S|Driver Version {4,}: \d)")
 START_XML = re.compile(r"<nvidia_smi_log>")
 # a piece of -q pasted on its own, with no banner, driver or GPU line (`nvidia-smi -q | grep
 # -A5 Fabric`, a comment quoting a section, a paste that starts mid-GPU): a section's heading
 # alone on its line, indented as -q indents a GPU's sections (4 spaces; Fabric also flush, as
 # `grep -A4` prints it), or the GPU's UUID line. `parse_fragment` reads what its sections state
 # (and refuses headings without values: a word in prose)
-_SECTIONS = (r"^[ \t]+(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
-             r"Reasons|Temperature|(?:GPU )?Power Readings|FB Memory Usage|BAR1 Memory Usage|"
-             r"Max Clocks|Applications Clocks|Inforom Version|GPU Reset Status|Ecc Mode|"
-             r"ECC Mode|GPU Virtualization Mode|Compute Mode)[ \t]*$"
+# The headings of several words no prose line is made of alone also count flush left (a README
+# quoting one section, its indentation stripped)
+_SECTIONS = (r"^[ \t]*(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|Throttle) "
+             r"Reasons|GPU Power Readings|FB Memory Usage|BAR1 Memory Usage)[ \t]*$"
+             r"|^[ \t]+(?:Temperature|Power Readings|Max Clocks|Applications Clocks|"
+             r"Inforom Version|GPU Reset Status|Ecc Mode|ECC Mode|GPU Virtualization Mode|"
+             r"Compute Mode)[ \t]*$"
              r"|^[ \t]+GPU UUID[ \t]+: GPU-[0-9a-fA-F-]{36}[ \t]*$")
 FRAGMENT = re.compile(rf"{_SECTIONS}|^\s*Fabric\s*$")
 # a piece of `-q -x` without its <nvidia_smi_log> root (a comment quoting a GPU's elements, a

@@ -42,7 +42,9 @@ from gpudoctor.views import PROSE
 LIMIT = 100_000  # a longer text is read in its first part only
 _WHY = "is not in the report (the reporter's words state only some facts)"
 MAX_GPUS = 16  # a text naming more products than this is a list of products, not a machine
-_VERSION = r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?(?:\+(?:cpu|cu\d{2,3}|rocm[\d.]{1,8}))?"
+# the local tag as pip prints it, or with its "+" left out ("1.8.2cu111"): `_version` adds it
+_VERSION = (r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?"
+            r"(?:\+?(?:cpu|cu\d{2,3})(?![\w.])|\+rocm[\d.]{1,8})?")
 # torch's version as people write it: pip's requirement, "PyTorch 1.10.1", "pytorch (1.3.1)",
 # "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1"
 TORCH = re.compile(
@@ -62,15 +64,21 @@ DRIVER = re.compile(r"\bdriver(?:[ \t]+version)?[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?
 # ("K40c", "A100", "H100") alone; the catalogue decides which are products
 GPU = re.compile(
     r"(?<![\w.-])(?:NVIDIA[ \t]+)?(?:(?:GeForce|Tesla|Quadro|TITAN|Titan|Jetson)[ \t]+)?"
-    r"(?:(?:RTX|GTX|GT|MX|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
+    r"(?:(?:(?i:RTX|GTX|GT|MX)|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
     r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,3}[a-zA-Z]{0,2})"
     r"(?:[ \t]+(?:Ti|SUPER|Super|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
+
+# a bare model number where the words say it is the GPU ("my gpu is 4070ti", "GPU: 1080 Ti"):
+# alone a number is no name ("2019", "1080p"), after those words the catalogue places it
+BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)\b[ \t]{0,3}(?:is|:|=|-)?[ \t]{0,3}"
+                  r"(?:an?[ \t]+|my[ \t]+)?)(?P<m>\d{3,4}(?:[ \t]?(?i:ti|super))?)(?![\w.])")
 
 
 def parse(text: str, tables: Tables) -> Partial | None:
     """The facts `text` states in words; None where it states too few to be a report."""
-    text = text[:LIMIT]
-    versions = {m["v"] for m in TORCH.finditer(text)}
+    # a full-width colon (a Chinese input method's "torch version：1.8.2") is a colon
+    text = text[:LIMIT].replace("\uff1a", ": ")
+    versions = {_version(m["v"]) for m in TORCH.finditer(text)}
     version = versions.pop() if len(versions) == 1 else None
     said = {m["v"] for m in AVAILABLE.finditer(text)}
     available = None if len(said) != 1 else said.pop() == "True"
@@ -99,6 +107,12 @@ def parse(text: str, tables: Tables) -> Partial | None:
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
 
 
+def _version(written: str) -> str:
+    """torch's version as pip names it: the local tag's "+" put back where the words left it
+    out ("1.8.2cu111" → "1.8.2+cu111")."""
+    return re.sub(r"(?<=\d)(?=(?:cpu|cu\d))", "+", written, count=1)
+
+
 def named_gpus(text: str, tables: Tables) -> Partial | None:
     """The GPUs the words name, alone: for a text whose tools' output (torch's messages, a
     version print) states no GPU and no driver. Bound as `views.PROSE`, like `parse`'s."""
@@ -122,8 +136,10 @@ def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
             found = tables.match_gpu(name)
             placed.setdefault(found.name if found else name, (name, f"{m['ma']}.{m['mi']}"))
     tried: set[str] = set()
-    for m in GPU.finditer(text):
-        given = re.sub(r"[ \t]+", " ", m[0].strip())
+    candidates = sorted([(m.start(), m[0]) for m in GPU.finditer(text)]
+                        + [(m.start("m"), m["m"]) for m in BARE.finditer(text)])
+    for _, written in candidates:
+        given = re.sub(r"[ \t]+", " ", written.strip())
         if given in tried or given in named:
             continue
         tried.add(given)

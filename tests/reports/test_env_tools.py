@@ -235,3 +235,26 @@ def test_detectron2s_first_table_without_sys_platform() -> None:
     assert (rt.version, rt.cuda, rt.cuda_available) == ("1.3.0", "10.1", True)
     assert rt.arch_list == ("sm_35", "sm_50", "compute_50")
     assert _judged(env)["GD404"] is Status.PASS
+
+
+ROUND9_H = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round9" / "reports-H"
+
+
+def test_fastai_show_install() -> None:
+    # https://github.com/fastai/fastai/issues/1566: fastai 1's show_install above an
+    # nvidia-smi table cut after its header: "torch version : 1.0.0", "torch cuda ver :
+    # 9.0.176", "torch cuda is : available", "torch cudnn ver : 7401", "- gpu0 : 7949MB |
+    # GeForce RTX 2080"
+    env = read_reports([("r18-002.txt", (ROUND9_H / "r18-002.txt").read_text(encoding="utf-8"))])
+    assert env.sources[0] == "fastai's show_install in r18-002.txt"
+    torch = env.torch
+    assert isinstance(torch, TorchFacts) and isinstance(torch.runtime, TorchRuntime)
+    assert (torch.runtime.version, torch.runtime.cuda, torch.runtime.cuda_available) == (
+        "1.0.0", "9.0.176", True)
+    assert torch.runtime.cudnn_version == 7401
+    assert torch.python_version == "3.7.0"
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "415.25"
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["GeForce RTX 2080"]
+    found = _judged(env)
+    assert {found[c] for c in ("GD103", "GD402", "GD403")} == {Status.PASS}
+

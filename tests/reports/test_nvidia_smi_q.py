@@ -260,3 +260,33 @@ def test_xml_nested_deeper_than_nvidia_smi_writes_is_refused(text: str) -> None:
     before this session too. nvidia-smi nests 6 levels; deeper is not its output."""
     with pytest.raises(ReportError):
         read_reports([("deep.xml", text)])
+
+
+ROUND9_H = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9" / "reports-H"
+ROUND9 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9"
+
+
+def test_q_pasted_without_its_banner_is_read_whole() -> None:
+    # https://github.com/NVIDIA/k8s-device-plugin/issues/343: `nvidia-smi -a` copied from its
+    # "Timestamp" line on (no ==NVSMI LOG== banner), cut in the first GPU's sections
+    env = read_reports([("r20-012.md", (ROUND9_H / "r20-012.md").read_text(encoding="utf-8"))])
+    assert env.sources == ("nvidia-smi -q (cut off) in r20-012.md",)
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "450.203.03"
+    assert _gpu(env).name == "A100-SXM4-40GB" and _gpu(env).persistence_mode is True
+    status = statuses(env)
+    assert (status["GD101"], status["GD108"]) == (Status.PASS, Status.PASS)
+
+
+def test_a_banner_and_its_header_fields_are_one_block() -> None:
+    text = (ROUND9 / "reports-H" / "r20-012.md").read_text(encoding="utf-8")
+    body = text[text.index("Timestamp"):]
+    env = read_reports([("q", "==============NVSMI LOG==============\n\n" + body)])
+    assert env.sources == ("nvidia-smi -q (cut off) in q",)  # one block, not two
+
+
+def test_a_section_quoted_flush_left_is_a_fragment() -> None:
+    # l4rz/reverse-engineering-dell-idrac-to-get-rid-of-gpu-throttling (README): the clock-event
+    # reasons quoted with their heading flush left: HW Power Brake Slowdown active
+    env = read_reports([("r20-022.txt", (ROUND9_H / "r20-022.txt").read_text(encoding="utf-8"))])
+    assert env.sources == ("nvidia-smi -q (sections of it) in r20-022.txt",)
+    assert statuses(env)["GD106"] is Status.FAIL

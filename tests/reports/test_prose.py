@@ -117,6 +117,8 @@ ROUND9 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9" / "report
     ("r18-019.md", "NVIDIA GeForce RTX 2080 Ti"),
     ("r18-020.md", "RTX2060"),
     ("r18-035.md", "RTX 4090"),
+    # 16lemoing/dot#9: "My gpu is  4070ti": a bare model number after the words "my gpu is"
+    ("r18-028.md", "4070ti"),
 ])
 def test_torchs_cpu_build_message_and_the_gpu_the_words_name(name: str, gpu: str) -> None:
     """torch's own message is a tool's output, so the words alone are not read as a report;
@@ -128,3 +130,20 @@ def test_torchs_cpu_build_message_and_the_gpu_the_words_name(name: str, gpu: str
     assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == [gpu]
     got = statuses(env)
     assert (got["GD402"], got["GD101"]) == (Status.FAIL, Status.SKIP)
+
+
+def test_full_width_colons_a_tag_without_its_plus_and_a_lower_case_line() -> None:
+    # open-mmlab/mmdetection#9781: "gpu：rtx3060", "torch version：1.8.2cu111" (a Chinese input
+    # method's full-width colons, the local tag written without "+", "rtx" in lower case)
+    env = read_reports([("r18-036.md", (ROUND9 / "r18-036.md").read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert (env.torch.runtime.version, env.torch.runtime.cuda) == ("1.8.2+cu111", "11.1")
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["rtx3060"]
+    assert statuses(env)["GD402"] is Status.PASS
+
+
+@pytest.mark.parametrize("text", ["I bought it in 2019 for 1080p games", "gpu: 99999",
+                                  "the GPU is 2019 vintage"])
+def test_a_bare_number_is_no_gpu_unless_the_catalogue_places_it_after_gpu(text: str) -> None:
+    assert prose.named_gpus(text, load_tables()) is None
