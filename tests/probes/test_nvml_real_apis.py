@@ -246,10 +246,14 @@ grand = childproc.start([sys.executable, "-c",
     "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
     "'import time; time.sleep(60)'], start_new_session=True); time.sleep(60)"])
 import time
+def parent(pid):  # a process may end between listdir and open (another test's, the CI's)
+    try:
+        return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1]
+    except OSError:
+        return None
 deadline = time.monotonic() + 10
 while time.monotonic() < deadline:
-    kids = [int(p) for p in os.listdir('/proc') if p.isdigit() and
-            open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1] == str(grand.pid)]
+    kids = [int(p) for p in os.listdir('/proc') if p.isdigit() and parent(p) == str(grand.pid)]
     if kids:
         break
     time.sleep(0.05)
