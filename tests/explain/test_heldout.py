@@ -28,6 +28,7 @@ SETS = {
     "round7/explain-F": ((171, 114, 57), 96),  # 81 on a69e6bf (sealed)
     "round8/explain-G": ((170, 110, 60), 89),  # 76 on ec20ecf (sealed)
     "round9/explain-H": ((148, 100, 48), 77),  # 64 on f81f6e0 (sealed)
+    "round10/explain-I": ((161, 104, 57), 66),  # 66 on d374095 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -45,6 +46,7 @@ BLAMED = {
                          "g25-024.txt"},
     "round9/explain-H": {"g26-030.txt", "g27-009.txt", "g27-016.txt", "g28-028.txt",
                          "g30-009.txt", "g30-010.txt"},
+    "round10/explain-I": {"g32-007.txt", "g32-029.txt", "g33-029.txt", "g34-025.txt"},
 }
 
 
