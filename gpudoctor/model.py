@@ -284,6 +284,11 @@ class TorchRuntime:
     # Maximum cuda capability supported by this version of PyTorch is (7.0) - (12.0)" for a
     # 6.1 GPU): no code of the build runs on them, PTX included (PTX runs only forward)
     too_old_gpus: tuple[tuple[str, str], ...] = ()
+    # (name, compute capability) of the GPUs torch's `_check_cubins` warning calls not
+    # compatible with its build ("… with CUDA capability sm_120 is not compatible with the
+    # current PyTorch installation"): torch found no cubin of the GPU's major in its arch list
+    # (it does not count PTX: an older architecture's PTX could still run there)
+    incompatible_gpus: tuple[tuple[str, str], ...] = ()
     # the cuDNN torch says it was compiled against ("8.7.0"), from its own "cuDNN version
     # incompatibility: PyTorch was compiled against (8, 7, 0) but found runtime version
     # (8, 6, 0)" in a pasted report; NOT_RECORDED where torch did not say it

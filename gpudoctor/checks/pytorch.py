@@ -261,6 +261,16 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
                       (("arch list", arch.message),
                        *(("torch's warning", f"{n}: compute capability {cc}")
                          for n, cc in rt.too_old_gpus)))
+    if isinstance(arch, Unavailable) and rt.incompatible_gpus:  # torch's own check, again
+        names = ", ".join(f"{n} ({sm_of(cc)})" for n, cc in rt.incompatible_gpus)
+        return failed(f"{V.torch_name(env)} has no kernels for {names}: torch itself warns the "
+                      "GPU is not compatible with its build: its arch list (not in the report) "
+                      "holds no cubin of the GPU's major. torch does not count PTX here, but "
+                      "of PyTorch's wheels only 1.2-1.5's carried an older architecture's PTX",
+                      f"install a torch build that includes it: {_install_fix(env, tables)}",
+                      (("arch list", arch.message),
+                       *(("torch's warning", f"{n}: not compatible, {sm_of(cc)}")
+                         for n, cc in rt.incompatible_gpus)))
     if isinstance(arch, Unavailable):
         return _by_arch_rule(env, tables, rt.cuda, arch)
     arch_list, arch_source = arch

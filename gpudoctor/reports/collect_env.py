@@ -237,6 +237,7 @@ def _runtime(fields: dict[str, str], version: str, text: str) -> TorchRuntime | 
         file=not_reported("where torch was imported from is not in the report"),
         warned_gpus=torch_messages.warned_gpus(text),
         too_old_gpus=torch_messages.too_old_gpus(text),
+        incompatible_gpus=torch_messages.incompatible_gpus(text),
     )
 
 
@@ -288,7 +289,8 @@ def _torch_cut(fields: dict[str, str], text: str) -> TorchFacts | Unavailable:
             mapped_libraries=not_reported("the libraries torch loaded are not in the report"),
             file=not_reported("where torch was imported from is not in the report"),
             warned_gpus=torch_messages.warned_gpus(text),
-            too_old_gpus=torch_messages.too_old_gpus(text)),
+            too_old_gpus=torch_messages.too_old_gpus(text),
+            incompatible_gpus=torch_messages.incompatible_gpus(text)),
         seconds=not_reported("no probe ran: the facts are collect_env's"),
         python_version=_python_version(fields.get("Python version", "")),
     )

@@ -19,7 +19,8 @@ cudatoolkit, whether CUDA is available, the NVIDIA driver's version, the GPUs ("
 RTX 3090", "NVIDIA GeForce GTX 1080 Ti"), Python's version, and the OS (kept as the report's
 words: WSL 1 from a "-Microsoft" kernel, Windows). A bare "CUDA: 12.1" may be torch's, the
 toolkit's or the driver's: it is not read. GPU names count as the driver's only beside a driver
-version or a torch that finds CUDA (a name alone does not show a working driver). A key or a
+version or a torch that finds CUDA (a name alone does not show a working driver: it is bound
+as the reporter's words, `views.PROSE`, which GD404 judges and GD101 does not). A key or a
 value of another form is left unread; two differing values of one fact leave it unread.
 """
 
@@ -38,6 +39,7 @@ from gpudoctor.reports.interface import (
     stated_runtime,
     tag_cuda,
 )
+from gpudoctor.views import PROSE
 
 LONGEST = 300  # a longer line is no list item read here
 LIMIT = 200_000  # a longer paste is read in its first part only
@@ -195,14 +197,20 @@ def _runtime(version: str, cuda: str | None, available: bool | None, text: str
         why="is not in the report (the environment list does not state it)",
         source="a list of versions", archs=torch_messages.arch_list(text),
         warned_gpus=torch_messages.warned_gpus(text),
-        too_old_gpus=torch_messages.too_old_gpus(text))
+        too_old_gpus=torch_messages.too_old_gpus(text),
+        incompatible_gpus=torch_messages.incompatible_gpus(text))
 
 
 def _nvml(driver: str | None, gpus: list[str] | None, available: bool | None
           ) -> NvmlFacts | None:
+    why = "is not in the report (the environment list does not state it)"
+    if driver is None and gpus and available is not True:
+        # a name alone shows no working driver: bound as words are (GD101 skips, GD102 does
+        # not judge), it still tells GD404 which GPU torch's build must hold code for
+        return stated_driver(PROSE, why, tuple(named_gpu(i, name, why)
+                                               for i, name in enumerate(gpus)), None)
     if driver is None and not (gpus and available is True):
         return None
-    why = "is not in the report (the environment list does not state it)"
     return stated_driver("the report's environment list", why,
                          tuple(named_gpu(i, name, why) for i, name in enumerate(gpus or ())),
                          driver)

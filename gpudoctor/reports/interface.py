@@ -132,6 +132,7 @@ def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: 
                    why: str, source: str, archs: tuple[str, ...] | None,
                    warned_gpus: tuple[tuple[str, str], ...] = (),
                    too_old_gpus: tuple[tuple[str, str], ...] = (),
+                   incompatible_gpus: tuple[tuple[str, str], ...] = (),
                    cudnn: int | None = None) -> TorchRuntime | Unavailable:
     """torch at run time as a report that states versions gives it (a tool's report, an
     environment list): its version, the CUDA it was built with (None: not stated), whether CUDA
@@ -160,4 +161,5 @@ def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: 
         file=not_reported(f"where torch was imported from {why}"),
         warned_gpus=warned_gpus,
         too_old_gpus=too_old_gpus,
+        incompatible_gpus=incompatible_gpus,
     )

@@ -167,6 +167,7 @@ def _with_messages(part: Partial, messages: Partial) -> Partial:
         # torch's prints and a list of versions do not read torch's warnings: add them
         assert isinstance(part.torch, TorchFacts)
         rt = replace(rt, warned_gpus=said.warned_gpus, too_old_gpus=said.too_old_gpus,
+                     incompatible_gpus=said.incompatible_gpus,
                      arch_list=rt.arch_list if isinstance(rt.arch_list, tuple)
                      else said.arch_list)
         part = replace(part, torch=replace(part.torch, runtime=rt))

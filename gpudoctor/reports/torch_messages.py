@@ -32,10 +32,14 @@ from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unav
 from gpudoctor.reports.interface import Partial, not_reported
 from gpudoctor.versions import encode_cudnn_version, normalize_cc
 
-_QUOTE = re.compile(r"^(?:\s{0,3}>\s?)+", re.MULTILINE)
+# a quote's ">", and the prefix Ray puts before each line a worker prints ("(Worker pid=369) ",
+# "(RayWorkerWrapper pid=12, ip=10.0.0.2) ", "(pid=8) ")
+_QUOTE = re.compile(r"^(?:(?:\s{0,3}>\s?)+|\((?:[A-Za-z_]\w{0,40} )?pid=\d{1,9}"
+                    r"(?:, ip=[\d.:a-fA-F]{1,45})?\) )", re.MULTILINE)
 _ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
 # as printed, and as pasted: wrapped across lines, retyped in lower case, "capabilities"
-INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capabilit(?:y|ies) sm_(\d+)[ \t]*\n?"
+INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capabilit(?:y|ies)[ \t]*\n?[ \t]*sm_(\d+)"
+                          r"[ \t]*\n?"
                           r"[ \t]*is[ \t]+not[ \t]*\n?[ \t]*compatible[ \t]*\n?[ \t]*with[ \t]*\n?"
                           r"[ \t]*the current PyTorch installation\b\.?"
                           r"(?:\s*The\s{1,4}current\s{1,4}PyTorch\s{1,4}install\s{1,4}supports\s{1,4}"
@@ -114,7 +118,24 @@ def warned_gpus(text: str) -> tuple[tuple[str, str], ...]:
     hits += [(m.start(), re.sub(r"^.*Warning:\s*", "", m[1]).strip(), normalize_cc(m[2]) or m[2])
              for m in INCOMPATIBLE.finditer(text)]
     for _, name, cc in sorted(hits):
-        found.setdefault(name, cc)
+        found.setdefault(_name(name), cc)
+    return tuple(found.items())
+
+
+def _name(written: str) -> str:
+    """A GPU's name as torch printed it, without the list marker, backtick or quote of the
+    prose it was pasted in ("- `NVIDIA GeForce RTX 5090" → "NVIDIA GeForce RTX 5090")."""
+    return written.strip().lstrip("-*`'\" \t").strip()
+
+
+def incompatible_gpus(text: str) -> tuple[tuple[str, str], ...]:
+    """(name, compute capability) of each GPU torch's `_check_cubins` warning names ("… with
+    CUDA capability sm_120 is not compatible with the current PyTorch installation"), once
+    each."""
+    text = _QUOTE.sub("", text[:LONGEST])
+    found: dict[str, str] = {}
+    for m in INCOMPATIBLE.finditer(text):
+        found.setdefault(_name(re.sub(r"^.*Warning:\s*", "", m[1])), normalize_cc(m[2]) or m[2])
     return tuple(found.items())
 
 
@@ -169,7 +190,7 @@ def parse(text: str) -> Partial | None:
         return None
     torch = None
     if gpus or archs is not None or init is not None or cudnn is not None or cpu:
-        rt = runtime(archs, gpus, init, too_old_gpus(text))
+        rt = runtime(archs, gpus, init, too_old_gpus(text), incompatible_gpus(text))
         if cpu:
             rt = replace(rt, cuda=None, cuda_available=False,
                          cuda_init_error=NOT_COMPILED.pattern)
@@ -198,8 +219,8 @@ def parse(text: str) -> Partial | None:
 
 
 def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...],
-            init: str | None = None, too_old: tuple[tuple[str, str], ...] = ()
-            ) -> TorchRuntime:
+            init: str | None = None, too_old: tuple[tuple[str, str], ...] = (),
+            incompatible: tuple[tuple[str, str], ...] = ()) -> TorchRuntime:
     """A CUDA build of unknown version (torch warns about arches, and fails to initialise CUDA,
     only in a CUDA build) that named these GPUs and this arch list, or gave this reason for
     torch.cuda.is_available() being False."""
@@ -222,4 +243,5 @@ def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...],
         file=not_reported(f"where torch was imported from {why}"),
         warned_gpus=gpus,
         too_old_gpus=too_old,
+        incompatible_gpus=incompatible,
     )

@@ -16,6 +16,7 @@ from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import env_list
 from gpudoctor.reports.read import ReportError, read_reports
+from gpudoctor.views import PROSE
 
 HELDOUT_C = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
 
@@ -71,11 +72,16 @@ def test_a_gpu_mark_needs_the_plain_key() -> None:
 
 def test_app_system_info_bold_keys() -> None:
     """r5-007.md (edenaion/EZ-CorridorKey#87): "- **PyTorch:** 2.9.1+cu130" gives torch's CUDA
-    by its tag; "- **CUDA:** 13.0" says nothing more; the GPU's name alone is no driver."""
+    by its tag; "- **CUDA:** 13.0" says nothing more; the GPU's name alone is no driver: it is
+    bound as the reporter's words (GD101 skips), and GD404 judges the build against it."""
     env = _read(_text("r5-007.md"))
     rt = _runtime(env)
     assert (rt.version, rt.cuda) == ("2.9.1+cu130", "13.0")
-    assert isinstance(env.nvml, Unavailable)  # "GPU: NVIDIA GeForce GTX 1080 Ti", no driver
+    # "GPU: NVIDIA GeForce GTX 1080 Ti", no driver
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
+    judged = _judged(env)
+    assert judged["GD101"] is Status.SKIP
+    assert judged["GD404"] is Status.FAIL  # sm_61; the cu130 wheel starts at sm_75
     assert isinstance(env.host, Unavailable) and "(Windows)" in (env.host.detail or "")
 
 
@@ -195,3 +201,15 @@ def test_hugging_faces_env_with_its_bullets_lost() -> None:
     assert (rt.version, rt.cuda, rt.cuda_available) == ("2.0.1+cu117", "11.7", True)
     # a bare "key: value" without the hint is no list item: Python's version stays unread
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.python_version, Unavailable)
+
+
+def test_a_gpu_named_beside_no_driver_is_judged_by_gd404() -> None:
+    """https://github.com/huggingface/lerobot/pull/2005 (lerobot-info): "- PyTorch version:
+    2.7.1+cu126", "- GPU model: NVIDIA GeForce RTX 4070 Laptop GPU" and no driver: the name is
+    the reporter's words (GD101 skips), enough for GD404 (the cu126 wheel's sm_86 runs on
+    sm_89)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round10" / "reports-I"
+    env = read_reports([("r22-014.txt", (path / "r22-014.txt").read_text(encoding="utf-8"))])
+    judged = _judged(env)
+    assert (judged["GD101"], judged["GD402"], judged["GD404"]) == (
+        Status.SKIP, Status.PASS, Status.PASS)

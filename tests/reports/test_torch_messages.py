@@ -247,3 +247,36 @@ def test_driver_too_old_wrapped_across_lines(tables: Tables) -> None:
     env = read_reports([("r11-022.md", (HELDOUT_E / "r11-022.md").read_text())])
     assert isinstance(env.libcuda, LibcudaFacts) and env.libcuda.cuda_driver_version == 12040
     assert _statuses("r11-022.md", tables)["GD103"] is Status.FAIL
+
+
+ROUND10_I = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round10" / "reports-I"
+
+
+def _gd404(name: str) -> tuple[Status, str]:
+    env = read_reports([(name, (ROUND10_I / name).read_text(encoding="utf-8"))])
+    result = next(r for r in run_checks(env, load_tables()).results if r.check_id == "GD404")
+    return result.finding.status, result.finding.message
+
+
+def test_the_incompatibility_warning_without_its_list_is_torchs_own_verdict() -> None:
+    # https://github.com/HybridRobotics/berkeley-humanoid-lite/issues/49 (r22-003): the warning's
+    # first sentence alone,
+    # quoted in a Markdown list item and backticks: GD404 fails on torch's own check
+    status, summary = _gd404("r22-003.md")
+    assert status is Status.FAIL
+    assert "NVIDIA GeForce RTX 5090 (sm_120)" in summary and "torch itself warns" in summary
+
+
+def test_the_warning_wrapped_before_its_arch_is_read() -> None:
+    # https://github.com/guoqincode/Open-AnimateAnyone/issues/114 (r22-028): "NVIDIA H100
+    # PCIe with CUDA capability\nsm_90 is not compatible …", the list sm_37 … sm_86 (no sm_9x,
+    # no PTX)
+    status, summary = _gd404("r22-028.md")
+    assert status is Status.FAIL and "NVIDIA H100 PCIe (sm_90)" in summary
+
+
+def test_ray_workers_prefixes_are_taken_off_torchs_warning() -> None:
+    # https://github.com/vllm-project/vllm/pull/39878, vLLM under Ray (r22-030): "(Worker
+    # pid=369) " before each line of torch 2.8's CC list; a V100 (7.0) against 7.5 … 12.0
+    status, summary = _gd404("r22-030.md")
+    assert status is Status.FAIL and "Tesla V100-SXM2-32GB (sm_70)" in summary
