@@ -12,6 +12,12 @@ Triton), read from what its messages name.
   instantiation from the program's code in the text, is the toolkit not supporting the host
   compiler or C library (g++ 11's <functional> under nvcc 11.x, glibc 2.41's math declarations
   against CUDA 12.9's): the host toolchain, not the program.
+- *A tool of the toolkit that is not there*: a line naming one of the compiler chain's own
+  programs or libraries (nvcc's trajectory: nvcc, cicc and libNVVM, libdevice, ptxas, fatbinary,
+  nvlink, cudafe++, bin2c; the binary utilities cuobjdump, nvdisasm, nvprune, cu++filt) as not
+  found ("Cannot find ptxas.exe", "Failed to execute `nvcc`: … NotFound", "libNVVM cannot be
+  found"): the CUDA toolkit is not installed, or not where the program looks. A line where the
+  tool itself speaks ("nvcc fatal : Cannot find compiler 'cl.exe'") is not one.
 - *A JIT's kernel that does not load*: Triton compiles every kernel for the GPU it runs on, so
   its "device kernel image is invalid" (or another no-code-for-this-GPU error) cannot be an
   architecture missing from a build: the driver is older than the ptxas Triton bundles.
@@ -57,6 +63,22 @@ _INSTANTIATED = re.compile(r"required from here|In instantiation of|instantiated
 
 _TRITON = re.compile(r"Triton Error \[CUDA\]:[ \t]{0,8}(?P<msg>[^\n]{3,160})")
 
+# the compiler chain's programs and libraries (NVIDIA's nvcc documentation, "The CUDA
+# Compilation Trajectory", and "CUDA Binary Utilities"; a toolkit's bin/ and nvvm/ hold them)
+TOOLKIT_TOOLS = ("nvcc", "cicc", "libnvvm", "nvvm", "libdevice", "ptxas", "fatbinary", "nvlink",
+                 "cudafe++", "bin2c", "cuobjdump", "nvdisasm", "nvprune", "cu++filt")
+_TOOL = re.compile(r"(?<![\w./+-])(?P<tool>" + "|".join(re.escape(t) for t in TOOLKIT_TOOLS)
+                   + r")(?:\.exe)?(?![\w+-])", re.I)
+_MISSING = re.compile(r"\b(?:not found|NotFound|No such file or directory|cannot be found|"
+                      r"can(?:no|')t find|could(?:n't| not) (?:find|locate)|unable to "
+                      r"(?:find|locate|execute)|failed to execute|is not recognized as an "
+                      r"internal or external command|does not exist)\b", re.I)
+# the tool speaking: what follows is its own error ("nvcc fatal : Cannot find compiler 'cl.exe'")
+_SPEAKER = re.compile(r"^[^\n]{0,40}?\b(?:nvcc|ptxas|nvlink|fatbinary|cicc|cudafe\+\+|nvdisasm|"
+                      r"cuobjdump)(?:\.exe)?[ \t]{1,4}(?:fatal|error|warning|info)[ \t]{0,4}:",
+                      re.I)
+_LINE = 400  # a longer line is no such message
+
 
 def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
     """The compiler chain's failures the text names (see the module)."""
@@ -67,7 +89,40 @@ def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
         out += _host_headers(text)
     if "triton error [cuda]" in lowered:
         out += _triton(text, lowered)
+    out += _tool_missing(text)
     return out
+
+
+def _tool_missing(text: str) -> list[Match]:
+    """The first line that says a toolkit tool is not found (see the module)."""
+    for i, m in enumerate(hits(_MISSING, text)):
+        if i >= 64:
+            return []
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start:end if end >= 0 else len(text)]
+        if len(line) > _LINE or _SPEAKER.match(line):
+            continue
+        tool = _TOOL.search(line)
+        if tool is None:
+            continue
+        name = tool["tool"]
+        sig = derived(
+            "toolkit-tool-missing", f"the CUDA toolkit's {name} is not found", "toolkit",
+            "toolkit-missing",
+            f"The program needs {name}, part of the CUDA toolkit's compiler chain, and finds "
+            "none: the toolkit is not installed (a driver, or CUDA runtime wheels from pip, "
+            "have no compiler), or it is not where the program looks (PATH, CUDA_HOME / "
+            "CUDA_PATH).",
+            "install the CUDA toolkit (or the framework's own toolkit packages, e.g. "
+            "nvidia-cuda-nvcc) for the CUDA the program uses, and point the program at it: "
+            "PATH=$CUDA_HOME/bin:$PATH with CUDA_HOME (CUDA_PATH on Windows) set",
+            ("https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html"
+             "#the-cuda-compilation-trajectory",
+             "https://docs.nvidia.com/cuda/cuda-binary-utilities/index.html"),
+            confirm=("GD201",))
+        return [found(sig, (start, start + len(line), line))]
+    return []
 
 
 def _archs(text: str, tables: Tables) -> list[Match]:

@@ -4,6 +4,9 @@ releases and programs print them."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.compat import load_tables
@@ -79,3 +82,63 @@ def test_a_triton_kernel_the_driver_cannot_load_is_the_driver() -> None:
 ])
 def test_cupys_out_of_memory_is_out_of_memory(text: str) -> None:
     assert best(text) == ("cupy-out-of-memory", "out-of-memory")
+
+
+def _host_configs() -> list[Path]:
+    """The toolkits' crt/host_config.h on this machine (a CUDA toolkit, Triton's copy)."""
+    found = sorted(Path("/usr/local").glob("cuda*/include/crt/host_config.h"))
+    for entry in sys.path:
+        found += sorted(Path(entry).glob("triton/backends/nvidia/include/crt/host_config.h"))
+    return [p for p in found if p.is_file()]
+
+
+def test_every_host_config_error_about_the_compiler_is_explained() -> None:
+    """Complete against the source: each `#error` of host_config.h that refuses the host
+    compiler (all but the one about a PowerPC platform) explains as host-compiler-unsupported,
+    and also cut where a terminal wraps it."""
+    headers = _host_configs()
+    if not headers:
+        pytest.skip("no CUDA toolkit's host_config.h on this machine")
+    errors = {line.partition("#error")[2].strip(" -") for h in headers
+              for line in h.read_text(encoding="utf-8", errors="replace").splitlines()
+              if line.lstrip().startswith("#error")}
+    about_compiler = [e for e in errors if "PPC platform" not in e]
+    assert len(about_compiler) >= 10, errors
+    for message in about_compiler:
+        assert best(f"/usr/local/cuda/include/crt/host_config.h:151:2: error: #error -- "
+                    f"{message}")[1] == "host-compiler-unsupported", message
+        wrapped = message.replace(" version!", "\nversion!", 1).replace(" is not ", "\nis not ", 1)
+        assert best(wrapped)[1] == "host-compiler-unsupported", wrapped
+
+
+@pytest.mark.parametrize("text", [
+    # an older toolkit's wording, wrapped by the terminal (cpyrit, CUDA 4.0)
+    "/usr/local/cuda/bin/../include/host_config.h:82:2: error: #error -- unsupported \n"
+    "GNU version! gcc 4.5 and up are not supported!",
+    # nvcc's own check (Caffe on macOS)
+    "nvcc fatal   : The version ('60100') of the host compiler ('Apple clang') is not supported",
+])
+def test_other_wordings_of_the_refused_host_compiler(text: str) -> None:
+    assert best(text)[1] == "host-compiler-unsupported"
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    # ComfyUI's Triton on Windows (round 10, g33-034)
+    ("2024-12-05 14:35:02,706- root:392- ERROR- !!! Exception during processing !!! Cannot "
+     "find ptxas.exe", "ptxas"),
+    # cudarc's build script in a container (round 10, g35-015)
+    ("19.99   Failed to execute `nvcc`: Os { code: 2, kind: NotFound, message: \"No such file "
+     "or directory\" }", "nvcc"),
+    # Numba
+    ("NvvmSupportError: libNVVM cannot be found. Do `conda install cudatoolkit`:", "libNVVM"),
+])
+def test_a_toolkit_tool_not_found_is_the_toolkit_missing(text: str, tool: str) -> None:
+    expl = explain(text, TABLES, probe=None)
+    sig = expl.diagnoses[0].match.signature
+    assert sig.cause_class == "toolkit-missing" and tool in sig.title
+
+
+def test_a_tool_speaking_of_another_missing_program_is_not_it_missing() -> None:
+    # nvcc looks for the host compiler: nvcc itself is there
+    assert best("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH")[0] != \
+        "toolkit-tool-missing"
