@@ -4,8 +4,11 @@ A binding prints a code in its own spelling, not the header's:
 
 - Python wrappers of the math libraries: `libcudnn.cudnnStatusArchMismatch` (camelCase);
 - NVML's bindings: pynvml's class per code (`NVMLError_GpuIsLost`), go-nvml's name without
-  the prefix after an NVML context (`nvml.Init(): ERROR_LIBRARY_NOT_FOUND`), and the message
-  after an NVML context (`NVMLError_Unknown: Unknown Error`, `NVML: GPU is lost`);
+  the prefix after an NVML context (`nvml.Init(): ERROR_LIBRARY_NOT_FOUND`), the message
+  after an NVML context (`NVMLError_Unknown: Unknown Error`, `NVML: GPU is lost`), and the
+  name in CamelCase near a mention of NVML, as .NET and other wrappers print it
+  ("FunctionNotFound errors occurred while calling: nvmlQuery(…)", "NVML … status:
+  GPUIsLost"; names of two words or more only);
 - the CUDA driver API's result as an enum variant: Rust's rustacuda / cust
   (`CudaError::NoBinaryForGpu`, `Cuda(NoBinaryForGpu)` as `{:?}` prints it, `UnknownError`
   for CUDA_ERROR_UNKNOWN) and Go's gorgonia/cu (`panic: Unknown` raised in package `cu`): the
@@ -102,6 +105,36 @@ def _nvml(cat: Catalog, text: str, lowered: str) -> Found:
     on_line, _, phrases = _nvml_phrases()
     for m in anchored(on_line, text, lowered, "nvml"):
         yield phrases.get(m["msg"].lower()), (m.start("msg"), m.end(), line_of(text, m.start()))
+    yield from _nvml_camel(text, lowered)
+
+
+_WORD = re.compile(r"\b[A-Za-z]{6,40}\b")
+_NEAR = 200  # how far from "nvml" a CamelCase name is read
+
+
+def _nvml_camel(text: str, lowered: str) -> Found:
+    """NVML's codes in CamelCase near "nvml" (see the module), once each."""
+    names, pos, seen = _nvml_variants(), 0, set()
+    for _ in range(64):
+        at = lowered.find("nvml", pos)
+        if at < 0:
+            return
+        for m in _WORD.finditer(text, max(0, at - _NEAR), at + _NEAR):
+            code = names.get(m[0].lower())
+            if code is not None and code.name not in seen:
+                seen.add(code.name)
+                yield code, (m.start(), m.end(), line_of(text, m.start()))
+        pos = at + _NEAR
+
+
+@cache
+def _nvml_variants() -> dict[str, Code]:
+    """NVML's codes of two words or more by their CamelCase name, lower-cased
+    (NVML_ERROR_FUNCTION_NOT_FOUND: "functionnotfound")."""
+    return {"".join(code.name.removeprefix("NVML_ERROR_").split("_")).lower(): code
+            for code in load_catalog().codes.values()
+            if code.stem == "nvml" and code.name.startswith("NVML_ERROR_")
+            and code.name.removeprefix("NVML_ERROR_").count("_") >= 1}
 
 
 def nvml_numbered(text: str) -> Found:

@@ -38,7 +38,9 @@ _NOT_FOUND = (
     re.compile(r'could not load library "(?P<lib>[^"\n]{1,200})"', re.I),
     re.compile(r"Could not locate (?P<lib>[\w.-]+\.dll)", re.I),
     re.compile(r"Could not find module '(?P<lib>[^'\n]{1,300}?\.dll)'", re.I),
-    re.compile(r'Error loading "(?P<lib>[^"\n]{1,300}?\.dll)" or one of its dependencies', re.I),
+    # torch's, read across a terminal's hard wrap, which can take the opening quote with it
+    re.compile(r'Error loading\s{1,4}"?(?P<lib>[^"\n]{1,300}?\.dll)"?\s{1,4}or\s{1,4}one\s{1,4}of'
+               r'\s{1,4}its\s{1,4}dependencies', re.I),
     re.compile(r'LoadLibrary failed with error 126(?: "[^"\n]{0,200}")? when trying to load '
                r'"?(?P<lib>[^"\n]{1,300}?\.dll)', re.I),
     re.compile(r"(?<![\w.-])(?P<lib>[\w.-]{1,300}\.dll) (?:was )?not found", re.I),

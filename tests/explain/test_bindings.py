@@ -127,3 +127,21 @@ def test_nvml_messages_as_monitors_print_them(text: str, code: str) -> None:
 ])
 def test_an_nvml_phrase_alone_names_no_code(text: str) -> None:
     assert not best(text)[0].startswith("code-nvml")
+
+
+@pytest.mark.parametrize(("text", "sid"), [
+    # nvitop (round 10, g31-028): the code's CamelCase name on one line, NVML on the next
+    ("ERROR: Some FunctionNotFound errors occurred while calling:\n"
+     "    nvmlQuery('nvmlDeviceGetGraphicsRunningProcesses', *args, **kwargs)",
+     "code-nvml-error-function-not-found"),
+    # NiceHashMiner's .NET wrapper (round 9's r20-027)
+    ("[ERROR] [NVML] System.Exception: NVML power get failed with status: GPUIsLost",
+     "code-nvml-error-gpu-is-lost"),
+])
+def test_nvmls_camel_case_names_near_nvml_are_its_codes(text: str, sid: str) -> None:
+    assert best(text)[0] == sid
+
+
+def test_a_one_word_camel_case_near_nvml_is_no_code() -> None:
+    # "Unknown" is NVML_ERROR_UNKNOWN's one word: prose, not a code name
+    assert best("nvml returned something Unknownish; Uninitialized variable")[0] == ""
