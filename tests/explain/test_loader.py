@@ -113,7 +113,8 @@ def test_a_windows_dll_missing_on_windows_is_still_a_missing_library() -> None:
 def test_torchs_windows_loader_error_wrapped_by_the_terminal_is_read() -> None:
     # SD.Next (round 10, g34-020): the wrap took the path's opening quote with it
     text = ('OSError: [WinError 126] The specified module cannot be found. Error loading\n'
-            '...stable\\automatic\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or\n'
+            '...stable\\automatic\\venv\\lib\\site-packages\\torch\\lib\\'
+            'cudnn_cnn_infer64_8.dll" or\n'
             'one of its dependencies.\n')
     d = best(text)
     assert d.match.signature.cause_class == "library-not-found"
