@@ -77,8 +77,11 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
                 r"Permissions|No permission)"),
      Reason.PERMISSION_DENIED, "no permission to talk to the driver (nvidia-smi: 'Failed to "
      "initialize NVML: Insufficient Permissions')"),
+    # the shell's words, and Python's when a script runs it (subprocess: "FileNotFoundError:
+    # [Errno 2] No such file or directory: 'nvidia-smi'")
     (re.compile(r"NVIDIA-SMI couldn.?t find libnvidia-ml\.so|nvidia-smi: (?:command )?not "
-                r"found|'nvidia-smi' is not recognized|Command 'nvidia-smi' not found"),
+                r"found|'nvidia-smi' is not recognized|Command 'nvidia-smi' not found"
+                r"|No such file or directory: '(?:[^'\n]{0,200}/)?nvidia-smi'"),
      Reason.NOT_INSTALLED,
      "nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is installed "
      "(or, in a container, GPU support was not requested)"),

@@ -46,9 +46,10 @@ MAX_GPUS = 16  # a text naming more products than this is a list of products, no
 _VERSION = (r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?"
             r"(?:\+?(?:cpu|cu\d{2,3})(?![\w.])|\+rocm[\d.]{1,8})?")
 # torch's version as people write it: pip's requirement, "PyTorch 1.10.1", "pytorch (1.3.1)",
-# "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1"
+# "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1", a JSON dump's
+# '"torch" : "2.6.0+cu124"'
 TORCH = re.compile(
-    rf"(?<![\w.-])(?:py)?torch(?:==|[ \t]*(?:_version|\.__version__|[ \t]version)?[ \t]*"
+    rf"(?<![\w.-])(?:py)?torch(?:==|['\"]?[ \t]*(?:_version|\.__version__|[ \t]version)?[ \t]*"
     rf"(?:[:=][ \t]*|is[ \t]+|\(|[ \t]v?))[ \t]{{0,4}}['\"]?(?P<v>{_VERSION})(?![\w.])", re.I)
 AVAILABLE = re.compile(
     r"is_available\(\)[`'\"]?[ \t]{0,4}(?:(?:still[ \t]+)?(?:returns?|returned|returning|is|"
@@ -66,7 +67,7 @@ GPU = re.compile(
     r"(?<![\w.-])(?:NVIDIA[ \t]+)?(?:(?:GeForce|Tesla|Quadro|TITAN|Titan|Jetson)[ \t]+)?"
     r"(?:(?:(?i:RTX|GTX|GT|MX)|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
     r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,3}[a-zA-Z]{0,2})"
-    r"(?:[ \t]+(?:Ti|SUPER|Super|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
+    r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
 
 # a bare model number where the words say it is the GPU ("my gpu is 4070ti", "GPU: 1080 Ti"):
 # alone a number is no name ("2019", "1080p"), after those words the catalogue places it

@@ -47,9 +47,10 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
-            "xFormers' info, DeepSpeed's ds_report), "
+            "xFormers' info, DeepSpeed's ds_report, fastai's show_install), "
             "`nvidia-smi` (-L, -q, -q -x), gpustat, torch's own messages and prints of its "
-            "version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, or an "
+            "version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
+            "`lshw -C display`, or an "
             "issue body or log that contains them")
 
 

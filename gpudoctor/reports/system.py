@@ -8,7 +8,8 @@ the host facts they state.
 - the NVIDIA GPUs on the PCI bus (`lspci`'s NVIDIA display and 3D controllers) and the driver
   bound to each: `lspci -k`'s "Kernel driver in use:" under the device's line, and the kernel
   log's lines of the nouveau driver for a PCI address ("nouveau 0000:01:00.0: DRM: VRAM: 2048
-  MiB": nouveau holds that GPU).
+  MiB": nouveau holds that GPU), and `lshw -C display`'s NVIDIA entries ("bus info:
+  pci@0000:03:00.0", "configuration: driver=nouveau latency=0"; no "driver=" when none is bound).
 
 - that the text ran in a container: a command that enters or starts one (`docker run|exec`,
   `podman run|exec`, `kubectl exec`), docker's default prompt (`root@<12 hex digits of the
@@ -42,6 +43,12 @@ _LSPCI = re.compile(r"^[ \t]*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\
                     r"(?:[ \t]+\[[0-9a-f]{4}\])?:[ \t]+NVIDIA Corporation[^\n]*"
                     r"((?:\n[ \t]+[^\n]*){0,40})", re.MULTILINE)
 _IN_USE = re.compile(r"Kernel driver in use:[ \t]*([\w-]+)")
+# lshw -C display: "*-display" (or "*-display:0") and its indented "key: value" lines
+_LSHW = re.compile(r"^[ \t]*\*-display(?::\d{1,2})?[ \t]*"
+                   r"((?:\n[ \t]+[a-z][a-z ]{1,20}:[^\n]*){1,30})", re.MULTILINE)
+_LSHW_BUS = re.compile(r"bus info:[ \t]*pci@((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"
+                       r"\.[0-7])")
+_LSHW_DRIVER = re.compile(r"configuration:[^\n]*?\bdriver=([\w-]+)")
 _PCI_ID = re.compile(r"\[(10de:[0-9a-f]{4})\]")
 _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bkubectl[ \t]+(?:exec|debug|run)\b"), "kubernetes"),
@@ -95,6 +102,14 @@ def _pci(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
         in_use = _IN_USE.search(m[2])
         if in_use or "Kernel modules:" in m[2]:
             bound.setdefault(address, in_use[1] if in_use else "")
+    for m in _LSHW.finditer(text):
+        bus = _LSHW_BUS.search(m[1])
+        if bus is None or not re.search(r"vendor:[ \t]*NVIDIA Corporation", m[1]):
+            continue
+        gpus.setdefault(_address(bus[1]), _address(bus[1]))
+        if "configuration:" in m[1]:
+            driver = _LSHW_DRIVER.search(m[1])
+            bound.setdefault(_address(bus[1]), driver[1] if driver else "")
     for m in _NOUVEAU.finditer(text):
         gpus.setdefault(_address(m[1]), _address(m[1]))
         bound.setdefault(_address(m[1]), "nouveau")

@@ -147,3 +147,17 @@ def test_full_width_colons_a_tag_without_its_plus_and_a_lower_case_line() -> Non
                                   "the GPU is 2019 vintage"])
 def test_a_bare_number_is_no_gpu_unless_the_catalogue_places_it_after_gpu(text: str) -> None:
     assert prose.named_gpus(text, load_tables()) is None
+
+
+def test_a_json_dump_of_versions_and_a_gpu_model_in_capitals() -> None:
+    # https://github.com/invoke-ai/InvokeAI/issues/7934 (round 10, r22-021): '"torch" :
+    # "2.6.0+cu124"' in the app's JSON, "RTX 5060 TI" under "### GPU model": CUDA 12.4 cannot
+    # hold sm_120 code (GD404 fails by the arch rule)
+    path = ROUND9.parents[1] / "round10" / "reports-I" / "r22-021.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.version == "2.6.0+cu124"
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["RTX 5060 TI"]
+    got = statuses(env)
+    assert (got["GD402"], got["GD404"]) == (Status.PASS, Status.FAIL)

@@ -195,3 +195,14 @@ def test_nvmls_unknown_error_as_a_user_retypes_it_inside_docker() -> None:
     env = read_reports([("issue", text)])
     assert isinstance(env.nvml, Unavailable) and env.nvml.message.endswith(": unknown error")
     assert statuses(env)["GD505"] is Status.FAIL
+
+
+def test_lshw_display_names_the_driver_bound_and_nvidia_smi_missing_from_python() -> None:
+    # https://github.com/peci1/nvidia-htop/issues/23 (round 10, r23-002): a script's
+    # FileNotFoundError for 'nvidia-smi', and `sudo lshw -C display` showing a GeForce 9300 GS
+    # bound to nouveau ("configuration: driver=nouveau latency=0")
+    path = HELDOUT / "round10" / "reports-I" / "r23-002.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED
+    status = statuses(env)
+    assert status["GD109"] is Status.FAIL and status["GD101"] is not Status.PASS
