@@ -580,6 +580,11 @@ ROUND10_SEEN = [  # round 10's, after scoring (development data since), with the
     # a JAX install (g34-027): jaxlib's later wording
     ("CUDA backend failed to initialize: Unable to load cuSOLVER. (Set TF_CPP_MIN_LOG_LEVEL=0 "
      "and rerun for more info.)", "jax-cuda-library-not-loaded", "library-not-found"),
+    # Plex's and a Jellyfin-style FFmpeg (g35-017, g35-020; round 9's g30-034): the encode
+    # library not loaded, then FFmpeg's minimum-driver line that follows any such failure
+    ("[h264_nvenc @ 0x55688b625f40] Cannot load libnvidia-encode.so.1\n[h264_nvenc @ "
+     "0x55688b625f40] The minimum required Nvidia driver for nvenc is 418.30 or newer",
+     "ffmpeg-nvenc-library-not-loaded", "container-gpu-setup"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN)
