@@ -45,6 +45,7 @@ LONGEST = 300  # a longer line is no list item read here
 LIMIT = 200_000  # a longer paste is read in its first part only
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>[ \t]?){1,8}")
 # "- key: value", "* **key:** value", "- **key**: value", "**key**: value", "- `key`: value"
+# (and torch's version named in a bullet without a colon: `_NAMED`)
 _ITEM = re.compile(r"[ \t]{0,8}(?P<bullet>[-*+•][ \t]{1,4})?(?P<bold>\*\*|__)?`?"
                    r"(?P<key>[A-Za-z][^:*`_\n]{0,60}?)`?(?:\*\*|__)?[ \t]{0,4}[:：]"
                    r"(?:\*\*|__)?[ \t]{0,8}(?P<value>[^\n]{0,240}?)[ \t*_`]{0,8}")
@@ -88,9 +89,17 @@ INSTALL_KEYS = ("how you installed pytorch",)
 X = TypeVar("X")
 
 
+# a bullet that names torch's version with no colon ("- PyTorch 2.3.0+cu121", "* torch 2.1.0")
+_NAMED = re.compile(rf"[ \t]{{0,8}}[-*+•][ \t]{{1,4}}(?:\*\*|__)?`?(?P<key>PyTorch|torch)`?"
+                    rf"(?:\*\*|__)?[ \t]{{1,4}}v?(?P<value>{_VERSION}(?:\+[a-z0-9.]{{1,40}})?)"
+                    rf"[ \t]*")
+
+
 def _items(line: str) -> tuple[str, str, str] | None:
     """(key with its hint, key without it, value) of a list item; None for another line."""
     m = _ITEM.fullmatch(line) if len(line) <= LONGEST else None
+    if m is None and len(line) <= LONGEST and (named := _NAMED.fullmatch(line)) is not None:
+        return "pytorch", "pytorch", named["value"]
     if m is None:
         return None
     key = " ".join(m["key"].replace("`", "").split()).lower()

@@ -213,3 +213,15 @@ def test_a_gpu_named_beside_no_driver_is_judged_by_gd404() -> None:
     judged = _judged(env)
     assert (judged["GD101"], judged["GD402"], judged["GD404"]) == (
         Status.SKIP, Status.PASS, Status.PASS)
+
+
+def test_torchs_version_named_in_a_bullet_without_a_colon() -> None:
+    """https://github.com/unslothai/unsloth/issues/2499 (round 10, r22-007): "- PyTorch
+    2.3.0+cu121" beside "- Driver: 520.56.06" and "- GPU: NVIDIA RTX 4060 Ti (16GB VRAM)": an
+    R520 driver runs CUDA 11.8 at most, so a cu121 build fails GD103."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round10" / "reports-I"
+    env = read_reports([("r22-007.md", (path / "r22-007.md").read_text(encoding="utf-8"))])
+    assert _runtime(env).version == "2.3.0+cu121"
+    judged = _judged(env)
+    assert (judged["GD103"], judged["GD402"], judged["GD404"]) == (
+        Status.FAIL, Status.PASS, Status.PASS)
