@@ -585,6 +585,14 @@ ROUND10_SEEN = [  # round 10's, after scoring (development data since), with the
     ("[h264_nvenc @ 0x55688b625f40] Cannot load libnvidia-encode.so.1\n[h264_nvenc @ "
      "0x55688b625f40] The minimum required Nvidia driver for nvenc is 418.30 or newer",
      "ffmpeg-nvenc-library-not-loaded", "container-gpu-setup"),
+    # flash-attn's setup.py (g33-030; round 8's g23-023 the same)
+    ("RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.  Note: make sure "
+     "nvcc has a supported version by running nvcc -V.", "extension-needs-newer-toolkit",
+     "toolkit-version-mismatch"),
+    # bitsandbytes built from source with another toolkit (g33-028)
+    ("Library not found: /tmp/bitsandbytes/bitsandbytes/libbitsandbytes_cuda121.so. Maybe you "
+     "need to compile it from source?", "bitsandbytes-no-library-for-cuda",
+     "toolkit-version-mismatch"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN)
