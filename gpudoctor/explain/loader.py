@@ -43,7 +43,11 @@ _NOT_FOUND = (
                r'\s{1,4}its\s{1,4}dependencies', re.I),
     re.compile(r'LoadLibrary failed with error 126(?: "[^"\n]{0,200}")? when trying to load '
                r'"?(?P<lib>[^"\n]{1,300}?\.dll)', re.I),
-    re.compile(r"(?<![\w.-])(?P<lib>[\w.-]{1,300}\.dll) (?:was )?not found", re.I),
+    # also a dependency listing's "X.dll -> not found" (CuPy's "DLL dependencies:")
+    re.compile(r"(?<![\w.-])(?P<lib>[\w.-]{1,300}\.dll)(?: (?:was )?| -> )not found", re.I),
+    # ldd's "libcudart.so.11.0 => not found"
+    re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,200}?\.so(?:\.[\d.]*\d)?)[ \t]{1,4}=>[ \t]{1,4}"
+               r"not found"),
     # dlopen's callers: "Failed to dlopen libcuda.so", NVRTC's "failed to open
     # libnvrtc-builtins.so.11.1", Python's ctypes on Windows ("Could not find module 'X' (or one
     # of its dependencies)")

@@ -119,3 +119,17 @@ def test_torchs_windows_loader_error_wrapped_by_the_terminal_is_read() -> None:
     d = best(text)
     assert d.match.signature.cause_class == "library-not-found"
     assert "cudnn_cnn_infer64_8.dll" in d.match.signature.title
+
+
+@pytest.mark.parametrize(("text", "lib"), [
+    # CuPy's "DLL dependencies:" listing (round 10, g32-028): the runtime ranks first
+    ("CUDA Path: None\nDLL dependencies:\nKERNEL32.dll -> C:\\Windows\\System32\\KERNEL32.DLL\n"
+     "cublas64_11.dll -> not found\ncudart64_110.dll -> not found\n", "cudart64_110.dll"),
+    # ldd's listing of a library's dependencies
+    ("\tlibcudart.so.11.0 => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6",
+     "libcudart.so.11.0"),
+])
+def test_a_dependency_listings_not_found_is_the_library_missing(text: str, lib: str) -> None:
+    d = best(text)
+    assert d.match.signature.cause_class == "library-not-found"
+    assert lib in d.match.signature.title
