@@ -18,6 +18,10 @@ Triton), read from what its messages name.
   found ("Cannot find ptxas.exe", "Failed to execute `nvcc`: … NotFound", "libNVVM cannot be
   found"): the CUDA toolkit is not installed, or not where the program looks. A line where the
   tool itself speaks ("nvcc fatal : Cannot find compiler 'cl.exe'") is not one.
+- *A ptxas older than the GPU, as XLA reports it*: TensorFlow's and JAX's "Falling back to the
+  CUDA driver for PTX compilation; ptxas does not support CC 8.9": the ptxas XLA found predates
+  the GPU's architecture (the tables give the first CUDA that compiles for it); the kernels it
+  then cannot build fail later ("CUDA_ERROR_NOT_FOUND: named symbol not found"), a symptom.
 - *A JIT's kernel that does not load*: Triton compiles every kernel for the GPU it runs on, so
   its "device kernel image is invalid" (or another no-code-for-this-GPU error) cannot be an
   architecture missing from a build: the driver is older than the ptxas Triton bundles.
@@ -63,6 +67,9 @@ _INSTANTIATED = re.compile(r"required from here|In instantiation of|instantiated
 
 _TRITON = re.compile(r"Triton Error \[CUDA\]:[ \t]{0,8}(?P<msg>[^\n]{3,160})")
 
+# XLA's stream executor (asm_compiler.cc) when its ptxas is older than the GPU
+_XLA_PTXAS = re.compile(r"ptxas does not support CC (?P<cc>\d{1,2}\.\d{1,2})")
+
 # the compiler chain's programs and libraries (NVIDIA's nvcc documentation, "The CUDA
 # Compilation Trajectory", and "CUDA Binary Utilities"; a toolkit's bin/ and nvvm/ hold them)
 TOOLKIT_TOOLS = ("nvcc", "cicc", "libnvvm", "nvvm", "libdevice", "ptxas", "fatbinary", "nvlink",
@@ -90,7 +97,34 @@ def build_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
     if "triton error [cuda]" in lowered:
         out += _triton(text, lowered)
     out += _tool_missing(text)
+    if "ptxas does not support cc" in lowered:
+        out += _xla_ptxas(text, tables)
     return out
+
+
+def _xla_ptxas(text: str, tables: Tables) -> list[Match]:
+    """XLA's ptxas older than the GPU (see the module)."""
+    for m in hits(_XLA_PTXAS, text):
+        row = tables.gpu_arch(m["cc"])
+        first = (f"; CUDA {row.first_cuda} is the first toolkit that compiles for it"
+                 if row is not None and row.first_cuda else "")
+        sig = derived(
+            "xla-ptxas-older-than-gpu", "XLA's ptxas is older than the GPU", "arch",
+            "compiler-too-old-for-arch",
+            f"TensorFlow's / JAX's XLA compiles its kernels with a ptxas, and the one it found "
+            f"does not know compute capability {m['cc']}{first}. XLA falls back to the "
+            "driver's PTX compiler, and kernels it cannot build then fail ('named symbol not "
+            "found', CUDA_ERROR_NOT_FOUND).",
+            "give XLA a ptxas new enough for the GPU: install the framework's CUDA pip packages "
+            "(pip install \"tensorflow[and-cuda]\" / \"jax[cuda12]\") or a CUDA toolkit that "
+            "supports the GPU, with its bin on PATH (XLA_FLAGS=--xla_gpu_cuda_data_dir=<toolkit> "
+            "points XLA at it)",
+            ("https://github.com/tensorflow/tensorflow/blob/r2.11/tensorflow/compiler/xla/"
+             "stream_executor/gpu/asm_compiler.cc", "https://github.com/jax-ml/jax/issues/6046",
+             "https://github.com/jax-ml/jax/issues/13570"), priority=1,
+            confirm=("GD201", "GD204"))
+        return [found(sig, m)]
+    return []
 
 
 def _tool_missing(text: str) -> list[Match]:

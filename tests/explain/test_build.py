@@ -142,3 +142,19 @@ def test_a_tool_speaking_of_another_missing_program_is_not_it_missing() -> None:
     # nvcc looks for the host compiler: nvcc itself is there
     assert best("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH")[0] != \
         "toolkit-tool-missing"
+
+
+def test_xlas_ptxas_older_than_the_gpu_outranks_the_symbol_not_found_it_causes() -> None:
+    # jax-ml/jax#6046, #13570, #16546 (three rounds' sets): XLA's warning, then the kernel it
+    # could not build missing
+    text = ("2022-12-08 11:37:51.345475: W external/org_tensorflow/tensorflow/compiler/xla/"
+            "stream_executor/gpu/asm_compiler.cc:231] Falling back to the CUDA driver for PTX "
+            "compilation; ptxas does not support CC 8.9\n2022-12-08 11:37:51.5: E external/"
+            "org_tensorflow/tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:625] "
+            "failed to get PTX kernel \"compare_3\" from module: CUDA_ERROR_NOT_FOUND: named "
+            "symbol not found")
+    expl = explain(text, TABLES, probe=None)
+    first = expl.diagnoses[0].match.signature
+    assert (first.id, first.cause_class) == ("xla-ptxas-older-than-gpu",
+                                             "compiler-too-old-for-arch")
+    assert "CUDA 11.8 is the first toolkit" in first.cause
