@@ -59,7 +59,8 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     requirement): then no driver is a failure, so the job stops instead of training on the CPU.
     A pasted report that shows no driver (nvidia-smi not found, collect_env's "Could not
     collect", torch's "Found no NVIDIA driver") and nothing of a GPU is a warning for the same
-    reason: a machine without an NVIDIA GPU reads the same; a failed nvidia-smi is a failure.
+    reason: a machine without an NVIDIA GPU reads the same; a failed nvidia-smi is a failure,
+    and so is a report that shows a GPU (lspci, lshw, /dev/nvidia*) and no driver.
     Two failures of nvidia-smi are other checks' causes, each counted once: NVML's "Insufficient
     Permissions" is the device nodes' (GD502; this check is skipped, naming it), and "No devices
     were found" (the driver is loaded but brought up no GPU) is GD102's.
@@ -155,6 +156,12 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
             return skipped("no NVIDIA GPU or driver, and nothing here needs one (no CUDA build "
                            "of PyTorch, no CUDA toolkit)", evidence)
         return _gpu_less(env, tables, need, evidence)
+    if not need and V.pasted(env):
+        # a report shows a GPU and no driver: what needs one is not in it (a report states
+        # what its tools printed, not that no CUDA program is there), and it was pasted to
+        # use that GPU
+        return failed(f"the report shows {signs[0]}, but no NVIDIA driver: nothing can compute "
+                      "on it", install, evidence)
     if not need:
         return warned(f"{signs[0]}, but no NVIDIA driver is installed: nothing can compute on "
                       "it", install, evidence)
