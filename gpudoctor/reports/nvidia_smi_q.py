@@ -25,7 +25,13 @@ from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Q_SECTIONS, Partial, not_reported, stated_driver
+from gpudoctor.reports.interface import (
+    MOST_GPUS,
+    Q_SECTIONS,
+    Partial,
+    not_reported,
+    stated_driver,
+)
 from gpudoctor.versions import encode_cuda_version
 
 START_TEXT = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
@@ -438,7 +444,7 @@ def parse_fragment(text: str) -> Partial | None:
     (nvidia-smi printed them: the driver answers); every other fact NOT_REPORTED. None: no
     section states anything (a line "Fabric" in prose)."""
     gpus = [g for g in _fragment_gpus(_text_tree(text)) if any(
-        c.value is not None or c.children for c in g.children)][:64]
+        c.value is not None or c.children for c in g.children)][:MOST_GPUS]
     if not gpus or not any(_has_facts(g) for g in gpus):
         return None
     why = "is not in the report (sections of nvidia-smi -q alone)"
@@ -489,7 +495,8 @@ def _has_facts(gpu: _Node) -> bool:
 
 
 def parse(text: str, xml: bool) -> Partial:
-    """The facts of one `nvidia-smi -q` (xml=False) or `-q -x` (xml=True) block."""
+    """The facts of one `nvidia-smi -q` (xml=False) or `-q -x` (xml=True) block (its first
+    MOST_GPUS GPUs: more is more than one machine's)."""
     tree = _xml_tree(text) if xml else _text_tree(text)
     kind = "nvidia-smi -q -x" if xml else "nvidia-smi -q"
     if tree is None:
@@ -502,6 +509,7 @@ def parse(text: str, xml: bool) -> Partial:
         gpu_nodes = [c for c in tree.children if c.key.startswith("GPU ") and c.children]
         top = tree
         complete = bool(gpu_nodes) and gpu_nodes[-1].find("Processes") is not None
+    gpu_nodes = gpu_nodes[:MOST_GPUS]
     driver_node = top.find("driver_version" if xml else "Driver Version")
     cuda_node = top.find("cuda_version" if xml else "CUDA Version")
     if driver_node is None or not driver_node.value:

@@ -290,3 +290,13 @@ def test_a_section_quoted_flush_left_is_a_fragment() -> None:
     env = read_reports([("r20-022.txt", (ROUND9_H / "r20-022.txt").read_text(encoding="utf-8"))])
     assert env.sources == ("nvidia-smi -q (sections of it) in r20-022.txt",)
     assert statuses(env)["GD106"] is Status.FAIL
+
+
+def test_a_q_of_more_gpus_than_a_machine_has_is_read_to_its_first_64() -> None:
+    # a crafted paste: one real GPU section (k8s-device-plugin#343) repeated 1,000 times reads
+    # as 64 GPUs, in bounded time
+    text = (ROUND9_H / "r20-012.md").read_text(encoding="utf-8")
+    body = text[text.index("Timestamp"):].split("```")[0]
+    head, _, gpu = body.partition("GPU 00000000:07:00.0")
+    env = read_reports([("q", head + ("GPU 00000000:07:00.0" + gpu) * 1000)])
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 64
