@@ -254,23 +254,15 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         return skipped("needs a CUDA build of torch that imports")
     arch = machine.torch_arch_list(env, tables)
     if isinstance(arch, Unavailable) and rt.too_old_gpus:  # torch's own verdict
-        names = ", ".join(f"{n} ({sm_of(cc)})" for n, cc in rt.too_old_gpus)
-        return failed(f"{V.torch_name(env)} has no kernels for {names}: torch itself warns the "
-                      "GPU is older than its build supports (no PTX runs on an older GPU)",
-                      f"install a torch build that includes it: {_install_fix(env, tables)}",
-                      (("arch list", arch.message),
-                       *(("torch's warning", f"{n}: compute capability {cc}")
-                         for n, cc in rt.too_old_gpus)))
+        return _torch_warns(env, tables, arch, rt.too_old_gpus,
+                            "the GPU is older than its build supports (no PTX runs on an older "
+                            "GPU)", "compute capability {cc}")
     if isinstance(arch, Unavailable) and rt.incompatible_gpus:  # torch's own check, again
-        names = ", ".join(f"{n} ({sm_of(cc)})" for n, cc in rt.incompatible_gpus)
-        return failed(f"{V.torch_name(env)} has no kernels for {names}: torch itself warns the "
-                      "GPU is not compatible with its build: its arch list (not in the report) "
-                      "holds no cubin of the GPU's major. torch does not count PTX here, but "
-                      "of PyTorch's wheels only 1.2-1.5's carried an older architecture's PTX",
-                      f"install a torch build that includes it: {_install_fix(env, tables)}",
-                      (("arch list", arch.message),
-                       *(("torch's warning", f"{n}: not compatible, {sm_of(cc)}")
-                         for n, cc in rt.incompatible_gpus)))
+        return _torch_warns(env, tables, arch, rt.incompatible_gpus,
+                            "the GPU is not compatible with its build: its arch list (not in "
+                            "the report) holds no cubin of the GPU's major. torch does not "
+                            "count PTX here, but of PyTorch's wheels only 1.2-1.5's carried an "
+                            "older architecture's PTX", "not compatible, {sm}")
     if isinstance(arch, Unavailable):
         return _by_arch_rule(env, tables, rt.cuda, arch)
     arch_list, arch_source = arch
@@ -325,6 +317,19 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     names = ", ".join(dict.fromkeys(f"{g.name} ({sm_name(parse_cc(str(g.cc)) or (0, 0))})"
                                     for g in gpus))
     return passed(f"{V.torch_name(env)}'s build runs on {names}", tuple(ev))
+
+
+def _torch_warns(env: Environment, tables: Tables, arch: Unavailable,
+                 gpus: tuple[tuple[str, str], ...], why: str, said: str) -> Finding:
+    """GD404's failure on torch's own warning about `gpus` ((name, compute capability)), its
+    arch list not in the report: `why` is what the warning means, `said` how the evidence
+    words each GPU ({cc}, {sm})."""
+    names = ", ".join(f"{n} ({sm_of(cc)})" for n, cc in gpus)
+    return failed(f"{V.torch_name(env)} has no kernels for {names}: torch itself warns {why}",
+                  f"install a torch build that includes it: {_install_fix(env, tables)}",
+                  (("arch list", arch.message),
+                   *(("torch's warning", f"{n}: " + said.format(cc=cc, sm=sm_of(cc)))
+                     for n, cc in gpus)))
 
 
 def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,

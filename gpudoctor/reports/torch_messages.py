@@ -115,11 +115,17 @@ def warned_gpus(text: str) -> tuple[tuple[str, str], ...]:
     text = _QUOTE.sub("", text[:LONGEST])
     found: dict[str, str] = {}
     hits = [(m.start(), m[2].strip(), f"{m[3]}.{m[4]}") for m in TOO_OLD_GPU.finditer(text)]
-    hits += [(m.start(), re.sub(r"^.*Warning:\s*", "", m[1]).strip(), normalize_cc(m[2]) or m[2])
-             for m in INCOMPATIBLE.finditer(text)]
+    hits += _incompatible(text)
     for _, name, cc in sorted(hits):
         found.setdefault(_name(name), cc)
     return tuple(found.items())
+
+
+def _incompatible(text: str) -> list[tuple[int, str, str]]:
+    """(offset, name, compute capability) of each GPU `_check_cubins`' warning names in `text`
+    (quote marks already taken off), the name without the prose around it."""
+    return [(m.start(), _name(re.sub(r"^.*Warning:\s*", "", m[1])), normalize_cc(m[2]) or m[2])
+            for m in INCOMPATIBLE.finditer(text)]
 
 
 def _name(written: str) -> str:
@@ -132,10 +138,9 @@ def incompatible_gpus(text: str) -> tuple[tuple[str, str], ...]:
     """(name, compute capability) of each GPU torch's `_check_cubins` warning names ("… with
     CUDA capability sm_120 is not compatible with the current PyTorch installation"), once
     each."""
-    text = _QUOTE.sub("", text[:LONGEST])
     found: dict[str, str] = {}
-    for m in INCOMPATIBLE.finditer(text):
-        found.setdefault(_name(re.sub(r"^.*Warning:\s*", "", m[1])), normalize_cc(m[2]) or m[2])
+    for _, name, cc in _incompatible(_QUOTE.sub("", text[:LONGEST])):
+        found.setdefault(name, cc)
     return tuple(found.items())
 
 
