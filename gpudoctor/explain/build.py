@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.explain.catalog import load_catalog
 from gpudoctor.explain.decode import decode
-from gpudoctor.explain.found import Match, anchored, derived, found, hits
+from gpudoctor.explain.found import Match, anchored, derived, found, hits, line_span
 from gpudoctor.versions import normalize_cc
 
 if TYPE_CHECKING:
@@ -132,9 +132,8 @@ def _tool_missing(text: str) -> list[Match]:
     for i, m in enumerate(hits(_MISSING, text)):
         if i >= 64:
             return []
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        line = text[start:end if end >= 0 else len(text)]
+        start, end = line_span(text, m.start())
+        line = text[start:end]
         if len(line) > _LINE or _SPEAKER.match(line):
             continue
         tool = _TOOL.search(line)

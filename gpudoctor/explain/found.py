@@ -106,11 +106,16 @@ def slug(text: str, words: int = 6) -> str:
     return "-".join(parts[:words]) or "x"
 
 
+def line_span(text: str, pos: int) -> tuple[int, int]:
+    """Where the line of `text` that holds offset `pos` starts and ends (its newline not in it)."""
+    hi = text.find("\n", pos)
+    return text.rfind("\n", 0, pos) + 1, hi if hi >= 0 else len(text)
+
+
 def line_of(text: str, pos: int) -> str:
     """The whole line of `text` that holds offset `pos`."""
-    lo = text.rfind("\n", 0, pos) + 1
-    hi = text.find("\n", pos)
-    return text[lo:hi if hi >= 0 else len(text)]
+    lo, hi = line_span(text, pos)
+    return text[lo:hi]
 
 
 def _escape(text: str) -> str:
