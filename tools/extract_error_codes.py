@@ -241,6 +241,25 @@ def library_strings(libs: list[Path], spec: EnumSpec, codes: list[Code]) -> str:
     return ", ".join(used)
 
 
+def kept_messages(shipped: Path, codes: list[Code], strings_from: str) -> str:
+    """Fill each code still without a message from the shipped file's code of the same name
+    and number; returns `strings_from` with the shipped file's source added, where it gave
+    any ("libcuda.so.1 (kept from the shipped file)")."""
+    import tomllib
+
+    data = tomllib.loads(shipped.read_text(encoding="utf-8"))
+    old = {(c["name"], c["number"]): c.get("message", "") for c in data["code"]}
+    took = False
+    for c in codes:
+        if not c.message and old.get((c.name, c.number)):
+            c.message = old[(c.name, c.number)]
+            took = True
+    if not took:
+        return strings_from
+    kept = f"{data.get('messages_from') or 'the shipped file'} (kept from the shipped file)"
+    return ", ".join(filter(None, (strings_from, kept)))
+
+
 def table_strings(sources: list[Path], spec: EnumSpec, codes: list[Code]) -> str:
     """Fill each code's message from the first `spec.table` file under `sources` whose rows
     name it (a row whose text is the code's own name is its name function's, not a message);
@@ -323,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--keep-messages", action="store_true",
+                    help="a code no library or table here gives a message for keeps the one "
+                         "the shipped file has for the same name and number (the driver's "
+                         "cuGetErrorString needs libcuda.so.1, which a machine without the "
+                         "driver lacks)")
     args = ap.parse_args(argv)
     missing = 0
     for spec in ENUMS:
@@ -344,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         libs = [p for p in args.strings if spec.lib and re.match(spec.lib, p.name)]
         strings_from = library_strings(libs, spec, codes) or table_strings(args.tables, spec,
                                                                            codes)
+        if args.keep_messages and target.exists():
+            strings_from = kept_messages(target, codes, strings_from)
         args.out.mkdir(parents=True, exist_ok=True)
         target.write_text(render(spec, codes, releases, strings_from), encoding="utf-8")
         print(f"{spec.stem}: {len(codes)} codes from {len(releases)} headers"

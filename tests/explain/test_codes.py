@@ -157,3 +157,23 @@ def test_a_number_an_older_release_names_otherwise_keeps_the_newest_name(tmp_pat
     assert releases == ["optix-dev-v7.7.0@7b5c4e8", "optix-dev-v7.0.0@8d47554"]
     assert [(c.name, c.number, c.formerly, c.found_in) for c in codes][1] == (
         "OPTIX_ERROR_INVALID_INPUT", 7200, ["OPTIX_ERROR_INVALID_PTX"], releases)
+
+
+def test_a_code_no_library_here_describes_keeps_the_shipped_message(tmp_path: Path) -> None:
+    """--keep-messages: the driver's messages come from libcuda.so.1, which a machine without
+    the driver lacks; a re-run there keeps each code's shipped message (same name and number)
+    and says so, and a code new in the headers has none rather than a made-up one."""
+    from tools.extract_error_codes import Code, kept_messages
+
+    shipped = tmp_path / "cuda_driver.toml"
+    shipped.write_text('messages_from = "libcuda.so.1"\ncount = 2\n\n'
+                       '[[code]]\nname = "CUDA_ERROR_NO_DEVICE"\nnumber = 100\n'
+                       'message = "no CUDA-capable device is detected"\ndoc = "d"\n\n'
+                       '[[code]]\nname = "CUDA_ERROR_RENAMED"\nnumber = 5\n'
+                       'message = "old"\ndoc = "d"\n', encoding="utf-8")
+    codes = [Code("CUDA_ERROR_NO_DEVICE", 100, "d"), Code("CUDA_ERROR_STREAM_DETACHED", 917, "d"),
+             Code("CUDA_ERROR_RENAMED", 6, "d")]
+    assert kept_messages(shipped, codes, "") == "libcuda.so.1 (kept from the shipped file)"
+    assert [c.message for c in codes] == ["no CUDA-capable device is detected", "", ""]
+    assert kept_messages(shipped, [Code("CUDA_ERROR_X", 1, "d")], "libcudart.so.13") == (
+        "libcudart.so.13")
