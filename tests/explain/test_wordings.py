@@ -594,8 +594,32 @@ ROUND10_SEEN = [  # round 10's, after scoring (development data since), with the
      "need to compile it from source?", "bitsandbytes-no-library-for-cuda",
      "toolkit-version-mismatch"),
 ]
+ROUND_LATER = [  # earlier rounds' misses taken up on 2026-11-27, with their threads
+    # maskrcnn-benchmark (round 8's g23-027): setuptools on Windows without MSVC
+    ("error: Microsoft Visual C++ 14.0 is required. Get it with \"Microsoft Visual C++ Build "
+     "Tools\": https://visualstudio.microsoft.com/downloads/", "host-compiler-missing",
+     "other-environment"),
+    # SageAttention (round 5's g8-015): Triton builds its launcher with a C compiler
+    ("RuntimeError: Failed to find C compiler. Please specify via CC environment variable.",
+     "host-compiler-missing", "other-environment"),
+    ("unable to execute 'x86_64-linux-gnu-gcc': No such file or directory",
+     "host-compiler-missing", "other-environment"),
+    ("/bin/sh: 1: g++: not found", "host-compiler-missing", "other-environment"),
+    # unifiedparsing (round 9's g28-027): the traceback stops in the ninja check
+    ('  File ".../torch/utils/cpp_extension.py", line 837, in _write_ninja_file_and_build\n'
+     "    verify_ninja_availability()\n", "ninja-missing", "other-environment"),
+    # lxd (round 9's g26-025) and hashcat (round 10's g35-002): strace of the device nodes
+    ('mknod("/dev/nvidiactl", S_IFCHR|0666, makedev(195, 255)) = -1 EACCES (Permission denied)',
+     "device-node-syscall-failed", "cuda-init-failure"),
+    ('open("/dev/nvidia-uvm", O_RDWR|O_CLOEXEC) = -1 EIO (Input/output error)\n'
+     "clGetPlatformIDs(): CL_PLATFORM_NOT_FOUND_KHR", "device-node-syscall-failed",
+     "cuda-init-failure"),
+    # LightGBM (round 8's g22-015) and hashcat (round 10's g35-030): OpenCL finds nothing
+    ("Met Exceptions:\nNo OpenCL device found", "opencl-no-nvidia-platform", "other-environment"),
+    ("clGetDeviceIDs(): CL_DEVICE_NOT_FOUND", "opencl-no-nvidia-platform", "other-environment"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
-          + ROUND10_SEEN)
+          + ROUND10_SEEN + ROUND_LATER)
 
 
 @pytest.mark.parametrize(("text", "sid", "cause_class"), SCORED, ids=[c[1] for c in SCORED])
@@ -607,6 +631,21 @@ def test_families_of_scored_sets(text: str, sid: str, cause_class: str) -> None:
 @pytest.mark.parametrize(("text", "sid", "cause_class"), ROUND6, ids=[c[1] for c in ROUND6])
 def test_round6_families(text: str, sid: str, cause_class: str) -> None:
     test_a_programs_wording_of_a_known_cause(text, sid, cause_class)
+
+
+@pytest.mark.parametrize("text", [
+    # the compiler speaking about a missing source file, and a compile error
+    "gcc: error: src/kernel.c: No such file or directory",
+    "error: command 'gcc' failed with exit status 1",
+    # a healthy strace: the nodes open
+    'openat(AT_FDCWD, "/dev/nvidiactl", O_RDWR) = 3',
+    # an optional node absent on a healthy machine
+    'openat(AT_FDCWD, "/dev/nvidia-uvm-tools", O_RDWR) = -1 ENOENT (No such file or directory)',
+])
+def test_what_a_healthy_build_or_machine_prints_is_no_missing_piece(text: str) -> None:
+    expl = explain(text, load_tables(), probe=None)
+    assert not [d.match.signature.id for d in expl.diagnoses
+                if d.match.signature.id in ("host-compiler-missing", "device-node-syscall-failed")]
 
 
 @pytest.mark.parametrize("text", [
