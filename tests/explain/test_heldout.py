@@ -23,12 +23,13 @@ SETS = {
     "round3/explain-A": ((160, 104, 56), 101),  # 32 on a4878b1 (sealed)
     "round3/explain-B": ((152, 107, 45), 105),  # 80 on 3bbf9a3 (sealed)
     "round4/explain-C": ((64, 43, 21), 43),  # 38 on 4d1a1cb (sealed)
-    "round5/explain-D": ((170, 116, 54), 110),  # 86 on 040ff4b (sealed)
+    "round5/explain-D": ((170, 116, 54), 111),  # 86 on 040ff4b (sealed)
     "round6/explain-E": ((170, 109, 61), 100),  # 80 on 4f61e1c (sealed)
     "round7/explain-F": ((171, 114, 57), 96),  # 81 on a69e6bf (sealed)
-    "round8/explain-G": ((170, 110, 60), 91),  # 76 on ec20ecf (sealed)
-    "round9/explain-H": ((148, 100, 48), 80),  # 64 on f81f6e0 (sealed)
-    "round10/explain-I": ((161, 104, 57), 79),  # 66 on d374095 (sealed)
+    "round8/explain-G": ((170, 110, 60), 93),  # 76 on ec20ecf (sealed)
+    "round9/explain-H": ((148, 100, 48), 82),  # 64 on f81f6e0 (sealed)
+    "round10/explain-I": ((161, 104, 57), 81),  # 66 on d374095 (sealed)
+    "round11/explain-J": ((139, 92, 47), 69),  # 69 on 334f471 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -47,6 +48,7 @@ BLAMED = {
     "round9/explain-H": {"g26-030.txt", "g27-009.txt", "g27-016.txt", "g28-028.txt",
                          "g30-009.txt", "g30-010.txt"},
     "round10/explain-I": {"g32-007.txt", "g32-029.txt", "g33-029.txt", "g34-025.txt"},
+    "round11/explain-J": {"g37-005.txt", "g40-008.txt"},
 }
 
 
