@@ -100,12 +100,14 @@ def unreported_host(absent: Callable[[str], Unavailable]) -> HostFacts:
 MOST_GPUS = 64
 
 # NvmlFacts.binding of GPUs a report states without NVML's view of every GPU: the one GPU
-# torch named (reached through CUDA), the GPUs of sections of `nvidia-smi -q` pasted alone.
+# torch named (reached through CUDA), the GPUs of sections of `nvidia-smi -q` pasted alone,
+# the MIG-enabled GPUs `nvidia-smi mig` lists.
 # GD102 ("every GPU answers NVML") does not judge them.
 TORCH_NAMED = "torch.cuda.get_device_name()"
 Q_SECTIONS = "nvidia-smi -q (sections of it)"
 QUERY_SOME = "nvidia-smi --query-gpu -i (the GPUs chosen)"
-NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME, PROSE})
+MIG_LIST = "nvidia-smi mig -lgi/-lci (MIG-enabled GPUs only)"
+NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME, PROSE, MIG_LIST})
 
 
 def stated_driver(binding: str, why: str, gpus: tuple[GpuFacts | Unavailable, ...],

@@ -52,6 +52,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi -q -x", nvidia_smi_q.START_XML),
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
     ("nvidia-smi -L", nvidia_smi_list.START),
+    ("nvidia-smi mig", nvidia_smi_list.MIG_START),
     ("nvidia-smi --query-gpu", nvidia_smi_csv.START),
     ("gpustat", gpustat.START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),

@@ -6,6 +6,17 @@
 It shows that the driver is loaded and answers for these GPUs (nvidia-smi asks NVML), with
 their names and UUIDs; not the driver's version, the memory or anything else, which stay
 Unavailable(NOT_REPORTED).
+
+`nvidia-smi mig -lgi` / `-lci` (and the profile lists `-lgip` / `-lcip`): a table of the GPU
+or compute instances (profiles) of each MIG-enabled GPU, by the GPU's index:
+
+    | GPU instances:                                        |
+    | GPU   Name             Profile  Instance   Placement  |
+    |   0  MIG 1g.10gb         19        9          2:1     |
+
+These commands answer only for GPUs in MIG mode ("No MIG-enabled devices found" otherwise):
+each GPU they list is in MIG mode; its name and every other fact are not stated, and GPUs
+without MIG are not listed (`interface.MIG_LIST` is not every GPU).
 """
 
 from __future__ import annotations
@@ -13,12 +24,18 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import GpuFacts
-from gpudoctor.reports.interface import Partial, named_gpu, stated_driver
+from gpudoctor.reports.interface import MIG_LIST, MOST_GPUS, Partial, named_gpu, stated_driver
 
 _UUID = r"GPU-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
 START = re.compile(rf"^[ \t]*GPU (\d{{1,3}}): ([^\n()]{{2,80}}?) \(UUID: ({_UUID})\)[ \t]*$",
                    re.MULTILINE)
 _MIG = re.compile(r"^[ \t]+MIG [^\n]{0,40}Device[ \t]+\d{1,3}: \(UUID: MIG-", re.MULTILINE)
+# the title row of `nvidia-smi mig -lgi`, -lci, -lgip or -lcip
+MIG_START = re.compile(r"^[ \t]*\|[ \t]*(?:GPU|Compute) instances?(?: profiles)?:[ \t]*\|[ \t]*$",
+                       re.MULTILINE | re.IGNORECASE)
+# a row: the GPU's index first, then (for -lci, the GPU instance's id) a profile's name
+_MIG_ROW = re.compile(r"^[ \t]*\|[ \t]+(\d{1,3})[ \t]+(?:\d{1,3}[ \t]+)?"
+                      r"MIG[ \t]+\d{1,2}g\.\d{1,4}gb\b", re.MULTILINE)
 
 
 def parse(text: str) -> Partial | None:
@@ -34,3 +51,14 @@ def parse(text: str) -> Partial | None:
                                              mig_mode=True if _MIG.search(below) else None))
     return Partial(kind="nvidia-smi -L", rank=3,
                    nvml=stated_driver("nvidia-smi -L", why, tuple(gpus.values())))
+
+
+def parse_mig(text: str) -> Partial | None:
+    """The MIG-enabled GPUs of an `nvidia-smi mig -lgi` (-lci, -lgip, -lcip) table; None when
+    it lists no instance."""
+    indexes = sorted({int(m[1]) for m in _MIG_ROW.finditer(text)})[:MOST_GPUS]
+    if not indexes:
+        return None
+    why = "is not in the report (nvidia-smi mig lists only the MIG instances)"
+    gpus = tuple(named_gpu(i, "(name not in the report)", why, mig_mode=True) for i in indexes)
+    return Partial(kind="nvidia-smi mig", rank=2, nvml=stated_driver(MIG_LIST, why, gpus))

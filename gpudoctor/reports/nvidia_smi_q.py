@@ -51,7 +51,9 @@ _SECTIONS = (r"^[ \t]*(?:Remapped Rows|ECC Errors|Retired Pages|Clocks (?:Event|
              r"|^[ \t]+(?:Temperature|Power Readings|Max Clocks|Applications Clocks|"
              r"Inforom Version|GPU Reset Status|Ecc Mode|ECC Mode|GPU Virtualization Mode|"
              r"Compute Mode)[ \t]*$"
-             r"|^[ \t]+GPU UUID[ \t]+: GPU-[0-9a-fA-F-]{36}[ \t]*$")
+             r"|^[ \t]+GPU UUID[ \t]+: GPU-[0-9a-fA-F-]{36}[ \t]*$"
+             # a GPU's product line as -q pads it (`nvidia-smi -q | grep "Product Name"`)
+             r"|^[ \t]{4}Product (?:Name|Architecture|Brand)[ \t]{8,}: \S")
 FRAGMENT = re.compile(rf"{_SECTIONS}|^\s*Fabric\s*$")
 # a piece of `-q -x` without its <nvidia_smi_log> root (a comment quoting a GPU's elements, a
 # paste that starts inside <processes>): an element of a <gpu> on its own line
@@ -494,6 +496,18 @@ def _has_facts(gpu: _Node) -> bool:
     return any(n.value for n in _walk(gpu))
 
 
+def _without_header(gpu_nodes: list[_Node], xml: bool, kind: str) -> Partial:
+    """A whole `-q -x` (or `-q`) whose driver lines were cut away (a test fixture trimmed to one
+    GPU, `nvidia_smi_log` holding only `gpu`): read as its sections alone, like a fragment
+    (nvidia-smi printed them: the driver answers); nothing when no GPU states a value."""
+    gpus = [g for g in gpu_nodes if _has_facts(g)]
+    if not gpus:
+        return Partial(kind=kind, rank=5, complete=False)
+    why = f"is not in the report ({kind} without its driver lines)"
+    return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
+        Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml)) for i, g in enumerate(gpus))))
+
+
 def parse(text: str, xml: bool) -> Partial:
     """The facts of one `nvidia-smi -q` (xml=False) or `-q -x` (xml=True) block (its first
     MOST_GPUS GPUs: more is more than one machine's)."""
@@ -513,7 +527,7 @@ def parse(text: str, xml: bool) -> Partial:
     driver_node = top.find("driver_version" if xml else "Driver Version")
     cuda_node = top.find("cuda_version" if xml else "CUDA Version")
     if driver_node is None or not driver_node.value:
-        return Partial(kind=kind, rank=5, complete=False)
+        return _without_header(gpu_nodes, xml, kind)
     gpus = []
     for i, node in enumerate(gpu_nodes):
         if not xml and node.find("PCI", "Bus Id") is None:

@@ -48,8 +48,8 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install), "
-            "`nvidia-smi` (-L, -q, -q -x), gpustat, torch's own messages and prints of its "
-            "version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
+            "`nvidia-smi` (-L, -q, -q -x, mig -lgi), gpustat, torch's own messages and prints "
+            "of its version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
             "`lshw -C display`, or an "
             "issue body or log that contains them")
 
@@ -66,6 +66,8 @@ def _parse(block: Block) -> Partial | None:
         return nvidia_smi.parse_error(block.text)
     if block.kind == "nvidia-smi -L":
         return nvidia_smi_list.parse(block.text)
+    if block.kind == "nvidia-smi mig":
+        return nvidia_smi_list.parse_mig(block.text)
     if block.kind == "nvidia-smi --query-gpu":
         return nvidia_smi_csv.parse(block.text)
     if block.kind == "gpustat":

@@ -47,3 +47,51 @@ def test_mig_devices_under_a_gpu() -> None:
 
 def test_a_gpu_named_in_prose_is_no_list() -> None:
     assert nvidia_smi_list.parse("GPU 0: NVIDIA A100 (the UUID is below)\n") is None
+
+
+# https://github.com/NVIDIA/DCGM/issues/138 (round 11's r26-027): `nvidia-smi mig -lgi` on a
+# Kubernetes node, as pasted (cut in the thread at GPU 2)
+MIG_LGI_DCGM_138 = """\
+sudo nvidia-smi mig -lgi
++-------------------------------------------------------+
+| GPU instances:                                        |
+| GPU   Name             Profile  Instance   Placement  |
+|                          ID       ID       Start:Size |
+|=======================================================|
+|   0  MIG 1g.10gb         19        9          2:1     |
++-------------------------------------------------------+
+|   0  MIG 3g.40gb          9        2          4:4     |
++-------------------------------------------------------+
+|   1  MIG 2g.20gb         14        5          0:2     |
++-------------------------------------------------------+
+"""
+# -lci: the GPU, then the GPU instance's id, then the profile (round 10's r23-030)
+MIG_LCI = """\
++--------------------------------------------------------------------+
+| Compute instances:                                                 |
+| GPU     GPU       Name             Profile   Instance   Placement  |
+|       Instance                       ID        ID       Start:Size |
+|         ID                                                         |
+|====================================================================|
+|   0     13       MIG 1g.5gb           0         0          0:1     |
++--------------------------------------------------------------------+
+"""
+
+
+def test_a_mig_instance_listing_shows_its_gpus_in_mig_mode() -> None:
+    for text, indexes in ((MIG_LGI_DCGM_138, [0, 1]), (MIG_LCI, [0])):
+        env = read_reports([("mig", text)])
+        assert isinstance(env.nvml, NvmlFacts)
+        assert [g.index for g in env.nvml.gpus if isinstance(g, GpuFacts)] == indexes
+        assert all(isinstance(g, GpuFacts) and g.mig_mode is True for g in env.nvml.gpus)
+        results = {r.check_id: r.finding.status
+                   for r in run_checks(env, load_tables(), REGISTRY).results}
+        assert Status.FAIL not in results.values()
+        # GPUs without MIG are not listed: "every GPU answers" is not judged from it
+        assert results["GD102"] is Status.SKIP
+
+
+def test_a_mig_title_without_rows_or_in_prose_is_no_listing() -> None:
+    assert nvidia_smi_list.parse_mig("| GPU instances:   |\n| No MIG-enabled devices found. |"
+                                     ) is None
+    assert nvidia_smi_list.MIG_START.search("we list the GPU instances: below") is None

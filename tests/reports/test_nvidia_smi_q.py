@@ -300,3 +300,49 @@ def test_a_q_of_more_gpus_than_a_machine_has_is_read_to_its_first_64() -> None:
     head, _, gpu = body.partition("GPU 00000000:07:00.0")
     env = read_reports([("q", head + ("GPU 00000000:07:00.0" + gpu) * 1000)])
     assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 64
+
+
+# netdata's test data (round 11's r26-030): a driver-580 -q -x cut down to one GPU, its
+# driver lines gone; T.Limit's thresholds are degrees of headroom (0 C, -5 C), not a GPU at 0 C
+# https://github.com/netdata/netdata/blob/511c59f8bf688bbf55ebe9f8ab7ef8e512d3d427/src/go/plugin/go.d/collector/nvidia_smi/testdata/rtx-pro-6000-driver-580.xml
+QX_580_NO_DRIVER_LINES = """\
+<nvidia_smi_log>
+    <gpu id="00000000:01:00.0">
+        <product_name>NVIDIA RTX PRO 6000 Blackwell</product_name>
+        <uuid>GPU-11111111-2222-3333-4444-555555555555</uuid>
+        <performance_state>P8</performance_state>
+        <temperature>
+            <gpu_temp> 37 C </gpu_temp>
+            <gpu_temp_tlimit>56 C</gpu_temp_tlimit>
+            <gpu_temp_max_tlimit_threshold>-5 C</gpu_temp_max_tlimit_threshold>
+            <gpu_temp_slow_tlimit_threshold>0 C</gpu_temp_slow_tlimit_threshold>
+        </temperature>
+    </gpu>
+</nvidia_smi_log>
+"""
+# NVIDIA/mig-parted#120 (round 11's r26-033): -q grepped for the product lines
+Q_GREP_PRODUCT = """\
+root@node:/etc/nvidia-mig-manager# sudo nvidia-smi -q | grep -E "Product Name|Product Architecture"
+
+    Product Name                          : NVIDIA H200
+    Product Architecture                  : Hopper
+"""
+
+
+def test_a_whole_qx_without_its_driver_lines_is_read_as_its_gpus() -> None:
+    env = read_reports([("netdata", QX_580_NO_DRIVER_LINES)])
+    g = _gpu(env)
+    assert g.name == "NVIDIA RTX PRO 6000 Blackwell"
+    assert isinstance(env.nvml, NvmlFacts)
+    assert _reason(env.nvml.driver_version) is Reason.NOT_REPORTED
+    found = statuses(env)
+    assert found["GD101"] is Status.PASS  # nvidia-smi printed it: the driver answers
+    assert Status.FAIL not in found.values()
+
+
+def test_q_grepped_for_the_product_lines_names_the_gpu() -> None:
+    env = read_reports([("mig-parted-120", Q_GREP_PRODUCT)])
+    assert _gpu(env).name == "NVIDIA H200"
+    assert Status.FAIL not in statuses(env).values()
+    with pytest.raises(ReportError):  # the words in prose are no such line
+        read_reports([("prose", "The Product Name : is what we print in the UI.\n")])
