@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING
 from gpudoctor import views as V
 from gpudoctor.checks.base import check, failed, noted, passed, skipped, warned
 from gpudoctor.linux import container_hides_every_gpu
-from gpudoctor.model import Environment, Finding, HostFacts, Layer, NvmlFacts, Severity, Unavailable
+from gpudoctor.model import (
+    Environment,
+    Finding,
+    HostFacts,
+    Layer,
+    NvmlFacts,
+    Reason,
+    Severity,
+    Unavailable,
+)
+from gpudoctor.reports.nvidia_smi import SMI_MISSING
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -33,6 +43,9 @@ def check_container(env: Environment, tables: Tables) -> Finding:
       daemon-reload` on the host, systemd rewrites the container's cgroup device rules and the
       container loses access (FAIL): restart the container; for good, use CDI or the
       workaround in the toolkit's troubleshooting page.
+    - A pasted report from a container that shows nvidia-smi missing there ("nvidia-smi:
+      command not found", "NVIDIA-SMI couldn't find libnvidia-ml.so"): the toolkit mounts
+      both with the `utility` capability, so the container was not given the GPUs (FAIL).
     - `NVIDIA_VISIBLE_DEVICES=void`/`none`: GPUs hidden on purpose (a note).
 
     Outside a container this check does not apply (skipped); CDI specs found are shown.
@@ -62,6 +75,22 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             f"generate) or follow {TOOLKIT_URL}",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
+    if isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
+            and env.nvml.message == SMI_MISSING and host.wsl is not True and nodes is None:
+        # a report: nvidia-smi or libnvidia-ml.so missing inside the container it names, in
+        # nvidia-smi's or the shell's words (not collect_env's "Could not collect") (the
+        # toolkit mounts both with the utility capability: the container was not given the
+        # GPUs, or not that capability). A machine probed here lists its device nodes, and the
+        # rules below judge it (a GPU-less CI container has none and needs none)
+        return failed(
+            f"nvidia-smi or the driver's libnvidia-ml.so is missing in this {host.container} "
+            "container: the NVIDIA Container Toolkit did not mount the driver into it (started "
+            "without GPU access, or NVIDIA_DRIVER_CAPABILITIES without utility)",
+            "restart it with GPU access: docker run --gpus all (with the NVIDIA Container "
+            "Toolkit installed and configured: sudo nvidia-ctk runtime configure --runtime=docker)"
+            ", or --device nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit; "
+            f"keep NVIDIA_DRIVER_CAPABILITIES at compute,utility or all ({TOOLKIT_URL})",
+            (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     if isinstance(visible, Unavailable) or nodes is None:
         return skipped(f"this {host.container} container's environment or device nodes are "
                        "not known", cdi)

@@ -58,6 +58,10 @@ NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$"
                         r"|(?i:^[^\n]*nvidia-smi[^\n]*\bno devices were found\b)"
                         # its exact words quoted (a script's trace: X='No devices were found')
                         r"|['\"`]No devices were found['\"`]", re.MULTILINE)
+# nvidia-smi's (or the shell's) own words that nvidia-smi or libnvidia-ml.so is not there: in a
+# container a report names, GD505's sign that the toolkit did not mount the driver
+SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is "
+               "installed (or, in a container, GPU support was not requested)")
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     # as printed, or retyped ("NVIDIA SMI has failed because it could not communicate …")
@@ -82,9 +86,7 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     (re.compile(r"NVIDIA-SMI couldn.?t find libnvidia-ml\.so|nvidia-smi: (?:command )?not "
                 r"found|'nvidia-smi' is not recognized|Command 'nvidia-smi' not found"
                 r"|No such file or directory: '(?:[^'\n]{0,200}/)?nvidia-smi'"),
-     Reason.NOT_INSTALLED,
-     "nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is installed "
-     "(or, in a container, GPU support was not requested)"),
+     Reason.NOT_INSTALLED, SMI_MISSING),
     # NVML's own text (nvmlErrorString: "Unknown Error", "GPU access blocked by the operating
     # system" …) ends the line, or a quote, backtick or full stop of the prose around it
     # (any case, the colon left out, as users retype it: "failed to initialize nvml unknown

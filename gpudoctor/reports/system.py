@@ -63,6 +63,9 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:在|于)?容器(?:中|内|里)"), "container"),  # "in the container", in Chinese
     # "nvidia-smi inside the docker", "in docker"
     (re.compile(r"(?i:\b(?:inside|in|within)[ \t]+(?:the[ \t]+|a[ \t]+)?docker\b)"), "docker"),
+    # the checked boxes of NVIDIA's device plugin / GPU operator issue template
+    (re.compile(r"(?im:^[ \t]*[-*][ \t]+\[x\][ \t]+Are you running Kubernetes\b)"), "kubernetes"),
+    (re.compile(r"(?im:^[ \t]*[-*][ \t]+\[x\][ \t]+Are you running Docker\b)"), "docker"),
     # a Kubernetes cluster's pods: both words on one line
     (re.compile(r"(?im:^[^\n]*\b(?:kubernetes|k8s)\b[^\n]*\bpods?\b"
                 r"|^[^\n]*\bpods?\b[^\n]*\b(?:kubernetes|k8s)\b)"), "kubernetes"),

@@ -106,3 +106,47 @@ def test_mig_visible_devices(tables: Tables, mig: bool, visible: str | None,
     assert f.status is status, f
     if status is Status.WARN:
         assert f.severity is Severity.INFO and "MIG-<uuid>" in (f.fix or "")
+
+
+# NVIDIA/nvidia-docker#876 (round 7's r14-033): the image's nvidia-smi, in a container started
+# with the NVIDIA runtime, cannot find the driver's library
+NVIDIA_DOCKER_876 = """\
+ aigpu@aiPC1:~$ docker run --runtime=nvidia --rm -ti -e NVIDIA_DRIVER_CAPABILITIES=video,compute,utility nvidia/cuda:9.0-base nvidia-smi
+NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.
+"""  # noqa: E501 - verbatim
+# a collect_env run in a container that could not collect the driver: no sign of a GPU
+COLLECT_ENV_IN_DOCKER = """\
+root@185d009a60c8:/workspace# python3 -m torch.utils.collect_env
+Collecting environment information...
+PyTorch version: 1.12.1
+Is debug build: False
+CUDA used to build PyTorch: 11.3
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 18.04.6 LTS (x86_64)
+Is CUDA available: False
+CUDA runtime version: 11.3.109
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+"""
+
+
+def test_a_report_of_nvidia_smi_missing_in_a_container_fails(tables: Tables) -> None:
+    from gpudoctor.reports.read import read_reports
+
+    found = run(container.check_container, read_reports([("876", NVIDIA_DOCKER_876)]), tables)
+    assert found.status is Status.FAIL and "docker" in found.message
+    assert "--gpus all" in (found.fix or "")
+    # collect_env's "Could not collect" is no such sign: the container may have no GPU at all
+    found = run(container.check_container, read_reports([("env", COLLECT_ENV_IN_DOCKER)]),
+                tables)
+    assert found.status is Status.SKIP
+
+
+def test_the_device_plugin_templates_checked_box_names_kubernetes() -> None:
+    """gpu-operator / k8s-device-plugin issues (round 9's r20-029) tick "Are you running
+    Kubernetes v1.13+?"; an unticked box names nothing."""
+    from gpudoctor.reports.system import _container
+
+    assert _container("- [x] Are you running Kubernetes v1.13+?\n") == "kubernetes"
+    assert _container("- [ ] Are you running Kubernetes v1.13+?\n") is None
