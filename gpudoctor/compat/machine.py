@@ -208,10 +208,14 @@ def _seen_ccs(env: Environment, tables: Tables) -> list[tuple[int, int]] | None:
 
 
 NEIGHBOURS = 2  # release series looked at on each side of a build whose arch list is not known
-# a wheel PyTorch built: a release or a nightly, with its CUDA tag. Not a source build
-# ("2.1.0a0+git1234", NVIDIA's containers' "2.1.0a0+32f93b1"), nor one without a tag (a conda
-# or a distribution's build may set its own arch list)
-OFFICIAL_BUILD = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.dev\d{8})?\+cu\d{2,3}")
+# a build PyTorch made: a release or a nightly with its CUDA tag, or a nightly without one
+# ("2.4.0.dev20240507": only PyTorch's nightly channels date a version; its conda nightlies,
+# untagged, were built with the pip script's list plus sm_61 (pytorch/builder
+# conda/pytorch-nightly/build.sh), and before CUDA tags were added the pip nightly of the
+# default CUDA had none). Not a source build ("2.1.0a0+git1234", NVIDIA's containers'
+# "2.1.0a0+32f93b1"), nor a release without a tag (a conda-forge or a distribution's build
+# sets its own arch list)
+OFFICIAL_BUILD = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:\.dev\d{8})?\+cu\d{2,3}|\.dev\d{8})")
 
 
 def neighbouring_builds_cover(env: Environment, tables: Tables, *,

@@ -248,9 +248,16 @@ def test_the_neighbouring_builds_rule(tables: Tables) -> None:
     # a CPU build, or a build whose CUDA no release in the tables has: nothing to go by
     assert neighbouring_builds_cover(_on("H100", "2.9.1", None), tables) is None
     assert neighbouring_builds_cover(_on("H100", "2.9.1+cu127", "12.7"), tables) is None
-    # not a wheel PyTorch built: a source or container build, one without a CUDA tag
+    # not a build PyTorch made: a source or container build, a release without a CUDA tag
+    # (conda-forge's, a distribution's)
     for version in ("2.1.0a0+git1234", "2.1.0a0+32f93b1", "2.9.1", "2.9.1rc1+cu128"):
         assert neighbouring_builds_cover(_on("H100", version, "12.8"), tables) is None, version
+    # a nightly without a tag is PyTorch's (its conda channel's, or an old pip nightly of the
+    # default CUDA): round 6's r10-030, 2.4.0.dev20240507 with CUDA 12.1 on an A-series sm_86
+    untagged = neighbouring_builds_cover(_on("8.6", "2.4.0.dev20240507", "12.1"), tables)
+    assert untagged is not None and "2.3.1's and 2.4.0's" in untagged
+    # round 10's r21-003: 1.2.0.dev20190605 with CUDA 9.0 on a P100 (sm_60): 1.1.0's list
+    assert neighbouring_builds_cover(_on("6.0", "1.2.0.dev20190605", "9.0.176"), tables)
 
 
 def test_cubins_of_a_nightly_by_its_neighbours(tables: Tables) -> None:
