@@ -109,6 +109,10 @@ _OPTIX_CALL = re.compile(r"optix call\b[\s\S]{0,600}?\bfailed with (?:error )?co
                          r"(?P<n>\d{4})\b", re.I)
 _OPTIX_FN = re.compile(r"optix[A-Z]\w{2,60}[ \t]{0,4}\([^\n]{0,300}?\)[^\n]{0,40}?\bfailed\b"
                        r"[^\n]{0,60}?\bcode[ \t:=]{0,4}(?P<n>\d{4})\b")
+# OptiX's own message for a code (optixGetErrorString) after an "OptiX error" on its line, as
+# wrappers print it: "optix_wrapper.cpp:175 Optix Error: 'Unsupported ABI version'"
+_OPTIX_MESSAGE = re.compile(r"\boptix\b[^\n]{0,60}?\berror\b[ \t]{0,4}[:=][ \t]{0,4}['\"`]?"
+                            r"(?P<msg>[A-Za-z][^\n'\"`]{2,80}?)['\"`]?[ \t.]{0,4}(?:\n|$)", re.I)
 # NVML's return code by number, after "NVML" on the same line: T-Rex's "NVML: can't get GPU
 # #0, error code 15", "nvmlDeviceGetHandleByIndex() failed with error code 999"
 _NVML_NUMBER = re.compile(r"nvml\w{0,40}(?:\(\))?[^\n]{0,80}?\b(?:error code|returned|failed with"
@@ -226,6 +230,10 @@ def _sdk_codes(cat: Catalog, text: str, lowered: str) -> Iterator[
             yield optix.get(int(m["n"])), (m.start(), m.end(), m.group(0))
         for m in anchored(_OPTIX_FN, text, lowered, "optix"):
             yield optix.get(int(m["n"])), (m.start(), m.end(), line_of(text, m.start()))
+        said = {c.message.lower(): c for c in optix.values() if c.message}
+        for m in anchored(_OPTIX_MESSAGE, text, lowered, "optix"):
+            if (code := said.get(m["msg"].strip().lower())) is not None:
+                yield code, (m.start(), m.end(), line_of(text, m.start()))
 
 
 @cache
