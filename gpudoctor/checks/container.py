@@ -17,7 +17,7 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
-from gpudoctor.reports.nvidia_smi import SMI_MISSING
+from gpudoctor.reports.interface import SMI_MISSING
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables

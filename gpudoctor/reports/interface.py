@@ -109,6 +109,12 @@ QUERY_SOME = "nvidia-smi --query-gpu -i (the GPUs chosen)"
 MIG_LIST = "nvidia-smi mig -lgi/-lci (MIG-enabled GPUs only)"
 NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME, PROSE, MIG_LIST})
 
+# nvidia-smi's (or the shell's) own words that nvidia-smi or libnvidia-ml.so is not there, as
+# the nvidia-smi reader states them: in a container a report names, GD505's sign that the
+# toolkit did not mount the driver (here, not in the reader: the check path does not import it)
+SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is "
+               "installed (or, in a container, GPU support was not requested)")
+
 
 def stated_driver(binding: str, why: str, gpus: tuple[GpuFacts | Unavailable, ...],
                   driver: str | None = None) -> NvmlFacts:

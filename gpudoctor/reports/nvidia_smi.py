@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported, stated_driver
+from gpudoctor.reports.interface import SMI_MISSING, Partial, not_reported, stated_driver
 from gpudoctor.versions import encode_cuda_version
 
 # R610 (and some R580 builds) print "KMD Version" (the kernel-mode driver) and "CUDA UMD
@@ -58,10 +58,6 @@ NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$"
                         r"|(?i:^[^\n]*nvidia-smi[^\n]*\bno devices were found\b)"
                         # its exact words quoted (a script's trace: X='No devices were found')
                         r"|['\"`]No devices were found['\"`]", re.MULTILINE)
-# nvidia-smi's (or the shell's) own words that nvidia-smi or libnvidia-ml.so is not there: in a
-# container a report names, GD505's sign that the toolkit did not mount the driver
-SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is "
-               "installed (or, in a container, GPU support was not requested)")
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     # as printed, or retyped ("NVIDIA SMI has failed because it could not communicate …")
