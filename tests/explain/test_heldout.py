@@ -36,7 +36,7 @@ BLAMED = {
     # g8-006: Triton's own ptxas refusing its own PTX, read as the ptxas/PTX mismatch it states
     "round5/explain-D": {"g10-018.txt", "g10-021.txt", "g8-006.txt", "g8-008.txt",
                          "g8-033.txt", "g9-013.txt"},
-    "round6/explain-E": {"g11-012.txt", "g11-025.txt", "g11-031.txt", "g12-016.txt",
+    "round6/explain-E": {"g11-012.txt", "g11-031.txt", "g12-016.txt",
                          "g14-005.txt", "g14-013.txt", "g14-027.txt", "g15-026.txt"},
     # g18-005: "device kernel image is invalid", quoted after an NVRTC compile error in the
     # program's own source, is read as the code it is (a kernel image for another GPU)
@@ -47,7 +47,7 @@ BLAMED = {
                          "g25-024.txt"},
     "round9/explain-H": {"g26-030.txt", "g27-009.txt", "g27-016.txt", "g28-028.txt",
                          "g30-009.txt", "g30-010.txt"},
-    "round10/explain-I": {"g32-007.txt", "g32-029.txt", "g33-029.txt", "g34-025.txt"},
+    "round10/explain-I": {"g32-029.txt", "g33-029.txt", "g34-025.txt"},
     "round11/explain-J": {"g37-005.txt", "g40-008.txt"},
 }
 

@@ -662,6 +662,15 @@ ROUND11_SEEN = [  # round 11's, after scoring (development data since), with the
     ("C:/Users/steven/AppData/Local/Temp/tmptw09ntof/cuda_utils.c:14: error: include file "
      "'Python.h' not found", "python-headers-missing", "other-environment"),
 ]
+ROUND11_SEEN += [
+    # round 10's g32-007 and round 6's g11-025 (negatives): CUDA used in a forked worker
+    ("THCudaCheck FAIL file=/pytorch/torch/csrc/cuda/Module.cpp line=34 error=3 : initialization "
+     "error\nProcess Process-1:\nTraceback (most recent call last):\n  File \"/usr/lib/python3.5/"
+     "multiprocessing/process.py\", line 249, in _bootstrap\n    self.run()\n  File \"eval.py\", "
+     "line 129, in worker\n    torch.cuda.set_device(gpu_id)\nRuntimeError: cuda runtime error "
+     "(3) : initialization error at /pytorch/torch/csrc/cuda/Module.cpp:34",
+     "cuda-init-error-in-forked-child", "not-environment"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN)
 
