@@ -155,17 +155,25 @@ def _no_driver(fields: dict[str, str], text: str) -> Unavailable | None:
     built = _known(fields.get("CUDA used to build PyTorch"))
     if (built is None or not built[:1].isdigit() or _hip(fields) is not None
             or _flag(fields.get("Is CUDA available")) is not False
-            or "Nvidia driver version" not in fields or _gpus(text)):
+            or not ("Nvidia driver version" in fields or _no_cuda(fields)) or _gpus(text)):
         return None
     why = torch_messages.init_error(text)
     if why is not None and not why.startswith(torch_messages.NO_DRIVER):
         return None
-    said = (f"Nvidia driver version: {fields['Nvidia driver version'] or '(empty)'}; GPU models "
-            f"and configuration: {fields.get('GPU models and configuration') or '(none)'}")
+    said = (f"Nvidia driver version: {fields.get('Nvidia driver version') or '(empty)'}; "
+            f"GPU models and configuration: "
+            f"{fields.get('GPU models and configuration') or '(none)'}")
     return Unavailable(
         Reason.NOT_INSTALLED, f"no working NVIDIA driver (or no NVIDIA GPU): collect_env could "
         f"not run nvidia-smi (driver and GPUs 'Could not collect'), and torch, a CUDA {built} "
         "build, finds no CUDA device" + (f" (torch: '{why}')" if why else ""), said)
+
+
+def _no_cuda(fields: dict[str, str]) -> bool:
+    """collect_env's "No CUDA" in its GPU field: it writes it into every CUDA field at once, only
+    where torch finds no CUDA and the toolkit's version, the GPUs and the driver's version were
+    all missing (its `pretty_str`), so it stands for the driver line a paste cut off."""
+    return (fields.get("GPU models and configuration") or "").strip() == "No CUDA"
 
 
 def _hip(fields: dict[str, str]) -> str | None:

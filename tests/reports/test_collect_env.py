@@ -154,3 +154,38 @@ def test_this_machines_collect_env() -> None:
     rt = _runtime(env)
     assert [rt.version, str(rt.cuda), str(rt.cuda_available)] == facts
     assert env.sources == ("collect_env in collect_env.txt",)
+
+
+# vllm-project/vllm-omni#429 (round 12's r27-024, a false failure once): vLLM's sectioned
+# collect_env of a machine without an NVIDIA GPU, the paste ending at the GPU line
+VLLM_SECTIONED_NO_CUDA = """\
+Collecting environment information...
+==============================
+       PyTorch Info
+==============================
+PyTorch version              : 2.9.0+cu128
+Is debug build               : False
+CUDA used to build PyTorch   : 12.8
+ROCM used to build PyTorch   : N/A
+
+==============================
+       CUDA / GPU Info
+==============================
+Is CUDA available            : False
+CUDA runtime version         : No CUDA
+CUDA_MODULE_LOADING set to   : N/A
+GPU models and configuration : No CUDA
+"""
+
+
+def test_no_cuda_in_the_gpu_field_stands_for_the_driver_line_cut_off() -> None:
+    """collect_env writes "No CUDA" into every CUDA field at once (driver, GPUs, toolkit all
+    missing): a paste cut before the driver line still states that nvidia-smi found nothing,
+    so GD403 defers to GD101's note instead of failing on a reason "not in the report"."""
+    env = read_reports([("vllm-omni-429", VLLM_SECTIONED_NO_CUDA)])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED
+    found = statuses(env)
+    assert Status.FAIL not in found.values()
+    # a driver line cut off without "No CUDA" beside it stays unknown, as before
+    cut = VLLM_SECTIONED_NO_CUDA.replace("GPU models and configuration : No CUDA\n", "")
+    assert read_reports([("cut", cut)]).nvml.reason is Reason.NOT_REPORTED  # type: ignore[union-attr]
