@@ -35,9 +35,11 @@ _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhan
 # a CUDA error number printed with its context: "CUDA error 209", "cuda runtime error (59)",
 # "error=101 : invalid device ordinal", "Error 804: forward compatibility ...", "CUresult(-1)",
 # TensorRT's "CUDA initialization failure with error: 35" and "Cuda Error in allocate: 2 (out of
-# memory)" (the function may be qualified: "nvinfer1::internal::DefaultAllocator::allocate")
+# memory)" (the function may be qualified: "nvinfer1::internal::DefaultAllocator::allocate"),
+# nvdiffrast's "Cuda error: 2[cudaMalloc(&m_gpuPtr, bytes);]"
 _NUMBER = re.compile(
-    r"(?:cuda(?:\s{1,8}runtime|\s{1,8}driver)?\s{1,8}error\s{0,8}\(?\s{0,8}|\berror\s{0,8}=\s{0,8}|\berror\s{1,8}|"
+    r"(?:cuda(?:\s{1,8}runtime|\s{1,8}driver)?\s{1,8}error\s{0,8}:?\s{0,8}\(?\s{0,8}|\berror\s{0,8}=\s{0,8}|"
+    r"\berror\s{1,8}|"
     r"cuda\s{1,8}error\s{1,8}in\s{1,8}[\w:]{1,120}\s{0,8}:\s{0,8}|"
     r"code\s{0,8}=\s{0,8}|cuda initiali[sz]ation failure with error:?\s{0,8})"
     r"(?P<n>\d{1,5})\b\s{0,8}\)?\s{0,8}[:(]?\s{0,8}(?P<rest>[^\n]{0,160})", re.I)

@@ -671,8 +671,51 @@ ROUND11_SEEN += [
      "(3) : initialization error at /pytorch/torch/csrc/cuda/Module.cpp:34",
      "cuda-init-error-in-forked-child", "not-environment"),
 ]
+ROUND12_SEEN = [  # round 12's, after scoring (development data since), with their threads
+    # NVIDIA/gpu-operator#85: the driver container without the node kernel's packages
+    ("Could not resolve Linux kernel version\nResolving Linux kernel version...\nStopping "
+     "NVIDIA persistence daemon...", "gpu-operator-driver-kernel-unresolved", "no-driver"),
+    # HKUST-Aerial-Robotics/D2SLAM#52: an engine of another TensorRT
+    ("[E] [TRT] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: Serialization "
+     "(Serialization assertion stdVersionRead == serializationVersion failed.Version tag does not "
+     "match. Note: Current Version: 213, Serialized Engine Version: 232)",
+     "tensorrt-engine-version-mismatch", "library-version-conflict"),
+    # PaddlePaddle/Paddle#19457: an older cuDNN found at run time
+    ("Dilations conv is not supported in this cuDNN version(5.1.10). at [/root/Paddle/paddle/"
+     "fluid/platform/cudnn_helper.h:329]", "cudnn-feature-needs-newer-version",
+     "library-version-conflict"),
+    # NVlabs/nvdiffrast#182: a code after "Cuda error:"
+    ("RuntimeError: Cuda error: 2[cudaMalloc(&m_gpuPtr, bytes);]",
+     "code-cuda-error-memory-allocation", "out-of-memory"),
+    # deepspeedai/DeepSpeed#889: a toolkit header of any name
+    ("deepspeed/ops/csrc/includes/gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such "
+     "file or directory", "cuda-header-missing", "toolkit-missing"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
-          + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN)
+          + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN)
+
+
+def test_every_library_header_of_the_toolkit_here_is_a_cuda_header() -> None:
+    """The missing-header signature names the toolkit's headers by family (cuda*, cublas*,
+    cusparse*, …), not one by one: every such header the CUDA toolkit on this machine ships
+    is read as missing when the compiler says so."""
+    import re
+    from pathlib import Path
+
+    include = Path("/usr/local/cuda/include")
+    if not include.is_dir():
+        pytest.skip("no CUDA toolkit here")
+    family = re.compile(r"(?:cuda|cublas|cusparse|curand|cufft|cusolver|nvrtc|nvml|cudnn|"
+                        r"nvToolsExt|nvjpeg|npp)\w*\.h")
+    headers = sorted(p.name for p in include.glob("*.h") if family.fullmatch(p.name))
+    assert len(headers) > 20
+    from gpudoctor.explain.kb import load
+
+    sig = next(s for s in load().signatures if s.id == "cuda-header-missing")
+    missed = [h for h in headers if not any(
+        p.search(f"x.cu:1:10: fatal error: {h}: No such file or directory")
+        for p in sig.patterns)]
+    assert missed == []
 
 
 @pytest.mark.parametrize(("text", "sid", "cause_class"), SCORED, ids=[c[1] for c in SCORED])
