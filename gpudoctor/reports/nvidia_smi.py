@@ -79,9 +79,12 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      "initialize NVML: Insufficient Permissions')"),
     # the shell's words, and Python's when a script runs it (subprocess: "FileNotFoundError:
     # [Errno 2] No such file or directory: 'nvidia-smi'")
+    # (a container runtime's: 'exec: "nvidia-smi": executable file not found in $PATH', its
+    # quotes escaped inside docker's own message)
     (re.compile(r"NVIDIA-SMI couldn.?t find libnvidia-ml\.so|nvidia-smi: (?:command )?not "
                 r"found|'nvidia-smi' is not recognized|Command 'nvidia-smi' not found"
-                r"|No such file or directory: '(?:[^'\n]{0,200}/)?nvidia-smi'"),
+                r"|No such file or directory: '(?:[^'\n]{0,200}/)?nvidia-smi'"
+                r"|exec: \\?\"nvidia-smi\\?\": executable file not found in \$PATH"),
      Reason.NOT_INSTALLED, SMI_MISSING),
     # NVML's own text (nvmlErrorString: "Unknown Error", "GPU access blocked by the operating
     # system" …) ends the line, or a quote, backtick or full stop of the prose around it

@@ -150,3 +150,17 @@ def test_the_device_plugin_templates_checked_box_names_kubernetes() -> None:
 
     assert _container("- [x] Are you running Kubernetes v1.13+?\n") == "kubernetes"
     assert _container("- [ ] Are you running Kubernetes v1.13+?\n") is None
+
+
+# NVIDIA/nvidia-docker#865 (round 12's r28-028): the runtime's own words, its quotes escaped
+NVIDIA_DOCKER_865 = r"""$ nvidia-docker run --rm nvidia/cuda nvidia-smi
+docker: Error response from daemon: OCI runtime create failed: container_linux.go:348: starting container process caused "exec: \"nvidia-smi\": executable file not found in $PATH": unknown.
+"""  # noqa: E501 - verbatim
+
+
+def test_the_runtime_finding_no_nvidia_smi_in_the_container_fails(tables: Tables) -> None:
+    from gpudoctor.reports.read import read_reports
+
+    env = read_reports([("865", NVIDIA_DOCKER_865)])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED
+    assert run(container.check_container, env, tables).status is Status.FAIL
