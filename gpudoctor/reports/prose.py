@@ -90,22 +90,37 @@ def parse(text: str, tables: Tables) -> Partial | None:
     others = bool(gpus) + (available is not None) + launched + (driver is not None)
     if not ((version and others) or (gpus and driver)):
         return None
-    torch = None
-    if version is not None:
-        if available is None and launched:  # torch reached a GPU: CUDA was available
-            available = True
-        tag = version.partition("+")[2]
-        runtime = stated_runtime(version, tag_cuda(version), available,
-                                 tag if tag.startswith("rocm") else None, why=_WHY,
-                                 source="the reporter's words", archs=None)
-        torch = TorchFacts(
-            python=not_reported("the interpreter's path is not in the report"),
-            static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime,
-            seconds=not_reported("no probe ran: the facts are the reporter's words"),
-        )
+    if available is None and launched:  # torch reached a GPU: CUDA was available
+        available = True
+    torch = _torch(version, available) if version is not None else None
     nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus else None
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
+
+
+def torch_named(text: str) -> Partial | None:
+    """torch as the words name it beside tools' output that states none ("My environment is
+    `pytorch==1.7.1+cu110`" under an nvidia-smi table): its one version (a text naming two
+    states none) and, where the words say it, whether CUDA is available; None otherwise."""
+    text = text[:LIMIT].replace("\uff1a", ": ")
+    versions = {_version(m["v"]) for m in TORCH.finditer(text)}
+    if len(versions) != 1:
+        return None
+    said = {m["v"] for m in AVAILABLE.finditer(text)}
+    available = None if len(said) != 1 else said.pop() == "True"
+    return Partial(kind="the reporter's words", rank=0, torch=_torch(versions.pop(), available))
+
+
+def _torch(version: str, available: bool | None) -> TorchFacts:
+    tag = version.partition("+")[2]
+    runtime = stated_runtime(version, tag_cuda(version), available,
+                             tag if tag.startswith("rocm") else None, why=_WHY,
+                             source="the reporter's words", archs=None)
+    return TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=runtime,
+        seconds=not_reported("no probe ran: the facts are the reporter's words"),
+    )
 
 
 def _version(written: str) -> str:

@@ -234,6 +234,9 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         elif recognised and _cpu_build_alone([p for n, p in found if n == name]) and (
                 stated := prose.named_gpus(text, load_tables())) is not None:
             found.append((name, stated))  # a CPU build prints no GPU: the words may name it
+        elif recognised and not any(n == name and p.torch is not None for n, p in found) and (
+                stated := prose.torch_named(text)) is not None:
+            found.append((name, stated))  # the tools state no torch: the words' version
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

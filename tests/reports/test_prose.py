@@ -161,3 +161,32 @@ def test_a_json_dump_of_versions_and_a_gpu_model_in_capitals() -> None:
     assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["RTX 5060 TI"]
     got = statuses(env)
     assert (got["GD402"], got["GD404"]) == (Status.PASS, Status.FAIL)
+
+
+# deepspeedai/DeepSpeed#2055 (round 12's r28-022): tools' output that states no torch, and the
+# torch the reporter names beside it
+DEEPSPEED_2055 = """\
+I am getting `nvcc missing` when executing `ds_report` instruction
+But `nvcc --version` can print the following information:
+```
+nvcc: NVIDIA (R) Cuda compiler driver
+Cuda compilation tools, release 11.3, V11.3.109
+Build cuda_11.3.r11.3/compiler.29920130_0
+```
+`nvidia-smi` shows：
+```
+NVIDIA-SMI 470.129.06   Driver Version: 470.129.06   CUDA Version: 11.4
+```
+My environment is `pytorch==1.7.1+cu110` and `deepspeed==0.6.5`
+"""
+
+
+def test_the_torch_the_words_name_beside_tools_that_state_none() -> None:
+    env = read_reports([("ds-2055", DEEPSPEED_2055)])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.version == "1.7.1+cu110" and env.torch.runtime.cuda == "11.0"
+    found = statuses(env)
+    assert found["GD103"] is Status.PASS  # driver 470 runs CUDA 11.0
+    # two versions named (an upgrade told as a story): the words state none
+    story = DEEPSPEED_2055.replace("and `deepspeed", "(was `torch==1.6.0`) and `deepspeed")
+    assert read_reports([("story", story)]).torch.reason.value == "not-reported"  # type: ignore[union-attr]
