@@ -249,8 +249,7 @@ EXCLUDED: dict[tuple[str, str], str] = {
                         "lts/release/1.8 branch forked; what it passed the script is not known",
     ("1.8.2", "cu111"): "the LTS release's separate pipeline, as 1.8.2 cu102",
     **dict.fromkeys(
-        (("2.6.0", "cu118"), ("2.6.0", "cu126"), ("2.7.0", "cu118"), ("2.7.1", "cu118"),
-         ("2.11.0", "cu126")),
+        (("2.6.0", "cu118"), ("2.6.0", "cu126"), ("2.7.0", "cu118"), ("2.7.1", "cu118")),
         "from 2.6 the script is pytorch/pytorch .ci/manywheel/build_cuda.sh; its snapshot "
         "(4 GB) cannot be brought here and the file index holds it at commits that are no "
         "release's (the releases' commits, from torch/version.py's git_version, e.g. 2.6.0: "
@@ -374,3 +373,21 @@ def test_a_secondary_list_holds_only_what_its_cuda_compiles(tables: Tables) -> N
         for entry in variant.arch_list or ():
             cc = re.sub(r"\+PTX$", "", entry)
             assert arch_in_build(tables, variant.cuda, cc).verdict == "sass", (version, entry)
+
+
+# torch.cuda.get_arch_list() of download.pytorch.org wheels as a PyTorch maintainer printed them
+# (https://github.com/pytorch/pytorch/issues/182250, 2026-05-03): (release, variant) -> the list
+READ_BY_MAINTAINER = {
+    ("2.11.0", "cu126"): ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"),
+    ("2.11.0", "cu128"): ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0"),
+    ("2.10.0", "cu128"): ("7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0"),
+}
+
+
+@pytest.mark.parametrize(("version", "tag"), sorted(READ_BY_MAINTAINER))
+def test_the_lists_a_maintainer_printed_are_the_tables(tables: Tables, version: str,
+                                                       tag: str) -> None:
+    """The comment that gives 2.11.0 cu126's list (the row's only source) also gives two lists
+    the tables hold from other sources: all three agree."""
+    _, variant = _variant(tables, version, tag)
+    assert variant.arch_list == READ_BY_MAINTAINER[(version, tag)]
