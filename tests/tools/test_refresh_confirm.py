@@ -65,7 +65,8 @@ def test_python_minors_are_compared_with_the_wheels(recorded: Recorded, tables_c
     path = tables_copy / "torch.toml"
     text = path.read_text(encoding="utf-8")
     old = 'python = ["3.10", "3.11", "3.12", "3.13", "3.14"]\nvariants = [\n  { tag = "cu126", ' \
-          'cudnn = "9.10.2.21" },\n  { tag = "cu128", cudnn = "9.19.0.56"'
+          'cudnn = "9.10.2.21", arch_list = ["5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"], ' \
+          'source = "https://github.com/pytorch/pytorch/issues/182250"'
     assert text.count(old) == 1
     path.write_text(text.replace(old, old.replace('"3.14"]', '"3.14", "3.15"]')),
                     encoding="utf-8")
