@@ -25,10 +25,10 @@ SETS = {
     "round4/explain-C": ((64, 43, 21), 43),  # 38 on 4d1a1cb (sealed)
     "round5/explain-D": ((170, 116, 54), 111),  # 86 on 040ff4b (sealed)
     "round6/explain-E": ((170, 109, 61), 100),  # 80 on 4f61e1c (sealed)
-    "round7/explain-F": ((171, 114, 57), 96),  # 81 on a69e6bf (sealed)
+    "round7/explain-F": ((171, 114, 57), 97),  # 81 on a69e6bf (sealed)
     "round8/explain-G": ((170, 110, 60), 93),  # 76 on ec20ecf (sealed)
     "round9/explain-H": ((148, 100, 48), 82),  # 64 on f81f6e0 (sealed)
-    "round10/explain-I": ((161, 104, 57), 81),  # 66 on d374095 (sealed)
+    "round10/explain-I": ((161, 104, 57), 82),  # 66 on d374095 (sealed)
     "round11/explain-J": ((139, 92, 47), 83),  # 69 on 334f471 (sealed)
     "round12/explain-K": ((32, 16, 16), 15),  # 10 on df47d93 (sealed)
 }

@@ -691,6 +691,15 @@ ROUND12_SEEN = [  # round 12's, after scoring (development data since), with the
     ("deepspeed/ops/csrc/includes/gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such "
      "file or directory", "cuda-header-missing", "toolkit-missing"),
 ]
+ROUND12_SEEN += [  # earlier rounds' misses taken up after round 12
+    # BVLC/caffe#4894 (round 7's g20-026): nvidia-smi's words for NVML's insufficient power
+    ("Unable to determine the device handle for GPU 0000:04:00.0: Unable to communicate with "
+     "GPU because it is insufficiently powered.", "gpu-insufficient-power", "hardware-fault"),
+    # tensorflow/tensorflow#6933 (round 10's g31-027): an entry point the driver's libcuda lacks
+    ("E c:\\tf_jenkins\\cuda_driver.cc:509] Could not find cuDevicePrimaryCtxSetFlags in libcuda "
+     "DSO; dlerror: cuDevicePrimaryCtxSetFlags not found", "libcuda-lacks-entry-point",
+     "driver-too-old"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN)
 
