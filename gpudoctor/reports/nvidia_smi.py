@@ -98,9 +98,10 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      "nvidia-smi found no GPU ('No devices were found'): the driver is loaded but sees none"),
 )
 # one GPU that does not answer: nvidia-smi prints this instead of (or after) the table;
-# "detect" on Windows, "determine" on Linux
+# "detect" on Windows, "determine" on Linux. Its PCI domain is 4 or 8 digits; a paste may hold
+# fewer where it was retyped ("GPU 000:BA:80.0"), as explain's signature reads it too
 LOST = re.compile(r"Unable to (?:determine|detect) the device handle for GPU ?"
-                  r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*([^\n]+)")
+                  r"([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*([^\n]+)")
 # NVML_ERROR_GPU_IS_LOST in a program's own words where no bus id is printed: the enum's name
 # (C's, or a binding's "GpuIsLost" as NVML wrappers name it), or nvmlErrorString's "GPU is
 # lost" after a line's "NVML"

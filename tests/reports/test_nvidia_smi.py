@@ -334,3 +334,12 @@ def test_nvidia_smi_s_failure_retyped_is_read() -> None:
     # because it could not communicate with the NVIDIA driver" (no hyphen, "could not")
     env = read_path(_HELDOUT / "round9" / "reports-H" / "r20-019.md")
     assert statuses(env)["GD101"] is Status.FAIL
+
+
+def test_a_lost_gpu_whose_bus_id_was_retyped_short_is_still_read() -> None:
+    """Round 3's r2-006 (a GPU disconnected): "GPU 000:BA:80.0", its domain cut to 3 digits, was
+    refused; nvidia-smi's line is read with any domain of 1-8 digits, as explain reads it."""
+    env = read_reports([("r2-006", "Unable to determine the device handle for GPU 000:BA:80.0: "
+                                   "Unknown Error\n")])
+    found = statuses(env)
+    assert (found["GD101"], found["GD102"]) == (Status.PASS, Status.FAIL)
