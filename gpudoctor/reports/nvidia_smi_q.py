@@ -449,9 +449,7 @@ def parse_fragment(text: str) -> Partial | None:
         c.value is not None or c.children for c in g.children)][:MOST_GPUS]
     if not gpus or not any(_has_facts(g) for g in gpus):
         return None
-    why = "is not in the report (sections of nvidia-smi -q alone)"
-    return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
-        Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml=False)) for i, g in enumerate(gpus))))
+    return _sections_alone(gpus, False, "is not in the report (sections of nvidia-smi -q alone)")
 
 
 def parse_xml_fragment(text: str) -> Partial | None:
@@ -486,9 +484,7 @@ def parse_xml_fragment(text: str) -> Partial | None:
     gpu = tree.find("gpu") if tree is not None else None
     if gpu is None or not _has_facts(gpu):
         return None
-    why = "is not in the report (a piece of nvidia-smi -q -x alone)"
-    return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
-        Q_SECTIONS, why, (_gpu_facts(0, _Gpu(gpu, xml=True)),)))
+    return _sections_alone([gpu], True, "is not in the report (a piece of nvidia-smi -q -x alone)")
 
 
 def _has_facts(gpu: _Node) -> bool:
@@ -503,7 +499,13 @@ def _without_header(gpu_nodes: list[_Node], xml: bool, kind: str) -> Partial:
     gpus = [g for g in gpu_nodes if _has_facts(g)]
     if not gpus:
         return Partial(kind=kind, rank=5, complete=False)
-    why = f"is not in the report ({kind} without its driver lines)"
+    return _sections_alone(gpus, xml, f"is not in the report ({kind} without its driver lines)")
+
+
+def _sections_alone(gpus: list[_Node], xml: bool, why: str) -> Partial:
+    """GPUs of `-q` (or `-q -x`) read without its driver lines, in order: what their sections
+    state (nvidia-smi printed them: the driver answers), every other fact NOT_REPORTED(<fact>
+    `why`)."""
     return Partial(kind=Q_SECTIONS, rank=5, nvml=stated_driver(
         Q_SECTIONS, why, tuple(_gpu_facts(i, _Gpu(g, xml)) for i, g in enumerate(gpus))))
 

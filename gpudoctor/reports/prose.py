@@ -77,12 +77,8 @@ BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)\b[ \t]{0,3}(?:is|:|=|
 
 def parse(text: str, tables: Tables) -> Partial | None:
     """The facts `text` states in words; None where it states too few to be a report."""
-    # a full-width colon (a Chinese input method's "torch version：1.8.2") is a colon
-    text = text[:LIMIT].replace("\uff1a", ": ")
-    versions = {_version(m["v"]) for m in TORCH.finditer(text)}
-    version = versions.pop() if len(versions) == 1 else None
-    said = {m["v"] for m in AVAILABLE.finditer(text)}
-    available = None if len(said) != 1 else said.pop() == "True"
+    text = _plain(text)
+    version, available = _torch_said(text)
     launched = KERNEL_ERROR.search(text) is not None
     gpus = _gpus(text, tables)
     drivers = {m["v"] for m in DRIVER.finditer(text)}
@@ -101,13 +97,25 @@ def torch_named(text: str) -> Partial | None:
     """torch as the words name it beside tools' output that states none ("My environment is
     `pytorch==1.7.1+cu110`" under an nvidia-smi table): its one version (a text naming two
     states none) and, where the words say it, whether CUDA is available; None otherwise."""
-    text = text[:LIMIT].replace("\uff1a", ": ")
-    versions = {_version(m["v"]) for m in TORCH.finditer(text)}
-    if len(versions) != 1:
+    version, available = _torch_said(_plain(text))
+    if version is None:
         return None
+    return Partial(kind="the reporter's words", rank=0, torch=_torch(version, available))
+
+
+def _plain(text: str) -> str:
+    """The part of `text` read, a full-width colon (a Chinese input method's "torch
+    version：1.8.2") made a colon."""
+    return text[:LIMIT].replace("\uff1a", ": ")
+
+
+def _torch_said(text: str) -> tuple[str | None, bool | None]:
+    """torch's version the words name (None where they name none, or two: an upgrade told as a
+    story) and whether they say CUDA is available (None where they do not, or say both)."""
+    versions = {_version(m["v"]) for m in TORCH.finditer(text)}
     said = {m["v"] for m in AVAILABLE.finditer(text)}
-    available = None if len(said) != 1 else said.pop() == "True"
-    return Partial(kind="the reporter's words", rank=0, torch=_torch(versions.pop(), available))
+    return (versions.pop() if len(versions) == 1 else None,
+            None if len(said) != 1 else said.pop() == "True")
 
 
 def _torch(version: str, available: bool | None) -> TorchFacts:
