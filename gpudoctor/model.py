@@ -117,6 +117,11 @@ class HostFacts:
     cdi_specs: tuple[str, ...] = ()  # Container Device Interface specs: /etc/cdi, /var/run/cdi
     # the node's name (`socket.gethostname()`): `gpudoctor fleet` names nodes by it
     hostname: str | Unavailable = NOT_RECORDED
+    # NVML's error inside this container where a pasted report also shows the driver working
+    # (the host's nvidia-smi beside the container's "Failed to initialize NVML: Unknown
+    # Error"): the container's own view, kept beside the host's driver facts. None otherwise
+    # (a probed machine's NVML error is `Environment.nvml` itself)
+    container_nvml_error: str | None = None
 
     def getenv(self, name: str) -> str | Unavailable | None:
         """The value of a recorded environment variable, None when it was not set, and `env`

@@ -319,10 +319,20 @@ def container_lost_devices(env: Environment) -> bool:
     """Whether NVML fails with its "Unknown Error" in a container: the container lost access
     to the device nodes it had (its cgroup device rules rewritten by a `systemctl
     daemon-reload` on the host), a fault of the container's wiring, not of the driver."""
-    nvml = env.nvml
-    return (isinstance(env.host, HostFacts) and isinstance(env.host.container, str)
-            and isinstance(nvml, Unavailable)
-            and "unknown error" in f"{nvml.message} {nvml.detail}".lower())
+    return "unknown error" in (container_nvml_error(env) or "").lower()
+
+
+def container_nvml_error(env: Environment) -> str | None:
+    """NVML's error in the container the environment is in: the probed (or only) view of the
+    driver when that failed, else the container's error a report shows beside the host's
+    working driver (`HostFacts.container_nvml_error`); None outside a container or when NVML
+    answered there."""
+    host, nvml = env.host, env.nvml
+    if not isinstance(host, HostFacts) or not isinstance(host.container, str):
+        return None
+    if isinstance(nvml, Unavailable) and nvml.reason is not Reason.NOT_REPORTED:
+        return f"{nvml.message} {nvml.detail or ''}".strip()
+    return host.container_nvml_error
 
 
 def gpu_details(g: GpuFacts) -> list[str]:

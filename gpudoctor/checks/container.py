@@ -73,7 +73,8 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             "rewrites the container's cgroup device rules)",
             f"restart the container; to stop it recurring, run it through CDI (nvidia-ctk cdi "
             f"generate) or follow {TOOLKIT_URL}",
-            (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
+            (("container", host.container), ("NVML", V.container_nvml_error(env) or ""),
+             *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
     if isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
             and env.nvml.message == SMI_MISSING and host.wsl is not True and nodes is None:

@@ -36,7 +36,13 @@ from __future__ import annotations
 import re
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
-from gpudoctor.reports.interface import SMI_MISSING, Partial, not_reported, stated_driver
+from gpudoctor.reports.interface import (
+    NVML_INIT_FAILED,
+    SMI_MISSING,
+    Partial,
+    not_reported,
+    stated_driver,
+)
 from gpudoctor.versions import encode_cuda_version
 
 # R610 (and some R580 builds) print "KMD Version" (the kernel-mode driver) and "CUDA UMD
@@ -93,7 +99,7 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     (re.compile(r"(?i:Failed to initialize NVML):?[ \t]([^`\"'*\n]{1,80}?)[ \t]*"
                 r"(?:[`\"'*]|\.(?=\s|$)|$)",
                 re.MULTILINE), Reason.ERROR,
-     "nvidia-smi could not initialise NVML"),
+     NVML_INIT_FAILED),
     (NO_DEVICES, Reason.ERROR,
      "nvidia-smi found no GPU ('No devices were found'): the driver is loaded but sees none"),
 )

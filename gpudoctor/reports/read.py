@@ -13,6 +13,7 @@ from gpudoctor import __version__
 from gpudoctor.compat import load_tables
 from gpudoctor.model import (
     Environment,
+    HostFacts,
     NvmlFacts,
     Reason,
     TorchFacts,
@@ -36,7 +37,7 @@ from gpudoctor.reports import (
     torch_prints,
 )
 from gpudoctor.reports.credible import credible_driver_cuda
-from gpudoctor.reports.interface import Partial, ReportError, not_reported
+from gpudoctor.reports.interface import NVML_INIT_FAILED, Partial, ReportError, not_reported
 from gpudoctor.reports.issue_body import Block, find_blocks
 from gpudoctor.snapshot import SnapshotError, from_data, to_data
 
@@ -115,6 +116,24 @@ def _gpus_from_elsewhere(nvml: NvmlFacts | Unavailable | None,
     return replace(nvml, gpus=other.gpus, binding=other.binding)
 
 
+def _with_container_error(host: HostFacts | Unavailable | None,
+                          nvml: NvmlFacts | Unavailable | None,
+                          parts: list[tuple[int, Partial]]) -> HostFacts | Unavailable | None:
+    """The host of a report from a container whose NVML failed there ("Failed to initialize
+    NVML: Unknown Error") while another block shows the driver working (the host's nvidia-smi,
+    or the container's before it lost its devices): the driver's facts stay those that work,
+    the container's error is kept beside them for GD505."""
+    if not isinstance(host, HostFacts) or not isinstance(host.container, str) \
+            or not isinstance(nvml, NvmlFacts):
+        return host
+    error = next((p.nvml for _, p in parts if isinstance(p.nvml, Unavailable)
+                  and p.nvml.reason is Reason.ERROR
+                  and p.nvml.message.startswith(NVML_INIT_FAILED)), None)
+    if error is None:
+        return host
+    return replace(host, container_nvml_error=f"{error.message} {error.detail or ''}".strip())
+
+
 def _merge(found: list[tuple[str, Partial]]) -> Environment:
     used: list[int] = []
     parts = [(i, p) for i, (_, p) in enumerate(found)]
@@ -125,6 +144,7 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
     torch = _best([(i, p, p.torch) for i, p in parts], used)
     cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)
     libcuda = _best([(i, p, p.libcuda) for i, p in parts], used)
+    host = _with_container_error(host, nvml, parts)
     sources = [f"{p.kind}{'' if p.complete else ' (cut off)'} in {found[i][0]}"
                for i, p in parts]  # every block read, whether or not its facts won
     return Environment(

@@ -13,7 +13,8 @@ the host facts they state.
 
 - that the text ran in a container: a command that enters or starts one (`docker run|exec`,
   `podman run|exec`, `kubectl exec`), docker's default prompt (`root@<12 hex digits of the
-  container's id>:`), or prose that says so ("inside the container", "in the pod"). Alone
+  container's id>:`), kubectl's usual alias at a prompt (`k exec -it …`), a prompt labelled
+  `(container) $`, or prose that says so ("inside the container", "in the pod", "in pod"). Alone
   it is no report (a text that names a container says nothing of its GPU stack); beside
   one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
   driver fault.
@@ -52,14 +53,23 @@ _LSHW_DRIVER = re.compile(r"configuration:[^\n]*?\bdriver=([\w-]+)")
 _PCI_ID = re.compile(r"\[(10de:[0-9a-f]{4})\]")
 _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bkubectl[ \t]+(?:exec|debug|run)\b"), "kubernetes"),
+    # kubectl under its usual alias, at a prompt: "➜  k exec -it -n test pod-0 -- nvidia-smi"
+    (re.compile(r"^[^\n]{0,40}?(?<![\w-])k[ \t]+exec[ \t]+-", re.MULTILINE), "kubernetes"),
+    # a prompt the reporter labelled: "(container) $ nvidia-smi -L" beside "(host) # …"
+    (re.compile(r"^[ \t]*\((?:container|pod)\)[ \t]*[$#]", re.MULTILINE), "container"),
     (re.compile(r"\bdocker(?:[ \t]+container)?[ \t]+(?:run|exec|attach)\b"
                 r"|\bdocker[ -]compose[ \t]+(?:run|exec|up)\b"), "docker"),
     (re.compile(r"\bpodman[ \t]+(?:run|exec)\b"), "podman"),
     (re.compile(r"^[^\n@]{0,40}\broot@[0-9a-f]{12}:", re.MULTILINE), "docker"),
-    (re.compile(r"(?i:\b(?:inside|in|into|within|from)[ \t]+(?:the|a|my|our|this|that)[ \t]+"
-                r"(?:k8s[ \t]+|kubernetes[ \t]+)?pod\b)"), "kubernetes"),
-    (re.compile(r"(?i:\b(?:inside|in|into|within|from)[ \t]+(?:the|a|my|our|this|that)[ \t]+"
-                r"(?:docker[ \t]+|podman[ \t]+)?container\b)"), "container"),
+    # (without the article too: "nvidia-smi error in pod", "happens in container")
+    (re.compile(r"(?i:\b(?:inside|in|into|within)[ \t]+(?:(?:the|a|my|our|this|that)[ \t]+)?"
+                r"(?:k8s[ \t]+|kubernetes[ \t]+)?pod\b"
+                r"|\bfrom[ \t]+(?:the|a|my|our|this|that)[ \t]+(?:k8s[ \t]+|kubernetes[ \t]+)?"
+                r"pod\b)"), "kubernetes"),
+    (re.compile(r"(?i:\b(?:inside|in|into|within)[ \t]+(?:(?:the|a|my|our|this|that)[ \t]+)?"
+                r"(?:docker[ \t]+|podman[ \t]+)?container\b"
+                r"|\bfrom[ \t]+(?:the|a|my|our|this|that)[ \t]+(?:docker[ \t]+|podman[ \t]+)?"
+                r"container\b)"), "container"),
     (re.compile(r"(?:在|于)?容器(?:中|内|里)"), "container"),  # "in the container", in Chinese
     # "nvidia-smi inside the docker", "in docker"
     (re.compile(r"(?i:\b(?:inside|in|within)[ \t]+(?:the[ \t]+|a[ \t]+)?docker\b)"), "docker"),

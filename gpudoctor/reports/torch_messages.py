@@ -14,6 +14,11 @@
 - its CUDA initialisation error 803, cudaErrorSystemDriverMismatch ("system has unsupported
   display driver / cuda driver combination"): the driver's user-space CUDA library and its
   kernel module are of different releases (GD101's mismatch);
+- the other reasons c10/cuda/CUDAFunctions.cpp's `device_count_impl` and
+  `device_count_ensure_non_zero` raise for torch.cuda.init() or a first CUDA tensor: "No CUDA
+  GPUs are available" (no device counted), "CUDA driver initialization failed, you might not
+  have a CUDA gpu." (cudaErrorInitializationError), "CUDA unknown error - this may be due to an
+  incorrectly set up environment, …" (cudaErrorUnknown); each means is_available() is False;
 - "Torch not compiled with CUDA enabled" (torch/cuda/__init__.py, `_lazy_init`, raised when
   torch._C has no CUDA bindings): a build without CUDA, whatever its version. A text that also
   holds the warnings only CUDA builds print is not read as one.
@@ -67,6 +72,14 @@ INIT_ERROR = re.compile(
     r"|(Found no NVIDIA driver on your system\.[^\n]*?)[ \t\"'_*`]*$"
     r"|(Unexpected error from cudaGetDeviceCount\(\)[^\n]*? Error \d+: [^\n]+?)[ \t\"'_*`]*$"
     r"|(The NVIDIA driver on your system is too old \(found version \d+\)[^\n]*?)[ \t\"'_*`]*$"
+    # the rest of c10's device_count_impl / device_count_ensure_non_zero, raised as they are
+    # (no "CUDA initialization:" before them) by torch.cuda.init() or a first CUDA tensor:
+    # no device counted (cudaErrorNoDevice, or every GPU hidden), cudaErrorInitializationError,
+    # cudaErrorUnknown
+    r"|(?:RuntimeError: |^[ \t`'\"]*)(No CUDA GPUs are available)"
+    r"|(CUDA driver initialization failed, you might not have a CUDA gpu\.?)"
+    r"|(CUDA unknown error - this may be due to an incorrectly set up environment[^\n]*?)"
+    r"[ \t\"'_*`]*$"
     # torch 0.4-1.x's THC wording of cudaErrorInsufficientDriver, raised in torch's own code
     r"|(cuda runtime error \(35\) : CUDA driver version is insufficient for CUDA runtime "
     r"version)(?= at [^\n]{0,200}(?:torch/csrc|THC))",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.model import Environment, HostFacts, Reason, Status, Unavailable
+from gpudoctor.model import Environment, HostFacts, NvmlFacts, Reason, Status, Unavailable
 from gpudoctor.reports import system
 from gpudoctor.reports.read import ReportError, read_reports
 from tests.reports.reading_kit import statuses
@@ -143,6 +143,12 @@ def test_what_is_not_read(text: str) -> None:
     ("Nvidia-smi is not working after few hours inside docker(NVML error)\n", "docker"),
     ("在容器中报告 nvidia-smi 时，报错如下：\n", "container"),
     ("all the pods using vgpu failed to run `nvidia-smi` (a k8s cluster)\n", "kubernetes"),
+    # round 12's r28-019 (https://github.com/Project-HAMi/HAMi, its index.toml): no article,
+    # kubectl under its alias; round 4's r5-022; round 3's r2-059, a prompt labelled
+    ("nvidia-smi error in pod when cpu-memory limits!=requests\n", "kubernetes"),
+    ("➜  k exec -it -n test gpustress-vgpu-ccc546647-vhl5c -- nvidia-smi\n", "kubernetes"),
+    ("And the `devicel.list` in container as below:\n", "container"),
+    ("(container) $ nvidia-smi -L\n", "container"),
 ])
 def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None:
     partial = system.parse(text)
@@ -157,6 +163,9 @@ def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None
     "the CD daemon pod (see https://github.com/NVIDIA/k8s-dra-driver-gpu/issues/625)\n",  # a link
     "docker pull nvidia/cuda:12.4.0-base\n",  # pulling runs nothing
     "root@myserver:~# nvidia-smi\n",  # a named host, not a container's id
+    "pulled from container registry ghcr.io\n",  # "from" needs "the/a/my … container"
+    "(host) # nvidia-smi -L\n",  # the reporter's label for the host
+    "the bulk exec -it flag\n",  # "k exec" only as a word of its own
 ])
 def test_what_is_no_container(text: str) -> None:
     assert system.parse(text) is None
@@ -178,6 +187,34 @@ def test_nvml_unknown_error_in_a_container_is_its_lost_device_access() -> None:
     status = statuses(env)
     assert status["GD505"] is Status.FAIL
     assert status["GD101"] is Status.SKIP  # one cause, counted once: not the host's driver
+
+
+@pytest.mark.parametrize(("path", "driver"), [
+    # https://github.com/ollama/ollama (round 7's r14-024, its index.toml): the host's table
+    # (A30, 535.288.01), and inside the Ollama container "Failed to initialize NVML: Unknown
+    # Error" after a while
+    (HELDOUT / "round7" / "reports-F" / "r14-024.md", "535.288.01"),
+    # round 3's r2-059: "(container) $ nvidia-smi -L" fails, "(host) # nvidia-smi -L" lists
+    # 2x A10 + 2x T4 on 570.133.20
+    (HELDOUT / "round3" / "reports-A" / "r2-059.md", "570.133.20"),
+])
+def test_nvml_unknown_error_in_a_container_beside_the_hosts_working_driver(
+        path: Path, driver: str) -> None:
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == driver  # the host's
+    host = _host(env)
+    assert host.container_nvml_error is not None
+    assert "Unknown Error" in host.container_nvml_error  # the container's, kept beside it
+    status = statuses(env)
+    assert (status["GD505"], status["GD101"]) == (Status.FAIL, Status.PASS)
+
+
+def test_a_working_driver_and_an_nvml_error_outside_a_container_keep_the_driver() -> None:
+    text = ("$ nvidia-smi -L\nGPU 0: NVIDIA A10 (UUID: GPU-f15ae561-21b1-6003-c768-861fc285203b)"
+            "\n$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n")
+    env = read_reports([("issue", text)])
+    assert isinstance(env.host, Unavailable) or env.host.container_nvml_error is None
+    assert statuses(env)["GD505"] is Status.SKIP
 
 
 def test_nvml_unknown_error_outside_a_container_stays_a_driver_failure() -> None:

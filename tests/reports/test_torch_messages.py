@@ -20,7 +20,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
-from gpudoctor.reports.read import read_reports
+from gpudoctor.reports.read import ReportError, read_reports
 
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
 
@@ -280,3 +280,43 @@ def test_ray_workers_prefixes_are_taken_off_torchs_warning() -> None:
     # pid=369) " before each line of torch 2.8's CC list; a V100 (7.0) against 7.5 … 12.0
     status, summary = _gd404("r22-030.md")
     assert status is Status.FAIL and "Tesla V100-SXM2-32GB (sm_70)" in summary
+
+
+HELDOUT_B = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round3" / "reports-B"
+
+
+def test_no_cuda_gpus_raised_by_torch_cuda_init_is_its_reason(tables: Tables) -> None:
+    """https://github.com/vllm-project/vllm/issues/26774 (round 3's r1-056): vLLM's collect_env
+    dies in torch.cuda.init() with "RuntimeError: No CUDA GPUs are available" (c10's
+    device_count_ensure_non_zero: no device counted). torch imports, is a CUDA build (its CUDA
+    init ran), and CUDA is not available for that reason: GD403 fails with it."""
+    env = read_reports([("r1-056.txt", (HELDOUT_B / "r1-056.txt").read_text())])
+    rt = runtime(env)
+    assert rt.cuda_available is False and rt.cuda_init_error == "No CUDA GPUs are available"
+    found = verdicts(env, tables)
+    assert found["GD403"][0] is Status.FAIL and "No CUDA GPUs are available" in found["GD403"][1]
+    assert found["GD401"][0] is Status.PASS
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    # the rest of c10/cuda/CUDAFunctions.cpp's device_count_impl, raised as they are
+    ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
+     "CUDA driver initialization failed, you might not have a CUDA gpu."),
+    ("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, "
+     "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the "
+     "available devices to be zero.",
+     "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing "
+     "env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to "
+     "be zero."),
+    ("`RuntimeError: No CUDA GPUs are available`", "No CUDA GPUs are available"),
+])
+def test_the_other_device_count_errors_are_torchs_reasons(line: str, reason: str) -> None:
+    env = read_reports([("x.txt", f"Traceback (most recent call last):\n{line}\n")])
+    rt = runtime(env)
+    assert rt.cuda_available is False and rt.cuda_init_error == reason
+
+
+def test_no_cuda_gpus_in_prose_that_is_not_torchs_error_is_not_read() -> None:
+    """The words inside a sentence are the reporter's, not torch's line."""
+    with pytest.raises(ReportError):
+        read_reports([("x.txt", "I think there are No CUDA GPUs are available here\n")])
