@@ -42,12 +42,13 @@ import shlex
 from dataclasses import dataclass
 
 from gpudoctor import views as V
-from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease, machine
+from gpudoctor.compat import UNVERIFIED, Tables, TorchRelease, TorchVariant, machine
 from gpudoctor.compat.pick import GpuSeen, Line, TorchPick, best_fit, pick_torch, runs
 from gpudoctor.compat.rules import arch_in_build, driver_for_cuda
 from gpudoctor.compat.wheels import package_line
 from gpudoctor.model import (
     Environment,
+    NvmlFacts,
     Reason,
     TorchFacts,
     TorchRuntime,
@@ -240,7 +241,12 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
     variant = tables.torch_variant(version)
     own = rt.arch_list if rt is not None and isinstance(rt.arch_list, tuple) else ()
     if V.driver_version(env) is None and machine.driver_cuda(env, tables) is None:
-        return version, rel, None, "no working NVIDIA driver found"
+        # the driver decides nothing: the arch list alone may still rule the build out
+        fits, why = _fits_archs(env, tables, version, tc, variant, own, ccs)
+        if fits is False:
+            return version, rel, False, why
+        return version, rel, None, ("the driver's version is not known" if isinstance(
+            env.nvml, NvmlFacts) else "no working NVIDIA driver found")
     if variant is not None and runs(env, tables, variant.cuda) is None:
         return version, rel, False, f"the driver does not run its CUDA {variant.cuda}"
     drv = V.driver_version(env)
@@ -254,24 +260,30 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
             return version, rel, False, (
                 f"the driver does not run its CUDA {tc} ({held}: judged by the CUDA "
                 f"{fam.major} family rule, ≥ {fam.min_driver_linux})")
+    fits, why = _fits_archs(env, tables, version, tc, variant, own, ccs)
+    return version, rel, fits, why
+
+
+def _fits_archs(env: Environment, tables: Tables, version: str, tc: str,
+                variant: TorchVariant | None, own: tuple[str, ...], ccs: list[str]
+                ) -> tuple[bool | None, str | None]:
+    """Whether the installed build has code for every GPU (None: unknown), and why not."""
     if not ccs:
-        return version, rel, None, "no GPU's compute capability is known"
+        return None, "no GPU's compute capability is known"
     arch = own or (variant.arch_list if variant else None)
     if not arch:  # no list: the arch rule tells where the build's CUDA cannot hold the code
         cannot = [r for c in ccs if (r := arch_in_build(tables, tc, c)).verdict == "cannot"]
         if cannot:
-            return version, rel, False, cannot[0].cited
-        return version, rel, None, ("its variant is not in the tables" if variant is None
-                                    else "its arch list is not in the tables")
+            return False, cannot[0].cited
+        return None, ("its variant is not in the tables" if variant is None
+                      else "its arch list is not in the tables")
     missing = [sm_of(c) for c in ccs if not arch_list_supports(arch, c)]
     if missing and not own and (other := machine.pypi_build_only(env, tables)):
-        return version, rel, None, (
-            f"the arch list of its PyPI build ({' '.join(arch)}) does not include "
-            f"{', '.join(missing)}, but the build of the same name from {other} may")
+        return None, (f"the arch list of its PyPI build ({' '.join(arch)}) does not include "
+                      f"{', '.join(missing)}, but the build of the same name from {other} may")
     if missing:
-        return version, rel, False, (f"its arch list ({' '.join(arch)}) does not include "
-                                     f"{', '.join(missing)}")
-    return version, rel, True, None
+        return False, f"its arch list ({' '.join(arch)}) does not include {', '.join(missing)}"
+    return True, None
 
 
 def _same_build(installed: str, rel: TorchRelease | None, pick: TorchPick) -> bool:

@@ -10,7 +10,9 @@ The lists this reads, each a run of consecutive bullet (or bold-key) lines:
   `llamafactory-cli env`'s "- PyTorch version: 2.3.0+cu121 (GPU)" (the mark where it is True),
   "- Platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31";
 - an app's or a person's list: "- **PyTorch:** 2.9.1+cu130", "- **GPU:** NVIDIA GeForce GTX
-  1080 Ti", "- **CUDA Version**: 12.8 (Driver 570.181)".
+  1080 Ti", "- **CUDA Version**: 12.8 (Driver 570.181)";
+- the same facts as a two-column Markdown table, one a row: "| **GPU** | NVIDIA L20 (14 GB
+  VRAM) |", "| **Driver** | 535.161.07 |", "| **PyTorch** | 2.8.0+cu128 |".
 
 Read, each only from a key that names it and a value of an exact form: torch's version (its
 "+cuXYZ" / "+cpu" / "+rocmX" tag gives its build), torch's CUDA where the key says it is torch's
@@ -95,8 +97,21 @@ _NAMED = re.compile(rf"[ \t]{{0,8}}[-*+•][ \t]{{1,4}}(?:\*\*|__)?`?(?P<key>PyT
                     rf"[ \t]*")
 
 
+# a Markdown table of two columns, one fact a row: "| **Driver** | 535.161.07 |" (its header
+# row is read as one more item, its "|---|---|" line is skipped)
+_ROW = re.compile(r"[ \t]{0,8}\|[ \t]{0,8}(?:\*\*|__)?`?(?P<key>[A-Za-z][^|:*`_\n]{0,60}?)`?"
+                  r"(?:\*\*|__)?[ \t]{0,8}\|[ \t]{0,8}(?P<value>[^|\n]{0,240}?)[ \t]{0,8}\|?[ \t]*")
+_RULE = re.compile(r"[ \t]{0,8}\|?(?:[ \t]{0,8}:?-{3,}:?[ \t]{0,8}\|){1,2}(?:[ \t]{0,8}:?-{3,}:?)?"
+                   r"[ \t]*")
+
+
 def _items(line: str) -> tuple[str, str, str] | None:
-    """(key with its hint, key without it, value) of a list item; None for another line."""
+    """(key with its hint, key without it, value) of a list item or a two-column table row;
+    None for another line."""
+    row = _ROW.fullmatch(line) if len(line) <= LONGEST else None
+    if row is not None:
+        key = " ".join(row["key"].split()).lower()
+        return key, _HINT.sub("", key), row["value"].strip().strip("`*").strip()
     m = _ITEM.fullmatch(line) if len(line) <= LONGEST else None
     if m is None and len(line) <= LONGEST and (named := _NAMED.fullmatch(line)) is not None:
         return "pytorch", "pytorch", named["value"]
@@ -113,6 +128,8 @@ def _runs(text: str) -> list[list[tuple[str, str, str]]]:
     runs: list[list[tuple[str, str, str]]] = []
     current: list[tuple[str, str, str]] = []
     for line in text[:LIMIT].splitlines():
+        if _RULE.fullmatch(_QUOTE.sub("", line)):
+            continue  # a table's rule between its header and its rows
         item = _items(_QUOTE.sub("", line))
         if item is not None:
             current.append(item)

@@ -22,6 +22,7 @@ from gpudoctor.model import (
 )
 from gpudoctor.reports import (
     collect_env,
+    comfyui,
     env_list,
     env_tools,
     gpustat,
@@ -35,6 +36,7 @@ from gpudoctor.reports import (
     system,
     torch_messages,
     torch_prints,
+    unsloth,
 )
 from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import NVML_INIT_FAILED, Partial, ReportError, not_reported
@@ -49,8 +51,9 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install), "
-            "`nvidia-smi` (-L, -q, -q -x, mig -lgi), gpustat, torch's own messages and prints "
-            "of its version, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
+            "`nvidia-smi` (-L, -q, -q -x, mig -lgi), gpustat, ComfyUI's system information, "
+            "Unsloth's banner, torch's own messages and prints of its version, the kernel "
+            "module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
             "`lshw -C display`, or an "
             "issue body or log that contains them")
 
@@ -243,7 +246,8 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
             found.append((name, partial))
             recognised = True
-        for reader in (kernel_log, system):  # the kernel's and the system tools' outputs,
+        for reader in (kernel_log, system, comfyui, unsloth):  # the kernel's, the system
+            # tools', ComfyUI's and Unsloth's outputs,
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))

@@ -43,10 +43,9 @@ _QUOTE = re.compile(r"^(?:(?:\s{0,3}>\s?)+|\((?:[A-Za-z_]\w{0,40} )?pid=\d{1,9}"
                     r"(?:, ip=[\d.:a-fA-F]{1,45})?\) )", re.MULTILINE)
 _ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
 # as printed, and as pasted: wrapped across lines, retyped in lower case, "capabilities"
-INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capabilit(?:y|ies)[ \t]*\n?[ \t]*sm_(\d+)"
-                          r"[ \t]*\n?"
-                          r"[ \t]*is[ \t]+not[ \t]*\n?[ \t]*compatible[ \t]*\n?[ \t]*with[ \t]*\n?"
-                          r"[ \t]*the current PyTorch installation\b\.?"
+INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capabilit(?:y|ies)\s{0,4}sm_(\d+)"
+                          r"\s{1,4}is\s{1,4}not\s{1,4}compatible\s{1,4}with\s{1,4}the\s{1,4}"
+                          r"current\s{1,4}PyTorch\s{1,4}installation\b\.?"
                           r"(?:\s*The\s{1,4}current\s{1,4}PyTorch\s{1,4}install\s{1,4}supports\s{1,4}"
                           r"CUDA\s{1,4}capabilities" + _ARCHS.replace("[ \\t]+", "\\s+") + r")?",
                           re.MULTILINE | re.IGNORECASE)
@@ -63,8 +62,10 @@ TOO_OLD_GPU = re.compile(r"Found GPU(\d+) ([^\n]+?) which is of (?:cuda|compute)
 # "The following list shows the CCs this version of PyTorch was built for and the hardware CCs
 # it supports:" then "- 7.5 which supports hardware CC >=7.5,<8.0" (sm_XY and compute_XY
 # entries both print as X.Y)
+# (one a line as printed; a log that joined its lines has them on one)
 CC_LIST = re.compile(r"The following list shows the CCs this version of PyTorch was built for"
-                     r"[^\n]*((?:\n[ \t]*- \d+\.\d+ which supports hardware CC[^\n]*)+)")
+                     r"[^\n:]{0,80}:((?:\s{0,8}- \d+\.\d+ which supports hardware CC[ \t]*"
+                     r"[>=<\d.,]{0,40}(?:[ \t]*except[ \t]*\{[\d., ]{0,40}\})?)+)")
 # torch's reason for torch.cuda.is_available() being False: its UserWarning ("CUDA
 # initialization: <reason> (Triggered internally at …)"), or the error a CUDA call raised
 INIT_ERROR = re.compile(

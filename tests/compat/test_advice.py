@@ -36,12 +36,14 @@ from gpudoctor.model import (
     TorchStatic,
     Unavailable,
 )
+from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
 from gpudoctor.versions import arch_list_supports
 
 TESTS = Path(__file__).resolve().parents[1]
 ENVS = TESTS / "fixtures" / "envs"
 REPORTS = TESTS / "fixtures" / "reports"
+HELDOUT = TESTS / "fixtures" / "heldout"
 import tests.advice_kit as K  # noqa: E402
 import tests.checks.envbuilder as B  # noqa: E402
 
@@ -111,6 +113,22 @@ def test_gtx1080_with_a_cu130_torch_gets_the_cu126_line(tables: Tables) -> None:
                          f"--index-url {INDEX}cu126")
     assert a.installed_fits is False and "sm_61" in (a.installed_why or "")
     assert_not_a_noop(a)
+
+
+def test_a_build_without_the_gpus_arch_does_not_fit_whatever_the_driver(
+        tables: Tables) -> None:
+    """https://github.com/Comfy-Org/ComfyUI/issues/9705 (round 13's r30-002): ComfyUI's system
+    information names torch 2.8.0+cu129 and a GTX 1070, not the driver's version. Which CUDA the
+    driver runs is unknown, but the build's arch list (sm_75 and newer) decides: it does not
+    fit; with the driver unknown and the list holding the GPU, whether it fits stays open."""
+    path = HELDOUT / "round13" / "reports-L" / "r30-002.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    a = torch_advice(env, tables)
+    assert a.installed_fits is False and "sm_61" in (a.installed_why or "")
+    fits = dataclasses.replace(env, torch=B.torch("2.8.0+cu126", "12.6", (),
+                                                  ("sm_50", "sm_60", "sm_70"), 91002))
+    b = torch_advice(fits, tables)
+    assert b.installed_fits is None and b.installed_why == "the driver's version is not known"
 
 
 def test_gd402_for_a_cpu_torch_on_a_gtx1080_names_the_cu126_line(tables: Tables) -> None:

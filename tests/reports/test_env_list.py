@@ -225,3 +225,26 @@ def test_torchs_version_named_in_a_bullet_without_a_colon() -> None:
     judged = _judged(env)
     assert (judged["GD103"], judged["GD402"], judged["GD404"]) == (
         Status.FAIL, Status.PASS, Status.PASS)
+
+
+HELDOUT_L = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round13" / "reports-L"
+
+
+def test_a_two_column_table_is_a_list_of_facts() -> None:
+    """r30-009.md (deepgenteam/deepgen PR 4): a test-environment table, "| **GPU** | NVIDIA
+    L20 (14 GB VRAM) |", "| **Driver** | 535.161.07 |", "| **PyTorch** | 2.8.0+cu128 |", its
+    header and its "|---|---|" rule between. Refused before ("no report recognised")."""
+    env = _read((HELDOUT_L / "r30-009.md").read_text(encoding="utf-8"))
+    assert _runtime(env).version == "2.8.0+cu128"
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "535.161.07"
+    assert [g.name for g in env.nvml.gpus] == ["NVIDIA L20"]
+    judged = _judged(env)
+    assert (judged["GD103"], judged["GD402"], judged["GD404"]) == (Status.PASS,) * 3
+
+
+@pytest.mark.parametrize("text", [
+    "| Model | PyTorch | Score |\n|---|---|---|\n| a | 2.8.0+cu128 | 1 |\n",  # three columns
+    "| **PyTorch** | 2.8.0+cu128 | extra |\n",  # a row of three cells
+])
+def test_what_is_no_two_column_table(text: str) -> None:
+    assert env_list.parse(text) is None

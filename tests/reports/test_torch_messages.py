@@ -320,3 +320,32 @@ def test_no_cuda_gpus_in_prose_that_is_not_torchs_error_is_not_read() -> None:
     """The words inside a sentence are the reporter's, not torch's line."""
     with pytest.raises(ReportError):
         read_reports([("x.txt", "I think there are No CUDA GPUs are available here\n")])
+
+
+HELDOUT_L = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round13" / "reports-L"
+
+
+@pytest.mark.parametrize(("name", "gpu"), [
+    # r30-008 (apache/mahout#1320): the warning quoted with "> " a line, wrapped after "is"
+    # ("sm_61 is\n> not compatible")
+    ("r30-008.md", "NVIDIA GeForce GTX 1060 with Max-Q Design"),
+    # r29-030 (jhj0517/Whisper-WebUI#653): wrapped inside "the current\nPyTorch installation", its
+    # list cut
+    ("r29-030.md", "NVIDIA GeForce GTX 1080 Ti"),
+])
+def test_the_incompatibility_warning_wrapped_anywhere(name: str, gpu: str,
+                                                       tables: Tables) -> None:
+    env = read_reports([(name, (HELDOUT_L / name).read_text(encoding="utf-8"))])
+    assert runtime(env).incompatible_gpus == ((gpu, "6.1"),)
+    assert verdicts(env, tables)["GD404"][0] is Status.FAIL
+
+
+def test_torch_2_8s_list_of_ccs_joined_on_one_line(tables: Tables) -> None:
+    """r29-029 (WeiyePlayer/TTcut#3): a Windows app's log that joined the warning's lines: "…
+    (CC) 12.0. The following list shows the CCs … it supports: - 5.0 which supports hardware
+    CC >=5.0,<6.0 except {5.3} - 6.0 which … - 9.0 which supports hardware CC >=9.0,<10.0
+    Please follow …"."""
+    env = read_reports([("r29-029.md", (HELDOUT_L / "r29-029.md").read_text(encoding="utf-8"))])
+    assert runtime(env).arch_list == ("sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80",
+                                      "sm_86", "sm_90")
+    assert verdicts(env, tables)["GD404"][0] is Status.FAIL  # sm_120
