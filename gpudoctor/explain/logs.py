@@ -7,7 +7,8 @@
 - `NVRM: ...` messages → the kernel module's own messages (API mismatch, fallen off the bus,
   RmInitAdapter failed, another driver owns the GPU …), matched by their longest fixed text,
   whatever the driver release wrapped them into (dmesg, syslog's `#012`).
-- `NCCL WARN ...` / NCCL's `Last error:` → NCCL's WARN messages, by source family.
+- `NCCL WARN ...` / NCCL's `Last error:` / XLA's "Last NCCL warning(error)" → NCCL's WARN
+  messages, by source family.
 - `nvidia-container-cli: <stage> error: <detail>` and the container toolkit's own errors.
 - `NV_ERR_*` / `NV_WARN_*` (the status an NVRM call returned) → the kernel module's NV_STATUS
   codes: the few that name a cause (a GPU lost or needing a reset, ECC, NVLink, Fabric Manager)
@@ -56,7 +57,9 @@ def log_matches(text: str, lowered: str, tables: Tables) -> list[Match]:
     if "nvrm" in lowered:
         out += _messages(text, lowered, "nvrm", ("nvrm:",))
     if "nccl" in lowered or " warn " in lowered:
-        out += _messages(text, lowered, "nccl_warnings", ("warn ", "last error:"))
+        # (XLA and JAX quote the last one as "Last NCCL warning(error) …: '<message>'")
+        out += _messages(text, lowered, "nccl_warnings", ("warn ", "last error:",
+                                                          "last nccl warning"))
     if "nv_err_" in lowered or "nv_warn_" in lowered:
         out += _nv_status(text)
     if "cuda failure" in lowered and "nccl" in lowered:

@@ -700,8 +700,29 @@ ROUND12_SEEN += [  # earlier rounds' misses taken up after round 12
      "DSO; dlerror: cuDevicePrimaryCtxSetFlags not found", "libcuda-lacks-entry-point",
      "driver-too-old"),
 ]
+ROUND13_SEEN = [  # round 13's, after scoring (development data since), with their threads
+    # PaddlePaddle/PaddleX#4285: Paddle's own check of the GPU against its package's archs
+    ("E0628 11:31:02.763801  2596 gpu_resources.cc:98] Mismatched GPU Architecture: The "
+     "installed PaddlePaddle package was compiled for 75 80 86 89 ,but your current GPU is 120 "
+     "Solution: Install the correct wheel package built", "paddle-arch-mismatch",
+     "arch-not-in-build"),
+    # marin-community/marin#7018: NCCL's bootstrap with no interface NCCL_SOCKET_IFNAME leaves
+    ("Failed to create NCCL communicator: INTERNAL: ncclCommInitRankConfig(...) failed:\n"
+     "invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'",
+     "nccl-warnings-bootstrap-no-socket-interface-found", "nccl-setup"),
+    # ggml-org/whisper.cpp#2218: GNU which finding no nvcc on PATH
+    ("which: no nvcc in (/home/ps/.local/bin:/usr/local/sbin:/usr/local/bin:/usr/bin)\n"
+     "expr: Syntaxfehler: unerwartetes Argument „11.6“", "nvcc-not-on-path", "toolkit-missing"),
+    # deepspeedai/DeepSpeed#6654: nvcc refusing an NVHPC compiler other than nvc++
+    ("nvcc fatal   : Unsupported NVHPC compiler found. nvc++ is the only NVHPC compiler that is "
+     "supported.\nninja: build stopped: subcommand failed.", "nvcc-unsupported-host-compiler",
+     "host-compiler-unsupported"),
+    # woct0rdho/triton-windows#96: Triton's launcher build without the interpreter's headers
+    ("E:/Comfy_UI/ComfyUI_windows_portable/python_embeded/Include/Python.h:12: error: include "
+     "file 'pyconfig.h' not found", "python-headers-missing", "other-environment"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
-          + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN)
+          + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN)
 
 
 def test_every_library_header_of_the_toolkit_here_is_a_cuda_header() -> None:
