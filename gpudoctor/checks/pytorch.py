@@ -247,7 +247,8 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     these gives makes the check skip, unless the arch rule shows the build's CUDA cannot hold
     code for the GPU (a failure), or the neighbouring-builds rule passes a PyTorch wheel
     (release or nightly) whose own list is not known: the nearest releases' builds for the
-    same CUDA all have code for the GPU, inside their lists
+    same CUDA all have code for the GPU, inside their lists (on a side with no such release,
+    the same release's build for the nearest other CUDA stands in, for the newest archs only)
     (`compat.machine.neighbouring_builds_cover`)."""
     rt = V.torch_runtime(env)
     if rt is None or not rt.cuda:

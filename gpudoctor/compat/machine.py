@@ -225,8 +225,9 @@ def neighbouring_builds_cover(env: Environment, tables: Tables, *,
     nor the tables give (a variant the tables lack, a nightly between two releases: a wheel
     PyTorch built, `OFFICIAL_BUILD`), when the nearest releases before and after it (up to
     NEIGHBOURS release series away, its own series' other patch releases besides; one side
-    where the other has none) have a build for the same CUDA version with a known arch list,
-    and every such list has code for every GPU seen; None otherwise.
+    where the other has none) have a build for the same CUDA version with a known arch list
+    (else, on that side, the same release's build for the nearest CUDA below, or above, with
+    one), and every such list has code for every GPU seen; None otherwise.
 
     The neighbouring-builds rule: PyTorch sets a build's arch list per CUDA version in its
     build script, and changes it between releases for few CUDA versions, and then at the
@@ -253,27 +254,51 @@ def neighbouring_builds_cover(env: Environment, tables: Tables, *,
     before = _series(built, [d for d in dated if d[0] < built][::-1])
     after = _series(built, [d for d in dated if d[0] > built])
 
-    def nearest(side: list[TorchRelease]) -> tuple[TorchRelease, tuple[str, ...]] | None:
+    def nearest(side: list[TorchRelease]) -> tuple[str, tuple[str, ...]] | None:
         for release in side:
             archs = next((v.arch_list for v in release.variants
                           if v.cuda == cuda and v.arch_list), None)
             if archs:
-                return release, archs
+                return f"{release.version}'s for CUDA {cuda}", archs
         return None
 
+    # the same release's builds for the nearest CUDA below and above with an arch list are
+    # neighbours too: a newer CUDA adds the newest archs and drops the oldest, as a newer
+    # release does (2.6.0's cu124 list bounds its cu126 build from below); not for a nightly,
+    # which precedes its release
+    own = None if ".dev" in rt.version else tables.torch_release(rt.version.partition("+")[0])
+    others = sorted(((key, v) for v in (own.variants if own else ()) if v.arch_list and v.cuda
+                     and (key := V.version(v.cuda)) is not None), key=lambda kv: kv[0])
+    mine = V.version(cuda)
+    lower = [v for key, v in others if mine is not None and key < mine]
+    higher = [v for key, v in others if mine is not None and key > mine]
     early, late = nearest(before), nearest(after)
+    if early is None and late is None:
+        return None  # no release has a build for this CUDA: nothing stands in for both sides
+    stand_in = False
+    if early is None and own and lower and lower[-1].arch_list:
+        early, stand_in = (f"{own.version}'s for CUDA {lower[-1].cuda}", lower[-1].arch_list), True
+    if late is None and own and higher and higher[0].arch_list:
+        late, stand_in = (f"{own.version}'s for CUDA {higher[0].cuda}", higher[0].arch_list), True
     found = [n for n in (early, late) if n is not None]
     both = len(found) == 2
-    if not found or not all(_inside(archs, cc, oldest=both, newest=both or late is None,
-                                    cubin=cubins)
+    # a stand-in of another CUDA vouches for the newest archs, not the oldest: a newer CUDA
+    # may drop several old ones at once (2.7.0's cu126 list has sm_70, its cu128 list not)
+    if not found or not all(_inside(archs, cc, oldest=both and not stand_in,
+                                    newest=both or late is None, cubin=cubins)
                             for _, archs in found for cc in ccs):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
-    which = " and ".join(f"{r.version}'s" for r, _ in found)
-    return (f"by the neighbouring-builds rule: torch {which} builds for CUDA {cuda} (the "
-            f"nearest release{'s' if len(found) > 1 else ''} with an arch list"
-            + ("" if len(found) > 1 else ", on one side only") + f") have code for {names}; "
-            "this build's own list is not known")
+    side = "" if len(found) > 1 else ", on one side only"
+    if not stand_in:
+        which = " and ".join(label.partition(" for ")[0] for label, _ in found)
+        return (f"by the neighbouring-builds rule: torch {which} builds for CUDA {cuda} (the "
+                f"nearest release{'s' if len(found) > 1 else ''} with an arch list{side}) have "
+                f"code for {names}; this build's own list is not known")
+    which = " and ".join(label for label, _ in found)
+    return (f"by the neighbouring-builds rule: torch {which} (the nearest builds with an arch "
+            f"list, the same release's for another CUDA standing in where no release for CUDA "
+            f"{cuda} has one{side}) have code for {names}; this build's own list is not known")
 
 
 def _series(built: Version, side: list[tuple[Version, TorchRelease]]) -> list[TorchRelease]:

@@ -231,11 +231,19 @@ def test_the_neighbouring_builds_rule(tables: Tables) -> None:
     # both sides: 2.9.1 and 2.10.0 cu128 around a 2.10 nightly; even the newest entry counts
     both = neighbouring_builds_cover(_on("RTX5090", "2.10.0.dev20251124+cu128", "12.8"), tables)
     assert both is not None and "2.9.1's and 2.10.0's" in both and "sm_120" in both
-    # after only (2.7.0's cu126 for 2.6.0+cu126): inside the list, not its newest or oldest
-    inner = neighbouring_builds_cover(_on("8.0", "2.6.0+cu126", "12.6"), tables)
-    assert inner is not None and "2.7.0's" in inner and "one side only" in inner
-    assert neighbouring_builds_cover(_on("9.0", "2.6.0+cu126", "12.6"), tables) is None
+    # no earlier release has a cu126 build: the same release's build for the nearest CUDA
+    # below (2.6.0's cu124) stands in on that side, with 2.7.0's cu126 after: the newest entry
+    # counts (sm_90, round 3's r1-081: a GH200 on 2.6.0+cu126, whose wheel has sm_90), the
+    # oldest never (a newer CUDA may drop several old archs at once)
+    inner = neighbouring_builds_cover(_on("9.0", "2.6.0+cu126", "12.6"), tables)
+    assert inner is not None and "2.6.0's for CUDA 12.4 and 2.7.0's for CUDA 12.6" in inner
+    assert neighbouring_builds_cover(_on("5.0", "2.6.0+cu126", "12.6"), tables) is None
+    # 2.7.0's cu126 list (sm_70 inside it) and 2.8.0's cu128 list (sm_70 its oldest) around a
+    # 2.7.0+cu128 whose real list lacks sm_70: not a pass
     assert neighbouring_builds_cover(_on("7.0", "2.7.0+cu128", "12.8"), tables) is None
+    # a nightly precedes its release: no stand-in of the release's other CUDA builds
+    assert neighbouring_builds_cover(_on("9.0", "2.6.0.dev20241112+cu126", "12.6"),
+                                     tables) is None
     # before only (2.8.0's cu129 for a 2.9.0+cu129 the tables lack): its newest entry counts
     late = neighbouring_builds_cover(_on("12.1", "2.9.0+cu129", "12.9"), tables)
     assert late is not None and "2.8.0's" in late
