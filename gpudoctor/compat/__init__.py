@@ -176,9 +176,10 @@ class Tables:
         return _newest(self.cuda_releases, lambda r: r.version, include_unverified)
 
     def torch_release(self, version: str) -> TorchRelease | None:
-        """A release by version: "2.1.0", "2.1", "2.13.0+cpu" (local tags are ignored)."""
+        """A release by version: "2.1.0", "2.1", "2.13.0+cpu" (local tags are ignored), and a
+        post-release by its release ("1.0.1.post2", a rebuild of 1.0.1's code)."""
         parsed = _ver(version)
-        public = Version(parsed.public) if parsed else None
+        public = Version(re.sub(r"\.post\d+$", "", parsed.public)) if parsed else None
         return next((r for r in self.torch_releases if _V(r.version) == public), None)
 
     def torch_variant(self, version: str) -> TorchVariant | None:

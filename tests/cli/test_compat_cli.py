@@ -287,7 +287,7 @@ def test_gpu_pascal_and_kepler() -> None:
         (("cudnn", "7.9.9"), "cuDNN 7.9.9 is not in the tables (newest known: 9.28.1; nearest "
                              "known: 7.6.5, 8.0.0)"),
         (("torch", "0.4.1"), "torch 0.4.1 is not in the tables (newest known: 2.15.0; nearest "
-                             "known: 1.1.0)"),
+                             "known: 1.0.0)"),
         (("driver", "300.10"), "driver 300.10 is not in the tables (oldest known: 367.48"),
         (("gpu", "sm_99"), "is not in the tables (newest known: sm_121"),
         (("gpu", "RTX 9999"), "'RTX 9999' is not in the tables"),

@@ -42,6 +42,8 @@ HELDOUT_D = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "roun
 # release -> (pytorch/builder commit, script path): the newest commit before the PyPI upload,
 # on release/X.Y from 1.9 on, on main for 1.4-1.7.
 SCRIPT_AT: dict[str, tuple[str, str]] = {
+    "1.0.0": ("68c413e0e3c5f9c2d8ec647bc922a38867b9a141", "manywheel/build.sh"),
+    "1.0.1": ("68c413e0e3c5f9c2d8ec647bc922a38867b9a141", "manywheel/build.sh"),
     "1.1.0": ("68c413e0e3c5f9c2d8ec647bc922a38867b9a141", "manywheel/build.sh"),
     "1.2.0": ("1305888a856a1ea585f3647166af68fd2c03d872", "manywheel/build.sh"),
     "1.3.0": ("d56f6d4de710d0be08c3e1c3f9992c2ffc928580", "manywheel/build.sh"),
@@ -198,6 +200,9 @@ DERIVED: dict[str, dict[str, tuple[str, ...]]] = {
 # release -> (PyPI default variant, the script's list for its CUDA version at SCRIPT_AT): equal
 # to the list read in the PyPI wheel (the table's row, status verified or copy).
 WHEEL_CHECKED: dict[str, tuple[str, tuple[str, ...]]] = {
+    # 1.0's wheels hold no flag string: checked against their fatbins (the table's note)
+    "1.0.0": ("cu90", ("3.5", "5.0+PTX", "6.0", "7.0")),
+    "1.0.1": ("cu90", ("3.5", "5.0+PTX", "6.0", "7.0")),
     "1.1.0": ("cu90", ("3.5", "5.0+PTX", "6.0", "7.0")),
     "1.2.0": ("cu100", ("3.5", "5.0+PTX", "6.0", "6.1", "7.0", "7.5")),
     "1.3.0": ("cu101", ("3.5", "5.0+PTX", "6.0", "6.1", "7.0", "7.5")),

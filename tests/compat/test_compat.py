@@ -446,3 +446,25 @@ def test_a_driver_reports_its_branchs_cuda(tables: Tables, driver: str, cuda: st
     CUDA 9.1.85 toolkit, which GD104 failed): the rule is the branch's, not the GA's point
     release."""
     assert tables.cuda_for_driver(driver) == cuda
+
+
+# Every release of torch on PyPI (https://pypi.org/pypi/torch/json, read 2026-11-27: 52; the
+# registry has no torch before 1.0.0). `tools/refresh_compat.py --only torch` compares the
+# tables with the live registry; this keeps the count checked offline.
+PYPI_TORCH_RELEASES = (
+    "1.0.0", "1.0.1", "1.1.0", "1.2.0", "1.3.0", "1.3.1", "1.4.0", "1.5.0", "1.5.1", "1.6.0",
+    "1.7.0", "1.7.1", "1.8.0", "1.8.1", "1.9.0", "1.9.1", "1.10.0", "1.10.1", "1.10.2",
+    "1.11.0", "1.12.0", "1.12.1", "1.13.0", "1.13.1", "2.0.0", "2.0.1", "2.1.0", "2.1.1",
+    "2.1.2", "2.2.0", "2.2.1", "2.2.2", "2.3.0", "2.3.1", "2.4.0", "2.4.1", "2.5.0", "2.5.1",
+    "2.6.0", "2.7.0", "2.7.1", "2.8.0", "2.9.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0",
+    "2.12.1", "2.13.0", "2.14.0", "2.14.1", "2.15.0",
+)
+
+
+def test_every_torch_release_on_pypi_is_in_the_tables(tables: Tables) -> None:
+    """Complete against the registry's count: each PyPI release has its row (1.8.2, the LTS
+    release, was never on PyPI and is the one row more); a post-release is its release's."""
+    assert len(PYPI_TORCH_RELEASES) == 52
+    assert {r.version for r in tables.torch_releases} == {*PYPI_TORCH_RELEASES, "1.8.2"}
+    r101 = tables.torch_release("1.0.1.post2")  # download.pytorch.org's rebuild of 1.0.1
+    assert r101 is not None and r101.pypi_default == "cu90"
