@@ -131,6 +131,22 @@ def test_a_build_without_the_gpus_arch_does_not_fit_whatever_the_driver(
     assert b.installed_fits is None and b.installed_why == "the driver's version is not known"
 
 
+@pytest.mark.parametrize(("name", "fits", "why"), [
+    # pytorch/pytorch#33135 (round 3's r1-051): torch 1.4.0 "CUDA used to build PyTorch:
+    # 10.0.130" on driver 410.79 (CUDA 10.0): 1.4.0's PyPI default is cu101, not this build; the
+    # driver runs its CUDA 10.0, its arch list is not in the tables: not "its CUDA 10.1"
+    ("reports-A/r1-051.txt", None, "its variant is not in the tables"),
+    # pytorch/pytorch#29301 (r1-018): torch 1.3.0 built for CUDA 9.2 on driver 391.74 (9.1): too
+    # old for the build's own CUDA
+    ("reports-B/r1-018.md", False, "the driver does not run its CUDA 9.2"),
+])
+def test_a_build_is_judged_by_its_own_cuda_not_its_releases_default(
+        name: str, fits: bool | None, why: str, tables: Tables) -> None:
+    path = HELDOUT / "round3" / name
+    a = torch_advice(read_reports([(path.name, path.read_text(encoding="utf-8"))]), tables)
+    assert (a.installed_fits, a.installed_why) == (fits, why)
+
+
 def test_gd402_for_a_cpu_torch_on_a_gtx1080_names_the_cu126_line(tables: Tables) -> None:
     """The disagreement this module ends: GD402 once said cu132 here, recommend cu126."""
     env = B.env(nvml=B.nvml("580.65.06", 13000, gpu("NVIDIA GeForce GTX 1080", "6.1")),
