@@ -104,6 +104,18 @@ def cuda_initialised(env: Environment) -> bool:
     return rt is not None and rt.cuda_available is True
 
 
+def warned_after_init(env: Environment) -> bool:
+    """Whether a report quotes torch's warnings about a GPU's capability (too old, or not in
+    its build), which torch prints only after its CUDA initialised (torch/cuda/__init__.py
+    queues `_check_capability` and `_check_cubins` with `_lazy_call`; `_lazy_init` runs them
+    after `torch._C._cuda_init()` succeeded, and they read each device's capability): proof,
+    like `cuda_initialised`, that the driver runs torch's CUDA, unless torch also said CUDA is
+    unavailable."""
+    rt = torch_runtime(env)
+    return rt is not None and rt.cuda_available is not False and bool(
+        rt.warned_gpus or rt.incompatible_gpus or rt.too_old_gpus)
+
+
 def gpus(env: Environment) -> tuple[GpuFacts, ...]:
     """The GPUs NVML could read."""
     if not isinstance(env.nvml, NvmlFacts):

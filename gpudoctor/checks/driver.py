@@ -283,6 +283,16 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         said = _torch_says_too_old(env, tables)
         if said is not None:
             return said
+        rt = V.torch_runtime(env)
+        if V.pasted(env) and rt is not None and isinstance(rt.cuda, Unavailable) \
+                and not rt.hip and (V.cuda_initialised(env) or V.warned_after_init(env)):
+            # a CUDA build whose version the report leaves out, yet whose CUDA initialised
+            how = ("torch.cuda.is_available() is True" if V.cuda_initialised(env) else
+                   "its warning about a GPU's capability, printed only after its CUDA "
+                   "initialised")
+            return passed(f"torch's CUDA initialised ({how}): the driver runs it (torch's CUDA "
+                          "version is not in the report)",
+                          (("torch CUDA", V.why_no_torch_cuda(env)), ("CUDA initialised", how)))
         return skipped(V.why_no_torch_cuda(env))
     drv = V.driver_version(env)
     dcuda = machine.driver_cuda(env, tables)

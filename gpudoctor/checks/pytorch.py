@@ -186,6 +186,13 @@ def check_torch_cuda_available(env: Environment, tables: Tables) -> Finding:
         return skipped("torch did not import (see GD401)")
     if not rt.cuda:
         return skipped("PyTorch is a CPU-only build (see GD402)")
+    if isinstance(rt.cuda_available, Unavailable) and V.pasted(env) and V.warned_after_init(env):
+        named = ", ".join(dict.fromkeys(
+            name for name, _ in (*rt.incompatible_gpus, *rt.too_old_gpus, *rt.warned_gpus)))
+        return passed(f"CUDA available: torch warned about {named}, which it does only after "
+                      "its CUDA initialised on the GPUs (torch.cuda.is_available() itself is "
+                      "not in the report)",
+                      (("torch.cuda.is_available()", rt.cuda_available.message),))
     if isinstance(rt.cuda_available, Unavailable):
         return skipped(rt.cuda_available.message)
     if rt.cuda_available:

@@ -76,3 +76,20 @@ def test_torchs_thc_insufficient_driver_error_fails_gd103() -> None:
     # another program's wording of the same code is no torch build: not read as torch's
     with pytest.raises(ReportError):
         read_reports([("tf", "CUDA driver version is insufficient for CUDA runtime version\n")])
+
+
+REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
+
+
+def test_a_cuda_build_of_unstated_cuda_that_initialised_passes_gd103_a_rocm_build_not() -> None:
+    """collect_env of a torch whose CUDA version the report leaves out, but which says CUDA is
+    available (round 3's r1-002, facebookresearch/detectron2#722: torch 1.4.0 on K80s): CUDA
+    initialised, so the driver runs torch's CUDA, whatever version it is. A ROCm build with
+    CUDA available (the MI300X report) says nothing of an NVIDIA driver: still a skip."""
+    path = ROUND4.parents[1] / "round3" / "reports-A" / "r1-002.txt"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    f = check_driver_vs_torch.run(env, TABLES)
+    assert f.status is Status.PASS and "torch.cuda.is_available() is True" in f.message
+    rocm = REPORTS / "collect_env-rocm713-mi300x.txt"
+    env = read_reports([(rocm.name, rocm.read_text(encoding="utf-8"))])
+    assert check_driver_vs_torch.run(env, TABLES).status is Status.SKIP
