@@ -142,10 +142,27 @@ def _incompatible(text: str) -> list[tuple[int, str, str]]:
             for m in INCOMPATIBLE.finditer(text)]
 
 
+# where a GPU's name starts inside the reporter's sentence that quotes the warning ("we run
+# on rtx 5080 and get NVIDIA GeForce RTX 5080 with CUDA capability …"): a brand torch prints
+_BRAND = re.compile(r"\b(?:NVIDIA|GeForce|Quadro|Tesla|TITAN|Titan)\b")
+
+
 def _name(written: str) -> str:
     """A GPU's name as torch printed it, without the list marker, backtick or quote of the
-    prose it was pasted in ("- `NVIDIA GeForce RTX 5090" → "NVIDIA GeForce RTX 5090")."""
-    return written.strip().lstrip("-*`'\" \t").strip()
+    prose it was pasted in ("- `NVIDIA GeForce RTX 5090" → "NVIDIA GeForce RTX 5090"), nor the
+    sentence before it (from its first brand word on, where prose precedes it: a name is a
+    few words, "NVIDIA GeForce GTX 1060 with Max-Q Design" among the longest)."""
+    name = written.strip().lstrip("-*`'\" \t").strip()
+    brands = list(_BRAND.finditer(name))
+    if len(name.split()) > 7 and brands:
+        # the last run of brand words: "… like NVIDIA GeForce RTX 5080" → its "NVIDIA"
+        start = brands[-1].start()
+        for b in reversed(brands[:-1]):
+            if name[b.end():start].strip():
+                break
+            start = b.start()
+        name = name[start:]
+    return name
 
 
 def incompatible_gpus(text: str) -> tuple[tuple[str, str], ...]:

@@ -357,3 +357,16 @@ def test_torch_2_8s_list_of_ccs_joined_on_one_line(tables: Tables) -> None:
     assert runtime(env).arch_list == ("sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80",
                                       "sm_86", "sm_90")
     assert verdicts(env, tables)["GD404"][0] is Status.FAIL  # sm_120
+
+
+def test_a_gpu_named_inside_the_reporters_sentence_is_the_gpu_not_the_sentence() -> None:
+    """Round 8's r17-028 (its index.toml names the thread): "we are trying to run inference on
+    rtx 5080 with torch using yolov8 facing issue like NVIDIA GeForce RTX 5080 with CUDA
+    capability sm_120 is not compatible …": the GPU is "NVIDIA GeForce RTX 5080"."""
+    path = HELDOUT_L.parents[1] / "round8" / "reports-G" / "r17-028.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert runtime(env).incompatible_gpus == (("NVIDIA GeForce RTX 5080", "12.0"),)
+    long = "NVIDIA GeForce GTX 1060 with Max-Q Design with CUDA capability sm_61 is not " \
+           "compatible with the current PyTorch installation."
+    assert runtime(read_reports([("x", long)])).incompatible_gpus == (
+        ("NVIDIA GeForce GTX 1060 with Max-Q Design", "6.1"),)
