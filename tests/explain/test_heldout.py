@@ -32,6 +32,7 @@ SETS = {
     "round11/explain-J": ((139, 92, 47), 83),  # 69 on 334f471 (sealed)
     "round12/explain-K": ((32, 16, 16), 15),  # 10 on df47d93 (sealed)
     "round13/explain-L": ((60, 40, 20), 30),  # 30 on 7a07f58 (sealed)
+    "round14/explain-M": ((54, 36, 18), 31),  # 31 on e059552 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -54,6 +55,10 @@ BLAMED = {
     "round12/explain-K": {"g41-005.txt", "g41-007.txt"},
     # g43-023: an out-of-memory error that dask-cuda's spilling bug caused (fixed in its code)
     "round13/explain-L": {"g43-023.txt"},
+    # g45-011: an agent calling an NVML function older drivers lack (fixed in its code);
+    # g46-018: a build tool running nvcc without the MSVC environment it had found; g46-024: a
+    # launcher forcing the cudaMallocAsync allocator on GPUs without it
+    "round14/explain-M": {"g45-011.txt", "g46-018.txt", "g46-024.txt"},
 }
 
 
