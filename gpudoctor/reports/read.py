@@ -37,6 +37,7 @@ from gpudoctor.reports import (
     torch_messages,
     torch_prints,
     unsloth,
+    webui_setup,
 )
 from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import NVML_INIT_FAILED, Partial, ReportError, not_reported
@@ -52,9 +53,9 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install), "
             "`nvidia-smi` (-L, -q, -q -x, mig -lgi), gpustat, ComfyUI's system information, "
-            "Unsloth's banner, torch's own messages and prints of its version, the kernel "
-            "module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
-            "`lshw -C display`, or an "
+            "Unsloth's banner, kohya_ss's and SD.Next's torch check, torch's own messages and "
+            "prints of its version, the kernel module's messages, `ls -l /dev/nvidia*`, "
+            "`lspci -k`, `lshw -C display`, or an "
             "issue body or log that contains them")
 
 
@@ -246,8 +247,8 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
             found.append((name, partial))
             recognised = True
-        for reader in (kernel_log, system, comfyui, unsloth):  # the kernel's, the system
-            # tools', ComfyUI's and Unsloth's outputs,
+        for reader in (kernel_log, system, comfyui, unsloth, webui_setup):  # the kernel's,
+            # the system tools', ComfyUI's, Unsloth's, kohya_ss's and SD.Next's outputs,
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))

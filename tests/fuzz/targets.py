@@ -55,13 +55,14 @@ def report_texts() -> tuple[str, ...]:
 @cache
 def env_list_texts() -> tuple[str, ...]:
     """Real environment lists (Markdown bullets, bold keys): round 4's reports-C; a table of
-    them, ComfyUI's system information and log, Unsloth's banner: round 13's reports-L."""
+    them, ComfyUI's system information and log, Unsloth's banner, kohya_ss's torch check: round
+    13's reports-L."""
     heldout = ROOT / "tests" / "fixtures" / "heldout" / "round4" / "reports-C"
     later = ROOT / "tests" / "fixtures" / "heldout" / "round13" / "reports-L"
     return tuple((heldout / name).read_text() for name in ("r4-006.md", "r4-023.md",
                                                            "r5-007.md", "r5-029.md")) + tuple(
         (later / name).read_text() for name in ("r30-009.md", "r30-001.md", "r30-031.txt",
-                                                "r30-033.txt", "r30-034.txt"))
+                                                "r30-033.txt", "r30-034.txt", "r30-005.txt"))
 
 
 @cache
@@ -377,11 +378,12 @@ def report_target(text: str) -> str:
 def env_list_target(text: str) -> str:
     """`check --from-report FILE` on an environment list (ComfyUI's, Unsloth's); the readers
     on their own too."""
-    from gpudoctor.reports import comfyui, env_list, unsloth
+    from gpudoctor.reports import comfyui, env_list, unsloth, webui_setup
 
     env_list.parse(text)
     comfyui.parse(text)
     unsloth.parse(text)
+    webui_setup.parse(text)
     return report_target(text)
 
 
