@@ -58,6 +58,10 @@ _NOT_FOUND = (
                re.I),
     re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?) cannot (?:be )?"
                "found"),  # Triton's
+    # Node.js's process.dlopen on Windows (an app's native module: LM Studio's engines, an
+    # Electron app's addon): "The specified module could not be found.\n\\?\C:\…\x.node"
+    re.compile(r"The specified module could not be found\.?[ \t]{0,4}\n?[ \t]{0,8}"
+               r"(?:\\\\\?\\)?[A-Za-z]:\\[^\n]{0,300}?\\(?P<lib>[^\\\n]{1,200}?\.(?:node|dll|pyd))\b"),
     # cuDNN 8's own loader of its sub-libraries: "Could not load library cudnn_cnn_infer64_8.dll.
     # Error code 126", "Could not load library libcudnn_ops_infer.so.8. Error: ..."
     re.compile(r"Could not load library (?P<lib>[\w+-]{1,200}\.(?:dll|so(?:\.\d{1,4}){0,3}))"
@@ -98,7 +102,7 @@ _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
 def loader_matches(text: str, lowered: str) -> list[Match]:
     """Every loader failure in the text, one diagnosis per library or symbol."""
     if not any(t in lowered for t in (".so", ".dll", "symbol", "library", "required by",
-                                      "builtins", "module '")):
+                                      "builtins", "module '", "module could not be found")):
         return []
     out: dict[str, Match] = {}
 
@@ -135,7 +139,7 @@ def _missing(lib: Library, m: re.Match[str]) -> Match:
     fam = lib.family
     cls = fam.missing if fam else "library-not-found"
     what = f"{fam.name}{' (' + lib.version + ')' if lib.version else ''}" if fam else lib.file
-    windows = lib.file.lower().endswith(".dll")
+    windows = lib.file.lower().endswith((".dll", ".node", ".pyd"))
     around = m.string[max(0, m.start() - 400):m.end() + 400]
     if fam is not None and not windows and fam.windows and _WINDOWS_LOADER.search(around):
         return _linux_name_on_windows(lib, fam, m)
@@ -157,8 +161,9 @@ def _missing(lib: Library, m: re.Match[str]) -> Match:
                "Container Toolkit")
     else:
         dep = (" (or a DLL it needs: Windows error 126 is also what a missing dependency of an "
-               "existing DLL gives)" if windows and ("126" in m.group(0)
-                                                     or "dependencies" in m.group(0)) else "")
+               "existing DLL gives)" if windows and (
+                   "126" in m.group(0) or "dependencies" in m.group(0)
+                   or "module could not be found" in m.group(0).lower()) else "")
         cause = (f"The program needs {lib.file}{dep}: {what}. It is not on the loader path: "
                  "not installed, or installed for another CUDA/cuDNN major than the one this "
                  "build of the program was made for.")

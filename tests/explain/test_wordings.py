@@ -721,8 +721,22 @@ ROUND13_SEEN = [  # round 13's, after scoring (development data since), with the
     ("E:/Comfy_UI/ComfyUI_windows_portable/python_embeded/Include/Python.h:12: error: include "
      "file 'pyconfig.h' not found", "python-headers-missing", "other-environment"),
 ]
+ROUND14_SEEN = [  # round 14's, after scoring (development data since), with their threads
+    # NVIDIA/k8s-device-plugin#1132: the plugin refusing its MPS configuration
+    ("E0120 07:09:15.605081       1 main.go:132] error starting plugins: unable to load config: "
+     "unable to validate flags: using MPS requires --mps-root to be specified",
+     "k8s-device-plugin-config", "container-gpu-setup"),
+    # Project-HAMi/HAMi#662: HAMi-core refusing an allocation past the pod's vGPU memory share
+    ("[HAMI-core ERROR (pid:30 thread=140382094939712 allocator.c:53)]: Device 0 OOM 3171158016 "
+     "/ 3145728000", "hami-vgpu-memory-limit", "out-of-memory"),
+    # lmstudio-ai/lmstudio-bug-tracker#1658: Node.js's dlopen of an engine module on Windows
+    ("Failed to load LLM engine from path:\nC:\\Users\\x\\llm_engine_cuda12.node\nThe "
+     "specified module could not be found.\n\\\\?\\C:\\Users\\x\\llm_engine_cuda12.node",
+     "library-missing-llm-engine-cuda12", "library-not-found"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
-          + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN)
+          + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
+          + ROUND14_SEEN)
 
 
 def test_every_library_header_of_the_toolkit_here_is_a_cuda_header() -> None:
