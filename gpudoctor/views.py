@@ -331,7 +331,8 @@ def container_lost_devices(env: Environment) -> bool:
     """Whether NVML fails with its "Unknown Error" in a container: the container lost access
     to the device nodes it had (its cgroup device rules rewritten by a `systemctl
     daemon-reload` on the host), a fault of the container's wiring, not of the driver."""
-    return "unknown error" in (container_nvml_error(env) or "").lower()
+    said = (container_nvml_error(env) or "").lower()
+    return "unknown error" in said or "error_unknown" in said  # nvmlErrorString, or the enum
 
 
 def container_nvml_error(env: Environment) -> str | None:

@@ -14,7 +14,8 @@ the host facts they state.
 - that the text ran in a container: a command that enters or starts one (`docker run|exec`,
   `podman run|exec`, `kubectl exec`), docker's default prompt (`root@<12 hex digits of the
   container's id>:`), kubectl's usual alias at a prompt (`k exec -it …`), a prompt labelled
-  `(container) $`, or prose that says so ("inside the container", "in the pod", "in pod"). Alone
+  `(container) $`, a Kubernetes manifest of a workload ("kind: Pod" … "containers:"), or prose
+  that says so ("inside the container", "in the pod", "in pod"). Alone
   it is no report (a text that names a container says nothing of its GPU stack); beside
   one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
   driver fault.
@@ -55,6 +56,9 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bkubectl[ \t]+(?:exec|debug|run)\b"), "kubernetes"),
     # kubectl under its usual alias, at a prompt: "➜  k exec -it -n test pod-0 -- nvidia-smi"
     (re.compile(r"^[^\n]{0,40}?(?<![\w-])k[ \t]+exec[ \t]+-", re.MULTILINE), "kubernetes"),
+    # a Kubernetes manifest of a workload and its containers ("kind: Pod" … "containers:")
+    (re.compile(r"(?ms:^[ \t]*kind:[ \t]*(?:Pod|Job|Deployment|DaemonSet|StatefulSet)[ \t]*$"
+                r".{0,2000}?^[ \t]*containers:)"), "kubernetes"),
     # a prompt the reporter labelled: "(container) $ nvidia-smi -L" beside "(host) # …"
     (re.compile(r"^[ \t]*\((?:container|pod)\)[ \t]*[$#]", re.MULTILINE), "container"),
     (re.compile(r"\bdocker(?:[ \t]+container)?[ \t]+(?:run|exec|attach)\b"

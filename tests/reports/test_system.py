@@ -149,6 +149,9 @@ def test_what_is_not_read(text: str) -> None:
     ("➜  k exec -it -n test gpustress-vgpu-ccc546647-vhl5c -- nvidia-smi\n", "kubernetes"),
     ("And the `devicel.list` in container as below:\n", "container"),
     ("(container) $ nvidia-smi -L\n", "container"),
+    # round 14's r32-009 (its index.toml): a Pod manifest, then nvidia-smi inside it
+    ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpu-pod2\nspec:\n  containers:\n"
+     "    - name: test\n", "kubernetes"),
 ])
 def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None:
     partial = system.parse(text)
@@ -166,6 +169,7 @@ def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None
     "pulled from container registry ghcr.io\n",  # "from" needs "the/a/my … container"
     "(host) # nvidia-smi -L\n",  # the reporter's label for the host
     "the bulk exec -it flag\n",  # "k exec" only as a word of its own
+    "kind: Service\nspec:\n  ports:\n",  # a manifest with no containers
 ])
 def test_what_is_no_container(text: str) -> None:
     assert system.parse(text) is None
@@ -207,6 +211,16 @@ def test_nvml_unknown_error_in_a_container_beside_the_hosts_working_driver(
     assert "Unknown Error" in host.container_nvml_error  # the container's, kept beside it
     status = statuses(env)
     assert (status["GD505"], status["GD101"]) == (Status.FAIL, Status.PASS)
+
+
+def test_nvmls_enum_name_for_its_unknown_error_in_a_pod() -> None:
+    # round 14's r32-009 (HAMi vGPU pod on an RTX 4090 node): "Failed to initialize NVML:
+    # ERROR_UNKNOWN", NVML_ERROR_UNKNOWN as a binding names it, after the Pod's manifest
+    path = HELDOUT / "round14" / "reports-M" / "r32-009.txt"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert _host(env).container == "kubernetes"
+    status = statuses(env)
+    assert (status["GD505"], status["GD101"]) == (Status.FAIL, Status.SKIP)
 
 
 def test_a_working_driver_and_an_nvml_error_outside_a_container_keep_the_driver() -> None:
