@@ -71,15 +71,18 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
                 r"communicate with the NVIDIA driver"), Reason.DRIVER_NOT_LOADED,
      "nvidia-smi could not talk to the NVIDIA driver: its kernel module is not loaded"),
     # NVML's own string for NVML_ERROR_LIB_RM_VERSION_MISMATCH, which nothing else prints:
-    # read where a user quotes it without nvidia-smi's "Failed to initialize NVML: "
-    (re.compile(r"Driver/library version mismatch"),
+    # read where a user quotes it without nvidia-smi's "Failed to initialize NVML: ", and as
+    # nvidia-container-cli prints it, lower-cased ("initialization error: nvml error:
+    # driver/library version mismatch"): the hook initialises NVML on the host
+    (re.compile(r"(?i:Driver/library version mismatch)"),
      Reason.VERSION_MISMATCH,
      "the driver's user-space library and kernel module differ (nvidia-smi: 'Driver/library "
      "version mismatch'): reboot, or reload the nvidia kernel module"),
     # NVML_ERROR_NO_PERMISSION's string after nvidia-smi's prefix, or after the "nvml: " of
     # a program that prints NVML's error (nvidia-docker 1.0: "Error: nvml: Insufficient
     # Permissions")
-    (re.compile(r"(?:Failed to initialize NVML|(?i:\bnvml)(?: error)?): (?:Insufficient "
+    # (nvidia-container-cli lower-cases it: "nvml error: insufficient permissions")
+    (re.compile(r"(?:Failed to initialize NVML|(?i:\bnvml)(?: error)?): (?i:Insufficient "
                 r"Permissions|No permission)"),
      Reason.PERMISSION_DENIED, "no permission to talk to the driver (nvidia-smi: 'Failed to "
      "initialize NVML: Insufficient Permissions')"),

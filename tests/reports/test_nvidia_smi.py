@@ -343,3 +343,23 @@ def test_a_lost_gpu_whose_bus_id_was_retyped_short_is_still_read() -> None:
                                    "Unknown Error\n")])
     found = statuses(env)
     assert (found["GD101"], found["GD102"]) == (Status.PASS, Status.FAIL)
+
+
+HELDOUT_M = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round14" / "reports-M"
+
+
+@pytest.mark.parametrize(("name", "reason", "failing"), [
+    # NVIDIA/nvidia-docker#1547 (round 14's r31-020): docker's hook, "nvidia-container-cli:
+    # initialization error: nvml error: insufficient permissions: unknown"
+    ("r31-020.md", Reason.PERMISSION_DENIED, "GD502"),
+    # NVIDIA/gpu-operator#898 (r32-033): the validator's container, "… nvml error:
+    # driver/library version mismatch: unknown"
+    ("r32-033.md", Reason.VERSION_MISMATCH, "GD101"),
+])
+def test_nvml_errors_as_the_container_cli_lower_cases_them(name: str, reason: Reason,
+                                                           failing: str) -> None:
+    """nvidia-container-cli initialises NVML on the host and prints NVML's string lower-cased:
+    the host driver's state, read as nvidia-smi's words for it are."""
+    env = read_reports([(name, (HELDOUT_M / name).read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is reason
+    assert statuses(env)[failing] is Status.FAIL
