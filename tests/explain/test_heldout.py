@@ -45,9 +45,12 @@ BLAMED = {
     # program's own source, is read as the code it is (a kernel image for another GPU)
     "round7/explain-F": {"g17-003.txt", "g17-020.txt", "g18-005.txt", "g19-027.txt",
                          "g19-033.txt"},
+    # g23-003: Triton's "only support CUDA 10.0 or higher, but got CUDA version: 12.8", labelled
+    # a Triton bug there and a Triton/toolkit version pairing in round 10 (g33-023): read as
+    # the pairing, whose fix (a Triton that knows the CUDA, or an older ptxas) it names
     "round8/explain-G": {"g21-003.txt", "g21-025.txt", "g21-027.txt", "g21-030.txt",
-                         "g24-015.txt", "g25-003.txt", "g25-019.txt", "g25-023.txt",
-                         "g25-024.txt"},
+                         "g23-003.txt", "g24-015.txt", "g25-003.txt", "g25-019.txt",
+                         "g25-023.txt", "g25-024.txt"},
     "round9/explain-H": {"g26-030.txt", "g27-009.txt", "g27-016.txt", "g28-028.txt",
                          "g30-009.txt", "g30-010.txt"},
     "round10/explain-I": {"g32-029.txt", "g33-029.txt", "g34-025.txt"},

@@ -722,6 +722,14 @@ ROUND13_SEEN = [  # round 13's, after scoring (development data since), with the
      "file 'pyconfig.h' not found", "python-headers-missing", "other-environment"),
 ]
 ROUND14_SEEN = [  # round 14's, after scoring (development data since), with their threads
+    # welltop-cn/ComfyUI-TeaCache#129 (round 10's g33-023): a ptxas newer than Triton's table
+    ("torch._inductor.exc.InductorError: RuntimeError: Triton only support CUDA 10.0 or higher, "
+     "but got CUDA version: 12.8", "triton-ptxas-newer-than-triton", "toolkit-version-mismatch"),
+    # kijai/ComfyUI-HunyuanVideoWrapper#16 (round 10's g33-024): triton-windows without CUDA_PATH
+    ('  File "C:\\app\\triton\\backends\\nvidia\\compiler.py", line 23, in _path_to_binary\n'
+     '    os.path.join(os.environ.get("CUDA_PATH"), "bin", binary),\nTypeError: expected str, '
+     'bytes or os.PathLike object, not NoneType', "triton-windows-cuda-path-unset",
+     "toolkit-missing"),
     # NVIDIA/k8s-device-plugin#1132: the plugin refusing its MPS configuration
     ("E0120 07:09:15.605081       1 main.go:132] error starting plugins: unable to load config: "
      "unable to validate flags: using MPS requires --mps-root to be specified",
