@@ -36,7 +36,7 @@ from gpudoctor.reports.interface import (
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 _VERSION = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?(?:\+[a-z0-9.]{1,40})?"
 # the logo's "/|" (or "GPU: ") before the name
-GPU = re.compile(r"(?:/\|[ \t]{1,8}(?:GPU: )?|\bGPU: )([A-Za-z][^\n]{1,80}?)\. "
+GPU = re.compile(r"(?:/\|[ \t]{1,8}(?:GPU: )?|\bGPU: )([A-Za-z][^\n]{0,80}?)\. "
                  r"(?:Num GPUs = (\d{1,3})\. )?Max memory: (\d{1,4}(?:\.\d{1,3})?) GB\. "
                  r"Platform ?[:=]")
 TORCH = re.compile(r"\b(?:Torch|Pytorch): (" + _VERSION + r")[.,] CUDA ?[:=] ?(\d{1,2})\."
