@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.model import TorchFacts
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
     Partial,
     named_gpu,
-    not_reported,
     stated_driver,
-    stated_runtime,
     tag_cuda,
 )
 
@@ -59,21 +56,8 @@ def parse(text: str) -> Partial | None:
         return None
     version = versions.pop() if versions else None
     nvidia = {i: name for i, name in gpus.items() if not _NOT_NVIDIA.search(name)}
-    torch = None
-    if version is not None:
-        runtime = stated_runtime(
-            version, tag_cuda(version), True,
-            hip[1] if (hip := re.search(r"\+rocm(\d{1,2}(?:\.\d{1,3}){0,3})$", version))
-            else None, why=_WHY, source="ComfyUI's system information",
-            archs=torch_messages.arch_list(text), warned_gpus=torch_messages.warned_gpus(text),
-            too_old_gpus=torch_messages.too_old_gpus(text),
-            incompatible_gpus=torch_messages.incompatible_gpus(text))
-        torch = TorchFacts(
-            python=not_reported("the interpreter's path is not in the report"),
-            static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime,
-            seconds=not_reported("no probe ran: the facts are ComfyUI's system information"),
-        )
+    torch = None if version is None else torch_messages.stated_torch(
+        version, tag_cuda(version), True, text, source="ComfyUI's system information")
     nvml = stated_driver(
         TORCH_NAMED, _WHY,
         tuple(named_gpu(i, name, _WHY) for i, name in sorted(nvidia.items())),

@@ -34,7 +34,7 @@ import re
 from dataclasses import replace
 
 from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported
+from gpudoctor.reports.interface import Partial, not_reported, stated_runtime
 from gpudoctor.versions import encode_cudnn_version, normalize_cc
 
 # a quote's ">", and the prefix Ray puts before each line a worker prints ("(Worker pid=369) ",
@@ -252,6 +252,25 @@ def parse(text: str) -> Partial | None:
                            "CUDA library)", init)
     return Partial(kind="torch's messages", rank=1, torch=torch, nvml=nvml,
                    libcuda=libcuda(found) if found is not None else None)
+
+
+def stated_torch(version: str, cuda: str | None, available: bool | None, text: str, *,
+                 source: str, cudnn: int | None = None) -> TorchFacts:
+    """torch as an app's own report of it states it (its version, CUDA, whether CUDA is
+    available, cuDNN), with the arch list and GPUs torch's warnings in `text` name and the ROCm
+    version a "+rocmX" tag gives; every other fact not in the report (`source` names it)."""
+    why = f"is not in the report ({source} does not state it)"
+    hip = re.search(r"\+rocm(\d{1,2}(?:\.\d{1,3}){0,3})$", version)
+    runtime = stated_runtime(
+        version, cuda, available, hip[1] if hip else None, why=why, source=source,
+        archs=arch_list(text), warned_gpus=warned_gpus(text), too_old_gpus=too_old_gpus(text),
+        incompatible_gpus=incompatible_gpus(text), cudnn=cudnn)
+    return TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=runtime,
+        seconds=not_reported(f"no probe ran: the facts are {source}"),
+    )
 
 
 def runtime(archs: tuple[str, ...] | None, gpus: tuple[tuple[str, str], ...],

@@ -22,15 +22,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpudoctor.model import TorchFacts, TorchRuntime
+from gpudoctor.model import TorchRuntime
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
     Partial,
     named_gpu,
-    not_reported,
     stated_driver,
-    stated_runtime,
 )
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
@@ -54,21 +52,11 @@ def parse(text: str) -> Partial | None:
         return None
     (name, count), = gpus
     (version, cc, cuda), = torches
-    hip = re.search(r"\+rocm(\d{1,2}(?:\.\d{1,3}){0,3})$", version)
-    runtime = stated_runtime(
-        version, None if cuda == "None" else cuda, True, hip[1] if hip else None, why=_WHY,
-        source="Unsloth's banner", archs=torch_messages.arch_list(text),
-        warned_gpus=torch_messages.warned_gpus(text),
-        too_old_gpus=torch_messages.too_old_gpus(text),
-        incompatible_gpus=torch_messages.incompatible_gpus(text))
-    if isinstance(runtime, TorchRuntime) and count is not None:
-        runtime = replace(runtime, device_count=int(count))
-    torch = TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are Unsloth's banner"),
-    )
+    torch = torch_messages.stated_torch(version, None if cuda == "None" else cuda, True, text,
+                                        source="Unsloth's banner")
+    if isinstance(torch.runtime, TorchRuntime) and count is not None:
+        torch = replace(torch, runtime=replace(torch.runtime, device_count=int(count)))
+    hip = re.search(r"\+rocm", version)
     nvml = None if hip else stated_driver(TORCH_NAMED, _WHY, (named_gpu(
         0, name, _WHY, compute_capability=cc),), None)
     return Partial(kind="Unsloth's banner", rank=2, torch=torch, nvml=nvml)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpudoctor.model import TorchFacts, TorchRuntime
+from gpudoctor.model import TorchRuntime
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
@@ -35,7 +35,6 @@ from gpudoctor.reports.interface import (
     named_gpu,
     not_reported,
     stated_driver,
-    stated_runtime,
 )
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
@@ -74,23 +73,16 @@ def parse(text: str) -> Partial | None:
         devices.setdefault(sdnext[1].strip(), f"{sdnext[4]}.{sdnext[5]}")
         cuda, cudnn, driver = cuda or sdnext[6], cudnn or sdnext[7], sdnext[8]
     available = not (unavailable and not devices)
-    runtime = stated_runtime(
-        version or "", cuda, available, None, why=_WHY, source="an app's torch check",
-        archs=torch_messages.arch_list(text), warned_gpus=torch_messages.warned_gpus(text),
-        too_old_gpus=torch_messages.too_old_gpus(text),
-        incompatible_gpus=torch_messages.incompatible_gpus(text),
+    torch = torch_messages.stated_torch(
+        version or "", cuda, available, text, source="the app's torch check",
         cudnn=int(cudnn) if cudnn and cudnn.isdigit() else None)
-    if isinstance(runtime, TorchRuntime):
+    if isinstance(torch.runtime, TorchRuntime):
+        runtime = torch.runtime
         if version is None:
             runtime = replace(runtime, version=not_reported(f"torch's version {_WHY}"))
         if sdnext:
             runtime = replace(runtime, device_count=int(sdnext[2]))
-    torch = TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are the app's start-up log"),
-    )
+        torch = replace(torch, runtime=runtime)
     gpus = tuple(named_gpu(i, name, _WHY, compute_capability=cc)
                  for i, (name, cc) in enumerate(devices.items()))
     nvml = stated_driver(TORCH_NAMED, _WHY, gpus, driver) if gpus or driver else None

@@ -8,26 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import run_checks
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime
+from gpudoctor.model import NvmlFacts, Status
 from gpudoctor.reports import comfyui
 from gpudoctor.reports.read import ReportError, read_reports
+from tests.reports.reading_kit import read_path, runtime_of, statuses
 
 HELDOUT_L = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round13" / "reports-L"
-
-
-def _read(name: str) -> Environment:
-    return read_reports([(name, (HELDOUT_L / name).read_text(encoding="utf-8"))])
-
-
-def _status(env: Environment) -> dict[str, Status]:
-    return {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
-
-
-def _runtime(env: Environment) -> TorchRuntime:
-    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
-    return env.torch.runtime
 
 
 @pytest.mark.parametrize(("name", "version", "gpu", "gd404"), [
@@ -44,11 +30,11 @@ def _runtime(env: Environment) -> TorchRuntime:
     ("r30-031.txt", "2.7.0+cu128", "NVIDIA GeForce RTX 4090", Status.PASS),
 ])
 def test_comfyuis_device_is_torchs_gpu(name: str, version: str, gpu: str, gd404: Status) -> None:
-    env = _read(name)
-    rt = _runtime(env)
+    env = read_path(HELDOUT_L / name)
+    rt = runtime_of(env)
     assert (rt.version, rt.cuda_available) == (version, True)
     assert isinstance(env.nvml, NvmlFacts) and [g.name for g in env.nvml.gpus] == [gpu]
-    status = _status(env)
+    status = statuses(env)
     assert (status["GD404"], status["GD403"], status["GD101"]) == (gd404, Status.PASS,
                                                                    Status.PASS)
 
@@ -56,10 +42,10 @@ def test_comfyuis_device_is_torchs_gpu(name: str, version: str, gpu: str, gd404:
 def test_a_rocm_builds_amd_device_is_no_nvidia_gpu() -> None:
     # https://github.com/Comfy-Org/ComfyUI/issues/14881: torch 2.9.1+rocm7.2.1, a Radeon named
     # "cuda:0 AMD Radeon …" as ROCm builds name their devices
-    env = _read("r30-028.md")
-    assert _runtime(env).hip is not None
+    env = read_path(HELDOUT_L / "r30-028.md")
+    assert runtime_of(env).hip is not None
     assert not isinstance(env.nvml, NvmlFacts) or not env.nvml.gpus
-    assert Status.FAIL not in _status(env).values()
+    assert Status.FAIL not in statuses(env).values()
 
 
 @pytest.mark.parametrize("text", [

@@ -8,26 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import run_checks
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime
+from gpudoctor.model import NvmlFacts, Status
 from gpudoctor.reports import unsloth
-from gpudoctor.reports.read import read_reports
+from tests.reports.reading_kit import read_path, runtime_of, statuses
 
 HELDOUT_L = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round13" / "reports-L"
-
-
-def _read(name: str) -> Environment:
-    return read_reports([(name, (HELDOUT_L / name).read_text(encoding="utf-8"))])
-
-
-def _status(env: Environment) -> dict[str, Status]:
-    return {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
-
-
-def _runtime(env: Environment) -> TorchRuntime:
-    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
-    return env.torch.runtime
 
 
 @pytest.mark.parametrize(("name", "version", "gpu", "cc", "count"), [
@@ -40,13 +25,13 @@ def _runtime(env: Environment) -> TorchRuntime:
 ])
 def test_unsloths_banner_is_torchs_first_gpu(name: str, version: str, gpu: str, cc: str,
                                              count: int | None) -> None:
-    env = _read(name)
-    rt = _runtime(env)
+    env = read_path(HELDOUT_L / name)
+    rt = runtime_of(env)
     assert (rt.version, rt.cuda_available) == (version, True)
     assert rt.device_count == count or count is None
     assert isinstance(env.nvml, NvmlFacts)
     assert [(g.name, g.compute_capability) for g in env.nvml.gpus] == [(gpu, cc)]
-    status = _status(env)
+    status = statuses(env)
     assert (status["GD402"], status["GD404"]) == (Status.PASS, Status.PASS)
     assert status["GD102"] is Status.SKIP  # one GPU torch named is not NVML's every GPU
 

@@ -8,26 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks import run_checks
-from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime
+from gpudoctor.model import NvmlFacts, Status
 from gpudoctor.reports import webui_setup
 from gpudoctor.reports.read import ReportError, read_reports
+from tests.reports.reading_kit import read_path, runtime_of, statuses
 
 HELDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "heldout"
-
-
-def _read(path: Path) -> Environment:
-    return read_reports([(path.name, path.read_text(encoding="utf-8"))])
-
-
-def _status(env: Environment) -> dict[str, Status]:
-    return {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
-
-
-def _runtime(env: Environment) -> TorchRuntime:
-    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
-    return env.torch.runtime
 
 
 @pytest.mark.parametrize(("path", "gpu", "cc"), [
@@ -39,31 +25,31 @@ def _runtime(env: Environment) -> TorchRuntime:
     (HELDOUT / "round14" / "reports-M" / "r31-008.md", "NVIDIA GeForce RTX 3090", "8.6"),
 ])
 def test_kohyas_torch_check_is_torchs_view(path: Path, gpu: str, cc: str) -> None:
-    env = _read(path)
-    rt = _runtime(env)
+    env = read_path(path)
+    rt = runtime_of(env)
     assert (rt.version, rt.cuda, rt.cuda_available) == ("2.1.2+cu118", "11.8", True)
     assert isinstance(env.nvml, NvmlFacts)
     assert [(g.name, g.compute_capability) for g in env.nvml.gpus] == [(gpu, cc)]
-    status = _status(env)
+    status = statuses(env)
     assert (status["GD402"], status["GD404"]) == (Status.PASS, Status.PASS)
 
 
 def test_sdnexts_device_line_names_the_driver_and_the_gpus_capability() -> None:
     # vladmandic/sdnext#3896: "Device: device=NVIDIA GeForce RTX 5090 n=1 arch=sm_90
     # capability=(12, 0) cuda=12.6 cudnn=90501" and, wrapped, "driver=576.02"
-    env = _read(HELDOUT / "round14" / "reports-M" / "r31-001.md")
-    rt = _runtime(env)
+    env = read_path(HELDOUT / "round14" / "reports-M" / "r31-001.md")
+    rt = runtime_of(env)
     assert (rt.cuda, rt.cudnn_version, rt.device_count) == ("12.6", 90501, 1)
     assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "576.02"
     assert [(g.name, g.compute_capability) for g in env.nvml.gpus] == [
         ("NVIDIA GeForce RTX 5090", "12.0")]
-    assert _status(env)["GD103"] is Status.PASS
+    assert statuses(env)["GD103"] is Status.PASS
 
 
 def test_kohyas_cpu_torch_that_found_no_cuda() -> None:
     # bmaltais/kohya_ss#2010: "Torch 2.2.1+cpu", "Torch reports CUDA not available"
-    env = _read(HELDOUT / "round13" / "reports-L" / "r30-026.txt")
-    rt = _runtime(env)
+    env = read_path(HELDOUT / "round13" / "reports-L" / "r30-026.txt")
+    rt = runtime_of(env)
     assert (rt.version, rt.cuda, rt.cuda_available) == ("2.2.1+cpu", None, False)
 
 
@@ -73,7 +59,7 @@ def test_kohyas_cpu_torch_that_found_no_cuda() -> None:
     "INFO     Torch 2.1.2+cu118\nINFO     Torch 2.2.0+cu121\n"
     "INFO     Torch backend: nVidia CUDA 11.8 cuDNN 8905\n",  # two versions: two logs
 ])
-def test_what_is_not_read(text: str) -> None:
+def test_what_is_notread_path(text: str) -> None:
     assert webui_setup.parse(text) is None
     with pytest.raises(ReportError):
         read_reports([("x.log", text)])
