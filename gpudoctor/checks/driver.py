@@ -18,6 +18,7 @@ from gpudoctor.compat.rules import driver_for_cuda
 from gpudoctor.model import (
     Environment,
     Finding,
+    HostFacts,
     Layer,
     NvmlFacts,
     Reason,
@@ -50,7 +51,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     A pasted nvidia-smi whose own version differs from the driver's ("NVIDIA-SMI 450.66  Driver
     Version: 418.67": tools from another release than the kernel module, e.g. a container
     image's own nvidia-smi) is a warning; WSL's Linux tools beside the Windows driver's number
-    are not.
+    are not. A report from a container whose NVML says "Driver/library version mismatch"
+    beside the host's working nvidia-smi is a failure too: the image brings driver libraries of
+    another release than the host's kernel module.
 
     A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
     a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
@@ -77,6 +80,19 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if named is not None:
         return skipped(f"the report names {', '.join(named)} in words, but not whether a driver "
                        "runs it: ask for the output of `nvidia-smi`", (("report", V.PROSE),))
+    inside = env.host.container_nvml_error if isinstance(env.host, HostFacts) else None
+    if isinstance(env.nvml, NvmlFacts) and inside and "version mismatch" in inside.lower():
+        # the host's driver answers; the container's NVML is another release's
+        return failed(
+            f"the host's driver {drv or '(version not in the report)'} answers, but in this "
+            f"{getattr(env.host, 'container', 'container')} container NVML says 'Driver/library "
+            "version mismatch': the container's user-space driver libraries (brought by its "
+            "image) are another release than the host's kernel module",
+            "remove the driver's packages (libnvidia-*, nvidia-utils) from the image and let the "
+            "NVIDIA Container Toolkit mount the host's: run with --gpus all (or CDI / the "
+            "nvidia.com/gpu resource)",
+            (("driver", drv or V.reason_of(env.nvml.driver_version)), ("in the container",
+                                                                        inside)))
     if isinstance(env.nvml, NvmlFacts):
         cuda = machine.driver_cuda(env, tables)
         said = (f"driver {drv or '(version not in the report)'}"

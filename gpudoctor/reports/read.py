@@ -124,15 +124,16 @@ def _with_container_error(host: HostFacts | Unavailable | None,
                           nvml: NvmlFacts | Unavailable | None,
                           parts: list[tuple[int, Partial]]) -> HostFacts | Unavailable | None:
     """The host of a report from a container whose NVML failed there ("Failed to initialize
-    NVML: Unknown Error") while another block shows the driver working (the host's nvidia-smi,
-    or the container's before it lost its devices): the driver's facts stay those that work,
-    the container's error is kept beside them for GD505."""
+    NVML: Unknown Error", "Driver/library version mismatch") while another block shows the
+    driver working (the host's nvidia-smi, or the container's before it lost its devices): the
+    driver's facts stay those that work, the container's error is kept beside them (GD505 reads
+    the first, GD101 the second: the image's own driver libraries)."""
     if not isinstance(host, HostFacts) or not isinstance(host.container, str) \
             or not isinstance(nvml, NvmlFacts):
         return host
-    error = next((p.nvml for _, p in parts if isinstance(p.nvml, Unavailable)
-                  and p.nvml.reason is Reason.ERROR
-                  and p.nvml.message.startswith(NVML_INIT_FAILED)), None)
+    error = next((p.nvml for _, p in parts if isinstance(p.nvml, Unavailable) and (
+        (p.nvml.reason is Reason.ERROR and p.nvml.message.startswith(NVML_INIT_FAILED))
+        or p.nvml.reason is Reason.VERSION_MISMATCH)), None)
     if error is None:
         return host
     return replace(host, container_nvml_error=f"{error.message} {error.detail or ''}".strip())

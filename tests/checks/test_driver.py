@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks.driver import check_driver_vs_torch
+from gpudoctor.checks.driver import check_driver_present, check_driver_vs_torch
 from gpudoctor.checks.pytorch import check_torch_cuda_available
 from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, Status
@@ -93,3 +93,14 @@ def test_a_cuda_build_of_unstated_cuda_that_initialised_passes_gd103_a_rocm_buil
     rocm = REPORTS / "collect_env-rocm713-mi300x.txt"
     env = read_reports([(rocm.name, rocm.read_text(encoding="utf-8"))])
     assert check_driver_vs_torch.run(env, TABLES).status is Status.SKIP
+
+
+def test_a_mismatch_inside_a_container_beside_the_hosts_working_driver_fails_gd101() -> None:
+    """iot-salzburg/gpu-jupyter#106 (round 5's r6-016): the host VM's nvidia-smi shows driver
+    510.108.03; inside the gpu-jupyter container nvidia-smi says "Failed to initialize NVML:
+    Driver/library version mismatch": the image's own driver libraries are another release."""
+    path = ROUND4.parents[1] / "round5" / "reports-D" / "r6-016.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    f = check_driver_present.run(env, TABLES)
+    assert f.status is Status.FAIL and "510.108.03" in f.message and "image" in f.message
+    assert f.fix is not None and "--gpus all" in f.fix
