@@ -8,6 +8,7 @@ Maxwell and Pascal. A GPU outside the range is not supported by that release or 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gpudoctor import views as V
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
     from gpudoctor.compat.machine import SeenGpu
 
 RECOMMEND = "`gpudoctor recommend` names a torch wheel and a cuDNN tarball that fit this machine"
+
+
+# a toolkit's versioned directory ("/usr/local/cuda-10.1/targets/x86_64-linux/lib"): a cuDNN
+# copied into it is the build for that CUDA (the tarball's install steps copy it there)
+_TOOLKIT_DIR = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})(?:/|$)")
 
 
 def _in_use(env: Environment, tables: Tables
@@ -52,6 +58,9 @@ def _in_use(env: Environment, tables: Tables
                        None)
         if version:
             cuda = toolkit if i.in_use or not isinstance(i.cuda_build, str) else i.cuda_build
+            beside = _TOOLKIT_DIR.search(i.lib_dir)
+            if not i.in_use and not isinstance(i.cuda_build, str) and beside:
+                cuda = beside[1]  # a copy inside /usr/local/cuda-10.1: that toolkit's build
             out.append((f"cuDNN in {i.lib_dir}", version, cuda, ""))
     return out, "no cuDNN copy's version could be read"
 

@@ -4,6 +4,7 @@ support matrix gives its release and CUDA build (compat_tables/gpu.toml [[cudnn_
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn_gpu import CHECKS
 from gpudoctor.compat import load_tables
 from gpudoctor.model import CudnnFacts, CudnnInstall, Environment, Finding, Status
+from gpudoctor.reports.read import read_reports
 
 TABLES = load_tables()
 
@@ -145,3 +147,17 @@ def test_a_report_without_torchs_cudnn_is_judged_by_the_wheels() -> None:
     ok = run(B.reported_env(B.reported_torch("2.7.0+cu126", "12.6"),
                             B.reported_gpu("NVIDIA GeForce RTX 4090")))
     assert ok.status is Status.PASS, ok
+
+
+def test_a_copy_inside_a_versioned_toolkit_dir_is_that_cudas_build() -> None:
+    """facebookresearch/mmf#153 (round 8's r15-015): collect_env lists cuDNN 7.6.1 in
+    /usr/local/cuda-10.1/targets/x86_64-linux/lib beside 8x RTX 2080 Ti (sm_75), torch built
+    with CUDA 9.0. That copy is cuDNN 7.6.1's CUDA 10.x build (it sits in the CUDA 10.1
+    toolkit), which supports sm_75; it was judged as the CUDA 9 build (3.0-7.2) and warned."""
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round8"
+            / "reports-G" / "r15-015.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    finding = next(r.finding for r in run_checks(env, load_tables()).results
+                   if r.check_id == "GD311")
+    assert finding.status is Status.PASS
+    assert "cuda-10.1/targets/x86_64-linux/lib 7.6.1 supports every GPU" in finding.message
