@@ -80,12 +80,13 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if named is not None:
         return skipped(f"the report names {', '.join(named)} in words, but not whether a driver "
                        "runs it: ask for the output of `nvidia-smi`", (("report", V.PROSE),))
-    inside = env.host.container_nvml_error if isinstance(env.host, HostFacts) else None
-    if isinstance(env.nvml, NvmlFacts) and inside and "version mismatch" in inside.lower():
+    inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None
+    if isinstance(env.nvml, NvmlFacts) and isinstance(env.host, HostFacts) and inside \
+            and "version mismatch" in inside.lower():
         # the host's driver answers; the container's NVML is another release's
         return failed(
             f"the host's driver {drv or '(version not in the report)'} answers, but in this "
-            f"{getattr(env.host, 'container', 'container')} container NVML says 'Driver/library "
+            f"{env.host.container} container NVML says 'Driver/library "
             "version mismatch': the container's user-space driver libraries (brought by its "
             "image) are another release than the host's kernel module",
             "remove the driver's packages (libnvidia-*, nvidia-utils) from the image and let the "
@@ -300,10 +301,11 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         if said is not None:
             return said
         rt = V.torch_runtime(env)
+        available = V.cuda_initialised(env)
         if V.pasted(env) and rt is not None and isinstance(rt.cuda, Unavailable) \
-                and not rt.hip and (V.cuda_initialised(env) or V.warned_after_init(env)):
+                and not rt.hip and (available or V.warned_after_init(env)):
             # a CUDA build whose version the report leaves out, yet whose CUDA initialised
-            how = ("torch.cuda.is_available() is True" if V.cuda_initialised(env) else
+            how = ("torch.cuda.is_available() is True" if available else
                    "its warning about a GPU's capability, printed only after its CUDA "
                    "initialised")
             return passed(f"torch's CUDA initialised ({how}): the driver runs it (torch's CUDA "

@@ -239,7 +239,8 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
         return version, rel, False, ("a ROCm (AMD) build" if rt is not None and rt.hip
                                      else "a CPU-only build")
     variant = tables.torch_variant(version)
-    if variant is not None and variant.cuda != ".".join(tc.split(".")[:2]):
+    cuda = ".".join(tc.split(".")[:2])
+    if variant is not None and variant.cuda != cuda:
         variant = None  # "1.0.1.post2" with CUDA 10.0: not the PyPI default of its release
     own = rt.arch_list if rt is not None and isinstance(rt.arch_list, tuple) else ()
     if V.driver_version(env) is None and machine.driver_cuda(env, tables) is None:
@@ -251,7 +252,6 @@ def _installed(env: Environment, tables: Tables, ccs: list[str]
             env.nvml, NvmlFacts) else "no working NVIDIA driver found")
     if variant is not None and runs(env, tables, variant.cuda) is None:
         return version, rel, False, f"the driver does not run its CUDA {variant.cuda}"
-    cuda = ".".join(tc.split(".")[:2])
     if variant is None and tables.cuda_min_driver(cuda) is not None \
             and runs(env, tables, cuda) is None:  # a build the tables lack, of a known CUDA
         return version, rel, False, f"the driver does not run its CUDA {cuda}"

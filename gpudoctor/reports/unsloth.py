@@ -56,7 +56,7 @@ def parse(text: str) -> Partial | None:
                                         source="Unsloth's banner")
     if isinstance(torch.runtime, TorchRuntime) and count is not None:
         torch = replace(torch, runtime=replace(torch.runtime, device_count=int(count)))
-    hip = re.search(r"\+rocm", version)
-    nvml = None if hip else stated_driver(TORCH_NAMED, _WHY, (named_gpu(
+    rocm = isinstance(torch.runtime, TorchRuntime) and bool(torch.runtime.hip)
+    nvml = None if rocm else stated_driver(TORCH_NAMED, _WHY, (named_gpu(
         0, name, _WHY, compute_capability=cc),), None)
     return Partial(kind="Unsloth's banner", rank=2, torch=torch, nvml=nvml)
