@@ -311,6 +311,10 @@ class TorchFacts:
     # that interpreter's version ("3.10.12"), torch or not: the install line must have wheels
     # for it (a report's "Python version" line; older snapshots did not record it)
     python_version: str | Unavailable = NOT_RECORDED
+    # the release a pasted report names where it does not show which build it is ("PyTorch
+    # Version: 1.7.1", no tag, no CUDA, no availability: `runtime` is then Unavailable), so
+    # the rules that hold for every build of a release can judge it; None for a probe
+    stated_version: str | None = None
 
 
 # --------------------------------------------------------------------------- cuDNN

@@ -175,6 +175,16 @@ def torch_runtime(env: Environment) -> TorchRuntime | None:
     return t.runtime if t and isinstance(t.runtime, TorchRuntime) else None
 
 
+def stated_release(env: Environment) -> str | None:
+    """The torch release a pasted report names without showing which build it is (no tag, no
+    CUDA, no availability; neither the import nor the metadata known), so that a rule holding
+    for every build of the release can judge it; None otherwise."""
+    t = torch_facts(env)
+    if t is None or torch_runtime(env) is not None or torch_static(env) is not None:
+        return None
+    return t.stated_version
+
+
 def torch_static(env: Environment) -> TorchStatic | None:
     """Package metadata of the installed torch."""
     t = torch_facts(env)

@@ -273,6 +273,9 @@ def check_driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     CUDA forward-compatibility package (`cuda-compat-*`, data-center GPUs on supported driver
     branches): a note naming it, not a failure, since the stack demonstrably works.
 
+    A report naming only torch's release (no tag, no CUDA) passes where the driver runs every
+    CUDA build of that release in full, and fails where it is too old for each of them.
+
     Fix: upgrade the driver to at least the version NVIDIA's table gives for torch's CUDA, or
     install a torch wheel of a CUDA the driver runs (`gpudoctor recommend` names it).
 
@@ -311,6 +314,9 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
             return passed(f"torch's CUDA initialised ({how}): the driver runs it (torch's CUDA "
                           "version is not in the report)",
                           (("torch CUDA", V.why_no_torch_cuda(env)), ("CUDA initialised", how)))
+        release, drv = V.stated_release(env), V.driver_version(env)
+        if release is not None and drv is not None:
+            return _release_driver(tables, release, drv, V.why_no_torch_cuda(env))
         return skipped(V.why_no_torch_cuda(env))
     drv = V.driver_version(env)
     dcuda = machine.driver_cuda(env, tables)
@@ -362,6 +368,38 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
         f"upgrade the NVIDIA driver to ≥ {target} ({DRIVER_URL}){alt}",
         evidence,
     )
+
+
+def _release_driver(tables: Tables, release: str, drv: str, why: str) -> Finding:
+    """GD103 where a report names torch's release but not which build it is: a driver that
+    runs every CUDA build of the release in full (≥ each one's full-feature driver) passes;
+    one too old for each (below each one's floor, minor-version compatibility included)
+    fails; anything between is unknown."""
+    found = tables.torch_release(release)
+    dv = V.version(drv)
+    needs = [(v.cuda, tables.cuda_min_driver(v.cuda)) for v in found.variants] \
+        if found is not None else []
+    if dv is None or not needs or any(m is None or m.full is None or m.status == UNVERIFIED
+                                      for _, m in needs):
+        return skipped(f"{why} (and the drivers its release's CUDA builds need are not all in "
+                       "the tables)" if found is not None and dv is not None else why)
+    full = {c: V.version(m.full) for c, m in needs if m is not None}
+    floor = {c: V.version(m.family or m.full) for c, m in needs if m is not None}
+    evidence = (("driver", drv), ("torch", why),
+                *((f"CUDA {c}", f"≥ {m.full}" + (f" (≥ {m.family} by minor-version "
+                                                  "compatibility)" if m.family else ""))
+                  for c, m in needs if m is not None))
+    builds = ", ".join(dict.fromkeys(c for c, _ in needs))
+    if all(f is not None and dv >= f for f in full.values()):
+        return passed(f"whichever CUDA build of torch {release} this is (CUDA {builds}), "
+                      f"driver {drv} runs it in full", evidence)
+    if all(f is not None and dv < f for f in floor.values()):
+        return failed(f"driver {drv} is too old for every CUDA build of torch {release} "
+                      f"(CUDA {builds})",
+                      f"upgrade the NVIDIA driver ({DRIVER_URL}), or install a torch build "
+                      "for this driver: gpudoctor recommend names one", evidence)
+    return skipped(f"{why}; driver {drv} runs some of torch {release}'s CUDA builds "
+                   f"(CUDA {builds}) and not others", evidence)
 
 
 MVC_RULE = ("CUDA minor-version compatibility: a driver of the major's family runs a newer "

@@ -256,8 +256,14 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     (release or nightly) whose own list is not known: the nearest releases' builds for the
     same CUDA all have code for the GPU, inside their lists (on a side with no such release,
     the same release's build for the nearest other CUDA stands in, for the newest archs only)
-    (`compat.machine.neighbouring_builds_cover`)."""
+    (`compat.machine.neighbouring_builds_cover`). A report naming only the release ("PyTorch
+    Version: 1.7.1": no tag, no CUDA, not even whether it is a CUDA build) passes where every
+    CUDA build of it has code for each GPU, a GPU at the oldest arch of a list excepted
+    (conda's 1.3 builds dropped the sm_35 the pip wheels kept), and fails where none has."""
     rt = V.torch_runtime(env)
+    release = V.stated_release(env)
+    if rt is None and release is not None:  # a report names the release, not which build
+        return _release_only(env, tables, release)
     if rt is None or not rt.cuda:
         return skipped("needs a CUDA build of torch that imports")
     arch = machine.torch_arch_list(env, tables)
@@ -338,6 +344,27 @@ def _torch_warns(env: Environment, tables: Tables, arch: Unavailable,
                   (("arch list", arch.message),
                    *(("torch's warning", f"{n}: " + said.format(cc=cc, sm=sm_of(cc)))
                      for n, cc in gpus)))
+
+
+def _release_only(env: Environment, tables: Tables, release: str) -> Finding:
+    """GD404 where a report names torch's release but not which build it is (no tag, no
+    CUDA, no availability): every CUDA build of the release the tables know having code for
+    each GPU seen passes it, none having code for one fails it (a CPU build runs no kernel at
+    all), a GPU at the oldest architecture of a list excepted (builds made elsewhere, such as
+    conda's, part there); anything else is unknown."""
+    why = f"which build of torch {release} this is is not in the report (no tag, no CUDA)"
+    every = machine.every_build_covers(env, tables, inside=True)
+    if every is not None:
+        return passed(f"whichever CUDA build of torch {release} this is, it runs on every GPU "
+                      f"seen: {every}", (("torch", why), ("rule", every)))
+    none = machine.no_build_covers(env, tables)
+    if none is not None:
+        return failed(f"no CUDA build of torch {release} has kernels for "
+                      f"{', '.join(none[1])}: {none[0]}",
+                      f"install a torch build that includes it: {_install_fix(env, tables)}",
+                      (("torch", why), ("rule", none[0])))
+    return skipped(f"{why}, and its release's builds differ on the GPUs seen (or the tables "
+                   "lack their arch lists)", (("torch", why),))
 
 
 def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,

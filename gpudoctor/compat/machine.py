@@ -332,16 +332,20 @@ def _release_builds(env: Environment, tables: Tables, *, other_cuda: bool = Fals
         str, str | None, list[TorchVariant], list[tuple[int, int]]] | None:
     """(release, CUDA stated or None, its CUDA builds the tables know with that CUDA, the
     compute capabilities of the GPUs seen) where each build's arch list is known; else None.
+    A release a report names without its build (`views.stated_release`) takes every one.
     With `other_cuda`, a CUDA the release has no listed build for (conda's cudatoolkit builds,
     e.g. 1.4.0 with CUDA 10.0) takes every listed build of the release instead."""
     rt = V.torch_runtime(env)
-    if rt is None or not isinstance(rt.version, str) or rt.cuda is None:  # None: no CUDA
+    if rt is not None and (not isinstance(rt.version, str) or rt.cuda is None):  # no CUDA
         return None
-    release = tables.torch_release(rt.version)
+    # a report naming the release alone (`views.stated_release`): which build, if any
+    version = rt.version if rt is not None else V.stated_release(env)
+    release = tables.torch_release(version) if isinstance(version, str) else None
     ccs = _seen_ccs(env, tables)
     if release is None or ccs is None:
         return None
-    cuda = ".".join(rt.cuda.split(".")[:2]) if isinstance(rt.cuda, str) else None
+    cuda = ".".join(rt.cuda.split(".")[:2]) if rt is not None and isinstance(rt.cuda, str) \
+        else None
     builds = [v for v in release.variants if cuda is None or v.cuda == cuda]
     if not builds and other_cuda:
         builds = list(release.variants)
@@ -350,18 +354,23 @@ def _release_builds(env: Environment, tables: Tables, *, other_cuda: bool = Fals
     return release.version, cuda, builds, ccs
 
 
-def every_build_covers(env: Environment, tables: Tables) -> str | None:
+def every_build_covers(env: Environment, tables: Tables, *, inside: bool = False) -> str | None:
     """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
     sm_75" when torch's own build is not known (no arch list in the report, a version without
     a tag whose CUDA the report does not state, or states as one of the release's, or as one
     no listed build has: conda's), yet each CUDA build of its release the tables know (with
     that CUDA, where one is listed) has code for every GPU seen; None otherwise (a build with
-    an unknown arch list counts against)."""
+    an unknown arch list counts against). With `inside`, a GPU at the oldest architecture of
+    a build's list is not vouched for: builds made elsewhere part at that edge (conda's 1.3
+    builds dropped sm_35, which the pip wheels kept; pytorch/pytorch#30532)."""
     known = _release_builds(env, tables, other_cuda=True)
     if known is None:
         return None
     version, cuda, builds, ccs = known
     if any(coverage(v.arch_list or (), cc) is None for cc in ccs for v in builds):
+        return None
+    if inside and any(cc <= min(((a.major, a.minor) for a in parse_arch_list(v.arch_list or ())),
+                                default=(0, 0)) for cc in ccs for v in builds):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
     listed = cuda is None or any(v.cuda == cuda for v in builds)

@@ -37,6 +37,7 @@ from gpudoctor.reports.interface import (
     Partial,
     named_gpu,
     not_reported,
+    release_left_open,
     stated_driver,
     stated_runtime,
     tag_cuda,
@@ -71,6 +72,10 @@ _COUNT = re.compile(r"(\d{1,2})[ \t]{0,2}[x×*][ \t]{0,2}(.{1,80})|(.{1,80}?)[ \
                     r"[ \t]{0,2}(\d{1,2})|GPU[ \t]\d{1,2}:[ \t]{1,4}(.{1,80})")
 _MEMORY = re.compile(r"[ \t]{0,4}\(\d{1,3}[ \t]?GB[A-Za-z0-9 ]{0,20}\)$")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .-]{1,59}")
+# a GPU value that names the driver too ("GeForce RTX 2070, driver 450.102.04")
+_GPU_DRIVER = re.compile(r"(?P<gpu>[^,;]{1,80}?)[ \t]{0,2}[,;]?[ \t]{1,4}(?:with[ \t]{1,4})?"
+                         r"(?:NVIDIA[ \t]{1,4})?driver(?:[ \t]{1,4}version)?[ \t]{0,2}[:=]?"
+                         r"[ \t]{0,2}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)", re.I)
 _BRANDED = re.compile(r"(?:NVIDIA|GeForce|Quadro|Tesla|TITAN|Titan|RTX|GTX) ")
 _BARE = re.compile(r"(?:[AHLBTVPK]|GB|GH)\d{1,4}[A-Za-z]{0,3}(?:[ -][A-Za-z0-9]{1,12}){0,3}")
 _CONDA = re.compile(r"(?:conda|mamba|micromamba) install\b")
@@ -169,13 +174,16 @@ def _values(run: list[tuple[str, str, str]], keys: tuple[str, ...], pattern: re.
 
 def _driver(run: list[tuple[str, str, str]]) -> str | None:
     said = [v for v in (_values(run, DRIVER_KEYS, _DRIVER),
-                        _values(run, CUDA_KEYS, _CUDA_DRIVER, 1)) if v is not None]
+                        _values(run, CUDA_KEYS, _CUDA_DRIVER, 1),
+                        _values(run, GPU_KEYS, _GPU_DRIVER, 2)) if v is not None]
     return _one(said)
 
 
 def _gpu_names(value: str) -> list[str] | None:
     """The GPUs one value names ("8*A100", "2x RTX 3090", "NVIDIA GeForce GTX 1080 Ti")."""
     count, name = 1, value
+    if (d := _GPU_DRIVER.fullmatch(value)) is not None:  # the driver is read by `_driver`
+        value = name = d["gpu"]
     m = _COUNT.fullmatch(value)
     if m is not None:
         count = int(m[1] or m[4] or 1)
@@ -271,13 +279,15 @@ def parse(text: str) -> Partial | None:
     if said is not None:
         version = said[0]
         python = _values(run, PYTHON_KEYS, _PYTHON, 1)
+        runtime = _runtime(version, _torch_cuda(run, version), available, text[:LIMIT])
         torch = TorchFacts(
             python=not_reported("the interpreter's path is not in the report"),
             static=not_reported("torch's package metadata is not in the report"),
-            runtime=_runtime(version, _torch_cuda(run, version), available, text[:LIMIT]),
+            runtime=runtime,
             seconds=not_reported("no probe ran: the facts are the report's environment list"),
             python_version=python or not_reported(
                 "the interpreter's Python version is not in the report"),
+            stated_version=release_left_open(runtime, version),
         )
     hf = any(key.endswith(_HF_HINTS) for key, _, _ in run)
     return Partial(

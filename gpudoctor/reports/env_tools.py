@@ -54,6 +54,7 @@ from gpudoctor.reports.interface import (
     Partial,
     named_gpu,
     not_reported,
+    release_left_open,
     stated_driver,
     stated_runtime,
     unreported_host,
@@ -310,13 +311,15 @@ def parse(text: str) -> Partial | None:
     version = _torch_version(fields)
     if version is None and not gpus:
         return None
+    runtime = _runtime(version, fields, text) if version else not_reported(
+        f"torch's version is not in {tool}'s report")
     torch = TorchFacts(
         python=not_reported("the interpreter's path is not in the report"),
         static=not_reported("torch's package metadata is not in the report"),
-        runtime=_runtime(version, fields, text) if version else not_reported(
-            f"torch's version is not in {tool}'s report"),
+        runtime=runtime,
         seconds=not_reported(f"no probe ran: the facts are {tool}'s"),
         python_version=_python(fields),
+        stated_version=release_left_open(runtime, version),
     )
     return Partial(kind=tool, rank=2, nvml=_nvml(tool, fields, gpus), torch=torch,
                    toolkits=_toolkit(text, fields), host=_host(tool, fields))

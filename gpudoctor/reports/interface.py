@@ -138,6 +138,12 @@ def tag_cuda(version: str) -> str | None:
     return f"{tag[1]}.{tag[2]}" if tag else None
 
 
+def release_left_open(runtime: TorchRuntime | Unavailable, version: str | None) -> str | None:
+    """`version` where `stated_runtime` left open which build of it the report shows (its
+    runtime Unavailable), for `TorchFacts.stated_version`; None otherwise."""
+    return version if isinstance(runtime, Unavailable) else None
+
+
 def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: str | None, *,
                    why: str, source: str, archs: tuple[str, ...] | None,
                    warned_gpus: tuple[tuple[str, str], ...] = (),

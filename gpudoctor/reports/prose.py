@@ -32,6 +32,7 @@ from gpudoctor.reports.interface import (
     Partial,
     named_gpu,
     not_reported,
+    release_left_open,
     stated_driver,
     stated_runtime,
     tag_cuda,
@@ -42,9 +43,10 @@ from gpudoctor.views import PROSE
 LIMIT = 100_000  # a longer text is read in its first part only
 _WHY = "is not in the report (the reporter's words state only some facts)"
 MAX_GPUS = 16  # a text naming more products than this is a list of products, not a machine
-# the local tag as pip prints it, or with its "+" left out ("1.8.2cu111"): `_version` adds it
+# the local tag as pip prints it, with its "+" left out ("1.8.2cu111") or spaced ("2.8.0 +
+# cu129"): `_version` writes it as pip does
 _VERSION = (r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?"
-            r"(?:\+?(?:cpu|cu\d{2,3})(?![\w.])|\+rocm[\d.]{1,8})?")
+            r"(?:(?:[ \t]\+[ \t]|\+?)(?:cpu|cu\d{2,3})(?![\w.])|\+rocm[\d.]{1,8})?")
 # torch's version as people write it: pip's requirement, "PyTorch 1.10.1", "pytorch (1.3.1)",
 # "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1", a JSON dump's
 # '"torch" : "2.6.0+cu124"'
@@ -59,13 +61,15 @@ AVAILABLE = re.compile(
 KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"
                           r"CUDA error: (?:an illegal memory access|device-side assert|"
                           r"invalid device function)")
-DRIVER = re.compile(r"\bdriver(?:[ \t]+version)?[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
+# "NVIDIA-SMI 555.42.02", nvidia-smi's header quoted alone: its tools ship with the driver
+DRIVER = re.compile(r"(?:\bdriver(?:[ \t]+version)?|\bNVIDIA-SMI)[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
                     r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
 # a candidate GPU name: a brand or line word before a model, or a data-centre model
 # ("K40c", "A100", "H100") alone; the catalogue decides which are products
 GPU = re.compile(
     r"(?<![\w.-])(?:NVIDIA[ \t]+)?(?:(?:GeForce|Tesla|Quadro|TITAN|Titan|Jetson)[ \t]+)?"
     r"(?:(?:(?i:RTX|GTX|GT|MX)|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
+    r"|NVS[ \t]\d{3,4}[A-Za-z]?"
     r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,3}[a-zA-Z]{0,2})"
     r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
 
@@ -128,12 +132,14 @@ def _torch(version: str, available: bool | None) -> TorchFacts:
         static=not_reported("torch's package metadata is not in the report"),
         runtime=runtime,
         seconds=not_reported("no probe ran: the facts are the reporter's words"),
+        stated_version=release_left_open(runtime, version),
     )
 
 
 def _version(written: str) -> str:
     """torch's version as pip names it: the local tag's "+" put back where the words left it
     out ("1.8.2cu111" → "1.8.2+cu111")."""
+    written = re.sub(r"[ \t]\+[ \t]", "+", written, count=1)  # "2.8.0 + cu129"
     return re.sub(r"(?<=\d)(?=(?:cpu|cu\d))", "+", written, count=1)
 
 

@@ -176,8 +176,8 @@ def _with_messages(part: Partial, messages: Partial) -> Partial:
     torch printed elsewhere in the paste (its warning above the block, where the
     "Collecting environment information..." line that starts the block is missing); a block
     that leaves open whether torch is a CUDA build, closed by torch's "Torch not compiled
-    with CUDA enabled"; torch's prints or a list of versions, with the GPUs and the arch list
-    torch's warnings name."""
+    with CUDA enabled", or opened by a message only a CUDA build prints; torch's prints or a
+    list of versions, with the GPUs and the arch list torch's warnings name."""
     rt = part.torch.runtime if isinstance(part.torch, TorchFacts) else None
     said = messages.torch.runtime if isinstance(messages.torch, TorchFacts) else None
     if isinstance(said, TorchRuntime) and said.cuda is None and isinstance(part.torch,
@@ -190,6 +190,14 @@ def _with_messages(part: Partial, messages: Partial) -> Partial:
                 and rt.cuda_available is not True:
             return replace(part, torch=replace(part.torch, runtime=replace(
                 rt, cuda=None, cuda_available=False, cuda_init_error=said.cuda_init_error)))
+    if isinstance(said, TorchRuntime) and isinstance(said.cuda, Unavailable) and isinstance(
+            part.torch, TorchFacts) and isinstance(rt, Unavailable) \
+            and part.torch.stated_version is not None:
+        # a block naming a release but not its build, beside torch's messages that only a
+        # CUDA build prints ("The NVIDIA driver on your system is too old"): that release's
+        # CUDA build, its version from the block
+        return replace(part, torch=replace(part.torch, runtime=replace(
+            said, version=part.torch.stated_version)))
     if isinstance(rt, TorchRuntime) and isinstance(said, TorchRuntime) and part.kind in (
             "torch's prints", "environment list") and not rt.warned_gpus:
         # torch's prints and a list of versions do not read torch's warnings: add them

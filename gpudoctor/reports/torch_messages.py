@@ -34,7 +34,12 @@ import re
 from dataclasses import replace
 
 from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
-from gpudoctor.reports.interface import Partial, not_reported, stated_runtime
+from gpudoctor.reports.interface import (
+    Partial,
+    not_reported,
+    release_left_open,
+    stated_runtime,
+)
 from gpudoctor.versions import encode_cudnn_version, normalize_cc
 
 # a quote's ">", and the prefix Ray puts before each line a worker prints ("(Worker pid=369) ",
@@ -270,6 +275,7 @@ def stated_torch(version: str, cuda: str | None, available: bool | None, text: s
         static=not_reported("torch's package metadata is not in the report"),
         runtime=runtime,
         seconds=not_reported(f"no probe ran: the facts are {source}"),
+        stated_version=release_left_open(runtime, version),
     )
 
 

@@ -31,6 +31,7 @@ from gpudoctor.reports.interface import (
     Partial,
     named_gpu,
     not_reported,
+    release_left_open,
     stated_driver,
     stated_runtime,
     tag_cuda,
@@ -179,6 +180,7 @@ def parse(text: str) -> Partial | None:
         static=not_reported("torch's package metadata is not in the report"),
         runtime=runtime,
         seconds=not_reported("no probe ran: the facts are torch's own prints"),
+        stated_version=release_left_open(runtime, version),
     ))
 
 
