@@ -45,7 +45,8 @@ def check_container(env: Environment, tables: Tables) -> Finding:
       workaround in the toolkit's troubleshooting page.
     - A pasted report from a container that shows nvidia-smi missing there ("nvidia-smi:
       command not found", "NVIDIA-SMI couldn't find libnvidia-ml.so"): the toolkit mounts
-      both with the `utility` capability, so the container was not given the GPUs (FAIL).
+      both with the `utility` capability, so the container was not given the GPUs (FAIL);
+      where it lists the device nodes too, the libraries alone were not mounted (FAIL).
     - `NVIDIA_VISIBLE_DEVICES=void`/`none`: GPUs hidden on purpose (a note).
 
     Outside a container this check does not apply (skipped); CDI specs found are shown.
@@ -62,6 +63,8 @@ def check_container(env: Environment, tables: Tables) -> Finding:
         return skipped(host.container.message, cdi)
     if not host.container:
         return skipped("not in a container", cdi)
+    # "docker container"; a report that says only "container" names no engine
+    named = "container" if host.container == "container" else f"{host.container} container"
     nodes = [n.path for n in host.dev_nodes if n.path != "/dev/dxg"] if isinstance(
         host.dev_nodes, tuple) else None
     if V.container_lost_devices(env) and nodes != [] and host.wsl is not True:
@@ -77,6 +80,19 @@ def check_container(env: Environment, tables: Tables) -> Finding:
              *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
     if isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
+            and env.nvml.message == SMI_MISSING and host.wsl is not True and nodes:
+        # a report: the device nodes are there (`ls -l /dev/nvidia*`), nvidia-smi is not
+        return failed(
+            f"this {named} has the GPU device nodes "
+            f"({', '.join(nodes[:3])}{', …' if len(nodes) > 3 else ''}) but no nvidia-smi or "
+            "libnvidia-ml.so: the driver's user-space libraries were not mounted into it",
+            "let the NVIDIA Container Toolkit mount them: NVIDIA_DRIVER_CAPABILITIES="
+            "compute,utility (or all) with --gpus all or --device nvidia.com/gpu=all (CDI); "
+            "device nodes passed by hand (--device /dev/nvidia0) bring no libraries "
+            f"({TOOLKIT_URL})",
+            (("container", host.container), ("/dev/nvidia*", ", ".join(nodes)),
+             ("NVML", V.reason_of(env.nvml)), *cdi))
+    if isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
             and env.nvml.message == SMI_MISSING and host.wsl is not True and nodes is None:
         # a report: nvidia-smi or libnvidia-ml.so missing inside the container it names, in
         # nvidia-smi's or the shell's words (not collect_env's "Could not collect") (the
@@ -84,16 +100,16 @@ def check_container(env: Environment, tables: Tables) -> Finding:
         # GPUs, or not that capability). A machine probed here lists its device nodes, and the
         # rules below judge it (a GPU-less CI container has none and needs none)
         return failed(
-            f"nvidia-smi or the driver's libnvidia-ml.so is missing in this {host.container} "
-            "container: the NVIDIA Container Toolkit did not mount the driver into it (started "
-            "without GPU access, or NVIDIA_DRIVER_CAPABILITIES without utility)",
+            f"nvidia-smi or the driver's libnvidia-ml.so is missing in this {named}: the "
+            "NVIDIA Container Toolkit did not mount the driver into it (started without GPU "
+            "access, or NVIDIA_DRIVER_CAPABILITIES without utility)",
             "restart it with GPU access: docker run --gpus all (with the NVIDIA Container "
             "Toolkit installed and configured: sudo nvidia-ctk runtime configure --runtime=docker)"
             ", or --device nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit; "
             f"keep NVIDIA_DRIVER_CAPABILITIES at compute,utility or all ({TOOLKIT_URL})",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     if isinstance(visible, Unavailable) or nodes is None:
-        return skipped(f"this {host.container} container's environment or device nodes are "
+        return skipped(f"this {named}'s environment or device nodes are "
                        "not known", cdi)
     pci = host.pci_gpus if isinstance(host.pci_gpus, tuple) else ()
     ev = (("container", host.container), ("NVIDIA_VISIBLE_DEVICES", repr(visible)),
@@ -110,14 +126,14 @@ def check_container(env: Environment, tables: Tables) -> Finding:
     if not nodes:
         if pci and not isinstance(env.nvml, NvmlFacts):
             # one cause, counted once: GD101 fails on it ("no NVIDIA driver, but <GPU>")
-            return skipped(f"this {host.container} container has no /dev/nvidia*, though the "
+            return skipped(f"this {named} has no /dev/nvidia*, though the "
                            f"host has NVIDIA GPUs ({pci[0]}): it was started without GPU "
                            f"access (see GD101); {start}", ev)
         if isinstance(env.nvml, NvmlFacts):
-            return warned(f"NVML answers but this {host.container} container has no "
+            return warned(f"NVML answers but this {named} has no "
                           "/dev/nvidia*: CUDA cannot open the GPUs", start, ev)
         if visible is not None:
-            return noted(f"this {host.container} container has no /dev/nvidia* though its "
+            return noted(f"this {named} has no /dev/nvidia* though its "
                          f"image asks for GPUs (NVIDIA_VISIBLE_DEVICES={visible}): fine on a "
                          "machine without a GPU", "where the host has GPUs, " + start, ev)
         return skipped("a container with no GPU and no sign that it wants one", ev)
@@ -128,7 +144,7 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             "set NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all) and restart the container "
             "with --gpus all; the image must not bring driver libraries of its own", ev)
     return passed(f"{len(nodes)} device node(s) and the driver libraries are in the "
-                  f"{host.container} container", ev)
+                  f"{named}", ev)
 
 
 # (variable, the values that are a problem (None: any), level: 2 warn / 1 note, what it does)

@@ -15,7 +15,8 @@ the host facts they state.
   `podman run|exec`, `kubectl exec`), docker's default prompt (`root@<12 hex digits of the
   container's id>:`), kubectl's usual alias at a prompt (`k exec -it …`), a prompt labelled
   `(container) $`, a Kubernetes manifest of a workload ("kind: Pod" … "containers:"), or prose
-  that says so ("inside the container", "in the pod", "in pod"). Alone
+  that says so ("inside the container", "entering the container", "in the pod", "in pod",
+  "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS. Alone
   it is no report (a text that names a container says nothing of its GPU stack); beside
   one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
   driver fault.
@@ -70,11 +71,14 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:k8s[ \t]+|kubernetes[ \t]+)?pod\b"
                 r"|\bfrom[ \t]+(?:the|a|my|our|this|that)[ \t]+(?:k8s[ \t]+|kubernetes[ \t]+)?"
                 r"pod\b)"), "kubernetes"),
-    (re.compile(r"(?i:\b(?:inside|in|into|within)[ \t]+(?:(?:the|a|my|our|this|that)[ \t]+)?"
-                r"(?:docker[ \t]+|podman[ \t]+)?container\b"
+    (re.compile(r"(?i:\b(?:inside|in|into|within|entering|enter|entered)[ \t]+"
+                r"(?:(?:the|a|my|our|this|that)[ \t]+)?(?:docker[ \t]+|podman[ \t]+)?container\b"
                 r"|\bfrom[ \t]+(?:the|a|my|our|this|that)[ \t]+(?:docker[ \t]+|podman[ \t]+)?"
                 r"container\b)"), "container"),
     (re.compile(r"(?:在|于)?容器(?:中|内|里)"), "container"),  # "in the container", in Chinese
+    (re.compile(r"(?i:pod)(?:中|内|里)"), "kubernetes"),  # "in the pod", in Chinese
+    # Ollama's issue template: its "OS" field, where "Docker" is one of the choices
+    (re.compile(r"(?m:^###[ \t]*OS[ \t]*\n(?:[ \t]*\n){0,3}[^\n#]{0,40}\bDocker\b)"), "docker"),
     # "nvidia-smi inside the docker", "in docker"
     (re.compile(r"(?i:\b(?:inside|in|within)[ \t]+(?:the[ \t]+|a[ \t]+)?docker\b)"), "docker"),
     # the checked boxes of NVIDIA's device plugin / GPU operator issue template
@@ -83,6 +87,10 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     # a Kubernetes cluster's pods: both words on one line
     (re.compile(r"(?im:^[^\n]*\b(?:kubernetes|k8s)\b[^\n]*\bpods?\b"
                 r"|^[^\n]*\bpods?\b[^\n]*\b(?:kubernetes|k8s)\b)"), "kubernetes"),
+    # last: a pod named as a thing the reporter has ("the pod error", "my pod"): Kubernetes' or a
+    # cloud's (RunPod's are containers too)
+    (re.compile(r"(?i:\b(?:the|my|our|this|that|each|every)[ \t]+(?:gpu[ \t]+)?pods?\b)"),
+     "container"),
 )
 _URL = re.compile(r"https?://\S{1,2000}")  # a link names a project, not where the paste ran
 CONTAINER_ONLY = "a container the text names"

@@ -164,3 +164,24 @@ def test_the_runtime_finding_no_nvidia_smi_in_the_container_fails(tables: Tables
     env = read_reports([("865", NVIDIA_DOCKER_865)])
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED
     assert run(container.check_container, env, tables).status is Status.FAIL
+
+
+def test_device_nodes_but_no_nvidia_smi_in_a_container_is_the_libraries_unmounted(
+        tables: Tables) -> None:
+    """A Coder workspace in podman (round 13's r30-024, coder/coder's issue in its index.toml):
+    `ls -l /dev/nvidia*` lists the nodes, world-writable, and `nvidia-smi: command not found`.
+    The nodes were passed, the driver's user-space libraries were not (the toolkit mounts
+    nvidia-smi and libnvidia-ml.so with the utility capability): GD505 fails saying so.
+    Before, the listed nodes made it skip ("environment or device nodes are not known")."""
+    from pathlib import Path
+
+    from gpudoctor.reports.read import read_reports
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round13"
+            / "reports-L" / "r30-024.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    found = run(container.check_container, env, tables)
+    assert found.status is Status.FAIL, found
+    assert "podman container has the GPU device nodes" in found.message
+    assert "libraries were not mounted" in found.message
+    assert "NVIDIA_DRIVER_CAPABILITIES=compute,utility" in (found.fix or "")

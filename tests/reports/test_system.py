@@ -152,6 +152,14 @@ def test_what_is_not_read(text: str) -> None:
     # round 14's r32-009 (its index.toml): a Pod manifest, then nvidia-smi inside it
     ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpu-pod2\nspec:\n  containers:\n"
      "    - name: test\n", "kubernetes"),
+    # round 13's r29-009 (ollama): entering the container, and the template's OS field
+    ("Upon entering the container to investigate, I discovered that the GPU cannot be used\n",
+     "container"),
+    ("### OS\n\nLinux, Docker\n\n### GPU\n\nNvidia\n", "docker"),
+    # round 7's r14-025 (tkestack gpu-manager, Chinese) and round 9's r20-030 (an exporter)
+    ("但是，我可以在pod中找到`libnvidia-ml.so`：\n", "kubernetes"),
+    ("when I create the nvidia-gpu-prometheus-exporter, the pod error, the message is\n",
+     "container"),
 ])
 def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None:
     partial = system.parse(text)
@@ -170,6 +178,8 @@ def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None
     "(host) # nvidia-smi -L\n",  # the reporter's label for the host
     "the bulk exec -it flag\n",  # "k exec" only as a word of its own
     "kind: Service\nspec:\n  ports:\n",  # a manifest with no containers
+    "### OS\n\nLinux\n\nI also tried Docker Desktop on another machine\n",  # not the field
+    "synced to my iPod, then a pod of whales\n",  # a word inside one; no "the/my …" before
 ])
 def test_what_is_no_container(text: str) -> None:
     assert system.parse(text) is None
