@@ -742,9 +742,47 @@ ROUND14_SEEN = [  # round 14's, after scoring (development data since), with the
      "specified module could not be found.\n\\\\?\\C:\\Users\\x\\llm_engine_cuda12.node",
      "library-missing-llm-engine-cuda12", "library-not-found"),
 ]
+LATER_S6 = [  # earlier rounds' misses taken up in the session of 2026-11-27 afternoon
+    # hashcat/hashcat#2221 (round 7's g20-015): its CUDA backend without NVRTC, and 6.2's wording
+    ("* Device #1: CUDA SDK Toolkit installation NOT detected.\n             CUDA SDK Toolkit "
+     "installation required for proper device support and utilization\n             Falling "
+     "back to OpenCL Runtime", "hashcat-nvrtc-not-found", "toolkit-missing"),
+    ("Successfully initialized NVIDIA CUDA library.\n\nFailed to initialize NVIDIA RTC library.",
+     "hashcat-nvrtc-not-found", "toolkit-missing"),
+    # MahmoudAshraf97/whisper-diarization#216 (round 10's g32-008)
+    ("ValueError: Requested float16 compute type, but the target device or backend do not "
+     "support efficient float16 computation.", "ctranslate2-float16-unsupported",
+     "arch-not-in-build"),
+    # TaterTotterson/microWakeWord-Trainer-Nvidia-Docker#1 (round 11's g38-013): the CPU
+    # package's providers, printed by the app without "available providers" before them
+    ("🔧 ONNX Runtime Providers:\n  • ['AzureExecutionProvider', 'CPUExecutionProvider']",
+     "onnxruntime-cuda-provider-unavailable", "cpu-only-build"),
+    # AUTOMATIC1111/stable-diffusion-webui#3207 (round 11's g38-026): root has CUDA, the user not
+    ("(venv) user@localhost:~> sudo /home/user/venv/bin/python -c \"import torch;print(torch."
+     "cuda.is_available())\"\nTrue\n(venv) user@localhost:~> /home/user/venv/bin/python -c "
+     "\"import torch;print(torch.cuda.is_available())\"\nFalse", "cuda-works-only-as-root",
+     "cuda-init-failure"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
-          + ROUND14_SEEN)
+          + ROUND14_SEEN + LATER_S6)
+
+
+@pytest.mark.parametrize("text", [
+    # one answer alone, or both as the same user: no difference to explain
+    "$ python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n",
+    "$ sudo python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n$ python -c "
+    "'import torch; print(torch.cuda.is_available())'\nFalse\n",
+    # onnxruntime asked for the CPU provider by the program: no statement about the package
+    "sess = ort.InferenceSession(path, providers=['CPUExecutionProvider'])",
+])
+def test_what_is_not_the_root_only_or_cpu_package_case(text: str) -> None:
+    from gpudoctor.explain.kb import load
+
+    ids = {"cuda-works-only-as-root", "onnxruntime-cuda-provider-unavailable"}
+    sigs = [s for s in load().signatures if s.id in ids]
+    assert len(sigs) == 2
+    assert not any(p.search(text) for s in sigs for p in s.patterns)
 
 
 def test_every_library_header_of_the_toolkit_here_is_a_cuda_header() -> None:
