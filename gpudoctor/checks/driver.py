@@ -328,11 +328,12 @@ def _driver_vs_torch(env: Environment, tables: Tables) -> Finding:
     if not drv and dcuda and have and want:  # only the driver's CUDA (torch's "found version")
         return _by_driver_cuda(tables, tc, dcuda, have >= Version("11") and have.major ==
                                want.major)
-    if not drv and V.pasted(env) and V.cuda_initialised(env):
+    if not drv and V.pasted(env) and (V.cuda_initialised(env) or V.warned_after_init(env)):
         # the report leaves the driver's version out, but torch's CUDA initialised on it
-        return passed(f"torch's CUDA {tc} initialised (torch.cuda.is_available() is True): the "
-                      "driver runs it (its version is not in the report)",
-                      (("torch CUDA", tc), ("CUDA available", "True")))
+        how = ("torch.cuda.is_available() is True" if V.cuda_initialised(env) else
+               "its warning about a GPU's capability, printed only after its CUDA initialised")
+        return passed(f"torch's CUDA {tc} initialised ({how}): the driver runs it (its version "
+                      "is not in the report)", (("torch CUDA", tc), ("CUDA initialised", how)))
     if not drv:
         return skipped("no NVIDIA driver version to compare (see GD101)")
     minimum = tables.cuda_min_driver(tc)

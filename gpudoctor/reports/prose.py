@@ -7,7 +7,8 @@ the words state:
 
 - torch's version, where the text names one ("torch==1.3.1+cu92", "PyTorch 1.10.1", "pytorch
   (1.3.1)", "torch_version: 1.13.1+cpu"); a text naming two (an upgrade told as a story) states
-  none. Its local tag says the build ("+cpu", "+cu92"); without one, whether it is a CUDA build
+  none (one written in part, "PyTorch 1.13" beside "torch==1.13.1+cu117", is the same
+  release). Its local tag says the build ("+cpu", "+cu92"); without one, whether it is a CUDA build
   is left open, unless torch raised a CUDA error from a kernel (it reached a GPU, so it is one);
 - `torch.cuda.is_available()`'s value, told in words ("returns False", "is True"), once;
 - the GPUs: each product of NVIDIA's CUDA GPUs pages the text names (matched by the rules of
@@ -118,8 +119,19 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     story) and whether they say CUDA is available (None where they do not, or say both)."""
     versions = {_version(m["v"]) for m in TORCH.finditer(text)}
     said = {m["v"] for m in AVAILABLE.finditer(text)}
-    return (versions.pop() if len(versions) == 1 else None,
-            None if len(said) != 1 else said.pop() == "True")
+    return (_most_precise(versions), None if len(said) != 1 else said.pop() == "True")
+
+
+def _most_precise(versions: set[str]) -> str | None:
+    """The one version `versions` name: one, or one that each other one is a prefix of
+    ("PyTorch 1.13" beside "torch==1.13.1+cu117": the same release, written in full); None
+    for two releases."""
+    def parts(v: str) -> list[str]:
+        base, _, tag = v.partition("+")
+        return base.split(".") + ([f"+{tag}"] if tag else [])
+
+    full = [v for v in versions if all(parts(o) == parts(v)[:len(parts(o))] for o in versions)]
+    return full[0] if len(full) == 1 else None
 
 
 def _torch(version: str, available: bool | None) -> TorchFacts:

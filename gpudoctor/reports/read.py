@@ -40,7 +40,13 @@ from gpudoctor.reports import (
     webui_setup,
 )
 from gpudoctor.reports.credible import credible_driver_cuda
-from gpudoctor.reports.interface import NVML_INIT_FAILED, Partial, ReportError, not_reported
+from gpudoctor.reports.interface import (
+    NVML_INIT_FAILED,
+    Partial,
+    ReportError,
+    not_reported,
+    tag_cuda,
+)
 from gpudoctor.reports.issue_body import Block, find_blocks
 from gpudoctor.snapshot import SnapshotError, from_data, to_data
 
@@ -271,11 +277,35 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         elif recognised and not any(n == name and p.torch is not None for n, p in found) and (
                 stated := prose.torch_named(text)) is not None:
             found.append((name, stated))  # the tools state no torch: the words' version
+        elif recognised and (stated := prose.torch_named(text)) is not None:
+            # torch's messages show a CUDA build of unknown version: the words name it
+            found = [(n, _versioned(p, stated)) if n == name else (n, p) for n, p in found]
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:
         return snapshots[0]
     return _merge(found)
+
+
+def _versioned(part: Partial, named: Partial) -> Partial:
+    """torch's messages (a CUDA build whose version they do not state) with the version the
+    words name beside them ("torch  2.3.1+cu121" in a pip list, "pip install
+    torch==1.13.1+cu117"), and its tag's CUDA; `part` unchanged where it is no such build or
+    the named version is not one ("+cpu", ROCm)."""
+    rt = part.torch.runtime if isinstance(part.torch, TorchFacts) else None
+    said = named.torch.runtime if isinstance(named.torch, TorchFacts) else None
+    version = said.version if isinstance(said, TorchRuntime) else (
+        named.torch.stated_version if isinstance(named.torch, TorchFacts) else None)
+    if part.kind != "torch's messages" or not isinstance(rt, TorchRuntime) or not isinstance(
+            rt.version, Unavailable) or not isinstance(rt.cuda, Unavailable) \
+            or not isinstance(version, str):
+        return part
+    tag = version.partition("+")[2]
+    if tag and not tag.startswith("cu"):
+        return part
+    assert isinstance(part.torch, TorchFacts)
+    return replace(part, torch=replace(part.torch, runtime=replace(
+        rt, version=version, cuda=tag_cuda(version) or rt.cuda)))
 
 
 def _cpu_build_alone(partials: Sequence[Partial]) -> bool:

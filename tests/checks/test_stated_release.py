@@ -130,3 +130,36 @@ def test_a_tag_written_apart_is_the_build() -> None:
     assert env.torch.runtime.version == "2.8.0+cu129"
     f = check_gpu_arch.run(env, TABLES)
     assert f.status is Status.FAIL and "2.8.0+cu129" in f.message, f
+
+
+def test_torchs_messages_take_the_version_the_words_name_beside_them() -> None:
+    """torch's "CUDA initialization: … Error 804" (only a CUDA build prints it) and a pip list
+    naming "torch  2.3.1+cu121" (round 3's r1-064): one torch, that build. Before, the
+    messages' build of unknown version stood alone and GD103 skipped; now it judges CUDA 12.1
+    against driver 525.89.02 (minor-version compatibility: a warning, the GPUs' cubins not
+    known)."""
+    env = _read("round3/reports-B/r1-064.md")
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert (env.torch.runtime.version, env.torch.runtime.cuda) == ("2.3.1+cu121", "12.1")
+    f = check_driver_vs_torch.run(env, TABLES)
+    assert f.status is Status.WARN and "minor-version compatibility" in f.message, f
+
+
+def test_a_release_written_in_part_beside_it_in_full_is_one_version() -> None:
+    """"broken between PyTorch 1.13 and CUDA 11.7" above "pip install torch==1.13.1+cu117"
+    (round 4's r5-028): the same release, the second in full, not two versions (an upgrade
+    told as a story, which states none)."""
+    env = _read("round4/reports-C/r5-028.md")
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.version == "1.13.1+cu117"
+    f = check_driver_vs_torch.run(env, TABLES)
+    assert f.status is Status.PASS and "CUDA 11.7" in f.message, f
+
+
+def test_a_capability_warning_shows_the_driver_runs_torchs_cuda() -> None:
+    """FramePack on an RTX 5080 (round 14's r31-011): torch 2.6.0+cu126 warns that sm_120 is
+    not compatible, which it prints only after its CUDA initialised, and the report gives no
+    driver version: the driver runs CUDA 12.6, so GD103 passes saying why."""
+    env = _read("round14/reports-M/r31-011.md")
+    f = check_driver_vs_torch.run(env, TABLES)
+    assert f.status is Status.PASS and "printed only after its CUDA initialised" in f.message, f

@@ -269,10 +269,18 @@ def _gd404(name: str) -> tuple[Status, str]:
 def test_the_incompatibility_warning_without_its_list_is_torchs_own_verdict() -> None:
     # https://github.com/HybridRobotics/berkeley-humanoid-lite/issues/49 (r22-003): the warning's
     # first sentence alone,
-    # quoted in a Markdown list item and backticks: GD404 fails on torch's own check
+    # quoted in a Markdown list item and backticks: GD404 fails (on the arch list of the
+    # build the words name beside it, "torch 2.5.1" from the cu121 index, since those are read
+    # together; on torch's own check where no version is named)
     status, summary = _gd404("r22-003.md")
     assert status is Status.FAIL
-    assert "NVIDIA GeForce RTX 5090 (sm_120)" in summary and "torch itself warns" in summary
+    assert "NVIDIA GeForce RTX 5090 (sm_120)" in summary and "2.5.1+cu121" in summary
+    text = (ROUND10_I / "r22-003.md").read_text(encoding="utf-8")
+    env = read_reports([("warning only", "\n".join(
+        line for line in text.splitlines() if "sm_120" in line or "RTX 5090" in line))])
+    result = next(r for r in run_checks(env, load_tables()).results if r.check_id == "GD404")
+    assert result.finding.status is Status.FAIL, result.finding
+    assert "torch itself warns" in result.finding.message
 
 
 def test_the_warning_wrapped_before_its_arch_is_read() -> None:
