@@ -8,8 +8,11 @@ the words state:
 - torch's version, where the text names one ("torch==1.3.1+cu92", "PyTorch 1.10.1", "pytorch
   (1.3.1)", "torch_version: 1.13.1+cpu"); a text naming two (an upgrade told as a story) states
   none (one written in part, "PyTorch 1.13" beside "torch==1.13.1+cu117", is the same
-  release). Its local tag says the build ("+cpu", "+cu92"); without one, whether it is a CUDA build
-  is left open, unless torch raised a CUDA error from a kernel (it reached a GPU, so it is one);
+  release), also run together ("pytorch1.4"), or a version with torch's tag alone on its line
+  or quoted ("- 2.8.0+cu128", "2.0.0+cpu Autocast half"). Its local tag says the build ("+cpu",
+  "+cu92"), else a conda line installing it from PyTorch's channel ("pytorch==1.7.0
+  cudatoolkit=10.1 -c pytorch"); without either, whether it is a CUDA build is left open,
+  unless torch raised a CUDA error from a kernel (it reached a GPU, so it is one);
 - `torch.cuda.is_available()`'s value, told in words ("returns False", "is True"), once;
 - the GPUs: each product of NVIDIA's CUDA GPUs pages the text names (matched by the rules of
   `gpudoctor.compat.gpu_names`, so "K40c", "GTX 1080 Ti", "RTX 5090 D" are placed and "M.2" or
@@ -53,7 +56,16 @@ _VERSION = (r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?"
 # '"torch" : "2.6.0+cu124"'
 TORCH = re.compile(
     rf"(?<![\w.-])(?:py)?torch(?:==|['\"]?[ \t]*(?:_version|\.__version__|[ \t]version)?[ \t]*"
-    rf"(?:[:=][ \t]*|is[ \t]+|\(|[ \t]v?))[ \t]{{0,4}}['\"]?(?P<v>{_VERSION})(?![\w.])", re.I)
+    rf"(?:[:=][ \t]*|is[ \t]+|\(|[ \t]v?)|(?=\d\.\d))[ \t]{{0,4}}['\"]?(?P<v>{_VERSION})"
+    rf"(?![\w.])", re.I)
+# a version with PyTorch's CUDA or CPU tag, alone on its line or quoted ("- 2.8.0+cu128", a web
+# UI's "2.0.0+cpu Autocast half"): no other package tags its versions so (torchaudio's and
+# torchvision's say their own release); read where it is a release of torch in the tables
+TAGGED = re.compile(r"(?:^[ \t]{0,8}(?:[-*+][ \t]{1,4})?|[\"'`][ \t]{0,2})"
+                    r"(?P<v>\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}))(?![\w.])", re.M)
+# a line of conda's that takes torch from PyTorch's channel ("-c pytorch"), with its CUDA
+# pinned beside it ("pytorch==1.7.0 cudatoolkit=10.1", "pytorch-cuda=12.1")
+CONDA_CHANNEL = re.compile(r"(?m:^[^\n]{0,300}(?:-c|--channel)[ \t]{1,4}pytorch(?:[ \t][^\n]*)?$)")
 AVAILABLE = re.compile(
     r"is_available\(\)[`'\"]?[ \t]{0,4}(?:(?:still[ \t]+)?(?:returns?|returned|returning|is|"
     r"was|gives?|gave|prints?|printed|outputs?|shows?|says|=+|:|->|→)[ \t]{0,4})?[`'\"]?"
@@ -76,7 +88,8 @@ GPU = re.compile(
 
 # a bare model number where the words say it is the GPU ("my gpu is 4070ti", "GPU: 1080 Ti"):
 # alone a number is no name ("2019", "1080p"), after those words the catalogue places it
-BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)\b[ \t]{0,3}(?:is|:|=|-)?[ \t]{0,3}"
+BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)(?:\b|(?=\d))[ \t]{0,3}(?:is|:|=|-)?"
+                  r"[ \t]{0,3}"
                   r"(?:an?[ \t]+|my[ \t]+)?)(?P<m>\d{3,4}(?:[ \t]?(?i:ti|super))?)(?![\w.])")
 
 
@@ -93,7 +106,7 @@ def parse(text: str, tables: Tables) -> Partial | None:
         return None
     if available is None and launched:  # torch reached a GPU: CUDA was available
         available = True
-    torch = _torch(version, available) if version is not None else None
+    torch = _torch(version, available, text) if version is not None else None
     nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus else None
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
 
@@ -105,7 +118,8 @@ def torch_named(text: str) -> Partial | None:
     version, available = _torch_said(_plain(text))
     if version is None:
         return None
-    return Partial(kind="the reporter's words", rank=0, torch=_torch(version, available))
+    return Partial(kind="the reporter's words", rank=0,
+                   torch=_torch(version, available, _plain(text)))
 
 
 def _plain(text: str) -> str:
@@ -118,8 +132,23 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     """torch's version the words name (None where they name none, or two: an upgrade told as a
     story) and whether they say CUDA is available (None where they do not, or say both)."""
     versions = {_version(m["v"]) for m in TORCH.finditer(text)}
+    if not versions:  # no version named as torch's: one with torch's tag, alone or quoted
+        versions = {m["v"] for m in TAGGED.finditer(text) if not m["v"].startswith("0.")}
     said = {m["v"] for m in AVAILABLE.finditer(text)}
     return (_most_precise(versions), None if len(said) != 1 else said.pop() == "True")
+
+
+def _conda_cuda(text: str, version: str) -> str | None:
+    """The CUDA a conda line installing this very torch from PyTorch's channel pins
+    ("pytorch==1.7.0 cudatoolkit=10.1 torchvision -c pytorch"); None where no line, or lines
+    that differ, say it."""
+    said = set()
+    for line in CONDA_CHANNEL.findall(text):
+        if "cpuonly" in line or re.findall(r"(?:^|\s)pytorch={1,2}(\S{1,40})", line) != [version]:
+            continue
+        said.update(re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})"
+                               r"(?![\w.])", line))
+    return said.pop() if len(said) == 1 else None
 
 
 def _most_precise(versions: set[str]) -> str | None:
@@ -134,9 +163,10 @@ def _most_precise(versions: set[str]) -> str | None:
     return full[0] if len(full) == 1 else None
 
 
-def _torch(version: str, available: bool | None) -> TorchFacts:
+def _torch(version: str, available: bool | None, text: str = "") -> TorchFacts:
     tag = version.partition("+")[2]
-    runtime = stated_runtime(version, tag_cuda(version), available,
+    cuda = tag_cuda(version) or (None if tag else _conda_cuda(text, version))
+    runtime = stated_runtime(version, cuda, available,
                              tag if tag.startswith("rocm") else None, why=_WHY,
                              source="the reporter's words", archs=None)
     return TorchFacts(

@@ -73,7 +73,7 @@ def test_a_driver_too_old_for_every_build_of_the_release_fails_gd103() -> None:
 
 
 @pytest.mark.parametrize("path", [
-    "round9/reports-H/r19-012.md",   # conda torch 2.2.0 in an image, A800, driver 535.129.03
+    "round13/reports-L/r29-016.md",  # "torch version 2.3", RTX 4080 Laptop, driver 552.22
     "round14/reports-M/r31-007.md",  # "torch 2.4.0" in a pip list, A10G, "NVIDIA-SMI 555.42.02"
 ])
 def test_every_build_of_the_release_runs_on_the_gpu_and_driver(path: str) -> None:
@@ -163,3 +163,15 @@ def test_a_capability_warning_shows_the_driver_runs_torchs_cuda() -> None:
     env = _read("round14/reports-M/r31-011.md")
     f = check_driver_vs_torch.run(env, TABLES)
     assert f.status is Status.PASS and "printed only after its CUDA initialised" in f.message, f
+
+
+def test_a_conda_line_pinning_pytorch_cuda_is_no_longer_a_bare_release() -> None:
+    """An image installing "pytorch==2.2.0 … pytorch-cuda=12.1 -c pytorch" on an A800
+    (round 9's r19-012): the conda line gives the build's CUDA, so both checks judge that
+    build itself, not every build of the release."""
+    env = _read("round9/reports-H/r19-012.md")
+    assert V.stated_release(env) is None
+    assert V.torch_cuda(env) == "12.1"
+    for check in (check_driver_vs_torch, check_gpu_arch):
+        f = check.run(env, TABLES)
+        assert f.status is Status.PASS and "whichever" not in f.message, f

@@ -190,3 +190,62 @@ def test_the_torch_the_words_name_beside_tools_that_state_none() -> None:
     # two versions named (an upgrade told as a story): the words state none
     story = DEEPSPEED_2055.replace("and `deepspeed", "(was `torch==1.6.0`) and `deepspeed")
     assert read_reports([("story", story)]).torch.reason.value == "not-reported"  # type: ignore[union-attr]
+
+
+HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout"
+
+
+def _env(path: str):  # type: ignore[no-untyped-def]
+    file = HELDOUT / path
+    return read_reports([(file.name, file.read_text(encoding="utf-8"))])
+
+
+def test_a_version_with_torchs_tag_alone_in_a_list_is_torchs() -> None:
+    """ComfyUI's issue (round 13's r30-018): "- NVIDIA GeForce GTX 1080 Ti", "- Windows 10",
+    "- 2.8.0+cu128": no word says torch, but only torch's own version carries that tag (a
+    torchvision's is 0.x). Before, nothing was read; now GD404 fails (cu128 starts at sm_70)."""
+    env = _env("round13/reports-L/r30-018.md")
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.version == "2.8.0+cu128"
+    assert statuses(env)["GD404"] is Status.FAIL
+
+
+def test_a_web_uis_quoted_version_is_the_cpu_build() -> None:
+    """SD.Next (round 5's r6-023): 'in the "System Info" section it says "2.0.0+cpu Autocast
+    half"' on an RTX2060: a CPU build on an NVIDIA GPU."""
+    env = _env("round5/reports-D/r6-023.md")
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.version == "2.0.0+cpu"
+    assert statuses(env)["GD402"] is Status.FAIL
+
+
+def test_a_conda_line_from_pytorchs_channel_gives_the_builds_cuda() -> None:
+    """"GPU3090，" and "pytorch：python=3.7 pytorch==1.7.0 cudatoolkit=10.1 torchvision -c
+    pytorch" (round 14's r31-004): the GPU named with its number run on, and the conda line
+    pinning this very torch's CUDA: 1.7.0's CUDA 10.1 build, which has no sm_86 (GD404)."""
+    env = _env("round14/reports-M/r31-004.md")
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert (env.torch.runtime.version, env.torch.runtime.cuda) == ("1.7.0", "10.1")
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["3090"]
+    assert statuses(env)["GD404"] is Status.FAIL
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("my environment is linux, tesla K40c, pytorch1.4, cuda101, python3.7.", "1.4"),
+    ("pip install torchvision==0.19.0+cu121\n", None),  # torchvision's tag is no torch
+    ("- 0.19.0+cu121\n", None),
+    ("- 2.1.0+cu121\n- 2.2.0+cu121\n", None),  # two releases with torch's tag: which one?
+])
+def test_what_names_a_torch_version(text: str, version: str | None) -> None:
+    assert prose._torch_said(text)[0] == version
+
+
+def test_a_conda_line_for_another_version_or_cpuonly_gives_no_cuda() -> None:
+    assert prose._conda_cuda("conda install pytorch==1.7.1 cudatoolkit=11.0 -c pytorch",
+                             "1.7.0") is None
+    assert prose._conda_cuda("conda install pytorch==1.7.0 cpuonly -c pytorch", "1.7.0") is None
+    assert prose._conda_cuda("conda install pytorch==1.7.0 cudatoolkit=11.0 -c conda-forge",
+                             "1.7.0") is None
+    assert prose._conda_cuda("conda install pytorch==1.7.0 cudatoolkit=11.0 -c pytorch",
+                             "1.7.0") == "11.0"
