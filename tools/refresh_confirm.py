@@ -25,6 +25,8 @@ from gpudoctor.compat import Tables, TorchRelease
 from tools.refresh_diff import Difference
 from tools.refresh_registry import Project
 
+PCI_IDS = "https://pci-ids.ucw.cz/"  # the rows tools/refresh_pci.py writes
+
 PYTORCH_INDEX = "download.pytorch.org (not reachable from gpudoctor's build machines)"
 STALE_DAYS = 35  # the monthly step is late
 
@@ -111,9 +113,13 @@ def unconfirmed(tables: Tables, *, torch_versions: Sequence[str], cudnn_versions
             f"notes): {len(cuda)} releases, {len(tables.cuda_families)} families, "
             f"{len(tables.driver_branches)} branches",
         ]
-    pages = sum(len(p.names) for p in tables.gpu_products)
+    chips = [p for p in tables.gpu_products if p.source.startswith(PCI_IDS)]
+    rows = [p for p in tables.gpu_products if not p.source.startswith(PCI_IDS)]
+    pages = sum(len(p.names) for p in rows)
     lines.append(f"  GPU catalogue (NVIDIA's CUDA GPUs pages, not a registry): {pages} product "
-                 f"names in {len(tables.gpu_products)} rows, {len(tables.gpu_archs)} archs")
+                 f"names in {len(rows)} rows, {len(tables.gpu_archs)} archs; "
+                 f"{sum(len(p.names) for p in chips)} names in {len(chips)} rows placed by "
+                 "their chip (tools/refresh_pci.py, from pci.ids)")
     return ["Not confirmed by the registry (check by hand, see README 'Refreshing the tables'):",
             *lines]
 

@@ -344,8 +344,8 @@ def test_gd404_report_with_torchs_own_arch_list_fails_a_5090() -> None:
     ("torch_facts", "gpus", "needle"),
     [
         # a product the GPU table does not list: its compute capability stays unknown
-        (reported_torch("2.8.0+cu126", "12.6"), (reported_gpu("NVIDIA GeForce MX450"),),
-         "compute capability of NVIDIA GeForce MX450 is not in the report"),
+        (reported_torch("2.8.0+cu126", "12.6"), (reported_gpu("NVIDIA GeForce GTX 860M"),),
+         "compute capability of NVIDIA GeForce GTX 860M is not in the report"),
         # a build the tables do not have (a source build): its arch list stays unknown
         (reported_torch("2.1.0a0+git1234", "12.1"), (reported_gpu("NVIDIA A100-SXM4-80GB"),),
          "arch list is not in the report"),

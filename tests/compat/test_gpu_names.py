@@ -200,7 +200,7 @@ def test_every_gpu_name_in_the_report_fixtures_is_placed_or_known_unknown(tables
         ("NVIDIA GB10", "12.1", "variant", "NVIDIA GB10 (DGX Spark)"),
         # a model number of a line whose listed products share one compute capability
         ("NVIDIA GeForce GTX 1660 SUPER", "7.5", "series", "GeForce GTX 1650 Ti"),
-        ("NVIDIA RTX A4500", "8.6", "series", "NVIDIA RTX A5000"),
+        ("NVIDIA RTX A5500", "8.6", "series", "NVIDIA RTX A6000"),
         ("NVIDIA RTX 5880 Ada Generation", "8.9", "series", "NVIDIA RTX 6000 Ada"),
     ],
 )
@@ -213,15 +213,14 @@ def test_rules(tables: Tables, name: str, cc: str, rule: str, matched: str) -> N
 @pytest.mark.parametrize(
     "name",
     [
-        "NVIDIA GeForce RTX 2050",  # below the listed RTX 2060-2080: an Ampere part, not Turing
         "Tesla M10",  # below the listed Tesla M40/M60: Maxwell 5.0, not 5.2
-        "NVIDIA RTX A400",  # a three-digit RTX A: no listed product of that shape
         "GeForce GT 640",  # the page lists GDDR5 (3.5) and GDDR3 (2.1) boards
         "GeForce G210M",  # the page lists it under 1.1 and 1.2
         "NVIDIA RTX 6000 A...",  # cut short: may be the RTX 6000 Ada
         "NVIDIA RTX 6000...",
         "MIG 3g.20gb Device 0",  # a MIG device line without its GPU's name
-        "NVIDIA GeForce MX450",
+        "NVIDIA GeForce GTX 860M",  # a GK104 (3.0) and a GM107 (5.0) board: pci.ids
+        "GRID A800D-40C",  # a vGPU profile's name
         "Graphics Device",
         "",
         "NVIDIA",
@@ -229,6 +228,19 @@ def test_rules(tables: Tables, name: str, cc: str, rule: str, matched: str) -> N
 )
 def test_names_no_rule_places(tables: Tables, name: str) -> None:
     assert tables.match_gpu(name) is None, tables.match_gpu(name)
+
+
+@pytest.mark.parametrize(("name", "cc"), [
+    # no rule of the pages' names places them; the PCI ID database's chip does
+    ("NVIDIA GeForce RTX 2050", "8.6"),  # below the listed RTX 2060-2080: an Ampere GA107
+    ("NVIDIA RTX A400", "8.6"),  # a three-digit RTX A: GA107
+    ("NVIDIA GeForce MX450", "7.5"),  # TU117
+    ("NVIDIA P104-100", "6.1"),  # a mining board: GP104
+])
+def test_names_placed_by_their_chip(tables: Tables, name: str, cc: str) -> None:
+    found = tables.match_gpu(name)
+    assert found is not None and found.cc == cc, found
+    assert found.product.source.startswith("https://pci-ids.ucw.cz/")
 
 
 # from tests/fuzz/test_regressions.py, whose module-wide marks were slow and subprocess: slow

@@ -46,14 +46,14 @@ def reported_gpu(name: str) -> GpuFacts:
 
 def test_a_live_machine_falls_back_to_nvmls_compute_capability(tables: Tables) -> None:
     """A name no rule places, on a live machine: NVML's own compute capability is used."""
-    unknown = replace(reported_gpu("NVIDIA GeForce MX450"), compute_capability="7.5")
+    unknown = replace(reported_gpu("NVIDIA GeForce GTX 860M"), compute_capability="7.5")
     assert gpu_cc(unknown, tables) == ("7.5", "NVML")
 
 
 def test_a_pasted_report_says_which_fact_is_missing(tables: Tables) -> None:
-    found = gpu_cc(reported_gpu("NVIDIA GeForce MX450"), tables)
+    found = gpu_cc(reported_gpu("NVIDIA GeForce GTX 860M"), tables)
     assert isinstance(found, Unavailable)
-    assert found.message.startswith("the compute capability of NVIDIA GeForce MX450 is not in "
+    assert found.message.startswith("the compute capability of NVIDIA GeForce GTX 860M is not in "
                                     "the report")
     placed = gpu_cc(reported_gpu("NVIDIA GeForce GTX 1660 SUPER"), tables)
     assert not isinstance(placed, Unavailable)
@@ -135,13 +135,13 @@ def test_seen_gpus_torchs_devices_else_the_drivers_completed(tables: Tables) -> 
 def test_resolved_gpus_fill_in_what_the_table_tells(tables: Tables) -> None:
     nameonly = replace(B.gpu("RTX3090"), compute_capability=not_reported("the compute "
                                                                          "capability"))
-    unknown = replace(nameonly, index=1, name="NVIDIA GeForce MX450")
+    unknown = replace(nameonly, index=1, name="NVIDIA GeForce GTX 860M")
     (placed, why), (left, reason) = resolved_gpus(
         B.env(nvml=B.nvml("580.65.06", 13000, nameonly, unknown)), tables)
     assert placed.compute_capability == "8.6" and "gpu.toml lists it as Ampere" in why
     assert isinstance(left.compute_capability, Unavailable)
     assert reason == left.compute_capability.message
-    assert reason.startswith("the compute capability of NVIDIA GeForce MX450 is not in the report")
+    assert reason.startswith("the compute capability of NVIDIA GeForce GTX 860M is not in the report")
 
 
 def test_torch_arch_list_torchs_own_else_the_wheels_row(tables: Tables) -> None:

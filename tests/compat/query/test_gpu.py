@@ -19,7 +19,7 @@ def test_compat_gpu_names_the_product_its_rule_and_page(tables: Tables) -> None:
     assert values["rule"] == "series" and product.source == CURRENT
     assert "GeForce GTX 1660 SUPER" in product.text and "series" in product.text
     with pytest.raises(NotInTables, match="nvidia-smi --query-gpu=name,compute_cap"):
-        query_gpu(tables, "NVIDIA GeForce MX450")
+        query_gpu(tables, "NVIDIA GeForce GTX 860M")
 
 
 @pytest.mark.parametrize("spelling", ["sm_86", "SM86", "compute_86", "compute86", "8.6", "86",
