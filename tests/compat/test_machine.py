@@ -141,7 +141,8 @@ def test_resolved_gpus_fill_in_what_the_table_tells(tables: Tables) -> None:
     assert placed.compute_capability == "8.6" and "gpu.toml lists it as Ampere" in why
     assert isinstance(left.compute_capability, Unavailable)
     assert reason == left.compute_capability.message
-    assert reason.startswith("the compute capability of NVIDIA GeForce GTX 860M is not in the report")
+    assert reason.startswith(
+        "the compute capability of NVIDIA GeForce GTX 860M is not in the report")
 
 
 def test_torch_arch_list_torchs_own_else_the_wheels_row(tables: Tables) -> None:

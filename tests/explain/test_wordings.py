@@ -762,6 +762,19 @@ LATER_S6 = [  # earlier rounds' misses taken up in the session of 2026-11-27 aft
      "cuda.is_available())\"\nTrue\n(venv) user@localhost:~> /home/user/venv/bin/python -c "
      "\"import torch;print(torch.cuda.is_available())\"\nFalse", "cuda-works-only-as-root",
      "cuda-init-failure"),
+    # woct0rdho/SageAttention#97 (round 13's g44-013): a build without the GPU's kernels
+    ('    assert SM89_ENABLED, "SM89 kernel is not available. Make sure you GPUs with compute '
+     'capability 8.9."\nAssertionError: SM89 kernel is not available. Make sure you GPUs with '
+     'compute capability 8.9.', "sageattention-arch-kernel-missing", "arch-not-in-build"),
+    # NixOS/nixpkgs#297509 (round 10's g31-016): the host's nvidia-smi in a Nix image
+    ("Singularity> nvidia-smi\nsh: /usr/bin/nvidia-smi: cannot execute: required file not found",
+     "nvidia-smi-no-loader-in-container", "container-gpu-setup"),
+    # Azure/azhpc-diagnostics#73 (round 11's g36-027): links down on a V100-SXM2
+    ("GPU 3: Tesla V100-SXM2-32GB (UUID: ...)\n         Link 0: 25.781 GB/s\n         Link 1: "
+     "25.781 GB/s\n         Link 3: <inactive>\n         Link 4: 25.781 GB/s",
+     "nvlink-links-inactive-on-sxm", "hardware-fault"),
+    ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)\n\t Link 0: <inactive>\n\t Link 1: 25 GB/s",
+     "nvlink-links-inactive-on-sxm", "hardware-fault"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
@@ -775,13 +788,16 @@ SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER +
     "'import torch; print(torch.cuda.is_available())'\nFalse\n",
     # onnxruntime asked for the CPU provider by the program: no statement about the package
     "sess = ort.InferenceSession(path, providers=['CPUExecutionProvider'])",
+    # a PCIe board with a two-way bridge: its other links are not wired
+    "GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-1)\n\t Link 0: 25 GB/s\n\t Link 4: <inactive>\n",
 ])
-def test_what_is_not_the_root_only_or_cpu_package_case(text: str) -> None:
+def test_what_is_not_the_root_only_cpu_package_or_link_down_case(text: str) -> None:
     from gpudoctor.explain.kb import load
 
-    ids = {"cuda-works-only-as-root", "onnxruntime-cuda-provider-unavailable"}
+    ids = {"cuda-works-only-as-root", "onnxruntime-cuda-provider-unavailable",
+           "nvlink-links-inactive-on-sxm"}
     sigs = [s for s in load().signatures if s.id in ids]
-    assert len(sigs) == 2
+    assert len(sigs) == 3
     assert not any(p.search(text) for s in sigs for p in s.patterns)
 
 
