@@ -34,8 +34,10 @@ from gpudoctor.reports import (
     prose,
     snapshot,
     system,
+    torch_import,
     torch_messages,
     torch_prints,
+    ultralytics,
     unsloth,
     webui_setup,
 )
@@ -59,8 +61,9 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install), "
             "`nvidia-smi` (-L, -q, -q -x, mig -lgi), gpustat, ComfyUI's system information, "
-            "Unsloth's banner, kohya_ss's and SD.Next's torch check, torch's own messages and "
-            "prints of its version, the kernel module's messages, `ls -l /dev/nvidia*`, "
+            "Unsloth's and Ultralytics' banners, kohya_ss's and SD.Next's torch check, torch's "
+            "own messages, prints of its version and import errors, the kernel module's "
+            "messages, `ls -l /dev/nvidia*`, "
             "`lspci -k`, `lshw -C display`, or an "
             "issue body or log that contains them")
 
@@ -262,8 +265,16 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if partial is not None and (partial.torch or partial.libcuda or partial.nvml):
             found.append((name, partial))
             recognised = True
-        for reader in (kernel_log, system, comfyui, unsloth, webui_setup):  # the kernel's,
-            # the system tools', ComfyUI's, Unsloth's, kohya_ss's and SD.Next's outputs,
+        if (failed := torch_import.parse(text)) is not None and not any(
+                n == name and isinstance(p.torch, TorchFacts) for n, p in found):
+            # torch's own import failed: it is installed (collect_env's "PyTorch version: N/A"
+            # says only that the import failed), and no other torch is to be read
+            found = [(n, replace(p, torch=None)) if n == name else (n, p) for n, p in found]
+            found.append((name, failed))
+            recognised = True
+        for reader in (kernel_log, system, comfyui, unsloth, ultralytics, webui_setup):
+            # the kernel's, the system tools', ComfyUI's, Unsloth's, Ultralytics', kohya_ss's
+            # and SD.Next's outputs,
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))

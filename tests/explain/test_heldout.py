@@ -33,6 +33,7 @@ SETS = {
     "round12/explain-K": ((32, 16, 16), 15),  # 10 on df47d93 (sealed)
     "round13/explain-L": ((60, 40, 20), 30),  # 30 on 7a07f58 (sealed)
     "round14/explain-M": ((54, 36, 18), 31),  # 31 on e059552 (sealed)
+    "round15/explain-N": ((64, 47, 17), 31),  # 31 on 2c17d24 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -62,6 +63,9 @@ BLAMED = {
     # g46-018: a build tool running nvcc without the MSVC environment it had found; g46-024: a
     # launcher forcing the cudaMallocAsync allocator on GPUs without it
     "round14/explain-M": {"g45-011.txt", "g46-018.txt", "g46-024.txt"},
+    # g47-005: cudarc's loader not finding libcudart of CUDA 13 (fixed in cudarc; its labeller
+    # also read it as a library not found, which the diagnosis says)
+    "round15/explain-N": {"g47-005.txt"},
 }
 
 
