@@ -81,8 +81,9 @@ _MESSAGE = re.compile(
     r"|failed\s{1,8}to\s{1,8}initiali[sz]e\s{1,8}cuda|cuda\s{1,8}initiali[sz]ation\s{1,8}error"
     r"|cudamalloc\s{1,8}failed|\[cuda\]"
     r"|cuda\s{1,8}error\s{1,8}at\s{1,8}\S+"
-    # a driver or runtime call named before the message: "cuLinkAddData(): the provided PTX …"
-    r"|\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s{0,4}\(\s{0,4}\))"
+    # a driver or runtime call named before the message: "cuLinkAddData(): the provided PTX …",
+    # PyCUDA's "cuMemAlloc failed: out of memory"
+    r"|\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s{0,4}\(\s{0,4}\)|\bcu[a-z][a-z0-9_]{2,40}\s{1,4}failed)"
     r"\s{0,8}[:=]?\s{0,8}(?:\(?\d{1,5}\)?)?\s{0,8}[:=]?\s{0,8}['\"]?(?P<msg>[a-z][^\n'\"]{2,160})")
 # any error context a program prints before a library's message: "Error (gpu_burn-drv.cpp:298):
 # system not yet initialized", "Error text: invalid device function"; the message must then be

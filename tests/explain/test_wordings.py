@@ -775,6 +775,14 @@ LATER_S6 = [  # earlier rounds' misses taken up in the session of 2026-11-27 aft
      "nvlink-links-inactive-on-sxm", "hardware-fault"),
     ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)\n\t Link 0: <inactive>\n\t Link 1: 25 GB/s",
      "nvlink-links-inactive-on-sxm", "hardware-fault"),
+    # round 15's, after scoring (development data since), with their threads in its index
+    ("RuntimeError: \"cuda\" device requested but this build of Warp does not support CUDA",
+     "built-without-cuda", "cpu-only-build"),  # g47-026, NVIDIA Warp built from source
+    ("    self.gpudata = self.allocator(self.size * self.dtype.itemsize)\nMemoryError: "
+     "cuMemAlloc failed: out of memory", "code-cuda-error-memory-allocation",
+     "out-of-memory"),  # g47-032, cryoSPARC through PyCUDA
+    ("op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "
+     "op(s)", "deepspeed-op-builder-no-cuda-home", "toolkit-missing"),  # g48-003
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
