@@ -238,12 +238,17 @@ def _cudnn(text: str, fields: dict[str, str]) -> int | None:
     return int(said[1]) if said and int(said[1]) >= 1000 else None
 
 
-def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
+def _available(fields: dict[str, str]) -> bool | None:
+    """torch.cuda.is_available() as the tool writes it; None where it does not."""
     # fastai 2 writes "11.0 / is available" (or "is **Not available**")
     folded = fields.get("torch cuda", "").partition("/ is ")[2].strip("* ") or None
-    available = next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
-                                  "available", "pytorch.cuda", "torch cuda is")
-                      if (f := _flag(fields.get(k))) is not None), _flag(folded))
+    return next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
+                             "available", "pytorch.cuda", "torch cuda is")
+                 if (f := _flag(fields.get(k))) is not None), _flag(folded))
+
+
+def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
+    available = _available(fields)
     hip = re.search(r"\+rocm(\d+(?:\.\d+)*)$", version)
     return stated_runtime(
         version, _torch_cuda(version, fields, text), available, hip[1] if hip else None,
@@ -311,8 +316,13 @@ def parse(text: str) -> Partial | None:
     version = _torch_version(fields)
     if version is None and not gpus:
         return None
-    runtime = _runtime(version, fields, text) if version else not_reported(
-        f"torch's version is not in {tool}'s report")
+    runtime = _runtime(version or "", fields, text) if version or _available(fields) else \
+        not_reported(f"torch's version is not in {tool}'s report")
+    if not version and isinstance(runtime, TorchRuntime):
+        # cut off before torch's line, but "CUDA available: True" is torch's own answer: a
+        # CUDA build of a version the report does not show
+        runtime = replace(runtime, version=not_reported(
+            f"torch's version is not in {tool}'s report"))
     torch = TorchFacts(
         python=not_reported("the interpreter's path is not in the report"),
         static=not_reported("torch's package metadata is not in the report"),

@@ -258,3 +258,19 @@ def test_fastai_show_install() -> None:
     found = _judged(env)
     assert {found[c] for c in ("GD103", "GD402", "GD403")} == {Status.PASS}
 
+
+
+def test_sglang_check_env_cut_before_torchs_line_still_says_cuda_is_available() -> None:
+    """SGLang's check_env cut before its PyTorch line (round 15's r34-022): "CUDA available:
+    True" is torch's own answer, so torch is a CUDA build whose CUDA initialised, of a version
+    the report does not show: GD403 passes (before, torch was unread and it skipped)."""
+    from tests.reports.reading_kit import statuses
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round15"
+            / "reports-N" / "r34-022.txt")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.cuda_available is True
+    assert isinstance(env.torch.runtime.version, Unavailable)
+    got = statuses(env)
+    assert got["GD403"] is Status.PASS and got["GD103"] is Status.PASS
