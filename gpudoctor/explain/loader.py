@@ -263,6 +263,8 @@ def _mixed(m: re.Match[str]) -> Match | None:
     cls = owner_fam.conflict if owner_fam else "library-version-conflict"
     if torch_owned and needer is None:
         cls = "extension-abi-mismatch"
+    if owner_fam is not None and owner_fam.conflict == "driver-too-old":
+        return _older_driver(m, sym or ver, needer, owner_fam, tuple(caps))
     who = owner_fam.name if owner_fam else "the library that should export it"
     rel = f" ({tag.version or tag.file})" if tag else ""
     needs = f"{needer.file} needs" if needer else "the program needs"
@@ -277,3 +279,21 @@ def _mixed(m: re.Match[str]) -> Match | None:
                   owner_fam.sources if owner_fam else
                   ("https://man7.org/linux/man-pages/man8/ld.so.8.html",), priority=1)
     return found(sig, m, tuple(caps))
+
+
+def _older_driver(m: re.Match[str], sym: str, needer: Library | None, fam: Family,
+                  caps: tuple[Decoded, ...]) -> Match:
+    """A function of the CUDA driver API (cuda.h: "cu" and a capital) that the libcuda the
+    loader found lacks: that driver is older than the CUDA the program was built with."""
+    needs = f"{needer.file} needs" if needer else "the program needs"
+    cause = (f"{needs} {sym}, a function of the CUDA driver API, and the driver's libcuda.so.1 "
+             "lacks it: the NVIDIA driver is older than the CUDA the program was built with "
+             "(the function arrived in a later driver), or another libcuda shadows the "
+             "driver's (the toolkit's stubs directory, a cuda-compat copy, an image's own).")
+    fix = ("upgrade the NVIDIA driver to one that runs the CUDA the program was built with "
+           "(nvidia-smi shows the highest CUDA the driver runs), or install a build of the "
+           "program made for that CUDA; keep stubs/ and cuda-compat copies of libcuda off "
+           "LD_LIBRARY_PATH")
+    sig = derived(f"library-mixed-{slug(fam.name, 3)}", f"{fam.name}: older than the program "
+                  "needs", "library", "driver-too-old", cause, fix, fam.sources, priority=1)
+    return found(sig, m, caps)
