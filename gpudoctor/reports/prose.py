@@ -82,7 +82,7 @@ DRIVER = re.compile(r"(?:\bdriver(?:[ \t]+version)?|\bNVIDIA-SMI)[ \t]*[:=]?[ \t
 GPU = re.compile(
     r"(?<![\w.-])(?:NVIDIA[ \t]+)?(?:(?:GeForce|Tesla|Quadro|TITAN|Titan|Jetson)[ \t]+)?"
     r"(?:(?:(?i:RTX|GTX|GT|MX)|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
-    r"|NVS[ \t]\d{3,4}[A-Za-z]?"
+    r"|NVS[ \t]\d{3,4}[A-Za-z]?|TITAN[ \t](?:V|Xp?|RTX|Z|Black)(?![\w.-])"
     r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,3}[a-zA-Z]{0,2})"
     r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
 

@@ -282,15 +282,16 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         if not recognised and (stated := prose.parse(text, load_tables())) is not None:
             found.append((name, stated))  # no tool's output: what the words state
             recognised = True
-        elif recognised and _cpu_build_alone([p for n, p in found if n == name]) and (
-                stated := prose.named_gpus(text, load_tables())) is not None:
-            found.append((name, stated))  # a CPU build prints no GPU: the words may name it
-        elif recognised and not any(n == name and p.torch is not None for n, p in found) and (
-                stated := prose.torch_named(text)) is not None:
-            found.append((name, stated))  # the tools state no torch: the words' version
-        elif recognised and (stated := prose.torch_named(text)) is not None:
-            # torch's messages show a CUDA build of unknown version: the words name it
-            found = [(n, _versioned(p, stated)) if n == name else (n, p) for n, p in found]
+        elif recognised:
+            if _torch_alone([p for n, p in found if n == name]) and (
+                    stated := prose.named_gpus(text, load_tables())) is not None:
+                found.append((name, stated))  # the tools name no GPU: the words may
+            if not any(n == name and p.torch is not None for n, p in found) and (
+                    stated := prose.torch_named(text)) is not None:
+                found.append((name, stated))  # the tools state no torch: the words' version
+            elif (stated := prose.torch_named(text)) is not None:
+                # torch's messages show a CUDA build of unknown version: the words name it
+                found = [(n, _versioned(p, stated)) if n == name else (n, p) for n, p in found]
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:
@@ -319,15 +320,24 @@ def _versioned(part: Partial, named: Partial) -> Partial:
         rt, version=version, cuda=tag_cuda(version) or rt.cuda)))
 
 
-def _cpu_build_alone(partials: Sequence[Partial]) -> bool:
-    """The text's tools state a CPU-only torch ("Torch not compiled with CUDA enabled", a
-    "+cpu" version) and no GPU or driver: such a build prints no GPU, so the GPU its reporter
-    has can only be in the words (`prose.named_gpus`)."""
+def _torch_alone(partials: Sequence[Partial]) -> bool:
+    """The text's tools state torch (a CPU-only build, "Torch not compiled with CUDA enabled",
+    prints no GPU at all; a list of versions, an app's dump, names none) and no GPU or driver:
+    the GPU its reporter has can only be in the words (`prose.named_gpus`), which GD404 then
+    judges and GD101 does not. A ROCm build is not read so (its GPU is AMD's)."""
     if any(p.nvml is not None or p.libcuda is not None for p in partials):
         return False
-    return any(isinstance(p.torch, TorchFacts) and isinstance(p.torch.runtime, TorchRuntime)
-               and p.torch.runtime.cuda is None and p.torch.runtime.hip is None
-               for p in partials)
+    runtimes = [p.torch.runtime for p in partials if isinstance(p.torch, TorchFacts)
+                and isinstance(p.torch.runtime, TorchRuntime)]
+    if any(rt.cuda is None and rt.hip is None for rt in runtimes):
+        return True  # a CPU-only build
+    if any(p.kind in ("torch's prints", "torch's messages") for p in partials):
+        return False  # torch's own prints and messages name the GPUs they show, by their rules
+    # a CUDA build (or one of unknown kind) from a list of versions or an app's dump
+    return any(isinstance(p.torch, TorchFacts) and p.torch.stated_version is not None
+               for p in partials) or any(
+        rt.hip is None and not (rt.warned_gpus or rt.too_old_gpus or rt.incompatible_gpus)
+        for rt in runtimes)
 
 
 def read_inputs(items: Sequence[tuple[str, str]], tables: Tables) -> Environment:

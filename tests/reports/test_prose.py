@@ -249,3 +249,19 @@ def test_a_conda_line_for_another_version_or_cpuonly_gives_no_cuda() -> None:
                              "1.7.0") is None
     assert prose._conda_cuda("conda install pytorch==1.7.0 cudatoolkit=11.0 -c pytorch",
                              "1.7.0") == "11.0"
+
+
+def test_the_gpu_the_words_name_beside_a_torch_the_tools_state_without_one() -> None:
+    """"Ubuntu16.04、TITAN V 、driver 418.56、cuda 10.1" beside "python 3.6、torch 1.4.0" (round
+    15's r33-028) and a Hugging Face env list whose only GPU is the "Tesla T4" above it
+    (r33-032): the tools state torch and no GPU, so the words' GPU is read (as words: GD404
+    judges it, GD101 does not). Before, only a CPU build's GPU was taken from the words, and
+    "TITAN V" (no model number) was not read as a GPU at all."""
+    titan = _env("round15/reports-N/r33-028.md")
+    assert isinstance(titan.nvml, NvmlFacts) and titan.nvml.binding == PROSE
+    assert [g.name for g in titan.nvml.gpus if isinstance(g, GpuFacts)] == ["TITAN V"]
+    assert statuses(titan)["GD404"] is Status.PASS
+    t4 = _env("round15/reports-N/r33-032.md")
+    assert isinstance(t4.nvml, NvmlFacts)
+    got = statuses(t4)
+    assert got["GD404"] is Status.PASS and got["GD101"] is Status.SKIP
