@@ -783,6 +783,14 @@ LATER_S6 = [  # earlier rounds' misses taken up in the session of 2026-11-27 aft
      "out-of-memory"),  # g47-032, cryoSPARC through PyCUDA
     ("op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "
      "op(s)", "deepspeed-op-builder-no-cuda-home", "toolkit-missing"),  # g48-003
+    # g47-024 (NVIDIA/warp#672): Warp reading the driver's version as 0.0 where libcuda is not
+    # there; ranked above the "API call is not supported" (error 36) it also prints
+    ("Warp CUDA error: Could not open libcuda.so.\nWarp CUDA error 36 (in function "
+     "cuda_driver_version, /home/runner/work/warp/warp/warp/native/warp.cu:1721)\nWarp 1.7.0 "
+     "initialized:\n   CUDA Toolkit 12.8, Driver 0.0 (insufficient CUDA driver version!)\n"
+     "Warp UserWarning: \n   Insufficient CUDA driver version.\n   The minimum required CUDA "
+     "driver version is 12.0, but the installed CUDA driver version is 0.0.",
+     "driver-version-zero", "no-driver"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
