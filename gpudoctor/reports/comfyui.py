@@ -24,6 +24,7 @@ import re
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
+    TORCH_VERSION,
     Partial,
     named_gpu,
     stated_driver,
@@ -31,7 +32,7 @@ from gpudoctor.reports.interface import (
 )
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
-_VERSION = r"(\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?(?:\+[a-z0-9.]{1,40})?)"
+_VERSION = "(" + TORCH_VERSION + ")"
 # the device name after the list's "**Name:**", the JSON's "name": or the log's "Device:"
 DEVICE = re.compile(r"(?:\*\*Name:?\*\*:?|\"name\":|\bDevice:)[ \t]*\"?cuda:(\d{1,2}) "
                     r"([^\n\":]{2,80}?) : ([A-Za-z_]{0,40})[ \t]*(?:\"|$)", re.MULTILINE)

@@ -138,6 +138,12 @@ def tag_cuda(version: str) -> str | None:
     return f"{tag[1]}.{tag[2]}" if tag else None
 
 
+# torch's full version as its own code prints it (torch.__version__): release, pre-release,
+# nightly date and local tag ("2.8.0.dev20250331+cu128"); the apps' readers share it
+TORCH_VERSION = (r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?"
+                 r"(?:\+[a-z0-9.]{1,40})?")
+
+
 def release_left_open(runtime: TorchRuntime | Unavailable, version: str | None) -> str | None:
     """`version` where `stated_runtime` left open which build of it the report shows (its
     runtime Unavailable), for `TorchFacts.stated_version`; None otherwise."""

@@ -28,6 +28,7 @@ from gpudoctor.model import TorchFacts
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
+    TORCH_VERSION,
     Partial,
     named_gpu,
     stated_driver,
@@ -35,9 +36,8 @@ from gpudoctor.reports.interface import (
 )
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
-_VERSION = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?(?:\+[a-z0-9.]{1,40})?"
 BANNER = re.compile(r"(?:\bPython-(?P<py>\d\.\d{1,2}\.\d{1,2})[ \t]{1,4})?\btorch[- ]"
-                    r"(?P<v>" + _VERSION + r")[ \t]{1,4}(?:(?P<cuda>CUDA:\d{1,2}[ \t]\()"
+                    r"(?P<v>" + TORCH_VERSION + r")[ \t]{1,4}(?:(?P<cuda>CUDA:\d{1,2}[ \t]\()"
                     r"|(?P<cpu>CPU)\b|(?P<mps>MPS)\b)")
 DEVICE = re.compile(r"CUDA:(\d{1,2})[ \t]\(([^,\n()]{2,80}), (\d{2,7})(?:\.\d{1,6})?Mi?B\)"
                     r"[ \t]*\n?[ \t]*")

@@ -26,18 +26,18 @@ from gpudoctor.model import TorchRuntime
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
+    TORCH_VERSION,
     Partial,
     named_gpu,
     stated_driver,
 )
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
-_VERSION = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?(?:\+[a-z0-9.]{1,40})?"
 # the logo's "/|" (or "GPU: ") before the name
 GPU = re.compile(r"(?:/\|[ \t]{1,8}(?:GPU: )?|\bGPU: )([A-Za-z][^\n]{0,80}?)\. "
                  r"(?:Num GPUs = (\d{1,3})\. )?Max memory: (\d{1,4}(?:\.\d{1,3})?) GB\. "
                  r"Platform ?[:=]")
-TORCH = re.compile(r"\b(?:Torch|Pytorch): (" + _VERSION + r")[.,] CUDA ?[:=] ?(\d{1,2})\."
+TORCH = re.compile(r"\b(?:Torch|Pytorch): (" + TORCH_VERSION + r")[.,] CUDA ?[:=] ?(\d{1,2})\."
                    r"(\d{1,2})\. CUDA Toolkit ?[:=] ?(\d{1,2}\.\d{1,2}|None)\b")
 _WHY = "is not in the report (Unsloth's banner does not state it)"
 

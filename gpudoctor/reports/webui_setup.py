@@ -31,6 +31,7 @@ from gpudoctor.model import TorchRuntime
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
+    TORCH_VERSION,
     Partial,
     named_gpu,
     not_reported,
@@ -38,9 +39,8 @@ from gpudoctor.reports.interface import (
 )
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
-_VERSION = r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?(?:\+[a-z0-9.]{1,40})?"
 _WRAP = r"[ \t]{0,80}(?:\n[ \t]{1,60})?"  # a console's wrap: the rest on the next line, indented
-TORCH = re.compile(r"(?:\bINFO|^)[ \t]{1,12}Torch (" + _VERSION + r")[ \t]*$", re.MULTILINE)
+TORCH = re.compile(r"(?:\bINFO|^)[ \t]{1,12}Torch (" + TORCH_VERSION + r")[ \t]*$", re.MULTILINE)
 BACKEND = re.compile(r"\bTorch backend: nVidia CUDA (\d{1,2}\.\d{1,2}) cuDNN (\d{3,6}|N/A)\b")
 DETECTED = re.compile(r"\bTorch detected GPU: ([^\n]{2,80}?) VRAM (\d{1,7})" + _WRAP
                       + r"Arch \((\d{1,2}), (\d{1,2})\)")
