@@ -352,7 +352,7 @@ def _release_only(env: Environment, tables: Tables, release: str) -> Finding:
     each GPU seen passes it, none having code for one fails it (a CPU build runs no kernel at
     all), a GPU at the oldest architecture of a list excepted (builds made elsewhere, such as
     conda's, part there); anything else is unknown."""
-    why = f"which build of torch {release} this is is not in the report (no tag, no CUDA)"
+    why = f"the report does not say which build of torch {release} it is (no tag, no CUDA)"
     every = machine.every_build_covers(env, tables, inside=True)
     if every is not None:
         return passed(f"whichever CUDA build of torch {release} this is, it runs on every GPU "
@@ -363,8 +363,17 @@ def _release_only(env: Environment, tables: Tables, release: str) -> Finding:
                       f"{', '.join(none[1])}: {none[0]}",
                       f"install a torch build that includes it: {_install_fix(env, tables)}",
                       (("torch", why), ("rule", none[0])))
-    return skipped(f"{why}, and its release's builds differ on the GPUs seen (or the tables "
-                   "lack their arch lists)", (("torch", why),))
+    if tables.torch_release(release) is None:
+        left = f"and the tables know no release {release}"
+    elif not any(isinstance(g.cc, str) for g in machine.seen_gpus(env, tables)):
+        left = "and no GPU's compute capability is in the report"
+    elif (edge := machine.every_build_covers(env, tables)) is not None:
+        left = (f"and though {edge}, a GPU is at the oldest arch of a list, where builds made "
+                "elsewhere (conda's 1.3 dropped sm_35) part from the tables'")
+    else:
+        left = ("and its release's builds differ on the GPUs seen (or the tables lack their "
+                "arch lists)")
+    return skipped(f"{why}, {left}", (("torch", why),))
 
 
 def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,

@@ -93,7 +93,7 @@ def test_a_gpu_at_the_oldest_arch_of_the_lists_is_not_vouched_for() -> None:
     assert V.stated_release(env) == "1.3"
     f = check_gpu_arch.run(env, TABLES)
     assert f.status is Status.SKIP, f
-    assert "which build of torch 1.3 this is" in f.message
+    assert "which build of torch 1.3 it is" in f.message and "oldest arch" in f.message
 
 
 def test_no_build_of_the_release_has_the_gpu() -> None:
