@@ -27,11 +27,12 @@ import argparse
 import re
 import sys
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpudoctor.compat import gpu_names, load_tables
 from gpudoctor.compat.rows import GpuProduct
+from tools.refresh_write import toml_list, toml_string
 
 GPU_TOML = Path(__file__).resolve().parents[1] / "compat_tables" / "gpu.toml"
 BEGIN = "# ---- begin: written by tools/refresh_pci.py from pci.ids; do not edit by hand ----"
@@ -100,9 +101,11 @@ def derive(devices: list[Device], products: tuple[GpuProduct, ...]
     unplaced: dict[str, list[str]] = defaultdict(list)
     first: dict[str, str] = {}
     names = [(d.chip, n, d.pci_id) for d in devices for n in d.names]
+    by_pages = 0
     for chip, name, pci_id in names:
         match = gpu_names.match_gpu(name, products)
         if match is not None:
+            by_pages += 1
             placed[chip][match.cc].add(match.name)
             segment[chip].add(match.product.segment)
         elif name not in unplaced[chip]:
@@ -129,15 +132,10 @@ def derive(devices: list[Device], products: tuple[GpuProduct, ...]
         kept = tuple(n for n in r.names if n.lower() not in seen)
         seen.update(n.lower() for n in kept)
         if kept:
-            out.append(Derived(r.chip, r.pci_id, r.cc, r.segment, kept, r.placed))
-    counts = {"devices": len(devices), "names": len(names),
-              "placed": sum(1 for _, n, _ in names if gpu_names.match_gpu(n, products)),
+            out.append(replace(r, names=kept))
+    counts = {"devices": len(devices), "names": len(names), "placed": by_pages,
               "written": sum(len(r.names) for r in out), "chips": len(out)}
     return out, counts
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def block(version: str, rows: list[Derived], counts: dict[str, int]) -> str:
@@ -149,12 +147,12 @@ def block(version: str, rows: list[Derived], counts: dict[str, int]) -> str:
              "chip's rule (the module docstring of tools/refresh_pci.py); the rest unknown.", ""]
     for r in rows:
         shown = ", ".join(r.placed[:6]) + (" …" if len(r.placed) > 6 else "")
-        lines += ["[[product]]", f'cc = "{r.cc}"', f"segment = {_quote(r.segment)}",
-                  "names = [" + ", ".join(_quote(n) for n in r.names) + "]",
-                  f"source = {_quote(f'{SOURCE}/{r.pci_id}')}", 'status = "derived"',
-                  "note = " + _quote(f"pci.ids {version} names these {r.chip} parts; the {r.chip} "
-                                     f"parts the CUDA GPUs pages place ({shown}) are all "
-                                     f"compute capability {r.cc}"), ""]
+        note = (f"pci.ids {version} names these {r.chip} parts; the {r.chip} parts the CUDA "
+                f"GPUs pages place ({shown}) are all compute capability {r.cc}")
+        lines += ["[[product]]", f'cc = "{r.cc}"', f"segment = {toml_string(r.segment)}",
+                  f"names = {toml_list(r.names)}",
+                  f"source = {toml_string(f'{SOURCE}/{r.pci_id}')}", 'status = "derived"',
+                  f"note = {toml_string(note)}", ""]
     lines.append(END)
     return "\n".join(lines) + "\n"
 

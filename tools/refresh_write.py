@@ -30,12 +30,14 @@ class EditError(Exception):
     """An edit cannot be made safely by line; the message names the file and the row."""
 
 
-def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string (a JSON string is one)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
-def _list(items: Sequence[str]) -> str:
-    return "[" + ", ".join(_quote(item) for item in items) + "]"
+def toml_list(items: Sequence[str]) -> str:
+    """`items` as a TOML array of basic strings, on one line."""
+    return "[" + ", ".join(toml_string(item) for item in items) + "]"
 
 
 def _block(lines: list[str], file: str, row: str) -> tuple[int, int]:
@@ -59,7 +61,7 @@ def _set_string(lines: list[str], span: tuple[int, int], name: str, value: str,
     at = _field(lines, span, name)
     if at is not None:
         new, count = re.subn(rf'^({name}\s*=\s*)"(?:[^"\\]|\\.)*"',
-                             lambda m: m[1] + _quote(value), lines[at])
+                             lambda m: m[1] + toml_string(value), lines[at])
         if count != 1:
             raise EditError(f"{name} = … is not a one-line string: {lines[at]!r}")
         lines[at] = new
@@ -67,7 +69,7 @@ def _set_string(lines: list[str], span: tuple[int, int], name: str, value: str,
     anchor = next((i for n in after if (i := _field(lines, span, n)) is not None), None)
     if anchor is None:
         raise EditError(f"no line to put {name} after")
-    lines.insert(anchor + 1, f"{name} = {_quote(value)}")
+    lines.insert(anchor + 1, f"{name} = {toml_string(value)}")
 
 
 def _variant_line(lines: list[str], span: tuple[int, int], tag: str) -> int:
@@ -80,7 +82,7 @@ def _variant_line(lines: list[str], span: tuple[int, int], tag: str) -> int:
 
 def _set_variant(lines: list[str], span: tuple[int, int], edit: Edit) -> None:
     at = _variant_line(lines, span, edit.tag)
-    value = _list(edit.value) if isinstance(edit.value, tuple) else _quote(edit.value)
+    value = toml_list(edit.value) if isinstance(edit.value, tuple) else toml_string(edit.value)
     old = r'\[[^\]]*\]' if isinstance(edit.value, tuple) else r'"[^"]*"'
     line, count = re.subn(rf"\b({edit.field}\s*=\s*){old}", lambda m: m[1] + value, lines[at])
     if not count:
@@ -99,7 +101,7 @@ def _add_variant(lines: list[str], span: tuple[int, int], edit: Edit) -> None:
     at = _field(lines, span, "variants")
     if at is None:
         raise EditError("no variants = [ line")
-    cudnn = f', cudnn = {_quote(str(edit.value))}' if edit.value else ""
+    cudnn = f', cudnn = {toml_string(str(edit.value))}' if edit.value else ""
     entry = f'{{ tag = "{edit.tag}"{cudnn} }},'
     if re.fullmatch(r"variants\s*=\s*\[\s*\]\s*", lines[at]):
         lines[at : at + 1] = ["variants = [", f"  {entry}", "]"]
@@ -125,16 +127,16 @@ def _append_item(lines: list[str], span: tuple[int, int], name: str, value: str)
     items = re.findall(r'"([^"]*)"', match[2])
     if value not in items:  # CUDA builds stay in CUDA order: "11", "12.0-12.9", "13"
         items = sorted([*items, value], key=lambda item: int(re.split(r"\D", item)[0] or 0))
-    lines[at] = match[1] + _list(items)
+    lines[at] = match[1] + toml_list(items)
 
 
 def _add_row(lines: list[str], edit: Edit) -> None:
     if not isinstance(edit.value, tuple) or not edit.value:
         raise EditError("a new row needs its build and CUDA majors")
     build, *majors = edit.value
-    block = ["[[release]]", f"version = {_quote(edit.row)}", f"build = {_quote(build)}",
-             f"cuda_builds = {_list(majors)}", f"source = {_quote(edit.source)}",
-             f"status = {_quote(edit.status)}", f"note = {_quote(edit.evidence)}"]
+    block = ["[[release]]", f"version = {toml_string(edit.row)}", f"build = {toml_string(build)}",
+             f"cuda_builds = {toml_list(majors)}", f"source = {toml_string(edit.source)}",
+             f"status = {toml_string(edit.status)}", f"note = {toml_string(edit.evidence)}"]
     rows: list[tuple[Version, int]] = []
     heads = [i for i, line in enumerate(lines) if line.startswith("[[")] + [len(lines)]
     for start, end in itertools.pairwise(heads):
@@ -170,7 +172,7 @@ def _provenance(lines: list[str], span: tuple[int, int], edit: Edit) -> None:
     if match is None:
         raise EditError("note = … is not a one-line basic string")
     if edit.evidence not in json.loads(f'"{match[2]}"'):
-        lines[at] = f'{match[1]}{match[2]} {_quote(edit.evidence)[1:-1]}"{match[3]}'
+        lines[at] = f'{match[1]}{match[2]} {toml_string(edit.evidence)[1:-1]}"{match[3]}'
 
 
 def _apply_one(lines: list[str], edit: Edit) -> None:

@@ -79,8 +79,9 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             (("container", host.container), ("NVML", V.container_nvml_error(env) or ""),
              *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
-    if isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
-            and env.nvml.message == SMI_MISSING and host.wsl is not True and nodes:
+    smi_missing = isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
+        and env.nvml.message == SMI_MISSING and host.wsl is not True
+    if smi_missing and nodes:
         # a report: the device nodes are there (`ls -l /dev/nvidia*`), nvidia-smi is not
         return failed(
             f"this {named} has the GPU device nodes "
@@ -92,8 +93,7 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             f"({TOOLKIT_URL})",
             (("container", host.container), ("/dev/nvidia*", ", ".join(nodes)),
              ("NVML", V.reason_of(env.nvml)), *cdi))
-    if isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
-            and env.nvml.message == SMI_MISSING and host.wsl is not True and nodes is None:
+    if smi_missing and nodes is None:
         # a report: nvidia-smi or libnvidia-ml.so missing inside the container it names, in
         # nvidia-smi's or the shell's words (not collect_env's "Could not collect") (the
         # toolkit mounts both with the utility capability: the container was not given the

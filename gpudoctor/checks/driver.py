@@ -378,23 +378,25 @@ def _release_driver(tables: Tables, release: str, drv: str, why: str) -> Finding
     fails; anything between is unknown."""
     found = tables.torch_release(release)
     dv = V.version(drv)
-    needs = [(v.cuda, tables.cuda_min_driver(v.cuda)) for v in found.variants] \
-        if found is not None else []
-    if dv is None or not needs or any(m is None or m.full is None or m.status == UNVERIFIED
-                                      for _, m in needs):
+    if found is None or dv is None:
+        return skipped(why)
+    needs = {v.cuda: tables.cuda_min_driver(v.cuda) for v in found.variants}
+    known = {c: m for c, m in needs.items()
+             if m is not None and m.full is not None and m.status != UNVERIFIED}
+    if not needs or len(known) != len(needs):
         return skipped(f"{why} (and the drivers its release's CUDA builds need are not all in "
-                       "the tables)" if found is not None and dv is not None else why)
-    full = {c: V.version(m.full) for c, m in needs if m is not None}
-    floor = {c: V.version(m.family or m.full) for c, m in needs if m is not None}
+                       "the tables)")
     evidence = (("driver", drv), ("torch", why),
                 *((f"CUDA {c}", f"≥ {m.full}" + (f" (≥ {m.family} by minor-version "
                                                   "compatibility)" if m.family else ""))
-                  for c, m in needs if m is not None))
-    builds = ", ".join(dict.fromkeys(c for c, _ in needs))
-    if all(f is not None and dv >= f for f in full.values()):
+                  for c, m in known.items()))
+    builds = ", ".join(known)
+    full = [V.version(m.full) for m in known.values()]
+    if all(f is not None and dv >= f for f in full):
         return passed(f"whichever CUDA build of torch {release} this is (CUDA {builds}), "
                       f"driver {drv} runs it in full", evidence)
-    if all(f is not None and dv < f for f in floor.values()):
+    floor = [V.version(m.family or m.full) for m in known.values()]
+    if all(f is not None and dv < f for f in floor):
         return failed(f"driver {drv} is too old for every CUDA build of torch {release} "
                       f"(CUDA {builds})",
                       f"upgrade the NVIDIA driver ({DRIVER_URL}), or install a torch build "

@@ -353,8 +353,9 @@ def _release_only(env: Environment, tables: Tables, release: str) -> Finding:
     all), a GPU at the oldest architecture of a list excepted (builds made elsewhere, such as
     conda's, part there); anything else is unknown."""
     why = f"the report does not say which build of torch {release} it is (no tag, no CUDA)"
-    every = machine.every_build_covers(env, tables, inside=True)
-    if every is not None:
+    every = machine.every_build_covers(env, tables)
+    edge = every is not None and machine.at_oldest_arch(env, tables)
+    if every is not None and not edge:
         return passed(f"whichever CUDA build of torch {release} this is, it runs on every GPU "
                       f"seen: {every}", (("torch", why), ("rule", every)))
     none = machine.no_build_covers(env, tables)
@@ -367,8 +368,8 @@ def _release_only(env: Environment, tables: Tables, release: str) -> Finding:
         left = f"and the tables know no release {release}"
     elif not any(isinstance(g.cc, str) for g in machine.seen_gpus(env, tables)):
         left = "and no GPU's compute capability is in the report"
-    elif (edge := machine.every_build_covers(env, tables)) is not None:
-        left = (f"and though {edge}, a GPU is at the oldest arch of a list, where builds made "
+    elif edge:
+        left = (f"and though {every}, a GPU is at the oldest arch of a list, where builds made "
                 "elsewhere (conda's 1.3 dropped sm_35) part from the tables'")
     else:
         left = ("and its release's builds differ on the GPUs seen (or the tables lack their "

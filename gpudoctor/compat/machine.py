@@ -354,23 +354,18 @@ def _release_builds(env: Environment, tables: Tables, *, other_cuda: bool = Fals
     return release.version, cuda, builds, ccs
 
 
-def every_build_covers(env: Environment, tables: Tables, *, inside: bool = False) -> str | None:
+def every_build_covers(env: Environment, tables: Tables) -> str | None:
     """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
     sm_75" when torch's own build is not known (no arch list in the report, a version without
     a tag whose CUDA the report does not state, or states as one of the release's, or as one
     no listed build has: conda's), yet each CUDA build of its release the tables know (with
     that CUDA, where one is listed) has code for every GPU seen; None otherwise (a build with
-    an unknown arch list counts against). With `inside`, a GPU at the oldest architecture of
-    a build's list is not vouched for: builds made elsewhere part at that edge (conda's 1.3
-    builds dropped sm_35, which the pip wheels kept; pytorch/pytorch#30532)."""
+    an unknown arch list counts against)."""
     known = _release_builds(env, tables, other_cuda=True)
     if known is None:
         return None
     version, cuda, builds, ccs = known
     if any(coverage(v.arch_list or (), cc) is None for cc in ccs for v in builds):
-        return None
-    if inside and any(cc <= min(((a.major, a.minor) for a in parse_arch_list(v.arch_list or ())),
-                                default=(0, 0)) for cc in ccs for v in builds):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
     listed = cuda is None or any(v.cuda == cuda for v in builds)
@@ -379,6 +374,19 @@ def every_build_covers(env: Environment, tables: Tables, *, inside: bool = False
             + ", ".join(v.tag for v in builds) + f") has code for {names}"
             + ("" if listed else f" (none is for CUDA {cuda}: a build made elsewhere, such as "
                "conda's, from the same release's script)"))
+
+
+def at_oldest_arch(env: Environment, tables: Tables) -> bool:
+    """Whether a GPU seen is at (or below) the oldest architecture of a list of its release's
+    builds (as `every_build_covers` takes them): builds made elsewhere part at that edge, so
+    the tables' lists do not vouch for it there (conda's 1.3 builds dropped sm_35, which the
+    pip wheels kept; pytorch/pytorch#30532)."""
+    known = _release_builds(env, tables, other_cuda=True)
+    if known is None:
+        return False
+    _, _, builds, ccs = known
+    return any(cc <= min(((a.major, a.minor) for a in parse_arch_list(v.arch_list or ())),
+                         default=(0, 0)) for cc in ccs for v in builds)
 
 
 def no_build_covers(env: Environment, tables: Tables) -> tuple[str, tuple[str, ...]] | None:

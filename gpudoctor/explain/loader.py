@@ -260,11 +260,11 @@ def _mixed(m: re.Match[str]) -> Match | None:
         return found(sig, m, tuple(caps))
     if owner_fam is None and needer is None:
         return None
+    if owner_fam is not None and owner_fam.conflict == "driver-too-old":
+        return _older_driver(m, sym or ver, needer, owner_fam, tuple(caps))
     cls = owner_fam.conflict if owner_fam else "library-version-conflict"
     if torch_owned and needer is None:
         cls = "extension-abi-mismatch"
-    if owner_fam is not None and owner_fam.conflict == "driver-too-old":
-        return _older_driver(m, sym or ver, needer, owner_fam, tuple(caps))
     who = owner_fam.name if owner_fam else "the library that should export it"
     rel = f" ({tag.version or tag.file})" if tag else ""
     needs = f"{needer.file} needs" if needer else "the program needs"

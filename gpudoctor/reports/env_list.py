@@ -35,6 +35,7 @@ from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     Partial,
+    conda_pinned_cuda,
     named_gpu,
     not_reported,
     release_left_open,
@@ -205,13 +206,7 @@ def _conda_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:
     """The cudatoolkit of the conda line that installed this very version from the pytorch
     channel ("conda install pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch")."""
     line = _one([value for _, base, value in run if base in INSTALL_KEYS])
-    if line is None or not _CONDA.match(line) or "cpuonly" in line or not re.search(
-            r"(?:-c|--channel)[ \t]{1,4}pytorch(?:\s|$)", line):
-        return None
-    pins = re.findall(r"(?:^|\s)pytorch={1,2}(\S{1,40})", line)
-    cudas = re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})(?:\s|$)",
-                       line)
-    return cudas[0] if pins == [version] and len(cudas) == 1 else None
+    return conda_pinned_cuda(line, version) if line and _CONDA.match(line) else None
 
 
 def _torch_cuda(run: list[tuple[str, str, str]], version: str) -> str | None:

@@ -144,6 +144,19 @@ TORCH_VERSION = (r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})
                  r"(?:\+[a-z0-9.]{1,40})?")
 
 
+def conda_pinned_cuda(line: str, version: str) -> str | None:
+    """The CUDA a conda command line pins for this very torch from PyTorch's channel
+    ("pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch", "pytorch-cuda=12.1"); None where the line
+    takes torch from another channel, installs the CPU build (cpuonly), pins another torch or
+    no single CUDA."""
+    if "cpuonly" in line or not re.search(r"(?:-c|--channel)[ \t]{1,4}pytorch(?:\s|$)", line):
+        return None
+    pins = re.findall(r"(?:^|\s)pytorch={1,2}(\S{1,40})", line)
+    cudas = re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})(?:\s|$)",
+                       line)
+    return cudas[0] if pins == [version] and len(cudas) == 1 else None
+
+
 def release_left_open(runtime: TorchRuntime | Unavailable, version: str | None) -> str | None:
     """`version` where `stated_runtime` left open which build of it the report shows (its
     runtime Unavailable), for `TorchFacts.stated_version`; None otherwise."""

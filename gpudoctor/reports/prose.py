@@ -34,6 +34,7 @@ from gpudoctor.compat import Tables
 from gpudoctor.model import GpuFacts, TorchFacts
 from gpudoctor.reports.interface import (
     Partial,
+    conda_pinned_cuda,
     named_gpu,
     not_reported,
     release_left_open,
@@ -142,12 +143,8 @@ def _conda_cuda(text: str, version: str) -> str | None:
     """The CUDA a conda line installing this very torch from PyTorch's channel pins
     ("pytorch==1.7.0 cudatoolkit=10.1 torchvision -c pytorch"); None where no line, or lines
     that differ, say it."""
-    said = set()
-    for line in CONDA_CHANNEL.findall(text):
-        if "cpuonly" in line or re.findall(r"(?:^|\s)pytorch={1,2}(\S{1,40})", line) != [version]:
-            continue
-        said.update(re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})"
-                               r"(?![\w.])", line))
+    said = {cuda for line in CONDA_CHANNEL.findall(text)
+            if (cuda := conda_pinned_cuda(line, version)) is not None}
     return said.pop() if len(said) == 1 else None
 
 

@@ -286,12 +286,13 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             if _torch_alone([p for n, p in found if n == name]) and (
                     stated := prose.named_gpus(text, load_tables())) is not None:
                 found.append((name, stated))  # the tools name no GPU: the words may
-            if not any(n == name and p.torch is not None for n, p in found) and (
-                    stated := prose.torch_named(text)) is not None:
-                found.append((name, stated))  # the tools state no torch: the words' version
-            elif (stated := prose.torch_named(text)) is not None:
+            named = prose.torch_named(text)
+            if named is not None and not any(n == name and p.torch is not None
+                                             for n, p in found):
+                found.append((name, named))  # the tools state no torch: the words' version
+            elif named is not None:
                 # torch's messages show a CUDA build of unknown version: the words name it
-                found = [(n, _versioned(p, stated)) if n == name else (n, p) for n, p in found]
+                found = [(n, _versioned(p, named)) if n == name else (n, p) for n, p in found]
         if not recognised:
             raise ReportError(f"{name}: no report recognised; gpudoctor reads {EXPECTED}")
     if snapshots:

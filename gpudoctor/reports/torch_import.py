@@ -51,20 +51,25 @@ OWN_LIB = re.compile(r"site-packages[/\\]torch[/\\]lib[/\\]")
 def parse(text: str) -> Partial | None:
     """torch's import failure in `text`; None where no traceback shows one."""
     text = text[:LONGEST].replace("\r\n", "\n")
-    found = [(frame.start(), ERROR.search(text, frame.end(), frame.end() + SPAN))
-             for frame in FRAME.finditer(text)]
-    # without its traceback: the loader's error for a library in torch's own lib directory
-    found += [(e.start(), e) for e in ERROR.finditer(text) if OWN_LIB.search(e["why"])]
-    for start, error in found:
-        if error is None:
-            continue
-        why = " ".join(error["why"].split())
-        tail = text[max(0, start - 200):error.end()].strip()
-        runtime = Unavailable(Reason.ERROR, f"import torch failed: {why}", tail[-1500:])
-        return Partial(kind="torch's import error", rank=1, torch=TorchFacts(
-            python=not_reported("the interpreter's path is not in the report"),
-            static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime,
-            seconds=not_reported("no probe ran: the facts are torch's import error"),
-        ))
-    return None
+    hit = _failure(text)
+    if hit is None:
+        return None
+    start, error = hit
+    why = " ".join(error["why"].split())
+    tail = text[max(0, start - 200):error.end()].strip()
+    return Partial(kind="torch's import error", rank=1, torch=TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=Unavailable(Reason.ERROR, f"import torch failed: {why}", tail[-1500:]),
+        seconds=not_reported("no probe ran: the facts are torch's import error"),
+    ))
+
+
+def _failure(text: str) -> tuple[int, re.Match[str]] | None:
+    """(where it starts, the loader's error) of the first import failure: after a frame in
+    torch/__init__.py, else without its traceback for a library in torch's own lib directory."""
+    for frame in FRAME.finditer(text):
+        if (error := ERROR.search(text, frame.end(), frame.end() + SPAN)) is not None:
+            return frame.start(), error
+    return next(((e.start(), e) for e in ERROR.finditer(text) if OWN_LIB.search(e["why"])),
+                None)
