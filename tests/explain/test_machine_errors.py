@@ -26,8 +26,8 @@ EXPECTED: dict[str, tuple[str, str] | None] = {
     "set-device-ordinal": ("invalid-device-ordinal", "no-gpu-visible"),
     "oom": ("cuda-oom-gpu-capacity", "out-of-memory"),
     "oom-fragmented": ("cuda-oom-gpu-capacity", "out-of-memory"),
-    "device-assert": ("device-side-assert", "not-environment"),
-    "device-assert-blocking": ("device-side-assert", "not-environment"),
+    "device-assert": ("index-out-of-range-assert", "not-environment"),  # the kernel's line
+    "device-assert-blocking": ("index-out-of-range-assert", "not-environment"),
     "embedding-index": ("index-out-of-range-assert", "not-environment"),
     "cross-entropy-label": ("index-out-of-range-assert", "not-environment"),
     "nccl-two-ranks-one-gpu": ("nccl-duplicate-gpu", "not-environment"),

@@ -792,9 +792,37 @@ LATER_S6 = [  # earlier rounds' misses taken up in the session of 2026-11-27 aft
      "driver version is 12.0, but the installed CUDA driver version is 0.0.",
      "driver-version-zero", "no-driver"),
 ]
+LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds showed
+    # any kernel's assert() as CUDA prints it (block and thread), whatever the expression:
+    # PyTorch's index_add (round 6's g14-005), beside the cuFFT error it caused
+    ("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n../aten/src/ATen/native/cuda/Indexing.cu:"
+     "747: indexFuncSmallIndex: block: [0,0,0], thread: [0,0,0] Assertion `dstIndex < "
+     "dstAddDimSize` failed.", "index-out-of-range-assert", "not-environment"),
+    # the backticks lost where a page rendered the paste as Markdown (round 1's g3-006)
+    ("C:\\w\\b\\windows\\pytorch\\aten\\src\\ATen\\native\\cuda\\Loss.cu:106: block: "
+     "[107,0,0], thread: [117,0,0] Assertion target_val >= zero && target_val <= one failed.",
+     "index-out-of-range-assert", "not-environment"),
+    # PaddlePaddle's kernels print no block or thread (round 5's g10-018), beside the cuDNN
+    # status the failed kernel left
+    ("/home/test/Downloads/Paddle/paddle/fluid/operators/math/cross_entropy.cu:40 Assertion "
+     "`label[i] >= 0 && label[i] < D || label[i] == ignore_index` failed.\nRuntimeError: "
+     "CUDNN_STATUS_EXECUTION_FAILED", "index-out-of-range-assert", "not-environment"),
+    # NCCL 2.18-2.26's NVLS transport failing its CUDA call: the fabric (nccl#1338, round 10's
+    # g35-016; nccl#976, round 8's g24-020)
+    ("node2:242431:242479 [5] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'",
+     "nccl-nvls-fabric", "fabric-manager"),
+    ("transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'\nNCCL INFO "
+     "transport/nvls.cc:324 -> 1", "nccl-nvls-fabric", "fabric-manager"),
+    # PaddlePaddle's own statement of two cuDNN versions (round 6's g15-032), ranked above the
+    # cuDNN status it then raised
+    ("WARNING: device: 0. The installed Paddle is compiled with CUDNN 7.6, but CUDNN version in "
+     "your machine is 7.3, which may cause serious incompatible bug.\nExternalError: Cudnn "
+     "error, CUDNN_STATUS_BAD_PARAM at (/paddle/paddle/fluid/operators/batch_norm_op.cu:319)",
+     "cudnn-loaded-runtime-mismatch", "library-version-conflict"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
-          + ROUND14_SEEN + LATER_S6)
+          + ROUND14_SEEN + LATER_S6 + LATER_S7)
 
 
 @pytest.mark.parametrize("text", [
@@ -878,3 +906,18 @@ def test_what_a_healthy_build_or_machine_prints_is_no_missing_piece(text: str) -
 def test_a_build_without_cuda_is_stated_not_guessed(text: str) -> None:
     expl = explain(text, load_tables(), probe=None)
     assert all(d.match.signature.id != "built-without-cuda" for d in expl.diagnoses)
+
+
+
+@pytest.mark.parametrize("text", [
+    # glibc's assert in host code (closed by an apostrophe), even in a .cu file: no kernel's
+    # check of its input (round 10's g35-001, AutoDock-GPU, labelled a missing arch)
+    "autodock_gpu_128wi: ./cuda/kernels.cu:130: void SetKernelsGpuData(GpuData*): Assertion "
+    "`0' failed.",
+    "darknet: ./src/utils.c:293: error: Assertion `0' failed.",
+    # a Python assert that names a kernel
+    "AssertionError: SM89 kernel is not available.",
+])
+def test_a_host_side_assert_is_no_kernels_assert(text: str) -> None:
+    expl = explain(text, load_tables(), probe=None)
+    assert all(d.match.signature.id != "index-out-of-range-assert" for d in expl.diagnoses)
