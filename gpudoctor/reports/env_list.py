@@ -9,6 +9,7 @@ The lists this reads, each a run of consecutive bullet (or bold-key) lines:
   version (GPU?): 1.12.1+cu116 (False)" (the parenthesis is `torch.cuda.is_available()`), and
   `llamafactory-cli env`'s "- PyTorch version: 2.3.0+cu121 (GPU)" (the mark where it is True),
   "- Platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31";
+- stable-baselines3's `get_system_info()`: "- PyTorch: 2.1.0+cu121", "- GPU Enabled: True";
 - an app's or a person's list: "- **PyTorch:** 2.9.1+cu130", "- **GPU:** NVIDIA GeForce GTX
   1080 Ti", "- **CUDA Version**: 12.8 (Driver 570.181)";
 - the same facts as a two-column Markdown table, one a row: "| **GPU** | NVIDIA L20 (14 GB
@@ -84,8 +85,9 @@ _CONDA = re.compile(r"(?:conda|mamba|micromamba) install\b")
 TORCH_KEYS = ("pytorch", "pytorch version", "torch", "torch version")
 TORCH_CUDA_KEYS = ("cuda used to build pytorch", "pytorch cuda", "pytorch cuda version",
                    "torch cuda", "torch cuda version", "torch.version.cuda")
+# stable-baselines3's `get_system_info()` writes torch.cuda.is_available() as "GPU Enabled"
 AVAILABLE_KEYS = ("is cuda available", "cuda available", "torch.cuda.is_available()",
-                  "cuda is available")
+                  "cuda is available", "gpu enabled")
 DRIVER_KEYS = ("nvidia driver version", "nvidia driver", "driver version", "driver",
                "gpu driver", "gpu driver version", "nvidia-driver")
 GPU_KEYS = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration",

@@ -819,6 +819,13 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
      "your machine is 7.3, which may cause serious incompatible bug.\nExternalError: Cudnn "
      "error, CUDNN_STATUS_BAD_PARAM at (/paddle/paddle/fluid/operators/batch_norm_op.cu:319)",
      "cudnn-loaded-runtime-mismatch", "library-version-conflict"),
+    # onnxruntime's own message (onnxruntime/python/onnxruntime_pybind_state.cc), as printed
+    ("onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able "
+     "to be loaded. Please install the correct version of CUDA andcuDNN as mentioned in the GPU "
+     "requirements page", "onnxruntime-cuda-not-loaded", "library-not-found"),
+    # XLA's for a CUDA platform with no device (xla/service/platform_util.cc), as JAX logs it
+    ("2023-09-10 13:47:04 - INFO - Unable to initialize backend 'cuda': FAILED_PRECONDITION: No "
+     "visible GPU devices.", "no-cuda-capable-device", "no-gpu-visible"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
@@ -921,3 +928,11 @@ def test_a_build_without_cuda_is_stated_not_guessed(text: str) -> None:
 def test_a_host_side_assert_is_no_kernels_assert(text: str) -> None:
     expl = explain(text, load_tables(), probe=None)
     assert all(d.match.signature.id != "index-out-of-range-assert" for d in expl.diagnoses)
+
+
+def test_an_amd_backend_without_devices_is_not_nvidias() -> None:
+    """XLA says the same of ROCm's platform: an AMD machine's, not a missing NVIDIA GPU."""
+    text = ("RuntimeError: Unable to initialize backend 'rocm': FAILED_PRECONDITION: No visible "
+            "GPU devices.")
+    expl = explain(text, load_tables(), probe=None)
+    assert all(d.match.signature.id != "no-cuda-capable-device" for d in expl.diagnoses)

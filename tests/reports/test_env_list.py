@@ -64,6 +64,20 @@ def test_llamafactory_env_marks_a_torch_that_finds_cuda() -> None:
     assert judged["GD402"] is Status.PASS and judged["GD404"] is Status.PASS
 
 
+@pytest.mark.parametrize(("value", "available", "gd403"), [
+    ("True", True, Status.PASS), ("False", False, Status.FAIL)])
+def test_stable_baselines3_system_info(value: str, available: bool, gd403: Status) -> None:
+    """stable-baselines3's `get_system_info()` (stable_baselines3/common/utils.py) writes
+    torch.cuda.is_available() as "- GPU Enabled: True/False" under "- PyTorch: <version>"."""
+    env = _read("- OS: Linux-5.15.0-101-generic-x86_64-with-glibc2.35 # 111-Ubuntu SMP\n"
+                "- Python: 3.10.12\n- Stable-Baselines3: 2.3.0\n- PyTorch: 2.1.0+cu121\n"
+                f"- GPU Enabled: {value}\n- Numpy: 1.26.4\n- Cloudpickle: 3.0.0\n"
+                "- Gymnasium: 0.29.1\n")
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("2.1.0+cu121", "12.1", available)
+    assert _judged(env)["GD403"] is gd403
+
+
 def test_a_gpu_mark_needs_the_plain_key() -> None:
     """"(GPU)" after a "(GPU?)" key is no answer to it: that key's answers are True/False."""
     with pytest.raises(ReportError):  # nothing else in it is a report either
