@@ -53,6 +53,7 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi (error)", nvidia_smi.ERROR_START),
     ("nvidia-smi -L", nvidia_smi_list.START),
     ("nvidia-smi mig", nvidia_smi_list.MIG_START),
+    ("nvidia-smi topo -m", nvidia_smi_list.TOPO_START),
     ("nvidia-smi --query-gpu", nvidia_smi_csv.START),
     ("gpustat", gpustat.START),
     ("nvidia-smi -q (fragment)", nvidia_smi_q.FRAGMENT),

@@ -17,6 +17,15 @@ or compute instances (profiles) of each MIG-enabled GPU, by the GPU's index:
 These commands answer only for GPUs in MIG mode ("No MIG-enabled devices found" otherwise):
 each GPU they list is in MIG mode; its name and every other fact are not stated, and GPUs
 without MIG are not listed (`interface.MIG_LIST` is not every GPU).
+
+`nvidia-smi topo -m`: the matrix of how each pair of GPUs (and NICs) is connected, a column
+per device, then each device's CPU and NUMA affinity (tab-separated):
+
+            GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity   GPU NUMA ID
+    GPU0     X      NV12    SYS     0-55,112-167    0               N/A
+
+It shows that the driver is loaded and answers (the matrix comes from NVML) for every GPU,
+by index; their names, the driver's version and everything else are not stated.
 """
 
 from __future__ import annotations
@@ -36,6 +45,13 @@ MIG_START = re.compile(r"^[ \t]*\|[ \t]*(?:GPU|Compute) instances?(?: profiles)?
 # a row: the GPU's index first, then (for -lci, the GPU instance's id) a profile's name
 _MIG_ROW = re.compile(r"^[ \t]*\|[ \t]+(\d{1,3})[ \t]+(?:\d{1,3}[ \t]+)?"
                       r"MIG[ \t]+\d{1,2}g\.\d{1,4}gb\b", re.MULTILINE)
+# the header of `nvidia-smi topo -m`: the devices' columns (GPUs first, then NICs or mlx5_N),
+# then the affinity columns (older drivers print "CPU Affinity" alone)
+TOPO_START = re.compile(r"^[ \t]*GPU0(?:[ \t]+(?:GPU\d{1,3}|NIC\d{1,3}|mlx\d_\d{1,3}))*"
+                        r"[ \t]+CPU Affinity\b", re.MULTILINE)
+_TOPO_ROW = re.compile(r"^GPU(\d{1,3})[ \t]+(?:X|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)\b",
+                       re.MULTILINE)
+_TOPO_COLUMN = re.compile(r"\bGPU(\d{1,3})\b")
 
 
 def parse(text: str) -> Partial | None:
@@ -62,3 +78,20 @@ def parse_mig(text: str) -> Partial | None:
     why = "is not in the report (nvidia-smi mig lists only the MIG instances)"
     gpus = tuple(named_gpu(i, "(name not in the report)", why, mig_mode=True) for i in indexes)
     return Partial(kind="nvidia-smi mig", rank=2, nvml=stated_driver(MIG_LIST, why, gpus))
+
+
+def parse_topo(text: str) -> Partial | None:
+    """The GPUs of an `nvidia-smi topo -m` matrix, by index; None without one of its rows."""
+    header = TOPO_START.search(text)
+    if header is None:
+        return None
+    end = text.find("\n", header.start())
+    line = text[header.start():end if end >= 0 else None]
+    columns = sorted({int(c) for c in _TOPO_COLUMN.findall(line)})
+    rows = {int(m[1]) for m in _TOPO_ROW.finditer(text, header.end())}
+    if not rows or not rows <= set(columns) or len(columns) > MOST_GPUS:
+        return None
+    why = "is not in the report (nvidia-smi topo -m shows only how the GPUs are connected)"
+    gpus = tuple(named_gpu(i, "(name not in the report)", why) for i in columns)
+    return Partial(kind="nvidia-smi topo -m", rank=2,
+                   nvml=stated_driver("nvidia-smi topo -m", why, gpus))

@@ -60,7 +60,8 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install), "
-            "`nvidia-smi` (-L, -q, -q -x, mig -lgi), gpustat, ComfyUI's system information, "
+            "`nvidia-smi` (-L, -q, -q -x, mig -lgi, topo -m), gpustat, ComfyUI's system "
+            "information, "
             "Unsloth's and Ultralytics' banners, kohya_ss's and SD.Next's torch check, torch's "
             "own messages, prints of its version and import errors, the kernel module's "
             "messages, `ls -l /dev/nvidia*`, "
@@ -82,6 +83,8 @@ def _parse(block: Block) -> Partial | None:
         return nvidia_smi_list.parse(block.text)
     if block.kind == "nvidia-smi mig":
         return nvidia_smi_list.parse_mig(block.text)
+    if block.kind == "nvidia-smi topo -m":
+        return nvidia_smi_list.parse_topo(block.text)
     if block.kind == "nvidia-smi --query-gpu":
         return nvidia_smi_csv.parse(block.text)
     if block.kind == "gpustat":

@@ -1,6 +1,11 @@
-"""`nvidia-smi -L` → the GPUs NVML answers for, by name and UUID."""
+"""`nvidia-smi -L` → the GPUs NVML answers for, by name and UUID; `nvidia-smi mig` and
+`nvidia-smi topo -m` → the GPUs they list, by index."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 
 from gpudoctor.checks import REGISTRY, run_checks
 from gpudoctor.compat import load_tables
@@ -95,3 +100,34 @@ def test_a_mig_title_without_rows_or_in_prose_is_no_listing() -> None:
     assert nvidia_smi_list.parse_mig("| GPU instances:   |\n| No MIG-enabled devices found. |"
                                      ) is None
     assert nvidia_smi_list.MIG_START.search("we list the GPU instances: below") is None
+
+
+_HELDOUT_L = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round13" / "reports-L"
+
+
+@pytest.mark.parametrize(("name", "count"), [
+    ("r29-036.txt", 8),  # NVIDIA/go-gpuallocator#17: 8 GPUs, 2 NICs, all SYS
+    ("r29-037.txt", 2),  # noonghunna/club-3090#1133: 2 GPUs through a host bridge (PHB)
+])
+def test_a_topology_matrix_shows_the_driver_answering_for_its_gpus(name: str,
+                                                                    count: int) -> None:
+    """`nvidia-smi topo -m` (round 13's reports, refused before this reader): NVML answered
+    for every GPU of the matrix; nothing else is stated, so nothing fails."""
+    env = read_reports([(name, (_HELDOUT_L / name).read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == count
+    assert isinstance(env.nvml.driver_version, Unavailable)
+    found = {r.check_id: r.finding.status
+             for r in run_checks(env, load_tables(), REGISTRY).results}
+    assert found["GD101"] is Status.PASS
+    assert Status.FAIL not in found.values()
+
+
+@pytest.mark.parametrize("text", [
+    # the header alone, or a sentence naming the columns: no row
+    "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n",
+    "In the output, GPU0 CPU Affinity shows which cores are near the GPU.",
+    # a row naming a GPU the header lacks
+    "\tGPU0\tCPU Affinity\nGPU0\t X \t0-7\nGPU1\tSYS\t0-7\n",
+])
+def test_what_is_no_topology_matrix(text: str) -> None:
+    assert nvidia_smi_list.parse_topo(text) is None
