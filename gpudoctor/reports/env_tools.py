@@ -25,7 +25,14 @@ other words.
   "torch version : 1.0.0", "nvidia driver : 415.25", "torch cuda ver : 9.0.176", "torch cuda
   is : available", "torch cudnn ver : 7401", and under "=== Hardware ===" each GPU as "- gpu0
   : 7949MB | GeForce RTX 2080"; fastai 2 folds the availability into one row ("torch cuda :
-  11.0 / is available") and names the GPU alone ("- gpu0 : GeForce RTX 2080 Ti").
+  11.0 / is available") and names the GPU alone ("- gpu0 : GeForce RTX 2080 Ti");
+- MONAI's `print_config()` (monai/config/deviceconfig.py), which its issue template asks for:
+  "MONAI version: 1.3.0", "Pytorch version: 2.1.1+cu121", then under "Printing GPU config..."
+  "Has CUDA: True" (torch.cuda.is_available()), "CUDA version: 12.1" (torch.version.cuda,
+  printed only where CUDA is available), "cuDNN version: 8902"
+  (torch.backends.cudnn.version()), "Library compiled for CUDA architectures: ['sm_50', …]"
+  (torch.cuda.get_arch_list()), and each GPU as "GPU 0 Name: NVIDIA GeForce RTX 4090" and
+  "GPU 0 CUDA capability (maj.min): 8.9".
 
 What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
 local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
@@ -67,7 +74,8 @@ START = re.compile(
     r"|\* CUDA:\s*$|cuda:\s*$"  # Lightning
     r"|-{3,} PyTorch Information -{3,}\s*$"  # nnDetection
     r"|xFormers \d+\.\d+\S*\s*$|DeepSpeed general environment info:\s*$"  # xformers, ds_report
-    r"|=== Software ===\s*$)"  # fastai
+    r"|=== Software ===\s*$"  # fastai
+    r"|MONAI version:\s*\d+\.\d+\S*\s*$)"  # MONAI's print_config
     r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
@@ -86,7 +94,11 @@ _GPUS = re.compile(r"gpu ([\d,]+)( compute capability)?")  # a key, in lower cas
 _FASTAI_GPUS = re.compile(r"gpu(\d{1,2})()")
 _NVCC = re.compile(r"release (\d+)\.(\d+), V(\d+(?:\.\d+)+)|Build cuda_(\d+)\.(\d+)")
 _ARCH_FLAGS = re.compile(r"NVCC architecture flags:\s*(\S+)")
-_ARCH_LIST = re.compile(r"PyTorch CUDA Arch List:\s*\[([^\]]*)\]")
+_ARCH_LIST = re.compile(r"(?:PyTorch CUDA Arch List|Library compiled for CUDA architectures):"
+                        r"\s*\[([^\]]*)\]")
+# MONAI's GPU rows: "GPU 0 Name: …", "GPU 0 CUDA capability (maj.min): 8.9"
+_MONAI_GPU = re.compile(r"^[ \t]*GPU (\d{1,2}) (Name|CUDA capability \(maj\.min\)):[ \t]*"
+                        r"([^\n]{1,80}?)[ \t]*$", re.MULTILINE)
 # torch's build configuration (torch.__config__.show(), "PyTorch built with:"): "  - CuDNN 7.6.3"
 # is cudnnGetVersion(), the cuDNN torch runs ("  (built against CUDA 11.1)" may follow; a
 # different compile-time one is a separate "    - Built with CuDNN 8.0.5" line, not read)
@@ -109,6 +121,7 @@ def _lines(text: str) -> str:
 
 
 FASTAI = "fastai's show_install"
+MONAI = "MONAI's print_config"
 
 
 def _tool(text: str) -> str:
@@ -125,6 +138,8 @@ def _tool(text: str) -> str:
         return "DeepSpeed's ds_report"
     if "=== software ===" in low:
         return FASTAI
+    if "monai version:" in low:
+        return MONAI
     if "sys.platform" in low or "pytorch compiling details" in low:
         return "OpenMMLab's collect_env"
     return "Lightning's collect_env_details"
@@ -153,6 +168,8 @@ _NO_GPU = {"none", "n/a", "na", "false", "true", "yes", "no", "not available", "
 
 def _gpus(text: str, fields: dict[str, str], tool: str) -> list[tuple[int, str, str | None]]:
     """(index, name, compute capability or None) of the GPUs the report lists."""
+    if tool == MONAI:
+        return _monai_gpus(text)
     keys = _FASTAI_GPUS if tool == FASTAI else _GPUS
     caps: dict[int, str] = {}
     found: dict[int, tuple[str, str | None]] = {}
@@ -188,6 +205,19 @@ def _gpus(text: str, fields: dict[str, str], tool: str) -> list[tuple[int, str, 
     return [(i, name, cap or caps.get(i)) for i, (name, cap) in sorted(found.items())]
 
 
+def _monai_gpus(text: str) -> list[tuple[int, str, str | None]]:
+    """(index, name, compute capability or None) of the GPUs MONAI's print_config lists."""
+    names: dict[int, str] = {}
+    caps: dict[int, str] = {}
+    for m in _MONAI_GPU.finditer(text):
+        i, key, value = int(m[1]), m[2], m[3]
+        if key == "Name":
+            names.setdefault(i, value)
+        elif re.fullmatch(r"\d{1,2}\.\d", value):
+            caps.setdefault(i, value)
+    return [(i, names[i], caps.get(i)) for i in sorted(names)][:64]
+
+
 def _torch_version(fields: dict[str, str]) -> str | None:
     for key in ("pytorch", "pytorch version", "pytorch_version", "torch", "pytorch.version",
                 "torch version"):
@@ -201,7 +231,8 @@ def _torch_cuda(version: str, fields: dict[str, str], text: str) -> str | None:
     """torch's CUDA: the tool's line, torch's build configuration, or the version's tag."""
     told = fields.get("pytorch cuda") or fields.get("torch cuda version") or fields.get(
         "torch cuda ver") or fields.get("torch cuda", "").split(" /")[0] or (
-        fields.get("version") if "GPU:" in text else None)
+        fields.get("version") if "GPU:" in text else None) or (
+        fields.get("cuda version") if _tool(text) == MONAI else None)
     runtime = re.search(r"CUDA Runtime (\d+\.\d+)", text)
     tag = re.search(r"\+cu(\d+)(\d)$", version)
     for value in (told, runtime[1] if runtime else None,
@@ -234,7 +265,8 @@ def _cudnn(text: str, fields: dict[str, str]) -> int | None:
     m = _CONFIG_CUDNN.search(text)
     if m:
         return encode_cudnn_version(int(m[1]), int(m[2]), int(m[3]))
-    said = re.match(r"(\d{4,6})\b", fields.get("torch cudnn ver") or fields.get("torch cudnn", ""))
+    said = re.match(r"(\d{4,6})\b", fields.get("torch cudnn ver") or fields.get("torch cudnn", "")
+                    or (fields.get("cudnn version", "") if _tool(text) == MONAI else ""))
     return int(said[1]) if said and int(said[1]) >= 1000 else None
 
 
@@ -243,7 +275,7 @@ def _available(fields: dict[str, str]) -> bool | None:
     # fastai 2 writes "11.0 / is available" (or "is **Not available**")
     folded = fields.get("torch cuda", "").partition("/ is ")[2].strip("* ") or None
     return next((f for k in ("cuda available", "gpu available", "pytorch cuda available",
-                             "available", "pytorch.cuda", "torch cuda is")
+                             "available", "pytorch.cuda", "torch cuda is", "has cuda")
                  if (f := _flag(fields.get(k))) is not None), _flag(folded))
 
 

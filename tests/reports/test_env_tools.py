@@ -274,3 +274,44 @@ def test_sglang_check_env_cut_before_torchs_line_still_says_cuda_is_available() 
     assert isinstance(env.torch.runtime.version, Unavailable)
     got = statuses(env)
     assert got["GD403"] is Status.PASS and got["GD103"] is Status.PASS
+
+
+REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
+
+
+def test_monai_print_debug_info() -> None:
+    """Project-MONAI/MONAI#8789 (tests/fixtures/reports/): MONAI's print_debug_info() with its
+    GPU section: torch's version, "Has CUDA", torch's CUDA and cuDNN, its arch list, and each
+    GPU's name and compute capability."""
+    name = "issue_body-monai-print-debug-info-7x-rtx4090-cu128.md"
+    env = read_reports([(name, (REPORTS / name).read_text(encoding="utf-8"))])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("2.10.0+cu128", "12.8", True)
+    assert rt.arch_list == ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+    assert rt.cudnn_version == 91002
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 7
+    assert all(isinstance(g, GpuFacts) and (g.name, g.compute_capability)
+               == ("NVIDIA GeForce RTX 4090", "8.9") for g in env.nvml.gpus)
+    judged = _judged(env)
+    assert judged["GD404"] is Status.PASS and judged["GD103"] is Status.PASS
+
+
+def test_monai_print_config_of_a_cpu_build() -> None:
+    """Round 15's r33-034 (Project-MONAI/MONAILabel, its thread in round15/reports-N/index.toml):
+    print_config's first three lines only, a CPU-only torch."""
+    path = HELDOUT_A.parents[1] / "round15" / "reports-N" / "r33-034.md"
+    env = read_reports([("r33-034.md", path.read_text(encoding="utf-8"))])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("2.6.0+cpu", None)
+    assert env.sources[0].startswith("MONAI's print_config")
+
+
+def test_a_cuda_version_row_is_torchs_only_in_monais_report() -> None:
+    """MONAI prints torch.version.cuda as "CUDA version"; in another tool's rows it may be the
+    toolkit's or the driver's, and is not read as torch's."""
+    monai = read_reports([("m", "MONAI version: 1.3.0\nPytorch version: 2.1.0\nHas CUDA: True\n"
+                                "CUDA version: 12.1\n")])
+    assert _runtime(monai).cuda == "12.1"
+    other = read_reports([("o", "sys.platform: linux\nPyTorch: 2.1.0\nCUDA available: True\n"
+                                "CUDA version: 12.1\n")])
+    assert _runtime(other).cuda != "12.1"
