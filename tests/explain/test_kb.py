@@ -20,7 +20,8 @@ from gpudoctor.explain.kb import (
 
 KB = load()
 FAMILIES = {"arch", "driver", "torch-build", "toolkit", "cudnn", "cublas", "library",
-            "container", "memory", "nccl", "hardware", "runtime", "wsl", "program"}
+            "container", "memory", "nccl", "hardware", "runtime", "wsl", "program",
+            "scheduler"}
 
 
 def test_at_least_sixty_signatures_across_the_families() -> None:

@@ -826,6 +826,20 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
     # XLA's for a CUDA platform with no device (xla/service/platform_util.cc), as JAX logs it
     ("2023-09-10 13:47:04 - INFO - Unable to initialize backend 'cuda': FAILED_PRECONDITION: No "
      "visible GPU devices.", "no-cuda-capable-device", "no-gpu-visible"),
+    # containerd's ctr with plain runc (HAMi's GPU workshop, chapter 1): no nvidia-smi inside
+    ("ctr: failed to create shim task: OCI runtime create failed: runc create failed: unable to "
+     "start container process: error during container init: exec: \"nvidia-smi\": executable "
+     "file not found in $PATH", "container-nvidia-smi-not-in-path", "container-gpu-setup"),
+    # slurmctld's drain reason where slurmd detected no GPU (the Slurm documentation's
+    # AutoDetect=nvml case, as SlinkyProject/containers#14 (round 14's g45-015) met it)
+    ("slurmctld: error: Setting node gpu-0 state to INVAL with reason:gres/gpu count reported "
+     "lower than configured (0 < 4)", "slurm-gres-gpu-count-lower", "other-environment"),
+    # TensorFlow's loader (tsl/cuda/cudart_stub.cc) and XLA's DNN support, as logs print them
+    ("2024-06-07 14:17:16.238228: I external/local_tsl/tsl/cuda/cudart_stub.cc:32] Could not "
+     "find cuda drivers on your machine, GPU will not be used.", "tf-no-cuda-driver",
+     "no-driver"),
+    ("tensorflow.python.framework.errors_impl.UnimplementedError: Graph execution error:\n"
+     "DNN library is not found.", "xla-dnn-library-not-found", "library-not-found"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
@@ -936,3 +950,27 @@ def test_an_amd_backend_without_devices_is_not_nvidias() -> None:
             "GPU devices.")
     expl = explain(text, load_tables(), probe=None)
     assert all(d.match.signature.id != "no-cuda-capable-device" for d in expl.diagnoses)
+
+
+@pytest.mark.parametrize("text", [
+    # a count lower but not 0: the configuration (puppet-magic_castle#361, round 12's g41-012:
+    # a MIG layout changed from 4 instances to 3) or a GPU gone, not the node's detection
+    "slurmctld: error: Setting node nodegpu1 state to INVAL with reason:gres/gpu count reported "
+    "lower than configured (3 < 4)",
+    # sinfo -R's column cuts the reason before its numbers
+    "gres/gpu count repor slurm     2026-04-14T06:39:53 slinky-0",
+])
+def test_a_slurm_count_that_is_not_zero_is_not_read(text: str) -> None:
+    expl = explain(text, load_tables(), probe=None)
+    assert all(d.match.signature.id != "slurm-gres-gpu-count-lower" for d in expl.diagnoses)
+
+
+def test_a_go_programs_missing_nvidia_smi_is_no_containers() -> None:
+    """Go's exec words are runc's too: without the container runtime's words before them, a Go
+    program's nvidia-smi lookup on a host is no container's wiring."""
+    text = ('2026-02-22T13:11:35.283+0100    INFO    platform/gpu.go:14      Error running '
+            'nvidia-smi: exec: "nvidia-smi": executable file not found in $PATH - GPU info will '
+            'be unavailable (this is expected if no NVIDIA GPU is present)')
+    expl = explain(text, load_tables(), probe=None)
+    assert all(d.match.signature.id != "container-nvidia-smi-not-in-path"
+               for d in expl.diagnoses)
