@@ -44,9 +44,11 @@ def check_container(env: Environment, tables: Tables) -> Finding:
       container loses access (FAIL): restart the container; for good, use CDI or the
       workaround in the toolkit's troubleshooting page.
     - A pasted report from a container that shows nvidia-smi missing there ("nvidia-smi:
-      command not found", "NVIDIA-SMI couldn't find libnvidia-ml.so"): the toolkit mounts
-      both with the `utility` capability, so the container was not given the GPUs (FAIL);
-      where it lists the device nodes too, the libraries alone were not mounted (FAIL).
+      command not found", "NVIDIA-SMI couldn't find libnvidia-ml.so", the runtime's 'exec:
+      "nvidia-smi": executable file not found in $PATH'): the toolkit mounts both with the
+      `utility` capability, so the container was not given the GPUs (FAIL), also where the
+      host's nvidia-smi answers beside it; where it lists the device nodes too, the libraries
+      alone were not mounted (FAIL).
     - `NVIDIA_VISIBLE_DEVICES=void`/`none`: GPUs hidden on purpose (a note).
 
     Outside a container this check does not apply (skipped); CDI specs found are shown.
@@ -108,6 +110,20 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             ", or --device nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit; "
             f"keep NVIDIA_DRIVER_CAPABILITIES at compute,utility or all ({TOOLKIT_URL})",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
+    inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None
+    if inside is not None and inside.startswith(SMI_MISSING):
+        # a report: the host's nvidia-smi answers, the container has none (the runtime's
+        # 'exec: "nvidia-smi": executable file not found in $PATH')
+        return failed(
+            f"the host's driver answers, but nvidia-smi is missing in this {named}: the NVIDIA "
+            "Container Toolkit did not mount the driver into it (started without GPU access, "
+            "NVIDIA_DRIVER_CAPABILITIES without utility, or a runtime the toolkit does not "
+            "hook)",
+            "restart it with GPU access: docker run --gpus all (with the NVIDIA Container "
+            "Toolkit configured for this docker: sudo nvidia-ctk runtime configure "
+            "--runtime=docker; a snap docker needs the snap's own toolkit), or --device "
+            f"nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit ({TOOLKIT_URL})",
+            (("container", host.container), ("in the container", inside), *cdi))
     if isinstance(visible, Unavailable) or nodes is None:
         return skipped(f"this {named}'s environment or device nodes are "
                        "not known", cdi)

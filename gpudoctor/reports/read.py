@@ -44,6 +44,7 @@ from gpudoctor.reports import (
 from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import (
     NVML_INIT_FAILED,
+    SMI_MISSING,
     Partial,
     ReportError,
     not_reported,
@@ -137,16 +138,19 @@ def _with_container_error(host: HostFacts | Unavailable | None,
                           nvml: NvmlFacts | Unavailable | None,
                           parts: list[tuple[int, Partial]]) -> HostFacts | Unavailable | None:
     """The host of a report from a container whose NVML failed there ("Failed to initialize
-    NVML: Unknown Error", "Driver/library version mismatch") while another block shows the
-    driver working (the host's nvidia-smi, or the container's before it lost its devices): the
-    driver's facts stay those that work, the container's error is kept beside them (GD505 reads
-    the first, GD101 the second: the image's own driver libraries)."""
+    NVML: Unknown Error", "Driver/library version mismatch") or that has no nvidia-smi (the
+    runtime's 'exec: "nvidia-smi": executable file not found in $PATH') while another block
+    shows the driver working (the host's nvidia-smi, or the container's before it lost its
+    devices): the driver's facts stay those that work, the container's error is kept beside
+    them (GD505 reads the first and the last, GD101 the second: the image's own driver
+    libraries)."""
     if not isinstance(host, HostFacts) or not isinstance(host.container, str) \
             or not isinstance(nvml, NvmlFacts):
         return host
     error = next((p.nvml for _, p in parts if isinstance(p.nvml, Unavailable) and (
         (p.nvml.reason is Reason.ERROR and p.nvml.message.startswith(NVML_INIT_FAILED))
-        or p.nvml.reason is Reason.VERSION_MISMATCH)), None)
+        or p.nvml.reason is Reason.VERSION_MISMATCH
+        or (p.nvml.reason is Reason.NOT_INSTALLED and p.nvml.message == SMI_MISSING))), None)
     if error is None:
         return host
     return replace(host, container_nvml_error=f"{error.message} {error.detail or ''}".strip())

@@ -185,3 +185,39 @@ def test_device_nodes_but_no_nvidia_smi_in_a_container_is_the_libraries_unmounte
     assert "podman container has the GPU device nodes" in found.message
     assert "libraries were not mounted" in found.message
     assert "NVIDIA_DRIVER_CAPABILITIES=compute,utility" in (found.fix or "")
+
+
+@pytest.mark.parametrize(("rnd", "name"), [
+    ("round12/reports-K", "r28-029.txt"),  # docker snap: runc finds no nvidia-smi inside
+    ("round7/reports-F", "r14-025.md"),  # a Kubernetes vcuda pod: no libnvidia-ml.so inside
+])
+def test_no_nvidia_smi_in_the_container_beside_the_hosts_working_one_fails(
+        tables: Tables, rnd: str, name: str) -> None:
+    """The host's nvidia-smi table answers and the container has no nvidia-smi (the runtime's
+    'exec: "nvidia-smi": executable file not found in $PATH', or nvidia-smi's own "couldn't
+    find libnvidia-ml.so"): the driver is fine (GD101 passes on the host's table), the
+    container was not given it. Before, the host's table hid the container's error and GD505
+    skipped (their threads are in each set's index.toml)."""
+    from pathlib import Path
+
+    from gpudoctor.reports.read import read_reports
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / rnd / name
+    env = read_reports([(name, path.read_text(encoding="utf-8"))])
+    found = run(container.check_container, env, tables)
+    assert found.status is Status.FAIL, found
+    assert "nvidia-smi is missing in this" in found.message
+    assert "--gpus all" in (found.fix or "")
+
+
+def test_no_nvidia_smi_before_a_driver_was_installed_on_a_host_is_not_a_container(
+        tables: Tables) -> None:
+    """The same two blocks outside a container (a host's shell before and after installing
+    the driver): GD505 does not apply."""
+    from gpudoctor.reports.read import read_reports
+
+    text = ("$ nvidia-smi\nnvidia-smi: command not found\n\n$ nvidia-smi\n"
+            "+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 550.90.07    Driver Version: 550.90.07    CUDA Version: 12.4     |\n")
+    found = run(container.check_container, read_reports([("host", text)]), tables)
+    assert found.status is Status.SKIP
