@@ -15,6 +15,10 @@
   rank as causes, the rest as detail.
 - NCCL's `Cuda failure 'named symbol not found'` (or another no-kernel-for-this-GPU message):
   NCCL looks up its own kernels when it initialises, so its build lacks this GPU's architecture.
+- A `docker run` / `podman run` command line (its lines ending in a backslash joined) that
+  gives the container no GPU (no `--gpus`, `--runtime nvidia`, `--device nvidia.com/gpu=…` or
+  `/dev/nvidia…`, NVIDIA_VISIBLE_DEVICES), in a text whose program then finds no GPU
+  (`match.find_matches` asks `run_without_gpus`): the container was started without one.
 """
 
 from __future__ import annotations
@@ -290,3 +294,45 @@ def _container(text: str) -> list[Match]:
                        "f310d3ce51fe475ba292a/src/cli/configure.c",), priority=1)
         out.setdefault(stage, found(sig, m, caps))
     return list(out.values())
+
+
+# a shell line that starts a container: the command at the line's start, or after a prompt
+# ("$ ", "(base) root@host:~# ", "❯ ", "PS C:\\> "), sudo (not a sentence that names it)
+_RUN = re.compile(r"^[ \t]{0,8}(?:[^\n$#>❯%]{0,80}[$#>❯%][ \t]{1,4})?(?:sudo[ \t]{1,4})?"
+                  r"(?P<engine>docker|podman|nerdctl)[ \t]{1,4}(?:container[ \t]{1,4})?run\b"
+                  r"(?P<args>[^\n]{0,2000})", re.MULTILINE)
+# what gives a container the GPUs: the toolkit's flag, its runtime, CDI's device names, the
+# device nodes by hand, or the variable the toolkit's runtime reads
+_GIVES_GPUS = re.compile(r"(?:^|\s)(?:--gpus(?:[=\s]|$)|--runtime[=\s]{1,4}nvidia\b|"
+                         r"--device[=\s]{1,4}(?:nvidia\.com/gpu|/dev/nvidia)|--cdi\b|"
+                         r"(?:-e|--env)[=\s]{1,4}NVIDIA_VISIBLE_DEVICES\b|--privileged\b)")
+
+
+def run_without_gpus(text: str) -> tuple[int, int, str] | None:
+    """The span and words of the first `docker run` (podman, nerdctl) command line in the text
+    that gives the container no GPU; None where there is none, or each gives one."""
+    # a command continued with a backslash read as one line (spaces of the same length, so
+    # that the spans still index the text)
+    joined = re.sub(r"\\[ \t]*\n", lambda m: " " * len(m.group(0)), text[:200_000])
+    for m in hits(_RUN, joined):
+        if _GIVES_GPUS.search(m["args"]) is None:
+            return m.start("engine"), m.end(), m.group(0).strip()[:200]
+    return None
+
+
+def run_without_gpus_match(span: tuple[int, int, str]) -> Match:
+    """The diagnosis of a container started without GPUs, at its command line."""
+    cause = ("The container was started without GPUs: its command line has no --gpus (nor "
+             "--runtime nvidia, a CDI device nvidia.com/gpu=…, the /dev/nvidia* devices), so "
+             "the NVIDIA Container Toolkit gave it neither the GPUs nor the driver's libraries, "
+             "and the program in it finds no GPU (unless this docker's default runtime is "
+             "nvidia and the image asks for the GPUs).")
+    fix = ("start it with the GPUs: docker run --gpus all … (the NVIDIA Container Toolkit "
+           "installed and configured: sudo nvidia-ctk runtime configure --runtime=docker), "
+           "podman run --device nvidia.com/gpu=all … (CDI: sudo nvidia-ctk cdi generate "
+           "--output=/etc/cdi/nvidia.yaml)")
+    sig = derived("container-run-without-gpus", "a container started without GPUs",
+                  "container", "container-gpu-setup", cause, fix,
+                  ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
+                   "docker-specialized.html",), priority=1, confirm=("GD505",))
+    return found(sig, span)

@@ -22,6 +22,7 @@ from gpudoctor.explain.decode import decode
 from gpudoctor.explain.derive import derive
 from gpudoctor.explain.focus import Focused, focus
 from gpudoctor.explain.found import Match, excerpt_of
+from gpudoctor.explain.logs import run_without_gpus, run_without_gpus_match
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
 BEFORE, AFTER = 2048, 4096  # a window: this much text either side of a needle
 SPAN = 1024  # the most text a pattern matches either side of its needle (bounded quantifiers)
 MAX_WINDOWS = 256  # per pattern; past that a needle repeats too often to be an error message
+# the causes a container without GPUs shows as, and a program's words for finding no GPU where
+# no signature names it (vLLM's "No platform detected", an app's "NVIDIA CUDA test failed")
+_NO_GPU = frozenset({"no-gpu-visible", "no-driver", "cuda-init-failure"})
+_NO_GPU_WORDS = re.compile(r"No platform detected|\bCUDA test failed|\bno (?:NVIDIA |CUDA )?GPUs? "
+                           r"(?:(?:was|were) )?(?:found|detected|available)\b|\b(?:GPU|CUDA) is "
+                           r"not available\b", re.IGNORECASE)
 
 
 def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, ...]:
@@ -54,6 +61,10 @@ def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, .
         if any(d.start < hi and lo < d.end for lo, hi in spans):
             continue
         found.append(_placed(d, focused))
+    if (any(m.signature.cause_class in _NO_GPU for m in found) or _NO_GPU_WORDS.search(body)) \
+            and (run := run_without_gpus(body)) is not None:
+        # the program finds no GPU, and the text shows its container started without one
+        found.append(_placed(run_without_gpus_match(run), focused))
     return tuple(found)
 
 

@@ -5,6 +5,8 @@ paths than the threads they were first seen in."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.compat import load_tables
@@ -974,3 +976,42 @@ def test_a_go_programs_missing_nvidia_smi_is_no_containers() -> None:
     expl = explain(text, load_tables(), probe=None)
     assert all(d.match.signature.id != "container-nvidia-smi-not-in-path"
                for d in expl.diagnoses)
+
+
+_HELDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "heldout"
+
+
+@pytest.mark.parametrize("path", [
+    "round3/explain-A/g3-093.txt",  # an app's "NVIDIA CUDA test failed" after `docker run --rm`
+    "round15/explain-N/g48-024.txt",  # vLLM's "No platform detected" after `docker run -p …`
+])
+def test_a_container_run_without_gpus_is_the_cause_of_finding_none(path: str) -> None:
+    """The text shows the command that started the container, and it gives no GPU (their
+    threads in each set's index.toml; both had no diagnosis before)."""
+    expl = explain((_HELDOUT / path).read_text(encoding="utf-8"), load_tables(), probe=None)
+    best = expl.diagnoses[0].match.signature
+    assert (best.id, best.cause_class) == ("container-run-without-gpus", "container-gpu-setup")
+    assert "--gpus all" in best.fix
+
+
+@pytest.mark.parametrize("text", [
+    # the GPUs given: the flag, on a continued line too, the runtime, CDI, the variable
+    "$ docker run --rm --gpus all nvidia/cuda:12.4.1-base nvidia-smi\nNo devices were found",
+    "$ docker run --rm \\\n    --gpus=all \\\n    img python t.py\nRuntimeError: No CUDA GPUs are "
+    "available",
+    "$ docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all img\nGPU is not available",
+    "$ podman run --device nvidia.com/gpu=all img\nno CUDA-capable device is detected",
+    # no GPU given, but the program does not look for one
+    "$ docker run --rm -p 8080:80 nginx\n2024/01/01 [notice] 1#1: start worker processes",
+    # an image's own argument that names GPUs is no flag; a GPU found is no symptom
+    "$ docker run --rm tool:latest --list-gpus\nFound 1 GPU: NVIDIA L4",
+])
+def test_what_is_no_container_started_without_gpus(text: str) -> None:
+    expl = explain(text, load_tables(), probe=None)
+    assert all(d.match.signature.id != "container-run-without-gpus" for d in expl.diagnoses)
+
+
+def test_a_sentence_naming_docker_run_is_no_command_line() -> None:
+    expl = explain("I started it with docker run and then no GPU was found", load_tables(),
+                   probe=None)
+    assert all(d.match.signature.id != "container-run-without-gpus" for d in expl.diagnoses)
