@@ -842,6 +842,10 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
      "no-driver"),
     ("tensorflow.python.framework.errors_impl.UnimplementedError: Graph execution error:\n"
      "DNN library is not found.", "xla-dnn-library-not-found", "library-not-found"),
+    # FFmpeg without NVIDIA's components (go-livepeer's transcoder, round 7's g20-011)
+    ("WARNING: decoder.c:249] Nvidia decoder not found; defaulting to software\nNo such filter: "
+     "'scale_cuda'", "ffmpeg-built-without-nvidia", "cpu-only-build"),
+    ("Unknown encoder 'hevc_nvenc'", "ffmpeg-built-without-nvidia", "cpu-only-build"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
@@ -1015,3 +1019,9 @@ def test_a_sentence_naming_docker_run_is_no_command_line() -> None:
     expl = explain("I started it with docker run and then no GPU was found", load_tables(),
                    probe=None)
     assert all(d.match.signature.id != "container-run-without-gpus" for d in expl.diagnoses)
+
+
+def test_an_ffmpeg_without_another_component_is_no_nvidia_build() -> None:
+    expl = explain("Unknown encoder 'libx264'\nNo such filter: 'zscale'", load_tables(),
+                   probe=None)
+    assert not expl.found
