@@ -21,6 +21,13 @@ def _smi(driver: str, smi: str) -> NvmlFacts:
     ("555.99", "555.52.01", False),  # WSL: the Windows driver's number, the Linux tools'
     ("556.12", "555.52.01", False),  # WSL: the next branch
     ("550.99", "555.52.01", True),  # an older Windows-style number is no WSL pairing
+    # WSL as real tables show it (round 11's r14-015, round 16's r35-028 and r36-022): the
+    # Windows driver a few majors on within its series
+    ("527.27", "525.60.07", False),
+    ("572.83", "570.133.07", False),
+    ("576.80", "570.133.20", False),
+    ("590.12", "570.133.20", True),  # two series apart: no driver package pairs them
+    ("450.66", "418.67.01", True),  # Linux's own tools of an older release, far apart
 ])
 def test_tools_from_another_release(driver: str, smi: str, apart: bool) -> None:
     said = tools_apart(_smi(driver, smi))
