@@ -16,7 +16,10 @@ not blank (after `Out[N]: `), of the exact form each expression prints: a versio
 version or None, True or False. Two different values of one expression leave it unread.
 torch's version is needed: without it nothing is read. A script's prints in one fenced block
 and their output in the next (the issue template's "code", then "output") are paired in order,
-up to the first print whose output may take several lines (`printed_apart`).
+up to the first print whose output may take several lines (`printed_apart`). A print that
+labels its value (`print("CUDA available:", torch.cuda.is_available())`, or an f-string's) is
+read from the output line that starts with its label, wherever it is pasted
+(`printed_labelled`).
 """
 
 from __future__ import annotations
@@ -148,10 +151,35 @@ def printed_apart(text: str) -> str:
     return "\n".join(out)
 
 
+# a print call that labels its value: print("Torch version:", torch.__version__), or an
+# f-string's print(f"CUDA available: {torch.cuda.is_available()}")
+_LABELLED = re.compile(r"""\bprint\([ \t]?(?:(?P<q>["'])(?P<label>[^"'\n{}]{1,60})(?P=q)[ \t]?,"""
+                       r"""[ \t]?(?P<e>torch\.[^\n,()]{1,60}(?:\([^\n()]{0,40}\))?)"""
+                       r"""|f(?P<fq>["'])(?P<flabel>[^"'\n{}]{1,60})\{(?P<fe>torch\.[^\n{}]{1,80})\}"""
+                       r"""(?P=fq))[ \t]?\)""")
+
+
+def printed_labelled(text: str) -> str:
+    """A script's prints that label their values ("Torch version:", torch.__version__) and
+    the lines of its output that start with those labels, as a Python session would show each
+    expression and its value; the label ties each value to its expression, wherever the
+    output is pasted."""
+    out = []
+    for m in _LABELLED.finditer(text):
+        label, expression = (m["label"], m["e"]) if m["label"] else (m["flabel"], m["fe"])
+        if not _ONE_LINE.fullmatch(expression.strip()) or not label.strip():
+            continue
+        said = re.compile(rf"^[ \t]{{0,8}}{re.escape(label.strip())}[ \t]{{0,2}}"
+                          r"(?P<value>[^\n]{1,200}?)[ \t]*$", re.MULTILINE)
+        out += [f">>> {expression.strip()}\n{v['value']}\n" for v in said.finditer(text)]
+    return "\n".join(out)
+
+
 def parse(text: str) -> Partial | None:
     """torch's printed facts in `text`; None when its version is not printed once."""
     text = text[:LIMIT].replace("\r\n", "\n")
     text = f"{text}\n{apart}" if (apart := printed_apart(text)) else text
+    text = f"{text}\n{labelled}" if (labelled := printed_labelled(text)) else text
     together = _printed_together(text)
     version = _one(VERSION, text, together)
     if version is None or version == _DIFFER:

@@ -228,3 +228,32 @@ def test_pairing_stops_at_a_print_of_unknown_length() -> None:
     rt = partial.torch.runtime
     assert isinstance(rt, TorchRuntime)
     assert isinstance(rt.cuda_available, Unavailable)  # "False" is not paired with anything
+
+
+ROUND16 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round16" / "reports-O"
+
+
+def test_labelled_prints_are_read_from_the_lines_their_labels_start() -> None:
+    """AI4Finance-Foundation/FinRL#926 (round 16's r36-011, refused when scored):
+    print("Torch version:", torch.__version__) and two more, their output pasted below as
+    "Torch version: 2.0.0+cu118", "CUDA available: True", "CUDA version: 11.8"."""
+    env = read_reports([("r36-011.md", (ROUND16 / "r36-011.md").read_text(encoding="utf-8"))])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("2.0.0+cu118", "11.8", True)
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    # an f-string's label, its value right after it
+    ('print(f"torch {torch.__version__}")\nprint(f"cuda? {torch.cuda.is_available()}")\n'
+     "torch 2.4.0+cu121\ncuda? False\n", ("2.4.0+cu121", False)),
+    # a label printed for something that is not torch's: not read
+    ('print("version:", np.__version__)\nversion: 1.26.4\n', None),
+])
+def test_a_print_labels_its_value(text: str, read: tuple[str, bool] | None) -> None:
+    parsed = torch_prints.parse(text)
+    if read is None:
+        assert parsed is None
+        return
+    assert parsed is not None and isinstance(parsed.torch, TorchFacts)
+    rt = parsed.torch.runtime
+    assert isinstance(rt, TorchRuntime) and (rt.version, rt.cuda_available) == read
