@@ -16,10 +16,10 @@ not blank (after `Out[N]: `), of the exact form each expression prints: a versio
 version or None, True or False. Two different values of one expression leave it unread.
 torch's version is needed: without it nothing is read. A script's prints in one fenced block
 and their output in the next (the issue template's "code", then "output") are paired in order,
-up to the first print whose output may take several lines (`printed_apart`). A print that
-labels its value (`print("CUDA available:", torch.cuda.is_available())`, or an f-string's) is
-read from the output line that starts with its label, wherever it is pasted
-(`printed_labelled`).
+up to the first print whose output may take several lines (`printed_apart`). A print call
+that labels its value (a string "CUDA available:" and then `torch.cuda.is_available()` as its
+arguments, or an f-string holding both) is read from the output line that starts with its
+label, wherever it is pasted (`printed_labelled`).
 """
 
 from __future__ import annotations
