@@ -846,6 +846,12 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
     ("WARNING: decoder.c:249] Nvidia decoder not found; defaulting to software\nNo such filter: "
      "'scale_cuda'", "ffmpeg-built-without-nvidia", "cpu-only-build"),
     ("Unknown encoder 'hevc_nvenc'", "ffmpeg-built-without-nvidia", "cpu-only-build"),
+    # round 16's, after scoring (development data since): kbuild refusing the module for a
+    # newer kernel (g49-005), CMake's old FindCUDA without a toolkit (g50-023)
+    ("ERROR: modpost: GPL-incompatible module nvidia.ko uses GPL-only symbol '__rcu_read_lock'",
+     "nvidia-module-gpl-only-symbol", "no-driver"),
+    ("CMake Error at /usr/share/cmake-3.10/Modules/FindCUDA.cmake:682 (message):\n  Specify "
+     "CUDA_TOOLKIT_ROOT_DIR", "cmake-no-cuda-toolkit", "toolkit-missing"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
