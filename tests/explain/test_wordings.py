@@ -852,6 +852,17 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
      "nvidia-module-gpl-only-symbol", "no-driver"),
     ("CMake Error at /usr/share/cmake-3.10/Modules/FindCUDA.cmake:682 (message):\n  Specify "
      "CUDA_TOOLKIT_ROOT_DIR", "cmake-no-cuda-toolkit", "toolkit-missing"),
+    # g49-016: the device plugin's container without the driver (a non-standard driver root)
+    ("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load NVML library: "
+     "libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
+     "k8s-device-plugin-no-gpu-runtime", "container-gpu-setup"),
+    # g49-008: the NCCL backend asked of a Windows torch
+    ("RuntimeError: Distributed package doesn't have NCCL built in",
+     "torch-distributed-without-nccl", "other-environment"),
+    # g49-006: DeepSpeed's launcher checking its hostfile's nodes over ssh
+    ("RuntimeError: Using hostfile at /home/u/hostfile but host=gpu-node-11 was not reachable via "
+     "ssh. If you are running with a single node please remove /home/u/hostfile or setup "
+     "passwordless ssh.", "deepspeed-hostfile-ssh", "other-environment"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
