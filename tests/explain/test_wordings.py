@@ -863,6 +863,12 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
     ("RuntimeError: Using hostfile at /home/u/hostfile but host=gpu-node-11 was not reachable via "
      "ssh. If you are running with a single node please remove /home/u/hostfile or setup "
      "passwordless ssh.", "deepspeed-hostfile-ssh", "other-environment"),
+    # g49-003: dcgm-exporter's DCP fields on V100s; g49-019: nv_peer_mem against the inbox
+    # InfiniBand stack
+    ('time="2022-07-20T01:54:12Z" level=fatal msg="Error watching fields: Feature not '
+     'supported"', "dcgm-profiling-fields-unsupported", "other-environment"),
+    ("[Fri Feb 12 11:47:20 2021] nv_peer_mem: Unknown symbol ib_register_peer_memory_client "
+     "(err 0)", "peer-memory-module-ib-symbols", "other-environment"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
