@@ -19,7 +19,9 @@ and their output in the next (the issue template's "code", then "output") are pa
 up to the first print whose output may take several lines (`printed_apart`). A print call
 that labels its value (a string "CUDA available:" and then `torch.cuda.is_available()` as its
 arguments, or an f-string holding both) is read from the output line that starts with its
-label, wherever it is pasted (`printed_labelled`).
+label, wherever it is pasted (`printed_labelled`). Several print calls on one line (a shell's
+`python -c` with them joined by semicolons) are read from the lines under it, in order
+(`printed_on_one_line`).
 """
 
 from __future__ import annotations
@@ -175,11 +177,40 @@ def printed_labelled(text: str) -> str:
     return "\n".join(out)
 
 
+_CALL = re.compile(r"\bprint\([ \t]?(?P<e>torch\.[^\n;()]{1,60}(?:\([^\n;()]{0,40}\))?)[ \t]?\)")
+
+
+_ANY_CALL = re.compile(r"\bprint\(")
+
+
+def printed_on_one_line(text: str) -> str:
+    """Several print calls on one line (a shell's `python -c` importing torch, then printing
+    its version and whether CUDA is available, the calls joined by semicolons), their values
+    on the next lines that are not blank, in order, as a Python session would show each
+    expression and its value; only where every print is of a one-line expression, and only as
+    many lines as it printed."""
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        calls = [m["e"].strip() for m in _CALL.finditer(line)]
+        if len(calls) < 2 or len(_ANY_CALL.findall(line)) != len(calls) or not all(
+                _ONE_LINE.fullmatch(e) for e in calls):
+            continue
+        values = [v.strip() for v in lines[i + 1:i + 1 + 4 * len(calls)] if v.strip()]
+        values = [v.strip("`") for v in values if v.strip("`")][:len(calls)]
+        if len(values) < len(calls) or any(v.startswith(("Traceback", "File ", ">>>", "$"))
+                                           for v in values):
+            continue
+        out += [f">>> {e}\n{v}\n" for e, v in zip(calls, values, strict=True)]
+    return "\n".join(out)
+
+
 def parse(text: str) -> Partial | None:
     """torch's printed facts in `text`; None when its version is not printed once."""
     text = text[:LIMIT].replace("\r\n", "\n")
     text = f"{text}\n{apart}" if (apart := printed_apart(text)) else text
     text = f"{text}\n{labelled}" if (labelled := printed_labelled(text)) else text
+    text = f"{text}\n{one}" if (one := printed_on_one_line(text)) else text
     together = _printed_together(text)
     version = _one(VERSION, text, together)
     if version is None or version == _DIFFER:

@@ -191,11 +191,16 @@ def test_one_print_per_python_c_line_after_a_shell_prompt() -> None:
     env = read_reports([("issue", text)])
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
     assert (env.torch.runtime.version, env.torch.runtime.cuda_available) == ("2.1.0+cu118", True)
-    # two prints on one line: which output line is whose cannot be told
+    # two prints on one line of expressions that print one line each: the lines under it
+    # are theirs, in order (printed_on_one_line)
     two = ('python -c "import torch; print(torch.__version__); print(torch.version.cuda)"\n'
            "2.1.0+cu118\n11.8\n")
+    assert _runtime(read_reports([("issue", two)])).cuda == "11.8"
+    # with a print of unknown length among them (a tensor), nothing is read
+    three = ('python -c "import torch; print(torch.__version__); print(torch.ones(2))"\n'
+             "2.1.0+cu118\ntensor([1., 1.])\n")
     with pytest.raises(ReportError):
-        read_reports([("issue", two)])
+        read_reports([("issue", three)])
 
 
 ROUND7 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round7" / "reports-F"
@@ -257,3 +262,27 @@ def test_a_print_labels_its_value(text: str, read: tuple[str, bool] | None) -> N
     assert parsed is not None and isinstance(parsed.torch, TorchFacts)
     rt = parsed.torch.runtime
     assert isinstance(rt, TorchRuntime) and (rt.version, rt.cuda_available) == read
+
+
+def test_several_prints_on_one_shell_line_are_read_from_the_lines_under_it() -> None:
+    """Round 16's r36-032 (its thread in round16/reports-O/index.toml): `python -c "import
+    torch; print(…__version__); print(…is_available()); print(…get_device_name(0))"`, and
+    the three values on the three lines under it."""
+    env = read_reports([("r36-032.txt", (ROUND16 / "r36-032.txt").read_text(encoding="utf-8"))])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("1.13.0+cu117", "11.7", True)
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == [
+        "NVIDIA GeForce RTX 2080 Ti"]
+
+
+@pytest.mark.parametrize("text", [
+    # a print of something else on the line: which value is which is not known
+    'python -c "import torch, sys; print(sys.version); print(torch.__version__)"\n3.10.12\n'
+    "2.1.0+cu121\n",
+    # the command failed: a traceback under it, no values
+    'python -c "import torch; print(torch.__version__); print(torch.cuda.is_available())"\n'
+    "Traceback (most recent call last):\n  File \"<string>\", line 1\n",
+])
+def test_what_is_not_read_of_one_line_prints(text: str) -> None:
+    assert torch_prints.printed_on_one_line(text) == ""
