@@ -61,14 +61,11 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install, MONAI's "
-            "print_config), "
-            "`nvidia-smi` (-L, -q, -q -x, mig -lgi, topo -m), gpustat, ComfyUI's system "
-            "information, "
-            "Unsloth's and Ultralytics' banners, kohya_ss's and SD.Next's torch check, torch's "
-            "own messages, prints of its version and import errors, the kernel module's "
-            "messages, `ls -l /dev/nvidia*`, "
-            "`lspci -k`, `lshw -C display`, or an "
-            "issue body or log that contains them")
+            "print_config), `nvidia-smi` (-L, -q, -q -x, mig -lgi, topo -m), gpustat, "
+            "ComfyUI's system information, Unsloth's and Ultralytics' banners, kohya_ss's and "
+            "SD.Next's torch check, torch's own messages, prints of its version and import "
+            "errors, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
+            "`lshw -C display`, or an issue body or log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
