@@ -227,12 +227,12 @@ def _torch_version(fields: dict[str, str]) -> str | None:
     return None
 
 
-def _torch_cuda(version: str, fields: dict[str, str], text: str) -> str | None:
+def _torch_cuda(version: str, fields: dict[str, str], text: str, tool: str) -> str | None:
     """torch's CUDA: the tool's line, torch's build configuration, or the version's tag."""
     told = fields.get("pytorch cuda") or fields.get("torch cuda version") or fields.get(
         "torch cuda ver") or fields.get("torch cuda", "").split(" /")[0] or (
         fields.get("version") if "GPU:" in text else None) or (
-        fields.get("cuda version") if _tool(text) == MONAI else None)
+        fields.get("cuda version") if tool == MONAI else None)
     runtime = re.search(r"CUDA Runtime (\d+\.\d+)", text)
     tag = re.search(r"\+cu(\d+)(\d)$", version)
     for value in (told, runtime[1] if runtime else None,
@@ -259,14 +259,14 @@ def _arch_list(text: str) -> tuple[str, ...] | None:
     return None
 
 
-def _cudnn(text: str, fields: dict[str, str]) -> int | None:
+def _cudnn(text: str, fields: dict[str, str], tool: str) -> int | None:
     """The cuDNN torch runs, from its build configuration's "- CuDNN X.Y.Z" line, or the
     integer torch.backends.cudnn.version() returned (fastai's "torch cudnn ver : 7401")."""
     m = _CONFIG_CUDNN.search(text)
     if m:
         return encode_cudnn_version(int(m[1]), int(m[2]), int(m[3]))
     said = re.match(r"(\d{4,6})\b", fields.get("torch cudnn ver") or fields.get("torch cudnn", "")
-                    or (fields.get("cudnn version", "") if _tool(text) == MONAI else ""))
+                    or (fields.get("cudnn version", "") if tool == MONAI else ""))
     return int(said[1]) if said and int(said[1]) >= 1000 else None
 
 
@@ -279,13 +279,14 @@ def _available(fields: dict[str, str]) -> bool | None:
                  if (f := _flag(fields.get(k))) is not None), _flag(folded))
 
 
-def _runtime(version: str, fields: dict[str, str], text: str) -> TorchRuntime | Unavailable:
+def _runtime(version: str, fields: dict[str, str], text: str,
+             tool: str) -> TorchRuntime | Unavailable:
     available = _available(fields)
     hip = re.search(r"\+rocm(\d+(?:\.\d+)*)$", version)
     return stated_runtime(
-        version, _torch_cuda(version, fields, text), available, hip[1] if hip else None,
+        version, _torch_cuda(version, fields, text, tool), available, hip[1] if hip else None,
         why="is not in the report (the tool's report does not state it)",
-        source="a tool's text", archs=_arch_list(text), cudnn=_cudnn(text, fields))
+        source="a tool's text", archs=_arch_list(text), cudnn=_cudnn(text, fields, tool))
 
 
 def _python(fields: dict[str, str]) -> str | Unavailable:
@@ -348,7 +349,7 @@ def parse(text: str) -> Partial | None:
     version = _torch_version(fields)
     if version is None and not gpus:
         return None
-    runtime = _runtime(version or "", fields, text) if version or _available(fields) else \
+    runtime = _runtime(version or "", fields, text, tool) if version or _available(fields) else \
         not_reported(f"torch's version is not in {tool}'s report")
     if not version and isinstance(runtime, TorchRuntime):
         # cut off before torch's line, but "CUDA available: True" is torch's own answer: a

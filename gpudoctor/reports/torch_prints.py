@@ -134,6 +134,11 @@ _ONE_LINE = re.compile(r"torch\.(?:__version__|version\.cuda|cuda\.is_available\
                        r"cuda\.get_device_(?:name|capability|properties)\([^\n()]{0,40}\))")
 
 
+def _session(expression: str, value: str) -> str:
+    """An expression and its printed value as a Python session shows them."""
+    return f">>> {expression}\n{value}\n"
+
+
 def printed_apart(text: str) -> str:
     """A script's prints in one fenced block and their output in the next (the issue
     template's "code" then "output"), as a Python session would show each expression and its
@@ -149,7 +154,7 @@ def printed_apart(text: str) -> str:
             if not _ONE_LINE.fullmatch(expression) or not value or value.startswith((
                     "Traceback", "---", "File ")):
                 break
-            out.append(f">>> {expression}\n{value}\n")  # as a Python session shows it
+            out.append(_session(expression, value))
     return "\n".join(out)
 
 
@@ -173,13 +178,11 @@ def printed_labelled(text: str) -> str:
             continue
         said = re.compile(rf"^[ \t]{{0,8}}{re.escape(label.strip())}[ \t]{{0,2}}"
                           r"(?P<value>[^\n]{1,200}?)[ \t]*$", re.MULTILINE)
-        out += [f">>> {expression.strip()}\n{v['value']}\n" for v in said.finditer(text)]
+        out += [_session(expression.strip(), v["value"]) for v in said.finditer(text)]
     return "\n".join(out)
 
 
 _CALL = re.compile(r"\bprint\([ \t]?(?P<e>torch\.[^\n;()]{1,60}(?:\([^\n;()]{0,40}\))?)[ \t]?\)")
-
-
 _ANY_CALL = re.compile(r"\bprint\(")
 
 
@@ -196,21 +199,21 @@ def printed_on_one_line(text: str) -> str:
         if len(calls) < 2 or len(_ANY_CALL.findall(line)) != len(calls) or not all(
                 _ONE_LINE.fullmatch(e) for e in calls):
             continue
-        values = [v.strip() for v in lines[i + 1:i + 1 + 4 * len(calls)] if v.strip()]
-        values = [v.strip("`") for v in values if v.strip("`")][:len(calls)]
+        values = [w for v in lines[i + 1:i + 1 + 4 * len(calls)]
+                  if (w := v.strip().strip("`"))][:len(calls)]
         if len(values) < len(calls) or any(v.startswith(("Traceback", "File ", ">>>", "$"))
                                            for v in values):
             continue
-        out += [f">>> {e}\n{v}\n" for e, v in zip(calls, values, strict=True)]
+        out += [_session(e, v) for e, v in zip(calls, values, strict=True)]
     return "\n".join(out)
 
 
 def parse(text: str) -> Partial | None:
     """torch's printed facts in `text`; None when its version is not printed once."""
     text = text[:LIMIT].replace("\r\n", "\n")
-    text = f"{text}\n{apart}" if (apart := printed_apart(text)) else text
-    text = f"{text}\n{labelled}" if (labelled := printed_labelled(text)) else text
-    text = f"{text}\n{one}" if (one := printed_on_one_line(text)) else text
+    for transcribe in (printed_apart, printed_labelled, printed_on_one_line):
+        # each reads the text with what the ones before it transcribed
+        text = f"{text}\n{session}" if (session := transcribe(text)) else text
     together = _printed_together(text)
     version = _one(VERSION, text, together)
     if version is None or version == _DIFFER:

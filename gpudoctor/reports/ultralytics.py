@@ -23,8 +23,8 @@ Unavailable(NOT_REPORTED).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from gpudoctor.model import TorchFacts
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
@@ -64,9 +64,7 @@ def parse(text: str) -> Partial | None:
     torch = torch_messages.stated_torch(last["v"], tag_cuda(last["v"]), available, "",
                                         source="the device banner")
     if last["py"]:
-        torch = TorchFacts(python=torch.python, static=torch.static, runtime=torch.runtime,
-                           seconds=torch.seconds, python_version=last["py"],
-                           stated_version=torch.stated_version)
+        torch = replace(torch, python_version=last["py"])
     nvml = stated_driver(TORCH_NAMED, _WHY, tuple(
         named_gpu(i, name, _WHY) for i, (_, name) in enumerate(gpus)), None) if gpus else None
     return Partial(kind="a device banner (Ultralytics, YOLOv5)", rank=2, torch=torch, nvml=nvml)
