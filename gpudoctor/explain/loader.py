@@ -96,6 +96,10 @@ _NAMED_NOT_FOUND = re.compile(
     r"(?![ \t]{0,4}[/\\'\"=])"
     r"|\b(?P<name2>cu[a-z]{2,10}|nccl|nvrtc) (?:shared |dynamic )?library (?:was )?not found)",
     re.I)
+# what NCCL loads if it is there and goes on without (its "Failed to open libibverbs.so[.1]"
+# is a WARN in older releases): the InfiniBand verbs and RDMA libraries (the socket transport
+# instead), GDRCopy, its network and tuner plugins
+_NCCL_OPTIONAL = re.compile(r"lib(?:ibverbs|rdmacm|mlx5|gdrapi|nccl-net|nccl-tuner)\b")
 _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
 
 
@@ -111,8 +115,9 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
 
     for pattern in _NOT_FOUND:
         for m in hits(pattern, text):
-            if "NCCL INFO" in line_of(text, m.start()):
-                continue  # NCCL's optional plugins, looked for and not needed: "No plugin found"
+            line = line_of(text, m.start())
+            if "NCCL INFO" in line or ("NCCL" in line and _NCCL_OPTIONAL.match(m["lib"])):
+                continue  # NCCL's optional plugins and transports, looked for and not needed
             add(_missing(decode_file(m["lib"]), m))
     for m in hits(_NAMED_NOT_FOUND, text):
         lib = decode_file(f"lib{(m['name'] or m['name2']).lower()}")

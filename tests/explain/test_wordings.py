@@ -870,9 +870,25 @@ LATER_S7 = [  # the session of 2026-11-27 evening: rules for what earlier rounds
     ("[Fri Feb 12 11:47:20 2021] nv_peer_mem: Unknown symbol ib_register_peer_memory_client "
      "(err 0)", "peer-memory-module-ib-symbols", "other-environment"),
 ]
+LATER_S8 = [  # the session of 2026-11-27 night
+    # NCCL 2.7's "Failed to open libibverbs.so[.1]": it goes on over sockets; the kernels' own
+    # failure after it is the cause (round 10's g34-011, NVIDIA/nccl#444)
+    ("[0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\nNCCL version "
+     "2.7.8+cuda11.0\n[3] enqueue.cc:215 NCCL WARN Cuda failure 'invalid device function'\n"
+     "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:31, unhandled "
+     "cuda error, NCCL version 2.7.8", "nccl-kernels-not-for-this-gpu", "arch-not-in-build"),
+    # the proxy's closed socket is the peer's end, seen from here; the rank that could not
+    # allocate its buffers is the cause (round 11's g40-020)
+    ("ng30903:3063025:3066048 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed "
+     "by remote peer ng30903-ib<51159>\nng30903:3063025:3066048 [0] proxy.cc:1143 NCCL WARN "
+     "Socket recv failed while polling for opId=0x55a51966cc80\nng30903:3063028:3066152 [3] "
+     "include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n\nng30903:3063028:3066152 [3] "
+     "include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
+     "nccl-warnings-failed-to-cuda-calloc", "out-of-memory"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
-          + ROUND14_SEEN + LATER_S6 + LATER_S7)
+          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8)
 
 
 @pytest.mark.parametrize("text", [
