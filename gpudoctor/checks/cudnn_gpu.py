@@ -95,7 +95,9 @@ def check_cudnn_supports_gpu(env: Environment, tables: Tables) -> Finding:
 
     Rules before rows (`gpudoctor.compat.rules.cudnn_supports_gpu`): the support matrix's row
     of the release decides where the tables hold one (an open-ended row speaks for its own
-    major only: a cuDNN 10 is not judged by a 9.x row); where they do not, a build whose
+    major only: a cuDNN 10 is not judged by a 9.x row), and a GPU of the row's newest major
+    at a later minor runs the code it has (binary compatibility: cuDNN 8.5's sm_86 code on an
+    RTX 4090, sm_89); where they do not, a build whose
     CUDA's compiler cannot target the GPU (the arch rule), or a GPU below the floor of the
     newest recorded release of its major (cuDNN drops GPUs oldest first), is unsupported, and
     the finding names the rule; anything else stays unknown and the check says so.

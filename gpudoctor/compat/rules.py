@@ -269,6 +269,13 @@ def cudnn_supports_gpu(tables: Tables, version: str, cc: str,
         row = None  # an open-ended row of an older major does not speak for a new one
     if row is not None and row.status != UNVERIFIED:
         ok = row.supports(cc)
+        high = parse_cc(row.max_cc)
+        if not ok and high is not None and target[0] == high[0] and target > high:
+            # its code for the highest compute capability runs on a later minor of that major
+            # (an RTX 4090, sm_89, on a cuDNN whose newest code is sm_86)
+            return Ruling("yes", f"cuDNN {version} supports {row.range_text()}, and its code "
+                          f"for {sm_name(high)} runs on {gpu} (same major, higher minor)",
+                          BINARY_COMPAT)
         return Ruling("yes" if ok else "no", f"cuDNN {version} supports {row.range_text()}",
                       CUDNN_MATRIX, by_row=True)
     if cuda_build and minor_key(cuda_build) is None and cuda_build.strip().isdigit():

@@ -8,6 +8,7 @@ import pytest
 from gpudoctor.compat import Tables
 from gpudoctor.compat.rules import (
     BACKWARD,
+    BINARY_COMPAT,
     MINOR_VERSION,
     NVCC_ARCHS,
     RULES,
@@ -123,3 +124,13 @@ def test_cudnn_gpu_support_by_row_then_by_rule(tables: Tables) -> None:
     ruling = cudnn_supports_gpu(tables, "10.0.0", "6.1", "13")
     assert ruling.verdict == "no" and ruling.rule is NVCC_ARCHS, ruling
     assert cudnn_supports_gpu(tables, "10.0.0", "9.0", "13").verdict == "unknown"
+
+
+def test_a_later_minor_of_the_rows_newest_major_runs_its_code(tables: Tables) -> None:
+    """cuDNN 8.5.0's newest code is sm_86: by binary compatibility it runs on an RTX 4060 Ti
+    (sm_89; round 17's r37-007, torch 1.13.1+cu117), never on a Hopper (sm_90)."""
+    ada = cudnn_supports_gpu(tables, "8.5.0.96", "8.9", "11.7")
+    assert ada.verdict == "yes" and ada.rule is BINARY_COMPAT and not ada.by_row, ada
+    assert "sm_86" in ada.cited and "sm_89" in ada.cited
+    assert cudnn_supports_gpu(tables, "8.5.0.96", "9.0", "11.7").verdict == "no"
+    assert cudnn_supports_gpu(tables, "8.5.0.96", "3.0", "11.7").verdict == "no"  # below
