@@ -17,6 +17,7 @@ from gpudoctor.model import (
     Finding,
     HostFacts,
     Layer,
+    NvmlFacts,
     Reason,
     Severity,
     Status,
@@ -284,8 +285,9 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
         return skipped(_no_arch_list(rt.cuda_available))
     gpus = machine.seen_gpus(env, tables)
     if not gpus:
-        return skipped("no GPU visible" if V.is_reported(env.nvml)
-                       else V.reason_of(env.nvml))
+        listed = isinstance(env.nvml, NvmlFacts) and (env.nvml.gpus or not V.pasted(env))
+        return skipped(("no GPU visible" if listed else "the GPUs are not in the report")
+                       if V.is_reported(env.nvml) else V.reason_of(env.nvml))
     ev: list[tuple[str, str]] = [("arch list", f"{' '.join(arch_list)} ({arch_source})")]
     missing, unknown, cannot = [], [], []
     for g in gpus:

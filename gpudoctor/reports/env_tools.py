@@ -32,7 +32,13 @@ other words.
   printed only where CUDA is available), "cuDNN version: 8902"
   (torch.backends.cudnn.version()), "Library compiled for CUDA architectures: ['sm_50', …]"
   (torch.cuda.get_arch_list()), and each GPU as "GPU 0 Name: NVIDIA GeForce RTX 4090" and
-  "GPU 0 CUDA capability (maj.min): 8.9".
+  "GPU 0 CUDA capability (maj.min): 8.9";
+- MinkowskiEngine's `ME.print_diagnostics()` (MinkowskiEngine/diagnostics.py): sections under
+  "==========Pytorch==========" (torch.__version__ alone on its line, then
+  "torch.cuda.is_available(): True") and "==========NVIDIA-SMI==========" (the path of
+  nvidia-smi, then each `nvidia-smi -q` field whose key holds "version", colon dropped:
+  "Driver Version 510.60.02", "CUDA Version 11.6": the driver answered), then nvcc's version.
+  It names no GPU.
 
 What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
 local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
@@ -66,7 +72,7 @@ from gpudoctor.reports.interface import (
     stated_runtime,
     unreported_host,
 )
-from gpudoctor.versions import encode_cudnn_version
+from gpudoctor.versions import encode_cuda_version, encode_cudnn_version
 
 # the first line of each tool's report (a paste cut at its top starts at a later line)
 START = re.compile(
@@ -75,7 +81,8 @@ START = re.compile(
     r"|-{3,} PyTorch Information -{3,}\s*$"  # nnDetection
     r"|xFormers \d+\.\d+\S*\s*$|DeepSpeed general environment info:\s*$"  # xformers, ds_report
     r"|=== Software ===\s*$"  # fastai
-    r"|MONAI version:\s*\d+\.\d+\S*\s*$)"  # MONAI's print_config
+    r"|MONAI version:\s*\d+\.\d+\S*\s*$"  # MONAI's print_config
+    r"|={5,}(?:System|Pytorch)={5,}\s*$)"  # MinkowskiEngine's print_diagnostics
     r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
@@ -122,10 +129,19 @@ def _lines(text: str) -> str:
 
 FASTAI = "fastai's show_install"
 MONAI = "MONAI's print_config"
+MINKOWSKI = "MinkowskiEngine's print_diagnostics"
+# its sections' headers; under "Pytorch" torch's version alone, under "NVIDIA-SMI" nvidia-smi -q's
+# "<key> <value>" pairs
+_ME_SECTION = re.compile(r"^={5,}(?P<name>[\w-]{1,30})={5,}[ \t]*$", re.MULTILINE)
+_ME_TORCH = re.compile(r"\s{0,4}(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,40})[ \t]*$", re.MULTILINE)
+_ME_VERSION = re.compile(r"^(Driver|CUDA) Version[ \t]+(\d{1,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$",
+                         re.MULTILINE)
 
 
 def _tool(text: str) -> str:
     low = text.lower()
+    if "=====pytorch=====" in low or "=====minkowskiengine=====" in low:
+        return MINKOWSKI
     if "detectron2" in low:
         return "detectron2's collect_env"
     if "sglang" in low or "cuda driver version" in low:
@@ -345,6 +361,8 @@ def parse(text: str) -> Partial | None:
     text = _lines(text)
     tool = _tool(text)
     fields = _fields(text)
+    if tool == MINKOWSKI:
+        fields.update(_minkowski(text))
     gpus = _gpus(text, fields, tool)
     version = _torch_version(fields)
     if version is None and not gpus:
@@ -364,8 +382,33 @@ def parse(text: str) -> Partial | None:
         python_version=_python(fields),
         stated_version=release_left_open(runtime, version),
     )
-    return Partial(kind=tool, rank=2, nvml=_nvml(tool, fields, gpus), torch=torch,
+    nvml = _nvml(tool, fields, gpus)
+    said = encode_cuda_version(fields.get("nvidia-smi cuda version", ""))
+    if isinstance(nvml, NvmlFacts) and said:
+        nvml = replace(nvml, cuda_driver_version=said)
+    return Partial(kind=tool, rank=2, nvml=nvml, torch=torch,
                    toolkits=_toolkit(text, fields), host=_host(tool, fields))
+
+
+def _minkowski(text: str) -> dict[str, str]:
+    """MinkowskiEngine's sections as the fields the other tools name: torch's version (the
+    Pytorch section's first line), its availability, and nvidia-smi's driver and CUDA."""
+    sections: dict[str, str] = {}
+    heads = list(_ME_SECTION.finditer(text))
+    for head, after in zip(heads, [*heads[1:], None], strict=True):
+        end = after.start() if after else len(text)
+        sections.setdefault(head["name"].lower(), text[head.end():end])
+    out: dict[str, str] = {}
+    torch = _ME_TORCH.match(sections.get("pytorch", ""))
+    if torch:
+        out["pytorch"] = torch[1]
+    said = re.search(r"^torch\.cuda\.is_available\(\): (True|False)[ \t]*$",
+                     sections.get("pytorch", ""), re.MULTILINE)
+    if said:
+        out["cuda available"] = said[1]
+    for m in _ME_VERSION.finditer(sections.get("nvidia-smi", "")):
+        out.setdefault("driver version" if m[1] == "Driver" else "nvidia-smi cuda version", m[2])
+    return out
 
 
 def _host(tool: str, fields: dict[str, str]) -> HostFacts | None:

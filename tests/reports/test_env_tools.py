@@ -315,3 +315,37 @@ def test_a_cuda_version_row_is_torchs_only_in_monais_report() -> None:
     other = read_reports([("o", "sys.platform: linux\nPyTorch: 2.1.0\nCUDA available: True\n"
                                 "CUDA version: 12.1\n")])
     assert _runtime(other).cuda != "12.1"
+
+
+@pytest.mark.parametrize(("name", "torch", "driver", "cuda"), [
+    ("r37-003.txt", "1.8.0+cu111", "510.60.02", 11060),  # NVIDIA/MinkowskiEngine (index.toml)
+    ("r37-004.txt", "1.12.1+cu113", "537.42", 12020),  # under WSL2, cut inside its nvcc section
+])
+def test_minkowski_engine_print_diagnostics(name: str, torch: str, driver: str,
+                                            cuda: int) -> None:
+    """Round 17's MinkowskiEngine `print_diagnostics()`: torch's version alone under its
+    "Pytorch" header, and nvidia-smi -q's version fields with their colon dropped ("Driver
+    Version 510.60.02"): the driver answered (GD101 passes, GD103 from its CUDA); it names no
+    GPU, so nothing says which GPUs there are (GD102 and GD404 skip, saying so)."""
+    path = HELDOUT_A.parents[1] / "round17" / "reports-P" / name
+    env = read_reports([(name, path.read_text(encoding="utf-8"))])
+    assert env.sources[0].startswith("MinkowskiEngine's print_diagnostics")
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda_available) == (torch, True)
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.gpus == ()
+    assert (env.nvml.driver_version, env.nvml.cuda_driver_version) == (driver, cuda)
+    results = {str(r.check_id): r.finding for r in run_checks(env, load_tables()).results}
+    assert results["GD101"].status is Status.PASS and results["GD103"].status is Status.PASS
+    assert results["GD102"].status is Status.SKIP and results["GD404"].status is Status.SKIP
+    assert "not in the report" in results["GD404"].message
+
+
+def test_minkowski_sections_without_the_driver_state_no_driver() -> None:
+    """nvidia-smi that printed nothing (no driver) leaves the section empty: no driver is
+    stated, and nothing fails for it."""
+    env = read_reports([("me", "==========Pytorch==========\n2.1.0+cu121\n"
+                               "torch.cuda.is_available(): False\n"
+                               "==========NVIDIA-SMI==========\n/usr/bin/nvidia-smi\n"
+                               "==========NVCC==========\n")])
+    assert _runtime(env).cuda_available is False
+    assert not isinstance(env.nvml, NvmlFacts)
