@@ -27,7 +27,7 @@ from gpudoctor.explain.libraries import Family, Library, decode_file, symbol_own
 _F = r"[\w.+-]+"
 _NOT_FOUND = (
     re.compile(r"(?<![\w.+-])(?P<lib>lib[\w.+-]{1,300}?\.so(?:\.[\d.]*\d)?)\s{0,8}:\s{0,8}"
-               "cannot open shared object file"),
+               "(?:cannot|[Uu]nable to) open shared object file"),
     re.compile(rf"Could not load dynamic library '(?P<lib>{_F})'"),
     # macOS's dyld: "dlopen(libnvidia-ml.so.1, 6): image not found", "Library not loaded:
     # @rpath/libcudart.10.0.dylib"

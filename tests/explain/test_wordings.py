@@ -885,6 +885,19 @@ LATER_S8 = [  # the session of 2026-11-27 night
      "include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n\nng30903:3063028:3066152 [3] "
      "include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
      "nccl-warnings-failed-to-cuda-calloc", "out-of-memory"),
+    # round 17 (its threads in round17/explain-P/index.toml): torch for R's loader wording
+    # (g51-008), pixi's solver without the __cuda virtual package (g52-008), Transformer
+    # Engine's FP8 check (g52-010)
+    ("✖ /home/server/R/x86_64-pc-linux-gnu-library/4.1/torch/lib/liblantern.so\n  - "
+     "libcudart.so.11.0: Unable to open shared object file: there is no file or directory "
+     "available", "library-missing-libcudart", "library-not-found"),
+    ("  Error:   × Cannot install environment 'default'\n    ╰─▶ Virtual package '__cuda' does "
+     "not match any of the available virtual packages on your machine: [__archspec=1=zen2, "
+     "__glibc=2.39=0, __unix=0=0, __linux=6.11.0=0]", "conda-cuda-virtual-package-missing",
+     "other-environment"),
+    (" assert fp8_available, reason_for_no_fp8\nAssertionError: Device compute capability 8.9 or "
+     "higher required for FP8 execution.", "gpu-below-required-compute-capability",
+     "arch-not-in-build"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
