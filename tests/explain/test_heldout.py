@@ -35,6 +35,7 @@ SETS = {
     "round14/explain-M": ((54, 36, 18), 34),  # 31 on e059552 (sealed)
     "round15/explain-N": ((64, 47, 17), 37),  # 31 on 2c17d24 (sealed)
     "round16/explain-O": ((52, 34, 18), 34),  # 27 on 9decad9 (sealed)
+    "round17/explain-P": ((64, 44, 20), 32),  # 29 on 1415d9f (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -71,6 +72,10 @@ BLAMED = {
     # code), read as the GPU not visible that torch reports; g50-016: CTranslate2 asked for
     # float16 on the CPU by the caller, read as the device lacking float16 (its words)
     "round16/explain-O": {"g49-001.txt", "g50-016.txt"},
+    # g51-006: nvcc told "compute_92", which a project's CMake arch detection made up (fixed
+    # in its Cuda.cmake), read as the toolkit not knowing that architecture (its words);
+    # g52-032: a ComfyUI node calling .cuda() on a Mac, read as a torch without CUDA (it is)
+    "round17/explain-P": {"g51-006.txt", "g52-032.txt"},
 }
 
 
