@@ -17,7 +17,7 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
-from gpudoctor.reports.interface import SMI_MISSING
+from gpudoctor.reports.interface import CUDA_NA, SMI_MISSING
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -49,6 +49,9 @@ def check_container(env: Environment, tables: Tables) -> Finding:
       `utility` capability, so the container was not given the GPUs (FAIL), also where the
       host's nvidia-smi answers beside it; where it lists the device nodes too, the libraries
       alone were not mounted (FAIL).
+    - A pasted report from a container whose nvidia-smi answers but shows "CUDA Version: N/A":
+      it found no `libcuda.so.1` there, so the toolkit mounted the driver's management library
+      (the `utility` capability) without its CUDA library (`compute`) (FAIL).
     - `NVIDIA_VISIBLE_DEVICES=void`/`none`: GPUs hidden on purpose (a note).
 
     Outside a container this check does not apply (skipped); CDI specs found are shown.
@@ -124,6 +127,17 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             "--runtime=docker; a snap docker needs the snap's own toolkit), or --device "
             f"nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit ({TOOLKIT_URL})",
             (("container", host.container), ("in the container", inside), *cdi))
+    no_cuda = env.nvml.cuda_driver_version if isinstance(env.nvml, NvmlFacts) else None
+    if isinstance(no_cuda, Unavailable) and no_cuda.message == CUDA_NA and host.wsl is not True:
+        return failed(
+            f"nvidia-smi answers in this {named} but shows 'CUDA Version: N/A': it finds no "
+            "libcuda.so.1 there. The NVIDIA Container Toolkit mounted the driver's management "
+            "library (the utility capability) but not its CUDA library (compute)",
+            "restart it with NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all): -e "
+            "NVIDIA_DRIVER_CAPABILITIES=compute,utility with --gpus all (an image may set it to "
+            "graphics or utility alone), or --device nvidia.com/gpu=all with CDI "
+            f"({TOOLKIT_URL})",
+            (("container", host.container), ("nvidia-smi", CUDA_NA), *cdi))
     if isinstance(visible, Unavailable) or nodes is None:
         return skipped(f"this {named}'s environment or device nodes are "
                        "not known", cdi)

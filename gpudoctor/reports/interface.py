@@ -114,6 +114,9 @@ NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME, PROSE, MIG_LIST}
 # toolkit did not mount the driver (here, not in the reader: the check path does not import it)
 SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is "
                "installed (or, in a container, GPU support was not requested)")
+# nvidia-smi's table with "CUDA Version: N/A": it found no libcuda.so.1 to ask (in a container,
+# GD505's sign that the toolkit mounted the driver without its compute capability)
+CUDA_NA = "nvidia-smi shows CUDA Version: N/A"
 # the start of the nvidia-smi reader's message for "Failed to initialize NVML: <NVML's text>"
 NVML_INIT_FAILED = "nvidia-smi could not initialise NVML"
 

@@ -37,6 +37,7 @@ import re
 
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
 from gpudoctor.reports.interface import (
+    CUDA_NA,
     NVML_INIT_FAILED,
     SMI_MISSING,
     Partial,
@@ -343,7 +344,8 @@ def parse_table(text: str) -> Partial:
         cuda_driver_version=cuda_v if cuda_v is not None else not_reported(
             f"the highest CUDA the driver runs {cut}" if banner is None else
             "the highest CUDA the driver runs is not in the report (nvidia-smi before driver "
-            "410 does not print it)" if cuda is None else f"nvidia-smi shows CUDA Version: {cuda}"),
+            "410 does not print it)" if cuda is None else CUDA_NA if cuda == "N/A" else
+            f"nvidia-smi shows CUDA Version: {cuda}"),
         nvml_version=not_reported("the NVML version is not in nvidia-smi's table"),
         binding=f"nvidia-smi {banner[1]} (the table)" if banner else "nvidia-smi (the table)",
         gpus=tuple(gpus),

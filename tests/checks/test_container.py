@@ -221,3 +221,34 @@ def test_no_nvidia_smi_before_a_driver_was_installed_on_a_host_is_not_a_containe
             "| NVIDIA-SMI 550.90.07    Driver Version: 550.90.07    CUDA Version: 12.4     |\n")
     found = run(container.check_container, read_reports([("host", text)]), tables)
     assert found.status is Status.SKIP
+
+
+@pytest.mark.parametrize("name", ["r37-016.md", "r37-028.txt"])
+def test_cuda_version_na_in_a_container_is_the_compute_capability_left_out(
+        tables: Tables, name: str) -> None:
+    """Round 17's r37-016 (a ROS image run with --runtime=nvidia) and r37-028 (docker run
+    --gpus all … nvidia-smi): nvidia-smi answers inside the container, its table says "CUDA
+    Version: N/A" (no libcuda.so.1 there): the toolkit mounted NVML without the compute
+    capability. Their threads are in round17/reports-P/index.toml."""
+    from pathlib import Path
+
+    from gpudoctor.reports.read import read_reports
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round17"
+            / "reports-P" / name)
+    env = read_reports([(name, path.read_text(encoding="utf-8"))])
+    found = run(container.check_container, env, tables)
+    assert found.status is Status.FAIL, found
+    assert "CUDA Version: N/A" in found.message and "compute" in found.message
+    assert "NVIDIA_DRIVER_CAPABILITIES=compute,utility" in (found.fix or "")
+
+
+def test_cuda_version_na_on_a_host_is_not_a_container_finding(tables: Tables) -> None:
+    """The same table on a host (no container named): GD505 does not apply."""
+    from gpudoctor.reports.read import read_reports
+
+    table = ("+-----------------------------------------------------------------------------+\n"
+             "| NVIDIA-SMI 455.45.01    Driver Version: 455.45.01    CUDA Version: N/A      |\n"
+             "|-------------------------------+----------------------+----------------------+\n")
+    found = run(container.check_container, read_reports([("smi", table)]), tables)
+    assert found.status is Status.SKIP, found
