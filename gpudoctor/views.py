@@ -75,7 +75,8 @@ PROSE = "the reporter's words"
 
 
 def named_in_words(env: Environment) -> tuple[str, ...] | None:
-    """The GPUs a report names only in words (binding PROSE), else None."""
+    """The GPUs a report names only in words (binding PROSE; none where the words name a
+    driver and no GPU), else None."""
     if not isinstance(env.nvml, NvmlFacts) or env.nvml.binding != PROSE:
         return None
     return tuple(g.name for g in env.nvml.gpus if isinstance(g, GpuFacts))

@@ -78,8 +78,11 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     drv = V.driver_version(env)
     named = V.named_in_words(env)
     if named is not None:
-        return skipped(f"the report names {', '.join(named)} in words, but not whether a driver "
-                       "runs it: ask for the output of `nvidia-smi`", (("report", V.PROSE),))
+        said = (f"{', '.join(named)} in words, but not whether a driver runs it" if named else
+                f"driver {drv or '(no version)'} in words, but not whether it is loaded and "
+                "sees the GPUs")
+        return skipped(f"the report names {said}: ask for the output of `nvidia-smi`",
+                       (("report", V.PROSE),))
     inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None
     if isinstance(env.nvml, NvmlFacts) and isinstance(env.host, HostFacts) and inside \
             and "version mismatch" in inside.lower():

@@ -18,7 +18,8 @@ the words state:
   `gpudoctor.compat.gpu_names`, so "K40c", "GTX 1080 Ti", "RTX 5090 D" are placed and "M.2" or
   "2019" are not), and torch's printed device properties (`_CudaDeviceProperties(name='GeForce
   GT 740', major=3, minor=0, …)`) with their compute capability;
-- the driver's version where the text names it ("driver 535.54.03", "Driver Version: 410.78").
+- the driver's version where the text names it ("driver 535.54.03", "Driver Version: 410.78"),
+  with or without a GPU: torch's CUDA is judged against it (GD103).
 
 Naming a GPU is no sign that a driver runs it: the GPUs are stated under the binding `PROSE`,
 whose driver's state stays unknown (GD101 skips, GD102 does not judge; `views.driver_present`
@@ -108,7 +109,9 @@ def parse(text: str, tables: Tables) -> Partial | None:
     if available is None and launched:  # torch reached a GPU: CUDA was available
         available = True
     torch = _torch(version, available, text) if version is not None else None
-    nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus else None
+    # a driver named without a GPU is stated too (torch's CUDA is judged against it); the
+    # GPUs stay unlisted, as ever under PROSE
+    nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus or driver else None
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
 
 

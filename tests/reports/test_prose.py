@@ -265,3 +265,21 @@ def test_the_gpu_the_words_name_beside_a_torch_the_tools_state_without_one() -> 
     assert isinstance(t4.nvml, NvmlFacts)
     got = statuses(t4)
     assert got["GD404"] is Status.PASS and got["GD101"] is Status.SKIP
+
+
+def test_a_driver_named_without_a_gpu_judges_torchs_cuda() -> None:
+    """Round 17's r38-004 (its thread in round17/reports-P/index.toml): "The GPU driver version
+    is 520.61.05 … torch=2.1.1+cu118", no GPU named. The driver is stated (GD103 passes: 520
+    runs CUDA 11.8), its state stays unknown (GD101 skips, naming it), and no GPU is listed
+    (GD102 does not judge words; GD404 says the GPUs are not in the report)."""
+    path = ROUND7.parents[1] / "round17" / "reports-P" / "r38-004.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
+    assert (env.nvml.driver_version, env.nvml.gpus) == ("520.61.05", ())
+    got = statuses(env)
+    assert (got["GD103"], got["GD101"], got["GD102"], got["GD404"]) == (
+        Status.PASS, Status.SKIP, Status.SKIP, Status.SKIP)
+    # an old driver named beside a newer CUDA build fails as it would in a table
+    old = read_reports([("w", "My driver version is 450.80.02 and I installed "
+                              "torch==2.1.1+cu121\n")])
+    assert statuses(old)["GD103"] is Status.FAIL
