@@ -31,6 +31,7 @@ from gpudoctor.reports import (
     nvidia_smi_csv,
     nvidia_smi_list,
     nvidia_smi_q,
+    pip_show,
     prose,
     snapshot,
     system,
@@ -61,11 +62,12 @@ __all__ = ["ReportError", "read_inputs", "read_reports"]
 EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "torch.utils.collect_env` (or detectron2's, OpenMMLab's, SGLang's, Lightning's, "
             "xFormers' info, DeepSpeed's ds_report, fastai's show_install, MONAI's "
-            "print_config), `nvidia-smi` (-L, -q, -q -x, mig -lgi, topo -m), gpustat, "
-            "ComfyUI's system information, Unsloth's and Ultralytics' banners, kohya_ss's and "
-            "SD.Next's torch check, torch's own messages, prints of its version and import "
-            "errors, the kernel module's messages, `ls -l /dev/nvidia*`, `lspci -k`, "
-            "`lshw -C display`, or an issue body or log that contains them")
+            "print_config, MinkowskiEngine's print_diagnostics), `nvidia-smi` (-L, -q, -q -x, "
+            "mig -lgi, topo -m), gpustat, ComfyUI's system information, Unsloth's and "
+            "Ultralytics' banners, kohya_ss's and SD.Next's torch check, torch's own messages, "
+            "prints of its version and import errors, `pip show torch`, the kernel module's "
+            "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, or an issue body or "
+            "log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -262,6 +264,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                     recognised = True
                     if stated.torch is not None:
                         break
+            else:  # nor its prints: `pip show torch`
+                if (stated := pip_show.parse(text, load_tables())) is not None:
+                    found.append((name, stated))
+                    recognised = True
         partial = torch_messages.parse(text)  # anywhere in the text
         if partial is not None and any(p.torch is not None for n, p in found if n == name):
             found = [(n, _with_messages(p, partial)) if n == name else (n, p)
