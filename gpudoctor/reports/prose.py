@@ -71,7 +71,7 @@ CONDA_CHANNEL = re.compile(r"(?m:^[^\n]{0,300}(?:-c|--channel)[ \t]{1,4}pytorch(
 AVAILABLE = re.compile(
     r"is_available\(\)[`'\"]?[ \t]{0,4}(?:(?:still[ \t]+)?(?:returns?|returned|returning|is|"
     r"was|gives?|gave|prints?|printed|outputs?|shows?|says|=+|:|->|→)[ \t]{0,4})?[`'\"]?"
-    r"(?P<v>True|False)\b")
+    r"(?P<v>True|False|true|false|TRUE|FALSE)\b")
 # torch's errors from a kernel launch: it is a CUDA build that reached a GPU
 KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"
                           r"CUDA error: (?:an illegal memory access|device-side assert|"
@@ -138,8 +138,8 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     versions = {_version(m["v"]) for m in TORCH.finditer(text)}
     if not versions:  # no version named as torch's: one with torch's tag, alone or quoted
         versions = {m["v"] for m in TAGGED.finditer(text) if not m["v"].startswith("0.")}
-    said = {m["v"] for m in AVAILABLE.finditer(text)}
-    return (_most_precise(versions), None if len(said) != 1 else said.pop() == "True")
+    said = {m["v"].lower() for m in AVAILABLE.finditer(text)}
+    return (_most_precise(versions), None if len(said) != 1 else said.pop().lower() == "true")
 
 
 def _conda_cuda(text: str, version: str) -> str | None:

@@ -98,6 +98,14 @@ def test_availability_in_words_and_device_properties() -> None:
     assert partial.torch.runtime.cuda_available is True
 
 
+@pytest.mark.parametrize(("said", "available"), [
+    ("torch.cuda.is_available() return true", True),  # round 17's r38-008, as written
+    ("torch.cuda.is_available() returns FALSE", False),
+])
+def test_availability_in_lower_or_upper_case(said: str, available: bool) -> None:
+    assert prose._torch_said(f"pytorch 2.1.0\n{said}\n") == ("2.1.0", available)
+
+
 def test_a_list_of_products_is_not_a_machine() -> None:
     names = ", ".join(f"GeForce RTX {n}" for n in (2060, 2070, 2080, 3060, 3070, 3080, 3090,
                                                   4060, 4070, 4080, 4090, 5070, 5080, 5090))
