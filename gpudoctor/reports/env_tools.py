@@ -107,7 +107,8 @@ _ARCH_LIST = re.compile(r"(?:PyTorch CUDA Arch List|Library compiled for CUDA ar
 _MONAI_GPU = re.compile(r"^[ \t]*GPU (\d{1,2}) (Name|CUDA capability \(maj\.min\)):[ \t]*"
                         r"([^\n]{1,80}?)[ \t]*$", re.MULTILINE)
 # torch's build configuration (torch.__config__.show(), "PyTorch built with:"): "  - CuDNN 7.6.3"
-# is cudnnGetVersion(), the cuDNN torch runs ("  (built against CUDA 11.1)" may follow; a
+# is cudnnGetVersion(), the cuDNN torch runs, in cuDNN 8's formula ("91.0.2" is 9.10.2: torch
+# splits 91002 as MAJOR*1000 + MINOR*100 + PATCH) ("  (built against CUDA 11.1)" may follow; a
 # different compile-time one is a separate "    - Built with CuDNN 8.0.5" line, not read)
 _CONFIG_CUDNN = re.compile(r"^[ \t`>]*- CuDNN (\d{1,2})\.(\d{1,2})\.(\d{1,3})\b", re.MULTILINE)
 
@@ -280,7 +281,10 @@ def _cudnn(text: str, fields: dict[str, str], tool: str) -> int | None:
     integer torch.backends.cudnn.version() returned (fastai's "torch cudnn ver : 7401")."""
     m = _CONFIG_CUDNN.search(text)
     if m:
-        return encode_cudnn_version(int(m[1]), int(m[2]), int(m[3]))
+        # torch writes cudnnGetVersion() with cuDNN 8's formula (MAJOR*1000 + MINOR*100 +
+        # PATCH), so cuDNN 9.10.2 (91002) shows as "91.0.2": the integer it printed is read
+        return int(m[1]) * 1000 + int(m[2]) * 100 + int(m[3]) if int(m[1]) >= 10 else \
+            encode_cudnn_version(int(m[1]), int(m[2]), int(m[3]))
     said = re.match(r"(\d{4,6})\b", fields.get("torch cudnn ver") or fields.get("torch cudnn", "")
                     or (fields.get("cudnn version", "") if tool == MONAI else ""))
     return int(said[1]) if said and int(said[1]) >= 1000 else None

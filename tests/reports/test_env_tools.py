@@ -349,3 +349,17 @@ def test_minkowski_sections_without_the_driver_state_no_driver() -> None:
                                "==========NVCC==========\n")])
     assert _runtime(env).cuda_available is False
     assert not isinstance(env.nvml, NvmlFacts)
+
+
+def test_torchs_build_configuration_writes_cudnn_9_10_in_cudnn_8s_formula() -> None:
+    """Round 18's r39-034 (lmdeploy's check_env, its thread in round18/reports-Q/index.toml):
+    torch 2.8.0's build configuration prints "- CuDNN 91.0.2" for cuDNN 9.10.2 (it splits
+    91002 as cuDNN 8's MAJOR*1000 + MINOR*100 + PATCH). Read as 9.10.2, GD309 passes (it
+    failed, reading a cuDNN "91.0.2" older than the 9.10.2.21 the wheel was built with)."""
+    path = HELDOUT_A.parents[1] / "round18" / "reports-Q" / "r39-034.txt"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert _runtime(env).cudnn_version == 91002
+    assert _judged(env)["GD309"] is Status.PASS
+    old = read_reports([("o", "sys.platform: linux\nPyTorch: 1.8.0+cu111\nCUDA available: True\n"
+                              "PyTorch compiling details: PyTorch built with:\n  - CuDNN 8.0.5\n")])
+    assert _runtime(old).cudnn_version == 8005
