@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from gpudoctor import views as V
 from gpudoctor.compat.wheels import cudnn_wheel_name
-from gpudoctor.model import Environment, GpuFacts, Reason, Unavailable
+from gpudoctor.model import Environment, GpuFacts, HostFacts, Reason, Unavailable
 from gpudoctor.versions import coverage, parse_arch_list, parse_cc, sm_name, sm_of
 
 if TYPE_CHECKING:
@@ -111,6 +111,15 @@ def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
     return tuple(seen)
 
 
+def other_platform(env: Environment) -> str | None:
+    """The machine's architecture where a report states one other than x86_64 ("aarch64"):
+    the tables' wheel arch lists are the Linux x86_64 wheels', and PyTorch builds the others
+    apart (other lists), so no table row speaks for them; None otherwise."""
+    machine = env.host.machine if isinstance(env.host, HostFacts) else None
+    return machine if isinstance(machine, str) and machine.lower() not in ("x86_64",
+                                                                           "amd64") else None
+
+
 def torch_arch_list(env: Environment, tables: Tables
                     ) -> tuple[tuple[str, ...], str] | Unavailable:
     """torch's arch list and its source: `torch.cuda.get_arch_list()` from the probe; for a
@@ -126,6 +135,10 @@ def torch_arch_list(env: Environment, tables: Tables
     if isinstance(rt.version, Unavailable):
         return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
                            "its version")
+    if (host := other_platform(env)) is not None:
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"the tables record the Linux x86_64 wheels' lists: this machine is "
+                           f"{host}, whose wheels PyTorch builds apart")
     base = rt.version.partition("+")[0]
     variant = tables.torch_variant(rt.version)
     cuda = rt.cuda if isinstance(rt.cuda, str) else ""
@@ -242,7 +255,7 @@ def neighbouring_builds_cover(env: Environment, tables: Tables, *,
     the driver would JIT-compile)."""
     rt = V.torch_runtime(env)
     if rt is None or not isinstance(rt.version, str) or not isinstance(rt.cuda, str) \
-            or not OFFICIAL_BUILD.fullmatch(rt.version):
+            or not OFFICIAL_BUILD.fullmatch(rt.version) or other_platform(env):
         return None
     built = V.version(rt.version.partition("+")[0])
     ccs = _seen_ccs(env, tables)
@@ -337,6 +350,8 @@ def _release_builds(env: Environment, tables: Tables, *, other_cuda: bool = Fals
     e.g. 1.4.0 with CUDA 10.0) takes every listed build of the release instead."""
     rt = V.torch_runtime(env)
     if rt is not None and (not isinstance(rt.version, str) or rt.cuda is None):  # no CUDA
+        return None
+    if other_platform(env):  # the tables' builds are x86_64's
         return None
     # a report naming the release alone (`views.stated_release`): which build, if any
     version = rt.version if rt is not None else V.stated_release(env)

@@ -31,10 +31,12 @@ did say in the detail.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.model import (
     CudnnFacts,
     GpuFacts,
+    HostFacts,
     NvmlFacts,
     Reason,
     ToolkitFacts,
@@ -45,7 +47,7 @@ from gpudoctor.model import (
     VersionReading,
 )
 from gpudoctor.reports import cudnn_list, torch_messages
-from gpudoctor.reports.interface import Partial, named_gpu, not_reported
+from gpudoctor.reports.interface import Partial, named_gpu, not_reported, unreported_host
 
 # the script's first line, or its first field: "PyTorch version: 2.5.1" (also vLLM's copy,
 # "PyTorch version              : 2.5.1", and hand-edited pastes, "PyTorch version 1.5.0")
@@ -322,6 +324,24 @@ def _host_detail(fields: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
+# the machine's architecture as Python's platform string ends it ("Linux-6.8.12-tegra-aarch64-with-
+# glibc2.39") or the OS line's parenthesis ("Ubuntu 24.04.4 LTS (aarch64)")
+_MACHINE = re.compile(r"-(x86_64|aarch64|ppc64le|arm64|s390x)-with-|"
+                      r"\((x86_64|aarch64|ppc64le|arm64)\)\s*$")
+
+
+def _host(fields: dict[str, str]) -> HostFacts | Unavailable:
+    """The host facts collect_env states: only the machine's architecture (the tables' wheel
+    rows are x86_64's), where its platform or OS line names it; the rest is not in it."""
+    why = "the process environment, device nodes and /dev/shm are not in the report"
+    m = _MACHINE.search(fields.get("Python platform", "")) or _MACHINE.search(fields.get("OS", ""))
+    if m is None:
+        return not_reported(why, _host_detail(fields))
+    return replace(unreported_host(lambda what: not_reported(f"{what}: {why}",
+                                                              _host_detail(fields))),
+                   machine=m[1] or m[2])
+
+
 def _cudnn(text: str, fields: dict[str, str]) -> CudnnFacts | Unavailable:
     """The cuDNN copies the "cuDNN version" section lists (`gpudoctor.reports.cudnn_list`)."""
     found = cudnn_list.copies(text)
@@ -343,8 +363,7 @@ def parse(text: str) -> Partial:
         complete=complete,
         nvml=_nvml(fields, text, rocm),
         torch=_torch(fields, packages, text),
-        host=not_reported("the process environment, device nodes and /dev/shm are not in the "
-                          "report", _host_detail(fields)),
+        host=_host(fields),
         toolkits=_toolkit(fields),
         cudnn=_cudnn(text, fields),
     )

@@ -290,3 +290,28 @@ def test_a_build_of_a_cuda_no_listed_build_has(tables: Tables) -> None:
     said = every_build_covers(_on("6.1", "1.4.0", "10.0"), tables)
     assert said is not None and "none is for CUDA 10.0" in said and "cu92, cu101" in said
     assert every_build_covers(_on("3.5", "1.4.0", "10.0"), tables) is None
+
+
+def test_the_tables_wheel_lists_do_not_speak_for_another_platform(tables: Tables) -> None:
+    """Round 18's r40-002 (its thread in round18/reports-Q/index.toml): vLLM's collect_env on a
+    Jetson AGX Thor (aarch64, sm_110), torch 2.10.0+cu130. The tables' arch lists are the Linux
+    x86_64 wheels' (no sm_110); PyTorch builds its aarch64 wheels with other lists, so neither
+    the wheel's row nor the release's other builds judge it: GD404 skips, saying why (it
+    failed before). An x86_64 report is judged by the rows as before."""
+    from pathlib import Path
+
+    from gpudoctor.checks.pytorch import check_gpu_arch
+    from gpudoctor.compat.machine import other_platform
+    from gpudoctor.model import HostFacts, Status
+    from gpudoctor.reports.read import read_reports
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round18"
+            / "reports-Q" / "r40-002.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.host, HostFacts) and env.host.machine == "aarch64"
+    assert other_platform(env) == "aarch64"
+    found = check_gpu_arch.run(env, tables)
+    assert found.status is Status.SKIP and "x86_64" in found.message, found
+    x86 = replace(env, host=replace(env.host, machine="x86_64"))
+    assert other_platform(x86) is None
+    assert check_gpu_arch.run(x86, tables).status is Status.FAIL  # the x86_64 row: no sm_110

@@ -13,6 +13,7 @@ from gpudoctor.model import (
     CudnnFacts,
     Environment,
     GpuFacts,
+    HostFacts,
     NvmlFacts,
     Reason,
     Status,
@@ -62,7 +63,9 @@ def test_rtx4090_cu117() -> None:
     assert isinstance(env.toolkits, ToolkitsFacts) and env.toolkits.in_use is not None
     assert env.toolkits.in_use.version == "11.7" and "not in the report" in env.toolkits.in_use.root
     assert [r.value for r in env.toolkits.in_use.readings] == ["11.7.64"]
-    assert _not_reported(env.host) and "5.15.0-69-generic" in (env.host.detail or "")  # type: ignore[union-attr]
+    # of the host only the machine's architecture (from Python's platform string) is stated
+    assert isinstance(env.host, HostFacts) and env.host.machine == "x86_64"
+    assert _not_reported(env.host.kernel) and "5.15.0-69-generic" in (env.host.kernel.detail or "")  # type: ignore[union-attr]
     # no "Versions of relevant libraries": the paste is cut off, and the header says so
     assert env.sources == ("collect_env (cut off) in issue-726.md",)
     verdicts = statuses(env)
@@ -77,7 +80,8 @@ def test_rtx4090_cu117() -> None:
 def test_wsl_is_named_and_the_windows_driver_kept() -> None:
     env = read_reports([("vllm-9293", COLLECT_ENV_WSL_4070)])
     assert env.nvml.driver_version == "551.88"  # type: ignore[union-attr]
-    assert "(WSL)" in (env.host.detail or "")  # type: ignore[union-attr]
+    assert isinstance(env.host, HostFacts)
+    assert "(WSL)" in (env.host.kernel.detail or "")  # type: ignore[union-attr]
     assert _runtime(env).version == "2.4.0+cu121"
 
 
