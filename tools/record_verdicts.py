@@ -51,14 +51,16 @@ REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
                "heldout/round9/reports-H", "heldout/round10/reports-I", "heldout/round11/reports-J",
                "heldout/round12/reports-K", "heldout/round13/reports-L",
                "heldout/round14/reports-M", "heldout/round15/reports-N",
-               "heldout/round16/reports-O", "heldout/round17/reports-P", "machines/h200-x1")
+               "heldout/round16/reports-O", "heldout/round17/reports-P",
+               "heldout/round18/reports-Q", "machines/h200-x1")
 ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E",
               "heldout/round7/explain-F", "heldout/round8/explain-G", "heldout/round9/explain-H",
               "heldout/round10/explain-I", "heldout/round11/explain-J",
               "heldout/round12/explain-K", "heldout/round13/explain-L",
               "heldout/round14/explain-M", "heldout/round15/explain-N",
-              "heldout/round16/explain-O", "heldout/round17/explain-P")
+              "heldout/round16/explain-O", "heldout/round17/explain-P",
+              "heldout/round18/explain-Q")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.

@@ -36,6 +36,7 @@ SETS = {
     "round15/explain-N": ((64, 47, 17), 37),  # 31 on 2c17d24 (sealed)
     "round16/explain-O": ((52, 34, 18), 34),  # 27 on 9decad9 (sealed)
     "round17/explain-P": ((64, 44, 20), 32),  # 29 on 1415d9f (sealed)
+    "round18/explain-Q": ((31, 22, 9), 17),  # 17 on 6283f8a (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
