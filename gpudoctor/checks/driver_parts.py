@@ -8,6 +8,9 @@ from gpudoctor.checks.base import failed
 from gpudoctor.model import Environment, Finding, HostFacts, LibcudaFacts, NvmlFacts
 
 
+WSL_CUDA = 465  # the first Windows driver branch that runs CUDA in WSL 2
+
+
 def tools_apart(nvml: NvmlFacts) -> str | None:
     """nvidia-smi from another release than the loaded driver (a pasted table's "NVIDIA-SMI
     450.66  Driver Version: 418.67"): the user-space tools and the kernel module were installed
@@ -15,13 +18,15 @@ def tools_apart(nvml: NvmlFacts) -> str | None:
     /usr/lib/wsl/lib), with the Windows driver's number: NVIDIA-SMI 555.52.01 beside Driver
     Version 555.99, 525.60.07 beside 527.27, 570.133.20 beside 576.80 (the Linux tools' three
     parts, the Windows driver's two, of the same branch or a later one of its series, never
-    older): that is how WSL is built, not a fault."""
+    older; a Windows driver from R465 on, when WSL began to run CUDA, also beside the tools'
+    two parts: NVIDIA-SMI 535.103 beside 537.13): that is how WSL is built, not a fault."""
     smi, drv = nvml.smi_version, nvml.driver_version
     if not isinstance(smi, str) or not isinstance(drv, str) or smi == drv:
         return None
     s, d = V.version(smi), V.version(drv)
     if s is None or d is None or (len(d.release) == 2 and d >= s and (
-            0 <= d.major - s.major <= 1 or (len(s.release) == 3 and d.major - s.major <= 9))):
+            0 <= d.major - s.major <= 1 or ((len(s.release) == 3 or d.major >= WSL_CUDA)
+                                            and d.major - s.major <= 9))):
         return None
     return (f"but nvidia-smi is {smi}: the user-space tools come from another driver release "
             "than the kernel module (a container image that ships its own nvidia-smi, or a "

@@ -28,6 +28,10 @@ def _smi(driver: str, smi: str) -> NvmlFacts:
     ("576.80", "570.133.20", False),
     ("590.12", "570.133.20", True),  # two series apart: no driver package pairs them
     ("450.66", "418.67.01", True),  # Linux's own tools of an older release, far apart
+    # WSL's tools in two parts (round 18's r39-003, an NVIDIA forum question): NVIDIA-SMI
+    # 535.103 beside the Windows driver 537.13; before R465 WSL ran no CUDA: no such pairing
+    ("537.13", "535.103", False),
+    ("460.89", "455.32", True),
 ])
 def test_tools_from_another_release(driver: str, smi: str, apart: bool) -> None:
     said = tools_apart(_smi(driver, smi))
