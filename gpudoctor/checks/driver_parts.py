@@ -7,7 +7,6 @@ from gpudoctor import views as V
 from gpudoctor.checks.base import failed
 from gpudoctor.model import Environment, Finding, HostFacts, LibcudaFacts, NvmlFacts
 
-
 WSL_CUDA = 465  # the first Windows driver branch that runs CUDA in WSL 2
 
 
