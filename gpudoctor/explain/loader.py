@@ -19,6 +19,7 @@ symbol a library that was found lacks, and what that means.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.explain.decode import Decoded
 from gpudoctor.explain.found import Match, derived, found, hits, kebab, line_of, slug
@@ -132,7 +133,41 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
             d = _mixed(m)
             if d is not None:
                 out.setdefault(d.signature.id, d)
+    if "undefin" in lowered and not any(True for _ in hits(_UNDEFINED, text)):
+        # a terminal's hard wrap inside the loader's line ("…gnu.so: undefin\ned symbol: _ZN2at…"):
+        # read again with such wraps joined, the match placed back in the text
+        joined, cuts = _unwrapped(text)
+        for m in hits(_UNDEFINED, joined):
+            d = _mixed(m)
+            if d is not None:
+                start = m.start() + sum(1 for c in cuts if c <= m.start())
+                end = m.end() + sum(1 for c in cuts if c < m.end())
+                out.setdefault(d.signature.id, replace(d, start=start, end=end))
     return list(out.values())
+
+
+_WRAP_LEAST = 60  # a line this long that ends inside a word may have been wrapped by a terminal
+
+
+def _unwrapped(text: str) -> tuple[str, list[int]]:
+    """`text` with each hard wrap inside a word joined (a line of `_WRAP_LEAST` or more
+    characters ending in a letter or digit, the next starting with one), and where each
+    removed line break was, in the joined text's offsets."""
+    lines = text.split("\n")
+    out: list[str] = []
+    cuts: list[int] = []
+    at = 0
+    for i, line in enumerate(lines):
+        out.append(line)
+        at += len(line)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if i + 1 < len(lines):
+            if len(line) >= _WRAP_LEAST and line[-1:].isalnum() and nxt[:1].isalnum():
+                cuts.append(at)
+            else:
+                out.append("\n")
+                at += 1
+    return "".join(out), cuts
 
 
 def _lib_capture(name: str, lib: Library) -> Decoded:

@@ -898,6 +898,12 @@ LATER_S8 = [  # the session of 2026-11-27 night
     (" assert fp8_available, reason_for_no_fp8\nAssertionError: Device compute capability 8.9 or "
      "higher required for FP8 execution.", "gpu-below-required-compute-capability",
      "arch-not-in-build"),
+    # round 18's g54-005: the loader's line hard-wrapped inside "undefined" by the terminal
+    ("    import MultiScaleDeformableAttention as MSDA\nImportError: /root/miniconda3/envs/dodnet/"
+     "lib/python3.8/site-packages/MultiScaleDeformableAttention-1.0-py3.8-linux-x86_64.egg/"
+     "MultiScaleDeformableAttention.cpython-38-x86_64-linux-gnu.so: undefin\ned symbol: "
+     "_ZN2at4_ops10zeros_like4callERKNS_6TensorEN3c108optionalINS5_10ScalarTypeEEE",
+     "extension-abi-multiscaledeformableattention-1-0-py3", "extension-abi-mismatch"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
