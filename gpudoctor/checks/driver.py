@@ -26,8 +26,7 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports.interface import NOT_EVERY_GPU
-from gpudoctor.reports.torch_messages import DRIVER_TOO_OLD, INSUFFICIENT
+from gpudoctor.reports.interface import DRIVER_TOO_OLD, INSUFFICIENT, NOT_EVERY_GPU
 from gpudoctor.requirements import needs_gpu
 from gpudoctor.versions import decode_cuda_version
 

@@ -35,8 +35,6 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from gpudoctor.compat.rows import TorchRelease, TorchVariant
 from gpudoctor.versions import minor_key
 
@@ -132,6 +130,10 @@ def pip_line(release: TorchRelease, variant: TorchVariant | None,
 def satisfies(installed: str, version: str, tag: str | None) -> bool:
     """Whether pip would keep `installed` for the pin `version` (+`tag`): PEP 440 matching.
     An installed version that does not parse never satisfies a pin (pip replaces it)."""
+    # here, not at the top: packaging's specifiers compile their grammar on import, and the
+    # check path asks this only when an install line is given
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         return SpecifierSet(f"=={version}" + (f"+{tag}" if tag else "")).contains(
             installed, prereleases=True)

@@ -117,6 +117,13 @@ SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA
 # nvidia-smi's table with "CUDA Version: N/A": it found no libcuda.so.1 to ask (in a container,
 # GD505's sign that the toolkit mounted the driver without its compute capability)
 CUDA_NA = "nvidia-smi shows CUDA Version: N/A"
+# torch's words for a driver older than its CUDA, which the checks read in a probe's error too
+# (here, not in the torch messages' reader: the check path does not import it):
+# cudaErrorInsufficientDriver (35) as torch raised it, and torch's own check with the driver's
+# CUDA version, as pasted (wrapped)
+INSUFFICIENT = "CUDA driver version is insufficient for CUDA runtime version"
+DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your\s{1,4}system\s{1,4}is too old\s{1,4}"
+                            r"\(found\s{1,4}version\s{1,4}(\d{4,6})\)")
 # the start of the nvidia-smi reader's message for "Failed to initialize NVML: <NVML's text>"
 NVML_INIT_FAILED = "nvidia-smi could not initialise NVML"
 

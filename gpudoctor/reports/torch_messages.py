@@ -34,7 +34,8 @@ import re
 from dataclasses import replace
 
 from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
-from gpudoctor.reports.interface import (
+from gpudoctor.reports.interface import (  # torch's words the checks read too
+    DRIVER_TOO_OLD,
     Partial,
     not_reported,
     release_left_open,
@@ -90,8 +91,6 @@ INIT_ERROR = re.compile(
     r"|(cuda runtime error \(35\) : CUDA driver version is insufficient for CUDA runtime "
     r"version)(?= at [^\n]{0,200}(?:torch/csrc|THC))",
     re.MULTILINE)
-# cudaErrorInsufficientDriver (35) as torch raised it: the driver is older than torch's CUDA
-INSUFFICIENT = "CUDA driver version is insufficient for CUDA runtime version"
 # torch's check of the cuDNN it loads against the one it was compiled with (torch/backends/
 # cudnn/__init__.py): both versions as tuples
 CUDNN_MISMATCH = re.compile(r"cuDNN version incompatibility: PyTorch was compiled\s{1,4}against "
@@ -102,8 +101,6 @@ NO_DRIVER = "Found no NVIDIA driver on your system"
 # display driver and the CUDA driver"): libcuda.so.1 of another release than the kernel module
 MISMATCH = re.compile(r"\bError 803: system has unsupported display driver / cuda driver "
                       r"combination")
-DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your\s{1,4}system\s{1,4}is too old\s{1,4}"
-                            r"\(found\s{1,4}version\s{1,4}(\d{4,6})\)")  # wrapped, as pasted
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 
 
