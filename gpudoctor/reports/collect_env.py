@@ -47,7 +47,13 @@ from gpudoctor.model import (
     VersionReading,
 )
 from gpudoctor.reports import cudnn_list, torch_messages
-from gpudoctor.reports.interface import Partial, named_gpu, not_reported, unreported_host
+from gpudoctor.reports.interface import (
+    Partial,
+    named_gpu,
+    not_reported,
+    tag_cuda,
+    unreported_host,
+)
 
 # the script's first line, or its first field: "PyTorch version: 2.5.1" (also vLLM's copy,
 # "PyTorch version              : 2.5.1", and hand-edited pastes, "PyTorch version 1.5.0")
@@ -132,6 +138,10 @@ def _nvml(fields: dict[str, str], text: str, rocm: bool) -> NvmlFacts | Unavaila
             f"collect_env's '{said}', though nvidia-smi listed the GPUs)"))
     if driver is None and (gone := _no_driver(fields, text)) is not None:
         return gone
+    if driver is None and "Nvidia driver version" not in fields \
+            and "GPU models and configuration" not in fields:
+        return not_reported("the NVIDIA driver is not in the report (the collect_env output is "
+                            "cut off before its GPU and driver lines)", said)
     if driver is None:
         return not_reported("the NVIDIA driver is not in the report: collect_env could not run "
                             "nvidia-smi (no driver, a driver that does not answer, or no "
@@ -225,6 +235,10 @@ def _runtime(fields: dict[str, str], version: str, text: str) -> TorchRuntime | 
         "torch.cuda.is_available() is not in the report (the collect_env output is cut off "
         "before 'Is CUDA available')")
     built = fields.get("CUDA used to build PyTorch")
+    if built is None and (tag_cuda(version) or version.endswith("+cpu")):
+        # cut off before its CUDA line (or an app's copy of the first lines): the version's
+        # local tag states the build ("2.7.1+cu128", "2.1.0+cpu")
+        built = tag_cuda(version) or "None"
     if built is None or (built == "N/A" and "ROCM used to build PyTorch" not in fields):
         return not_reported("torch's CUDA (or ROCm) build is not in the report (the collect_env "
                             "output is cut off before it)")

@@ -193,3 +193,21 @@ def test_no_cuda_in_the_gpu_field_stands_for_the_driver_line_cut_off() -> None:
     # a driver line cut off without "No CUDA" beside it stays unknown, as before
     cut = VLLM_SECTIONED_NO_CUDA.replace("GPU models and configuration : No CUDA\n", "")
     assert read_reports([("cut", cut)]).nvml.reason is Reason.NOT_REPORTED  # type: ignore[union-attr]
+
+
+def test_a_collect_env_cut_before_its_cuda_line_takes_the_versions_tag() -> None:
+    """Round 18's r40-016 (LLaMA-Factory's env lines without their bullets; its thread in
+    round18/reports-Q/index.toml): "PyTorch version: 2.7.1+cu128" starts a collect_env-like
+    block with no "CUDA used to build PyTorch" line: the tag states the CUDA build (GD402
+    passes; it skipped), and the missing driver is said to be cut off, not unrunnable."""
+    from pathlib import Path
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round18"
+            / "reports-Q" / "r40-016.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("2.7.1+cu128", "12.8")
+    assert statuses(env)["GD402"] is Status.PASS
+    assert isinstance(env.nvml, Unavailable) and "cut off" in env.nvml.message
+    cpu = read_reports([("c", "PyTorch version: 2.1.0+cpu\nIs debug build: False\n")])
+    assert _runtime(cpu).cuda is None
