@@ -4,6 +4,7 @@ of every input, read by its reader, merged into one Environment (see the package
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -294,7 +295,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             found.append((name, stated))  # no tool's output: what the words state
             recognised = True
         elif recognised:
-            if _torch_alone([p for n, p in found if n == name]) and (
+            if _torch_alone([p for n, p in found if n == name], text) and (
                     stated := prose.named_gpus(text, load_tables())) is not None:
                 found.append((name, stated))  # the tools name no GPU: the words may
             named = prose.torch_named(text)
@@ -332,9 +333,14 @@ def _versioned(part: Partial, named: Partial) -> Partial:
         rt, version=version, cuda=tag_cuda(version) or rt.cuda)))
 
 
-def _torch_alone(partials: Sequence[Partial]) -> bool:
+# torch asked for its devices in the prints: what it answered is read by their rules only
+_DEVICE_ASKED = re.compile(r"get_device_(?:name|properties|capability)\(")
+
+
+def _torch_alone(partials: Sequence[Partial], text: str = "") -> bool:
     """The text's tools state torch (a CPU-only build, "Torch not compiled with CUDA enabled",
-    prints no GPU at all; a list of versions, an app's dump, names none) and no GPU or driver:
+    prints no GPU at all; a list of versions, an app's dump, torch's prints of its version and
+    availability without get_device_name(), names none) and no GPU or driver:
     the GPU its reporter has can only be in the words (`prose.named_gpus`), which GD404 then
     judges and GD101 does not. A ROCm build is not read so (its GPU is AMD's)."""
     if any(p.nvml is not None or p.libcuda is not None for p in partials):
@@ -343,8 +349,9 @@ def _torch_alone(partials: Sequence[Partial]) -> bool:
                 and isinstance(p.torch.runtime, TorchRuntime)]
     if any(rt.cuda is None and rt.hip is None for rt in runtimes):
         return True  # a CPU-only build
-    if any(p.kind in ("torch's prints", "torch's messages") for p in partials):
-        return False  # torch's own prints and messages name the GPUs they show, by their rules
+    if any(p.kind == "torch's messages" for p in partials) or (
+            any(p.kind == "torch's prints" for p in partials) and _DEVICE_ASKED.search(text)):
+        return False  # torch's own messages and device prints name the GPUs, by their rules
     # a CUDA build (or one of unknown kind) from a list of versions or an app's dump
     return any(isinstance(p.torch, TorchFacts) and p.torch.stated_version is not None
                for p in partials) or any(

@@ -291,3 +291,16 @@ def test_a_driver_named_without_a_gpu_judges_torchs_cuda() -> None:
     old = read_reports([("w", "My driver version is 450.80.02 and I installed "
                               "torch==2.1.1+cu121\n")])
     assert statuses(old)["GD103"] is Status.FAIL
+
+
+def test_torchs_prints_without_a_device_name_take_the_gpu_the_words_name() -> None:
+    """Round 18's r39-024 (its thread in round18/reports-Q/index.toml): "My Tesla V100 GPU
+    shows the following error", then torch's labelled prints of its version (2.11.0+cu128)
+    and availability, no get_device_name(): the V100 the words name is judged (GD404 fails:
+    the 2.11.0 cu128 wheel's list has no sm_70 code; it skipped). GD101 still skips."""
+    path = ROUND7.parents[1] / "round18" / "reports-Q" / "r39-024.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["Tesla V100"]
+    got = statuses(env)
+    assert (got["GD404"], got["GD101"]) == (Status.FAIL, Status.SKIP)
