@@ -74,6 +74,8 @@ CAPABILITY = _printed(rf"torch\.cuda\.get_device_capability{_DEVICE}",
                       r"\(\d{1,2}, ?\d{1,2}\)")
 
 
+# the GPU torch uses where the prints give its compute capability but not its name
+CURRENT_DEVICE = "(torch's current device; its name is not in the report)"
 # torch.cuda.get_device_properties()'s repr: the GPU's name and compute capability
 PROPERTIES = re.compile(r"_CudaDeviceProperties\(name='(?P<name>[^'\n]{2,80})', "
                         r"major=(?P<ma>\d{1,2}), minor=(?P<mi>\d{1,2})")
@@ -261,6 +263,8 @@ def _gpu(text: str, available: bool | None) -> NvmlFacts | None:
     shown = {(m["name"].strip(), f"{m['ma']}.{m['mi']}") for m in PROPERTIES.finditer(text)}
     if name is None and len(shown) == 1:  # print(torch.cuda.get_device_properties(0))
         name, cc = shown.pop()
+    if name is None and cc is not None:  # its capability printed, not its name
+        name = CURRENT_DEVICE
     if available is not True or name in (None, _DIFFER):
         return None
     why = "is not in the report (torch printed only the GPU's name)"

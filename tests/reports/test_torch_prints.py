@@ -286,3 +286,24 @@ def test_several_prints_on_one_shell_line_are_read_from_the_lines_under_it() -> 
 ])
 def test_what_is_not_read_of_one_line_prints(text: str) -> None:
     assert torch_prints.printed_on_one_line(text) == ""
+
+
+def test_a_printed_capability_without_a_name_is_the_current_device() -> None:
+    """Round 18's r40-014 (its thread in round18/reports-Q/index.toml): one `python -c` line
+    printing the version, is_available() and get_device_capability(): "(12, 0)" with CUDA
+    available is the GPU torch uses, sm_120, its name unknown: GD404 judges it against the
+    2.9.0 cu128 wheel's list (a pass; it skipped). Without CUDA available, no GPU."""
+    from gpudoctor.reports.torch_prints import CURRENT_DEVICE
+
+    path = ROUND16.parents[1] / "round18" / "reports-Q" / "r40-014.txt"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts)
+    (gpu,) = env.nvml.gpus
+    assert isinstance(gpu, GpuFacts) and (gpu.name, gpu.compute_capability) == (
+        CURRENT_DEVICE, "12.0")
+    assert statuses(env)["GD404"] is Status.PASS
+    off = read_reports([("s", 'python -c "import torch; print(torch.__version__); '
+                              'print(torch.cuda.is_available()); '
+                              'print(torch.cuda.get_device_capability())"\n2.9.0+cu128\nFalse\n'
+                              "(12, 0)\n")])
+    assert not isinstance(off.nvml, NvmlFacts)
