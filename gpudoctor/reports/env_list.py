@@ -64,7 +64,9 @@ _GPU_FLAG = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\((Tru
 # `llamafactory-cli env`: "- PyTorch version: 2.3.0+cu121 (GPU)", the mark added where
 # torch.cuda.is_available() (an NPU or none gets another mark, or none)
 _GPU_MARK = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\(GPU\)")
-_DRIVER = re.compile(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?")
+# the driver's version, with a word on it in parentheses where given ("595.71.05 (open kernel
+# module)")
+_DRIVER = re.compile(r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?:[ \t]{1,4}\([^()\d]{1,40}\))?")
 _CUDA_DRIVER = re.compile(r"\d{1,2}\.\d{1,2}[ \t]{0,2}\([ \t]{0,2}(?:NVIDIA[ \t])?Driver"
                           r"(?:[ \t]Version)?:?[ \t]{0,2}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
                           r"[ \t]{0,2}\)", re.IGNORECASE)
@@ -176,7 +178,7 @@ def _values(run: list[tuple[str, str, str]], keys: tuple[str, ...], pattern: re.
 
 
 def _driver(run: list[tuple[str, str, str]]) -> str | None:
-    said = [v for v in (_values(run, DRIVER_KEYS, _DRIVER),
+    said = [v for v in (_values(run, DRIVER_KEYS, _DRIVER, 1),
                         _values(run, CUDA_KEYS, _CUDA_DRIVER, 1),
                         _values(run, GPU_KEYS, _GPU_DRIVER, 2)) if v is not None]
     return _one(said)

@@ -134,6 +134,18 @@ def _gpus_from_elsewhere(nvml: NvmlFacts | Unavailable | None,
     return replace(nvml, gpus=other.gpus, binding=other.binding)
 
 
+def _driver_from_elsewhere(nvml: NvmlFacts | Unavailable | None,
+                           parts: list[tuple[int, Partial]]) -> NvmlFacts | Unavailable | None:
+    """The driver's view with its version from another block where the chosen one does not
+    state it (`nvidia-smi topo -m` or `-L` lists the GPUs, an environment list beside it names
+    the driver): the one version the other blocks state, none where they differ."""
+    if not isinstance(nvml, NvmlFacts) or isinstance(nvml.driver_version, str):
+        return nvml
+    said = {p.nvml.driver_version for _, p in parts if isinstance(p.nvml, NvmlFacts)
+            and isinstance(p.nvml.driver_version, str)}
+    return replace(nvml, driver_version=said.pop()) if len(said) == 1 else nvml
+
+
 def _with_container_error(host: HostFacts | Unavailable | None,
                           nvml: NvmlFacts | Unavailable | None,
                           parts: list[tuple[int, Partial]]) -> HostFacts | Unavailable | None:
@@ -162,6 +174,7 @@ def _merge(found: list[tuple[str, Partial]]) -> Environment:
     host = _best([(i, p, p.host) for i, p in parts], used)
     nvml = _best([(i, p, p.nvml) for i, p in parts], used)
     nvml = _gpus_from_elsewhere(nvml, parts, used[-1] if nvml is not None else None)
+    nvml = _driver_from_elsewhere(nvml, parts)
     toolkits = _best([(i, p, p.toolkits) for i, p in parts], used)
     torch = _best([(i, p, p.torch) for i, p in parts], used)
     cudnn = _best([(i, p, p.cudnn) for i, p in parts], used)

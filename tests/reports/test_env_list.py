@@ -262,3 +262,22 @@ def test_a_two_column_table_is_a_list_of_facts() -> None:
 ])
 def test_what_is_no_two_column_table(text: str) -> None:
     assert env_list.parse(text) is None
+
+
+def test_a_table_names_the_driver_beside_topo_listing_the_gpus() -> None:
+    """Round 18's r40-012 (its thread in round18/reports-Q/index.toml): an environment table
+    ("| **Driver** | 595.71.05 (open kernel module) |", the word on it in parentheses) beside
+    `nvidia-smi topo -m`, which lists the GPUs but no driver: the merged view has both, and
+    GD103 judges torch 2.11.0+cu130 against driver 595 (a pass; it skipped)."""
+    from pathlib import Path
+
+    from gpudoctor.model import NvmlFacts, Status
+    from gpudoctor.reports.read import read_reports
+    from tests.reports.reading_kit import statuses
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round18"
+            / "reports-Q" / "r40-012.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "595.71.05"
+    assert len(env.nvml.gpus) == 2
+    assert statuses(env)["GD103"] is Status.PASS
