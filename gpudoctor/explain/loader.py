@@ -128,12 +128,14 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
         add(_missing(decode_file("libnvrtc-builtins.so"), m))
     for m in hits(_DLL_LOAD, text):
         out.setdefault(f"dll-{m['module']}", _dll_load(m, text))
+    undefined = False  # whether the loader's "undefined symbol:" was read as it stands
     for pattern in (_UNDEFINED, _NOT_DEFINED, _VERSION_NOT_FOUND, _UNDEFINED_REF):
         for m in hits(pattern, text):
+            undefined = undefined or pattern is _UNDEFINED
             d = _mixed(m)
             if d is not None:
                 out.setdefault(d.signature.id, d)
-    if "undefin" in lowered and not any(True for _ in hits(_UNDEFINED, text)):
+    if "undefin" in lowered and not undefined:
         # a terminal's hard wrap inside the loader's line ("…gnu.so: undefin\ned symbol: _ZN2at…"):
         # read again with such wraps joined, the match placed back in the text
         joined, cuts = _unwrapped(text)

@@ -355,9 +355,11 @@ def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | No
     if not gpus and driver is None:
         return not_reported(f"the NVIDIA driver and the GPUs are not in {tool}'s report")
     why = f"is not in {tool}'s report"
-    return stated_driver(f"{tool}, as it listed the GPUs", why,
+    nvml = stated_driver(f"{tool}, as it listed the GPUs", why,
                          tuple(named_gpu(i, name, why, compute_capability=cap)
                                for i, name, cap in gpus), driver)
+    said = encode_cuda_version(fields.get("nvidia-smi cuda version", ""))  # MinkowskiEngine's
+    return replace(nvml, cuda_driver_version=said) if said else nvml
 
 
 def parse(text: str) -> Partial | None:
@@ -386,11 +388,7 @@ def parse(text: str) -> Partial | None:
         python_version=_python(fields),
         stated_version=release_left_open(runtime, version),
     )
-    nvml = _nvml(tool, fields, gpus)
-    said = encode_cuda_version(fields.get("nvidia-smi cuda version", ""))
-    if isinstance(nvml, NvmlFacts) and said:
-        nvml = replace(nvml, cuda_driver_version=said)
-    return Partial(kind=tool, rank=2, nvml=nvml, torch=torch,
+    return Partial(kind=tool, rank=2, nvml=_nvml(tool, fields, gpus), torch=torch,
                    toolkits=_toolkit(text, fields), host=_host(tool, fields))
 
 

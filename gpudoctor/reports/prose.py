@@ -139,7 +139,7 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     if not versions:  # no version named as torch's: one with torch's tag, alone or quoted
         versions = {m["v"] for m in TAGGED.finditer(text) if not m["v"].startswith("0.")}
     said = {m["v"].lower() for m in AVAILABLE.finditer(text)}
-    return (_most_precise(versions), None if len(said) != 1 else said.pop().lower() == "true")
+    return (_most_precise(versions), None if len(said) != 1 else said.pop() == "true")
 
 
 def _conda_cuda(text: str, version: str) -> str | None:

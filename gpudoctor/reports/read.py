@@ -350,7 +350,7 @@ def _versioned(part: Partial, named: Partial) -> Partial:
 _DEVICE_ASKED = re.compile(r"get_device_(?:name|properties|capability)\(")
 
 
-def _torch_alone(partials: Sequence[Partial], text: str = "") -> bool:
+def _torch_alone(partials: Sequence[Partial], text: str) -> bool:
     """The text's tools state torch (a CPU-only build, "Torch not compiled with CUDA enabled",
     prints no GPU at all; a list of versions, an app's dump, torch's prints of its version and
     availability without get_device_name(), names none) and no GPU or driver:

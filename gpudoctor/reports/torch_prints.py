@@ -267,6 +267,7 @@ def _gpu(text: str, available: bool | None) -> NvmlFacts | None:
         name = CURRENT_DEVICE
     if available is not True or name in (None, _DIFFER):
         return None
-    why = "is not in the report (torch printed only the GPU's name)"
+    why = ("is not in the report (torch printed only the GPU's "
+           + ("compute capability)" if name == CURRENT_DEVICE else "name)"))
     return stated_driver(TORCH_NAMED, why,
                          (named_gpu(0, name.strip(), why, compute_capability=cc),))
