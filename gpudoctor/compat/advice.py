@@ -118,6 +118,14 @@ def torch_advice(env: Environment, tables: Tables) -> TorchAdvice:
                            None, None,
                            unjudged=True)
     gpus, why = _gpus(env, tables)
+    # the tables' wheels and their arch lists are x86_64's
+    if (platform := machine.non_x86(env)) is not None:
+        return TorchAdvice(None, (f"this machine is {platform}: the tables record PyTorch's "
+                                  "Linux x86_64 wheels, so gpudoctor names no wheel for it; "
+                                  "PyTorch's aarch64 builds are listed at "
+                                  "https://pytorch.org/get-started/locally/ (a Jetson takes "
+                                  "NVIDIA's own, for its JetPack)",), gpus, None,
+                           V.torch_version(env), None, None, None, unjudged=True)
     ccs = compute_capabilities(gpus)
     line = _line(env)
     installed, rel, fits, installed_why = _installed(env, tables, ccs)

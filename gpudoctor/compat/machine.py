@@ -111,6 +111,11 @@ def seen_gpus(env: Environment, tables: Tables) -> tuple[SeenGpu, ...]:
     return tuple(seen)
 
 
+# NVIDIA's products built into Arm (aarch64) machines only: the Jetson modules (Tegra: TX,
+# Xavier, Orin, Thor), Grace's superchips (GH200, GB200, GB300) and DGX Spark's GB10
+ARM_ONLY = re.compile(r"\b(?:Jetson|Tegra|Xavier|Orin|Thor|GH200|GB[23]00|GB10)\b", re.I)
+
+
 def other_platform(env: Environment) -> str | None:
     """The machine's architecture where a report states one other than x86_64 ("aarch64"):
     the tables' wheel arch lists are the Linux x86_64 wheels', and PyTorch builds the others
@@ -118,6 +123,29 @@ def other_platform(env: Environment) -> str | None:
     machine = env.host.machine if isinstance(env.host, HostFacts) else None
     return machine if isinstance(machine, str) and machine.lower() not in ("x86_64",
                                                                            "amd64") else None
+
+
+def arm_only_gpu(env: Environment) -> str | None:
+    """The name of a GPU NVIDIA builds into Arm (aarch64) machines only (a Jetson, a Grace
+    superchip, DGX Spark's GB10), where the machine's architecture is not stated; None
+    otherwise. The PyPI wheels advice names are x86_64's (the tables' rows); such a machine
+    takes PyTorch's aarch64 builds, or NVIDIA's for Jetson."""
+    if isinstance(env.host, HostFacts) and isinstance(env.host.machine, str):
+        return None
+    rt = V.torch_runtime(env)
+    names = [g.name for g in V.gpus(env)] + (
+        [d.name for d in rt.devices] if rt is not None and isinstance(rt.devices, tuple) else [])
+    return next((n for n in names if ARM_ONLY.search(n)), None)
+
+
+def non_x86(env: Environment) -> str | None:
+    """The machine's architecture, where stated or told by an Arm-only GPU, when it is not
+    x86_64 ("aarch64 (the NVIDIA GB10 is built into Arm machines only)"): the tables' wheels
+    and tarballs named by advice are x86_64's. None otherwise."""
+    if (stated := other_platform(env)) is not None:
+        return stated
+    arm = arm_only_gpu(env)
+    return f"aarch64 (the {arm} is built into Arm machines only)" if arm else None
 
 
 def torch_arch_list(env: Environment, tables: Tables

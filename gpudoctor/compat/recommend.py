@@ -64,6 +64,10 @@ class Recommendation:
 def _pick_cudnn(env: Environment, tables: Tables, ccs: list[str]
                 ) -> tuple[CudnnPick | None, list[str]]:
     tk, tv = V.toolkit(env), V.toolkit_version(env)
+    if (platform := machine.non_x86(env)) is not None:
+        return None, [f"this machine is {platform}: the tables name NVIDIA's Linux x86_64 "
+                      "cuDNN tarballs, so gpudoctor names none for it (NVIDIA's archive has "
+                      "sbsa builds for Arm servers; a Jetson takes cuDNN from its JetPack)"]
     if tk is None or tv is None:
         why = "no CUDA toolkit found" if tk is None else f"the version of {tk.root} is unreadable"
         return None, [f"{why}: a cuDNN tarball is only needed to build against a toolkit "

@@ -128,6 +128,32 @@ def _lines(text: str) -> str:
                      for line in text[:50_000].splitlines())
 
 
+# OpenMMLab's collect_env() dict as Python prints it (mmengine's, which opencompass prints
+# whole): pprint's item a line, or print's one line, a long string split into adjacent
+# literals: "{'CUDA available': True, 'GPU 0,1': 'NVIDIA A100-SXM4-80GB', 'PyTorch': '2.0.1'}"
+_DICT_START = re.compile(r"""^[ \t]*\{[ \t]*'(?:sys\.platform|CUDA available)':""")
+_LITERAL = r"""'(?:[^'\\\n]|\\.){0,4000}'"""
+_DICT_ITEM = re.compile(rf"""'([A-Za-z][\w .()/,-]{{0,60}})':[ \t]*((?:{_LITERAL}\s{{0,40}})+"""
+                        r"""|True|False|None|-?\d[\w.]{0,40})(?=\s*[,}])""")
+
+
+def undict(lines: list[str]) -> list[str]:
+    """OpenMMLab's environment printed as a Python dict, as the "key: value" lines its
+    text form prints; the lines around it as they are."""
+    start = next((i for i, line in enumerate(lines[:200]) if _DICT_START.match(line)), None)
+    if start is None:
+        return lines
+    end = next((i for i in range(start, min(len(lines), start + 2000))
+                if lines[i].rstrip().endswith("}")), len(lines) - 1)
+    out: list[str] = []
+    for key, value in _DICT_ITEM.findall("\n".join(lines[start:end + 1])):
+        if value.startswith("'"):  # one string's adjacent literals joined, escapes undone
+            value = "".join(literal[1:-1] for literal in re.findall(_LITERAL, value))
+            value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), value)
+        out += f"{key}: {value}".split("\n")
+    return lines[:start] + out + lines[end + 1:] if out else lines
+
+
 FASTAI = "fastai's show_install"
 MONAI = "MONAI's print_config"
 MINKOWSKI = "MinkowskiEngine's print_diagnostics"
@@ -157,7 +183,8 @@ def _tool(text: str) -> str:
         return FASTAI
     if "monai version:" in low:
         return MONAI
-    if "sys.platform" in low or "pytorch compiling details" in low:
+    if "sys.platform" in low or "pytorch compiling details" in low or re.search(
+            r"^(?:mmengine|mmcv):", low, re.MULTILINE):
         return "OpenMMLab's collect_env"
     return "Lightning's collect_env_details"
 

@@ -124,6 +124,7 @@ def find_blocks(text: str) -> list[Block]:
         "\r", "\n").split("\n")]
     blocks: list[Block] = []
     for start, region, _ in _regions(lines):
+        region = env_tools.undict(region)  # OpenMMLab's environment printed as a dict
         body = "\n".join(region)
         if body.lstrip().startswith("{") and '"environment"' in body:
             blocks.append(Block("snapshot", body, start))

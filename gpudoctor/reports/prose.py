@@ -24,7 +24,8 @@ the words state:
 Naming a GPU is no sign that a driver runs it: the GPUs are stated under the binding `PROSE`,
 whose driver's state stays unknown (GD101 skips, GD102 does not judge; `views.driver_present`
 is False). A text must state torch's version with one other fact (or a GPU and a driver's
-version) to be read at all: a GPU's name alone is no report.
+version) to be read at all — a version with its local tag ("2.3.0+rocm6.0", "2.9.1+cpu")
+states the build besides the release and is read alone: a GPU's name alone is no report.
 """
 
 from __future__ import annotations
@@ -79,13 +80,16 @@ KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image 
 # "NVIDIA-SMI 555.42.02", nvidia-smi's header quoted alone: its tools ship with the driver
 DRIVER = re.compile(r"(?:\bdriver(?:[ \t]+version)?|\bNVIDIA-SMI)[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
                     r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
-# a candidate GPU name: a brand or line word before a model, or a data-centre model
-# ("K40c", "A100", "H100") alone; the catalogue decides which are products
+# a candidate GPU name: a brand or line word before a model, or a data-centre or workstation
+# model ("K40c", "A100", "A6000", "K5000", "GB10") alone; the catalogue decides which are
+# products
 GPU = re.compile(
     r"(?<![\w.-])(?:NVIDIA[ \t]+)?(?:(?:GeForce|Tesla|Quadro|TITAN|Titan|Jetson)[ \t]+)?"
     r"(?:(?:(?i:RTX|GTX|GT|MX)|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
     r"|NVS[ \t]\d{3,4}[A-Za-z]?|TITAN[ \t](?:V|Xp?|RTX|Z|Black)(?![\w.-])"
-    r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,3}[a-zA-Z]{0,2})"
+    r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,4}[a-zA-Z]{0,2}|G[BH]\d{2,3}"
+    # a Jetson module by its family word ("Jetson AGX Thor", "Jetson Orin Nano", "Jetson TX2")
+    r"|(?<=Jetson[ \t])(?:AGX[ \t])?(?:Thor|Orin|Xavier|Nano|TX[12])(?:[ \t](?:NX|Nano))?)"
     r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
 
 # a bare model number where the words say it is the GPU ("my gpu is 4070ti", "GPU: 1080 Ti"):
@@ -104,7 +108,9 @@ def parse(text: str, tables: Tables) -> Partial | None:
     drivers = {m["v"] for m in DRIVER.finditer(text)}
     driver = drivers.pop() if len(drivers) == 1 else None
     others = bool(gpus) + (available is not None) + launched + (driver is not None)
-    if not ((version and others) or (gpus and driver)):
+    # a version with its local tag ("2.3.0+rocm6.0", "2.9.1+cpu") states the build as well as
+    # the release: two facts
+    if not ((version and (others or "+" in version)) or (gpus and driver)):
         return None
     if available is None and launched:  # torch reached a GPU: CUDA was available
         available = True

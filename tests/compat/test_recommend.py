@@ -268,3 +268,23 @@ def test_cubins_beat_an_old_ptx_for_a_newer_gpu(tables: Tables) -> None:
     # the installed 1.8.1+cu102: the PyPI build's list cannot tell for the same-named other one
     assert rec.installed_fits is None and rec.installed_why
     assert "download.pytorch.org" in rec.installed_why
+
+
+def test_an_arm_machine_gets_no_x86_64_wheel_nor_tarball(tables: Tables) -> None:
+    """The tables' wheels, their arch lists and cuDNN's tarball names are Linux x86_64's. On
+    a machine that states aarch64, or whose GPU NVIDIA builds into Arm machines only (round
+    18's r40-018 named a Jetson Thor, and got torch 1.5.1+cu102 by PTX: no such aarch64
+    wheel exists), recommend names none and says why; an x86_64 machine still gets both."""
+    arm = B.env(host=B.host(machine="aarch64"))
+    rec = recommend(arm, tables)
+    assert rec.torch is None and rec.cudnn is None
+    assert any("aarch64" in n and "x86_64 wheels" in n for n in rec.notes)
+    assert any("aarch64" in n for n in rec.cudnn_notes)
+    grace = dataclasses.replace(B.gpu("H100"), name="NVIDIA GH200 480GB", compute_capability="9.0")
+    unstated = B.env(host=B.host(machine=Unavailable(Reason.NOT_REPORTED, "not in the report")),
+                     nvml=B.nvml("580.65.06", 13000, grace))
+    assert recommend(unstated, tables).torch is None
+    assert any("the NVIDIA GH200 480GB is built into Arm machines only" in n
+               for n in recommend(unstated, tables).notes)
+    x86 = recommend(B.env(), tables)
+    assert x86.torch is not None and x86.cudnn is not None

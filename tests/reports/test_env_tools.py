@@ -23,6 +23,7 @@ from gpudoctor.model import (
     TorchRuntime,
     Unavailable,
 )
+from gpudoctor.reports import env_tools
 from gpudoctor.reports.read import read_reports
 
 HELDOUT_A = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round3" / "reports-A"
@@ -363,3 +364,27 @@ def test_torchs_build_configuration_writes_cudnn_9_10_in_cudnn_8s_formula() -> N
     old = read_reports([("o", "sys.platform: linux\nPyTorch: 1.8.0+cu111\nCUDA available: True\n"
                               "PyTorch compiling details: PyTorch built with:\n  - CuDNN 8.0.5\n")])
     assert _runtime(old).cudnn_version == 8005
+
+
+def test_openmmlabs_environment_printed_as_a_python_dict() -> None:
+    """Round 18's r39-020 (opencompass printing mmengine's collect_env() dict, its thread in
+    round18/reports-Q/index.toml): "{'CUDA available': True, 'CUDA_HOME': …, 'GPU
+    0,1,2,3,4,5,6,7': 'NVIDIA A100-SXM4-80GB', …", padded by the terminal. Read as the text
+    form's "key: value" lines: CUDA available (GD403 passes; it was refused)."""
+    path = HELDOUT_A.parents[1] / "round18" / "reports-Q" / "r39-020.txt"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert _runtime(env).cuda_available is True
+    assert _judged(env)["GD403"] is Status.PASS
+    # pprint's form: one item a line, a long string in adjacent literals with escapes
+    printed = ("before\n{'sys.platform': 'linux',\n 'CUDA available': True,\n"
+               " 'GPU 0': 'NVIDIA GeForce RTX 3090',\n 'PyTorch': '1.8.0+cu111',\n"
+               " 'PyTorch compiling details': 'PyTorch built with:\\n'\n"
+               "                              '  - CuDNN 8.0.5\\n',\n"
+               " 'TorchVision': '0.9.0+cu111'}\nafter")
+    lines = env_tools.undict(printed.split("\n"))
+    assert lines[0] == "before" and lines[-1] == "after"
+    assert "GPU 0: NVIDIA GeForce RTX 3090" in lines and "  - CuDNN 8.0.5" in lines
+    read = read_reports([("p", printed)])
+    assert _runtime(read).version == "1.8.0+cu111" and _runtime(read).cudnn_version == 8005
+    # a dict that is not OpenMMLab's environment is left as it is
+    assert env_tools.undict(["{'a': 1}"]) == ["{'a': 1}"]

@@ -109,10 +109,13 @@ def test_availability_in_lower_or_upper_case(said: str, available: bool) -> None
 def test_a_list_of_products_is_not_a_machine() -> None:
     names = ", ".join(f"GeForce RTX {n}" for n in (2060, 2070, 2080, 3060, 3070, 3080, 3090,
                                                   4060, 4070, 4080, 4090, 5070, 5080, 5090))
-    text = f"torch 2.7.0+cu128 supports {names}, Tesla T4, A100, H100, L40S"
+    text = f"torch 2.7.0 supports {names}, Tesla T4, A100, H100, L40S"
     # more than MAX_GPUS products: a list, not this machine; then too few facts remain
     assert prose.parse(text, load_tables()) is None
     assert prose.parse(text + "; torch.cuda.is_available() is False", load_tables()) is not None
+    # a tagged version is read alone (it states the build), the list's GPUs still are not
+    tagged = prose.parse(text.replace("2.7.0", "2.7.0+cu128"), load_tables())
+    assert tagged is not None and tagged.nvml is None and tagged.torch is not None
 
 
 ROUND9 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round9" / "reports-H"
@@ -304,3 +307,48 @@ def test_torchs_prints_without_a_device_name_take_the_gpu_the_words_name() -> No
     assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["Tesla V100"]
     got = statuses(env)
     assert (got["GD404"], got["GD101"]) == (Status.FAIL, Status.SKIP)
+
+
+def test_a_tagged_version_alone_states_release_and_build() -> None:
+    """Round 15's r34-030 ("Torch version: torch==2.3.0+rocm6.0" beside an AMD card) and round
+    13's r30-007 (a DGX Spark installer's "2.9.1+cpu" under "NVIDIA GB10"): a version with its
+    local tag states the build as well as the release, so it is read alone. Before, both were
+    refused ("no report recognised"); the ROCm one is AMD's to judge (GD402 skips, nothing
+    fails), the CPU build beside an NVIDIA GB10 fails GD402."""
+    rocm = _env("round15/reports-N/r34-030.md")
+    assert isinstance(rocm.torch, TorchFacts) and isinstance(rocm.torch.runtime, TorchRuntime)
+    assert rocm.torch.runtime.version == "2.3.0+rocm6.0"
+    assert Status.FAIL not in statuses(rocm).values()
+    spark = _env("round13/reports-L/r30-007.md")
+    assert isinstance(spark.nvml, NvmlFacts)
+    assert [g.name for g in spark.nvml.gpus if isinstance(g, GpuFacts)] == ["NVIDIA GB10"]
+    assert statuses(spark)["GD402"] is Status.FAIL
+    # an untagged version alone is still no report
+    with pytest.raises(ReportError):
+        read_reports([("w", "I use torch 2.3.0 and it crashes\n")])
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("I run the code on an nvidia gpu A6000", ["A6000"]),
+    ("a Quadro K5000 (Compute Capability 3.0)", ["Quadro K5000"]),
+    ("Measured on a Jetson Thor (L4T R38.4)", ["Jetson Thor"]),
+    ("NVIDIA Jetson AGX Orin and a Jetson Orin Nano", ["NVIDIA Jetson AGX Orin",
+                                                      "Jetson Orin Nano"]),
+    ("GB200 and GH200 nodes", ["GB200", "GH200"]),
+    ("batch 4096 at step M2048 in H1000", []),  # numbers the catalogue places nowhere
+])
+def test_workstation_grace_and_jetson_names_are_candidates_the_catalogue_places(
+        text: str, names: list[str]) -> None:
+    got = [g.name for g in prose._gpus(text, load_tables()) if isinstance(g, GpuFacts)]
+    assert got == names
+
+
+def test_the_gpus_a_design_note_names_are_judged_by_the_build_it_names() -> None:
+    """Round 18's r40-018: a Jetson Thor (sm_110) with torch 2.9.1+cu128, whose aarch64 list
+    the text quotes; the text names GB10, GB200/GH200 and Thor. Before, no GPU was read
+    (GD404 skipped); now Thor is among them and the cu128 build has no sm_110 code."""
+    env = _env("round18/reports-Q/r40-018.md")
+    assert isinstance(env.nvml, NvmlFacts)
+    assert "NVIDIA Thor" in {g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)} or \
+        "Jetson Thor" in {g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)}
+    assert statuses(env)["GD404"] is Status.FAIL

@@ -54,7 +54,6 @@ def test_kohyas_cpu_torch_that_found_no_cuda() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "INFO     Torch 2.1.2+cu118\n",  # a version alone: nothing of CUDA or a GPU
     "Torch detected GPU: AMD Radeon RX 7900 XTX\n",  # DirectML's line: no VRAM, no Arch
     "INFO     Torch 2.1.2+cu118\nINFO     Torch 2.2.0+cu121\n"
     "INFO     Torch backend: nVidia CUDA 11.8 cuDNN 8905\n",  # two versions: two logs
@@ -63,3 +62,13 @@ def test_what_is_notread_path(text: str) -> None:
     assert webui_setup.parse(text) is None
     with pytest.raises(ReportError):
         read_reports([("x.log", text)])
+
+
+def test_a_tagged_version_alone_is_the_words_not_the_setup_log() -> None:
+    # kohya_ss's "Torch 2.1.2+cu118" alone: not its setup log (nothing of CUDA or a GPU), but
+    # a version with its tag states release and build, read as the reporter's words
+    text = "INFO     Torch 2.1.2+cu118\n"
+    assert webui_setup.parse(text) is None
+    env = read_reports([("x.log", text)])
+    assert runtime_of(env).version == "2.1.2+cu118"
+    assert not isinstance(env.nvml, NvmlFacts)
