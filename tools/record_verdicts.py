@@ -60,7 +60,7 @@ ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round12/explain-K", "heldout/round13/explain-L",
               "heldout/round14/explain-M", "heldout/round15/explain-N",
               "heldout/round16/explain-O", "heldout/round17/explain-P",
-              "heldout/round18/explain-Q")
+              "heldout/round18/explain-Q", "heldout/round19/explain-R")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.

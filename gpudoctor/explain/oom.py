@@ -35,6 +35,20 @@ _OLD = re.compile(
     rf"(?P<reserved>{_S}) (?:reserved in total by PyTorch|cached)")
 _BARE = re.compile(r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError", re.I)
 _SOURCE = ("https://pytorch.org/docs/stable/notes/cuda.html#memory-management",)
+# cudaErrorMemoryAllocation: "The API call failed because it was unable to allocate enough
+# memory or other resources to perform the requested operation."
+# "… ran out of memory when allocating 0.": an allocation of nothing that failed
+_ZERO = re.compile(r"[^\n]{0,30}?\ballocat\w{0,5} 0(?: bytes?)?\b(?![.,]\d)")
+_RUNTIME_SOURCE = ("https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",)
+# the same condition in any program's own words: AMReX's "Out of gpu memory. Free: 2293760
+# Asked: 8388608", "GPU out of memory", "not enough GPU memory", "insufficient device memory",
+# "failed to allocate 2.00 GiB on the GPU"
+_WORDS = re.compile(
+    r"\bout of (?:gpu|device|video|vram|cuda) memory\b"
+    r"|\b(?:gpu|device|video|vram)(?: memory)? (?:is |ran |has run )?out of memory\b"
+    r"|\b(?:not enough|insufficient) (?:free )?(?:gpu|device|video|vram|cuda) memory\b"
+    r"|\bfailed to allocate [\d.,]{1,20} ?(?:[KMGT]i?B|bytes)[^\n]{0,20}? (?:on|of) (?:the )?"
+    r"(?:gpu|device)\b", re.I)
 # CuPy's memory pool (and Chainer's, which is CuPy's): "Out of memory allocating 1,073,741,824
 # bytes (allocated so far: 9,663,676,416 bytes)." since v5, "out of memory to allocate N bytes
 # (total M bytes)" before
@@ -50,7 +64,8 @@ def _gib(n: float) -> str:
 
 def oom_matches(text: str, lowered: str) -> list[Match]:
     """The out-of-memory diagnosis of the text (at most one: the first message)."""
-    if "out of memory" not in lowered and "outofmemory" not in lowered:
+    if "out of memory" not in lowered and "outofmemory" not in lowered and not (
+            "memory" in lowered and _WORDS.search(text)):
         return []
     for pattern in (_NEW, _OLD):
         for m in hits(pattern, text):
@@ -74,6 +89,16 @@ def oom_matches(text: str, lowered: str) -> list[Match]:
                       "reduce the batch size or sequence length, use mixed precision or "
                       "gradient checkpointing, and free other processes' memory (nvidia-smi)",
                       _SOURCE, confirm=())
+        return [found(sig, m)]
+    for m in hits(_WORDS, text):
+        if _ZERO.match(text, m.end()):  # a request of zero bytes is no shortage: a bug
+            continue
+        sig = derived("gpu-out-of-memory", "out of GPU memory", "memory", "out-of-memory",
+                      "The program could not get the GPU memory it asked for: what it holds "
+                      "and what other processes hold are not in the text.",
+                      "reduce the problem or batch size (or spread it over more GPUs), and "
+                      "stop other processes on the GPU (nvidia-smi shows them)", _RUNTIME_SOURCE,
+                      confirm=())
         return [found(sig, m)]
     return []
 

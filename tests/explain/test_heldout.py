@@ -32,11 +32,14 @@ SETS = {
     "round11/explain-J": ((139, 92, 47), 88),  # 69 on 334f471 (sealed)
     "round12/explain-K": ((32, 16, 16), 15),  # 10 on df47d93 (sealed)
     "round13/explain-L": ((60, 40, 20), 36),  # 30 on 7a07f58 (sealed)
-    "round14/explain-M": ((54, 36, 18), 34),  # 31 on e059552 (sealed)
+    # 34 before nvidia-smi's "command not found" was read: g45-029's missing nvidia-smi on a
+    # login node (no driver there, true) now ranks above its missing nvcc (the label)
+    "round14/explain-M": ((54, 36, 18), 33),  # 31 on e059552 (sealed)
     "round15/explain-N": ((64, 47, 17), 37),  # 31 on 2c17d24 (sealed)
     "round16/explain-O": ((52, 34, 18), 34),  # 27 on 9decad9 (sealed)
     "round17/explain-P": ((64, 44, 20), 32),  # 29 on 1415d9f (sealed)
     "round18/explain-Q": ((31, 22, 9), 18),  # 17 on 6283f8a (sealed)
+    "round19/explain-R": ((47, 30, 17), 25),  # 23 on d17ebe0 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -77,6 +80,10 @@ BLAMED = {
     # in its Cuda.cmake), read as the toolkit not knowing that architecture (its words);
     # g52-032: a ComfyUI node calling .cuda() on a Mac, read as a torch without CUDA (it is)
     "round17/explain-P": {"g51-006.txt", "g52-032.txt"},
+    # g55-008: nvidia-container-cli's "nvml error" on a CPU instance the tool started with the
+    # NVIDIA hook anyway (the tool's bug), read as no driver (the words); g56-014: a library
+    # moving tensors to the GPU under a CPU-only torch on purpose, read as a torch without CUDA
+    "round19/explain-R": {"g55-008.txt", "g56-014.txt"},
 }
 
 

@@ -905,9 +905,26 @@ LATER_S8 = [  # the session of 2026-11-27 night
      "_ZN2at4_ops10zeros_like4callERKNS_6TensorEN3c108optionalINS5_10ScalarTypeEEE",
      "extension-abi-multiscaledeformableattention-1-0-py3", "extension-abi-mismatch"),
 ]
+LATER_S9 = [  # the session of 2026-11-28 (round 19's explain set, scored before these)
+    # a CI job's container (GitHub Actions' /__w/ work tree) without the GPU passed in: round
+    # 19's g55-014
+    ("+ nvidia-smi\n/__w/_temp/e57682ae-6d73-4df9-b0fd-fc623ab194cc.sh: line 1: nvidia-smi: "
+     "command not found\n##[error]Process completed with exit code 127.",
+     "container-nvidia-smi-not-installed", "container-gpu-setup"),
+    # a machine without the driver's tools, Windows' and Linux's shells
+    ("'nvidia-smi' is not recognized as an internal or external command,\noperable program or "
+     "batch file.", "nvidia-smi-not-installed", "no-driver"),
+    ("$ nvidia-smi\nbash: nvidia-smi: command not found", "nvidia-smi-not-installed",
+     "no-driver"),
+    # AMReX's arena on every MPI rank (round 19's g55-018), and other programs' own words
+    ("amrex::Abort::1::Out of gpu memory. Free: 2293760 Asked: 8388608 !!!\nSIGABRT",
+     "gpu-out-of-memory", "out-of-memory"),
+    ("Error: not enough GPU memory to load the model (needs 9.1 GB)", "gpu-out-of-memory",
+     "out-of-memory"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
-          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8)
+          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8 + LATER_S9)
 
 
 @pytest.mark.parametrize("text", [
@@ -995,6 +1012,12 @@ def test_a_build_without_cuda_is_stated_not_guessed(text: str) -> None:
 
 
 NOT_READ_AS = [  # (text, the diagnosis it must not get): the edges of the session's rules
+    # a failed request for zero bytes is a program's bug, not a shortage (round 6's g12-019,
+    # tensorflow/tensorflow#16051)
+    ("F tensorflow/core/common_runtime/gpu/gpu_device.cc:104] EigenAllocator for GPU ran out "
+     "of memory when allocating 0. See error logs for more detailed info.", "gpu-out-of-memory"),
+    # nvidia-smi missing on a machine, no container named: not the container's cause
+    ("$ nvidia-smi\nbash: nvidia-smi: command not found", "container-nvidia-smi-not-installed"),
     # glibc's assert in host code (closed by an apostrophe), even in a .cu file: no kernel's
     # check of its input (round 10's g35-001, AutoDock-GPU, labelled a missing arch)
     ("autodock_gpu_128wi: ./cuda/kernels.cu:130: void SetKernelsGpuData(GpuData*): Assertion "
