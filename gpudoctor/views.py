@@ -267,8 +267,12 @@ def gpu_signs(env: Environment) -> tuple[str, ...]:
     machine with no GPU at all: a CI runner, a build host."""
     signs: list[str] = []
     named = named_in_words(env)
-    if named is not None:
+    if named:
         signs.append(f"the report names {', '.join(named[:2])}")
+    elif named is not None and isinstance(env.nvml, NvmlFacts):  # a driver named, no GPU
+        drv = env.nvml.driver_version
+        signs.append(f"the report names NVIDIA driver {drv}" if isinstance(drv, str)
+                     else "the report says the NVIDIA driver's tools are installed")
     elif isinstance(env.nvml, NvmlFacts):
         n = len(env.nvml.gpus)
         drv = env.nvml.driver_version

@@ -78,8 +78,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     named = V.named_in_words(env)
     if named is not None:
         said = (f"{', '.join(named)} in words, but not whether a driver runs it" if named else
-                f"driver {drv or '(no version)'} in words, but not whether it is loaded and "
-                "sees the GPUs")
+                f"driver {drv} in words, but not whether it is loaded and sees the GPUs" if drv
+                else "the NVIDIA driver's tools as installed, but not whether the driver is "
+                "loaded and sees the GPUs")
         return skipped(f"the report names {said}: ask for the output of `nvidia-smi`",
                        (("report", V.PROSE),))
     inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None

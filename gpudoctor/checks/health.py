@@ -65,7 +65,8 @@ def _skip_or(env: Environment, what: str) -> Finding | None:
     if not isinstance(env.nvml, NvmlFacts):
         return skipped(V.reason_of(env.nvml))
     if not V.gpus(env):
-        return skipped("no GPU answered NVML (see GD102)")
+        return skipped("the GPUs are not in the report" if V.named_in_words(env) is not None
+                       else "no GPU answered NVML (see GD102)")
     if not _healthy_gpus(env):
         first = next(g.health for g in V.gpus(env))
         return skipped(f"{what} unavailable: {getattr(first, 'message', first)}")

@@ -18,7 +18,9 @@ torch.cuda.get_arch_list() (read: a build whose newest entry is a cubin has no P
 capability, torch's CUDA and cuDNN, and the driver's version.
 
 Read: torch's version and CUDA, cuDNN, whether CUDA is available, the GPUs with their compute
-capability, the driver's version where SD.Next states it. Every other fact stays
+capability, the driver's version where SD.Next states it, and the check's "nVidia toolkit
+detected" (nvidia-smi found: the driver's tools are installed, a sign of an NVIDIA GPU; its
+state stays unknown, as for a driver named in words). Every other fact stays
 Unavailable(NOT_REPORTED).
 """
 
@@ -37,6 +39,7 @@ from gpudoctor.reports.interface import (
     not_reported,
     stated_driver,
 )
+from gpudoctor.views import PROSE
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 _WRAP = r"[ \t]{0,80}(?:\n[ \t]{1,60})?"  # a console's wrap: the rest on the next line, indented
@@ -45,6 +48,10 @@ BACKEND = re.compile(r"\bTorch backend: nVidia CUDA (\d{1,2}\.\d{1,2}) cuDNN (\d
 DETECTED = re.compile(r"\bTorch detected GPU: ([^\n]{2,80}?) VRAM (\d{1,7})" + _WRAP
                       + r"Arch \((\d{1,2}), (\d{1,2})\)")
 UNAVAILABLE = re.compile(r"\bTorch reports CUDA not available\b|\bTorch is not able to use GPU\b")
+# the check's first line where nvidia-smi is on PATH or in Windows' System32 (kohya_ss's
+# setup_common.py and SD.Next's installer, `check_torch`: shutil.which('nvidia-smi')): the
+# NVIDIA driver's tools are installed, whether or not the driver answers
+TOOLKIT = re.compile(r"\bnVidia toolkit detected\b")
 DEVICE = re.compile(r"\bDevice: device=([^\n]{2,80}?) n=(\d{1,3}) "
                     r"arch=((?:sm|compute)_\d{2,3}[a-z]?)" + _WRAP
                     + r"(?:cap|capability)=\((\d{1,2}), (\d{1,2})\)" + _WRAP
@@ -86,5 +93,8 @@ def parse(text: str) -> Partial | None:
     gpus = tuple(named_gpu(i, name, _WHY, compute_capability=cc)
                  for i, (name, cc) in enumerate(devices.items()))
     nvml = stated_driver(TORCH_NAMED, _WHY, gpus, driver) if gpus or driver else None
+    if nvml is None and TOOLKIT.search(text):  # nvidia-smi is there: a GPU sign, no more
+        nvml = stated_driver(PROSE, "is not in the report (the app's check found nvidia-smi "
+                             "installed, no more)", ())
     return Partial(kind="an app's torch check (kohya_ss, SD.Next)", rank=2, torch=torch,
                    nvml=nvml)

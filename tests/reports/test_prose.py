@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gpudoctor.checks import run_checks
 from gpudoctor.checks.pytorch import check_gpu_arch
 from gpudoctor.compat import load_tables
 from gpudoctor.model import GpuFacts, NvmlFacts, Status, TorchFacts, TorchRuntime
@@ -352,3 +353,30 @@ def test_the_gpus_a_design_note_names_are_judged_by_the_build_it_names() -> None
     assert "NVIDIA Thor" in {g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)} or \
         "Jetson Thor" in {g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)}
     assert statuses(env)["GD404"] is Status.FAIL
+
+
+def test_a_conda_line_without_a_version_states_the_builds_cuda() -> None:
+    """Round 14's r32-008 (its thread in round14/reports-M/index.toml): "conda install pytorch
+    torchvision cudatoolkit=10.2 -c pytorch" above an nvidia-smi table of driver 418.67 (CUDA
+    10.1): PyTorch's channel gives the CUDA 10.2 build, of a version the line does not pin, and
+    GD103 fails (it skipped: no torch was read)."""
+    env = _env("round14/reports-M/r32-008.md")
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.cuda == "10.2"
+    assert not isinstance(env.torch.runtime.version, str)
+    assert statuses(env)["GD103"] is Status.FAIL
+    assert prose._conda_build("conda install pytorch cpuonly cudatoolkit=10.2 -c pytorch") is None
+    assert prose._conda_build("conda install pytorch=1.7 cudatoolkit=10.2 -c pytorch") is None
+    assert prose._conda_build("conda install pytorch cudatoolkit=10.2 -c conda-forge") is None
+    assert prose._conda_build("conda install pytorch pytorch-cuda=12.1 -c pytorch -c nvidia"
+                              ) == "12.1"
+
+
+def test_a_driver_named_alone_is_the_gpu_sign_a_cpu_build_fails_by() -> None:
+    # the sign names the driver (it said "the report names" and nothing after)
+    env = read_reports([("w", "My driver version is 535.54.03 and I installed "
+                              "torch==2.1.0+cpu\n")])
+    finding = next(r.finding for r in run_checks(env, load_tables()).results
+                   if str(r.check_id) == "GD402")
+    assert finding.status is Status.FAIL
+    assert finding.message.endswith("but the report names NVIDIA driver 535.54.03")

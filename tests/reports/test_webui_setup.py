@@ -72,3 +72,20 @@ def test_a_tagged_version_alone_is_the_words_not_the_setup_log() -> None:
     env = read_reports([("x.log", text)])
     assert runtime_of(env).version == "2.1.2+cu118"
     assert not isinstance(env.nvml, NvmlFacts)
+
+
+def test_the_checks_nvidia_toolkit_line_is_a_gpu_sign() -> None:
+    """kohya_ss's check_torch logs "nVidia toolkit detected" where shutil.which('nvidia-smi')
+    finds it (or System32 holds nvidia-smi.exe): the driver's tools are installed. Round 13's
+    r30-026 (bmaltais/kohya_ss#2010) then logs "Torch 2.2.1+cpu": a CPU build on a machine
+    meant for the GPU, so GD402 fails (it skipped: no GPU sign), naming the sign. The driver's
+    state stays unknown: GD101 does not pass on it."""
+    env = read_path(HELDOUT / "round13" / "reports-L" / "r30-026.txt")
+    got = statuses(env)
+    assert got["GD402"] is Status.FAIL and got["GD101"] is not Status.PASS
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.gpus == ()
+    # without the line, the same log shows no GPU sign
+    text = (HELDOUT / "round13" / "reports-L" / "r30-026.txt").read_text(encoding="utf-8")
+    plain = read_reports([("x.log", text.replace("nVidia toolkit detected", "Using CPU-only "
+                                                                           "Torch"))])
+    assert statuses(plain)["GD402"] is Status.SKIP
