@@ -363,6 +363,18 @@ def container_nvml_error(env: Environment) -> str | None:
     return host.container_nvml_error
 
 
+def elsewhere_nvml_mismatch(env: Environment) -> str | None:
+    """NVML's "Driver/library version mismatch" a report shows from another environment of the
+    machine than the one whose driver answers, outside a known container (a container the
+    report does not name as one, a Nix flake's environment); None otherwise."""
+    host = env.host
+    if not isinstance(host, HostFacts) or isinstance(host.container, str) \
+            or not isinstance(env.nvml, NvmlFacts):
+        return None
+    error = host.container_nvml_error
+    return error if error and "version mismatch" in error.lower() else None
+
+
 def gpu_details(g: GpuFacts) -> list[str]:
     """What is known of a GPU beyond its name, for evidence: "sm_90", "80 GiB", the bus id."""
     parts = []

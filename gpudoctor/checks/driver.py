@@ -52,7 +52,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     image's own nvidia-smi) is a warning; WSL's Linux tools beside the Windows driver's number
     are not. A report from a container whose NVML says "Driver/library version mismatch"
     beside the host's working nvidia-smi is a failure too: the image brings driver libraries of
-    another release than the host's kernel module.
+    another release than the host's kernel module. So is that mismatch shown from any other
+    environment of the machine beside the working driver (a Nix flake's, a container the
+    report does not name as one): it loads an NVML library of another release.
 
     A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
     a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
@@ -97,6 +99,19 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
             "nvidia.com/gpu resource)",
             (("driver", drv or V.reason_of(env.nvml.driver_version)), ("in the container",
                                                                         inside)))
+    elsewhere = V.elsewhere_nvml_mismatch(env)
+    if isinstance(env.nvml, NvmlFacts) and elsewhere is not None:
+        return failed(
+            f"driver {drv or '(version not in the report)'} answers, but elsewhere in the "
+            "report NVML says 'Driver/library version mismatch': an environment on this "
+            "machine (a container, a Nix flake, a conda environment with its own driver "
+            "libraries) loads an NVML library of another release than the kernel module",
+            f"in that environment use the driver's own libraries (release "
+            f"{drv or 'of the loaded kernel module'}): in a container let the NVIDIA Container "
+            "Toolkit mount them (no libnvidia-* packages in the image, --gpus all); elsewhere "
+            "remove the environment's libnvidia-ml or pin it to the kernel module's release",
+            (("driver", drv or V.reason_of(env.nvml.driver_version)), ("elsewhere",
+                                                                         elsewhere)))
     if isinstance(env.nvml, NvmlFacts):
         cuda = machine.driver_cuda(env, tables)
         said = (f"driver {drv or '(version not in the report)'}"

@@ -51,6 +51,7 @@ from gpudoctor.reports.interface import (
     ReportError,
     not_reported,
     tag_cuda,
+    unreported_host,
 )
 from gpudoctor.reports.issue_body import Block, find_blocks
 from gpudoctor.snapshot import SnapshotError, from_data, to_data
@@ -155,16 +156,24 @@ def _with_container_error(host: HostFacts | Unavailable | None,
     shows the driver working (the host's nvidia-smi, or the container's before it lost its
     devices): the driver's facts stay those that work, the container's error is kept beside
     them (GD505 reads the first and the last, GD101 the second: the image's own driver
-    libraries)."""
-    if not isinstance(host, HostFacts) or not isinstance(host.container, str) \
-            or not isinstance(nvml, NvmlFacts):
+    libraries). The mismatch is kept outside a known container too: another environment of the
+    same machine (a container the report does not name as one, a Nix flake) whose NVML
+    library is another release than the kernel module (GD101 reads it)."""
+    if not isinstance(nvml, NvmlFacts):
         return host
+    inside = isinstance(host, HostFacts) and isinstance(host.container, str)
     error = next((p.nvml for _, p in parts if isinstance(p.nvml, Unavailable) and (
-        (p.nvml.reason is Reason.ERROR and p.nvml.message.startswith(NVML_INIT_FAILED))
-        or p.nvml.reason is Reason.VERSION_MISMATCH
-        or (p.nvml.reason is Reason.NOT_INSTALLED and p.nvml.message == SMI_MISSING))), None)
+        p.nvml.reason is Reason.VERSION_MISMATCH or (inside and (
+            (p.nvml.reason is Reason.ERROR and p.nvml.message.startswith(NVML_INIT_FAILED))
+            or (p.nvml.reason is Reason.NOT_INSTALLED and p.nvml.message == SMI_MISSING))))),
+        None)
     if error is None:
         return host
+    # outside a known container, only the mismatch is kept: another environment of the same
+    # machine (a container not named as one, a Nix flake's) whose NVML library is another
+    # release than the kernel module the working view reaches
+    if not isinstance(host, HostFacts):
+        host = unreported_host(lambda what: not_reported(f"{what} is not in the report"))
     return replace(host, container_nvml_error=f"{error.message} {error.detail or ''}".strip())
 
 

@@ -104,3 +104,23 @@ def test_a_mismatch_inside_a_container_beside_the_hosts_working_driver_fails_gd1
     f = check_driver_present.run(env, TABLES)
     assert f.status is Status.FAIL and "510.108.03" in f.message and "image" in f.message
     assert f.fix is not None and "--gpus all" in f.fix
+
+
+@pytest.mark.parametrize("path", ["round3/reports-B/r1-048.md", "round5/reports-D/r6-021.md"])
+def test_a_mismatch_from_another_environment_beside_the_working_driver_fails(path: str) -> None:
+    """Round 3's r1-048 (a JupyterHub user's shell, not named as a container: "Failed to
+    initialize NVML: Driver/library version mismatch" beside the host's 515.48.07) and round
+    5's r6-021 (NixOS: the same words "with the flake enabled", the system's 545.29.02 without
+    it): an environment of the machine loads NVML of another release. GD101 passed on the
+    working driver; it fails, naming both."""
+    file = Path(__file__).parents[1] / "fixtures" / "heldout" / path
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    finding = check_driver_present.run(env, load_tables())
+    assert finding.status is Status.FAIL
+    assert "elsewhere in the report NVML says 'Driver/library version mismatch'" in \
+        finding.message
+    # the working table alone passes
+    table = "\n".join(line for line in file.read_text(encoding="utf-8").splitlines()
+                      if "mismatch" not in line)
+    alone = read_reports([(file.name, table)])
+    assert check_driver_present.run(alone, load_tables()).status is Status.PASS
