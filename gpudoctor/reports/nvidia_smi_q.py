@@ -134,6 +134,7 @@ def _convert(e: Element, depth: int = 0) -> _Node:
 _Paths = tuple[tuple[str, ...], ...]
 _FIELDS: dict[str, tuple[_Paths, _Paths]] = {
     "name": ((("Product Name",),), (("product_name",),)),
+    "brand": ((("Product Brand",),), (("product_brand",),)),
     "uuid": ((("GPU UUID",),), (("uuid",),)),
     "persistence": ((("Persistence Mode",),), (("persistence_mode",),)),
     "mig": ((("MIG Mode", "Current"),), (("mig_mode", "current_mig"),)),
@@ -398,7 +399,19 @@ def _processes(g: _Gpu) -> tuple[GpuProcess, ...] | Unavailable:
     return tuple(found)
 
 
-def _gpu_facts(index: int, g: _Gpu) -> GpuFacts:
+def _gpu_facts(index: int, g: _Gpu) -> GpuFacts | Unavailable:
+    """The GPU as -q shows it; Unavailable where NVML's answer to its name or brand is
+    "Unknown Error" (nvmlErrorString of NVML_ERROR_UNKNOWN, where a GPU that answers gives its
+    product): the GPU does not answer NVML. Other fields may read "Unknown Error" on a healthy
+    GPU (Addressing Mode on drivers that do not report it), and are not taken for it."""
+    failed = [label for key, label in (("name", "name"), ("brand", "brand"))
+              if (g.raw(key) or "").strip().lower() == "unknown error"]
+    if failed:
+        bus = g.raw("bus") or f"#{index}"
+        return Unavailable(Reason.ERROR, f"GPU {bus}: NVML answers 'Unknown Error' for its "
+                           f"{' and '.join(failed)} (nvidia-smi -q): the GPU does not answer "
+                           "(a failing or lost GPU, or its firmware: the kernel log's Xids "
+                           "say which)")
     return GpuFacts(
         index=index,
         name=g.raw("name") or "(name not in the report)",

@@ -346,3 +346,25 @@ def test_q_grepped_for_the_product_lines_names_the_gpu() -> None:
     assert Status.FAIL not in statuses(env).values()
     with pytest.raises(ReportError):  # the words in prose are no such line
         read_reports([("prose", "The Product Name : is what we print in the UI.\n")])
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    ("round7/reports-F/r14-005.txt", "brand"),  # an A10G of eight on AWS: 'ERR!' in the table
+    ("round11/reports-J/r26-032.txt", "name"),  # a GP102 board on driver 375.26
+])
+def test_a_gpu_whose_name_or_brand_is_unknown_error_does_not_answer(path: str,
+                                                                      field: str) -> None:
+    """`nvidia-smi -q` printing "Product Brand : Unknown Error" (round 7's r14-005) or
+    "Product Name : Unknown Error" (round 11's r26-032): NVML's NVML_ERROR_UNKNOWN where a
+    GPU that answers gives its product. GD102 fails naming it (it passed, taking "Unknown
+    Error" for the GPU's name). A healthy -q whose Addressing Mode reads "Unknown Error" on
+    every GPU (round 3's r2-096) still passes."""
+    file = ROUND9.parent / path
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts)
+    failed = [g for g in env.nvml.gpus if isinstance(g, Unavailable)]
+    assert len(failed) == 1 and f"'Unknown Error' for its {field}" in failed[0].message
+    assert statuses(env)["GD102"] is Status.FAIL
+    healthy = ROUND9.parent / "round3" / "reports-B" / "r2-096.txt"
+    assert statuses(read_reports([(healthy.name, healthy.read_text(encoding="utf-8"))]))[
+        "GD102"] is Status.PASS
