@@ -44,7 +44,13 @@ def check_torch_importable(env: Environment, tables: Tables) -> Finding:
     missing shared library, an ABI mismatch), crash the interpreter (abort, segfault — often a
     broken cuDNN or CUDA library), or hang (a wedged driver). Each is reported with its text.
     A `torch/` folder that shadows the installed torch (a source checkout in the working
-    directory, a copy on PYTHONPATH) is named as the cause."""
+    directory, a copy on PYTHONPATH) is named as the cause.
+
+    Where torch is not installed, this machine's run warns where a GPU is seen (torch may
+    live in another environment: `--python` names it), notes it beside a toolkit alone and
+    skips otherwise; a pasted report that shows torch not importing in the interpreter that
+    made it (collect_env's "PyTorch version: N/A") fails: the environment it reports on has no
+    torch."""
     missing = V.torch_missing(env)
     if missing is not None:
         return _torch_missing(env, tables, missing)
@@ -96,6 +102,11 @@ def _torch_missing(env: Environment, tables: Tables, t: Unavailable) -> Finding:
         ("detail", t.detail or ""),)
     if t.reason is not Reason.NOT_INSTALLED:
         return failed(t.message, None, ev)
+    if V.pasted(env):  # a report made to show torch ran where torch does not import
+        return failed(f"{t.message}: the environment the report shows has no torch that "
+                      "imports", f"run the report with the environment's own python (the one "
+                      f"that runs the program), or install torch there: "
+                      f"{_install_fix(env, tables)}", ev)
     # the interpreter is named when this machine's probe ran it (not from a pasted report)
     also = [ELSEWHERE] if isinstance(python, str) else []
     gpu = V.gpu_signs(env)

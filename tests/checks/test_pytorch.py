@@ -513,3 +513,17 @@ def test_gd405_names_cudnn_as_a_version(raw: int, shown: str) -> None:
     f = finding(with_runtime(B.env(), cudnn_version=raw), "GD405")
     assert f.status is Status.PASS, f
     assert f.message == f"cuDNN {shown} ran a convolution", f.message
+
+
+@pytest.mark.parametrize("path", ["round4/reports-C/r4-024.txt", "round6/reports-E/r10-008.txt",
+                                  "round12/reports-K/r27-020.txt",
+                                  "round18/reports-Q/r39-030.txt"])
+def test_a_pasted_report_that_ran_where_torch_does_not_import_fails(path: str) -> None:
+    """collect_env's "PyTorch version: N/A": the interpreter that made the report has no torch
+    that imports. A report made to show torch, pasted: GD401 fails (it warned or noted, as
+    this machine's run does, where torch may live in another environment)."""
+    file = Path(__file__).parents[1] / "fixtures" / "heldout" / path
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    f = finding(env, "GD401")
+    assert f.status is Status.FAIL
+    assert "the environment the report shows has no torch that imports" in f.message
