@@ -3,6 +3,8 @@ module, the kernel module's and the libraries' versions, and its failure when th
 
 from __future__ import annotations
 
+import re
+
 from gpudoctor import views as V
 from gpudoctor.checks.base import failed
 from gpudoctor.model import Environment, Finding, HostFacts, LibcudaFacts, NvmlFacts
@@ -18,9 +20,12 @@ def tools_apart(nvml: NvmlFacts) -> str | None:
     Version 555.99, 525.60.07 beside 527.27, 570.133.20 beside 576.80 (the Linux tools' three
     parts, the Windows driver's two, of the same branch or a later one of its series, never
     older; a Windows driver from R465 on, when WSL began to run CUDA, also beside the tools'
-    two parts: NVIDIA-SMI 535.103 beside 537.13): that is how WSL is built, not a fault."""
+    two parts: NVIDIA-SMI 535.103 beside 537.13): that is how WSL is built, not a fault.
+    nvidia-smi of the R319-R3xx drivers put its own major before the driver's version
+    ("NVIDIA-SMI 5.319.37  Driver Version: 319.37"): the same release."""
     smi, drv = nvml.smi_version, nvml.driver_version
-    if not isinstance(smi, str) or not isinstance(drv, str) or smi == drv:
+    if not isinstance(smi, str) or not isinstance(drv, str) or smi == drv \
+            or re.fullmatch(r"\d\." + re.escape(drv), smi):
         return None
     s, d = V.version(smi), V.version(drv)
     if s is None or d is None or (len(d.release) == 2 and d >= s and (

@@ -226,7 +226,8 @@ def cubins_for_every_gpu(env: Environment, tables: Tables) -> str | None:
     archs = torch_arch_list(env, tables)
     ccs = _seen_ccs(env, tables)
     if isinstance(archs, Unavailable) and ccs is not None:  # a nightly between two releases
-        said = neighbouring_builds_cover(env, tables, cubins=True)
+        said = neighbouring_builds_cover(env, tables, cubins=True) or every_build_covers(
+            env, tables, cubins=True)  # or a build of its release the tables do not list
         return None if said is None else f"cubins run on every GPU seen ({said})"
     if isinstance(archs, Unavailable) or ccs is None:
         return None
@@ -397,24 +398,27 @@ def _release_builds(env: Environment, tables: Tables, *, other_cuda: bool = Fals
     return release.version, cuda, builds, ccs
 
 
-def every_build_covers(env: Environment, tables: Tables) -> str | None:
+def every_build_covers(env: Environment, tables: Tables, *, cubins: bool = False) -> str | None:
     """"every CUDA build of torch 1.5.0 in the tables (cu92, cu101, cu102) has code for
     sm_75" when torch's own build is not known (no arch list in the report, a version without
     a tag whose CUDA the report does not state, or states as one of the release's, or as one
     no listed build has: conda's), yet each CUDA build of its release the tables know (with
     that CUDA, where one is listed) has code for every GPU seen; None otherwise (a build with
-    an unknown arch list counts against)."""
+    an unknown arch list counts against). With `cubins`, only a cubin counts (not PTX the
+    driver would JIT-compile)."""
     known = _release_builds(env, tables, other_cuda=True)
     if known is None:
         return None
     version, cuda, builds, ccs = known
-    if any(coverage(v.arch_list or (), cc) is None for cc in ccs for v in builds):
+    found = [coverage(v.arch_list or (), cc) for cc in ccs for v in builds]
+    if any(f is None or (cubins and f.arch.ptx) for f in found):
         return None
     names = ", ".join(dict.fromkeys(sm_name(cc) for cc in ccs))
     listed = cuda is None or any(v.cuda == cuda for v in builds)
     return (f"every CUDA build of torch {version}"
             + (f" for CUDA {cuda}" if cuda and listed else "") + " in the tables ("
-            + ", ".join(v.tag for v in builds) + f") has code for {names}"
+            + ", ".join(v.tag for v in builds) + f") has {'a cubin' if cubins else 'code'} "
+            f"for {names}"
             + ("" if listed else f" (none is for CUDA {cuda}: a build made elsewhere, such as "
                "conda's, from the same release's script)"))
 

@@ -124,3 +124,17 @@ def test_a_mismatch_from_another_environment_beside_the_working_driver_fails(pat
                       if "mismatch" not in line)
     alone = read_reports([(file.name, table)])
     assert check_driver_present.run(alone, load_tables()).status is Status.PASS
+
+
+def test_mvc_passes_where_every_listed_build_of_the_release_has_a_cubin() -> None:
+    """Round 8's r16-009 (vLLM's collect_env): torch 2.11.0+cu129, a CUDA variant the tables
+    do not list for 2.11.0, on an RTX 4090 (sm_89) with driver 550.163.01 (CUDA 12.4). Minor-
+    version compatibility runs it unless a kernel needs PTX JIT; every listed build of 2.11.0
+    (cu126, cu128, cu130) has a cubin for sm_89, so GD103 passes (it warned: the build's own
+    list unknown)."""
+    file = ROUND4.parents[1] / "round8" / "reports-G" / "r16-009.txt"
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    f = check_driver_vs_torch.run(env, TABLES)
+    assert f.status is Status.PASS
+    assert "every CUDA build of torch 2.11.0 in the tables (cu126, cu128, cu130) has a cubin " \
+        "for sm_89" in f.message

@@ -32,6 +32,11 @@ def _smi(driver: str, smi: str) -> NvmlFacts:
     # 535.103 beside the Windows driver 537.13; before R465 WSL ran no CUDA: no such pairing
     ("537.13", "535.103", False),
     ("460.89", "455.32", True),
+    # R319-R3xx's nvidia-smi put its own major first (round 11's r26-018: "NVIDIA-SMI 5.325.15
+    # Driver Version: 325.15"; "5.319.37" beside 319.37 in tables of that time)
+    ("325.15", "5.325.15", False),
+    ("319.37", "5.319.37", False),
+    ("319.37", "5.325.15", True),
 ])
 def test_tools_from_another_release(driver: str, smi: str, apart: bool) -> None:
     said = tools_apart(_smi(driver, smi))
