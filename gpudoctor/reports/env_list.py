@@ -184,8 +184,19 @@ def _driver(run: list[tuple[str, str, str]]) -> str | None:
     return _one(said)
 
 
-def _gpu_names(value: str) -> list[str] | None:
-    """The GPUs one value names ("8*A100", "2x RTX 3090", "NVIDIA GeForce GTX 1080 Ti")."""
+# a GPU's compute capability in parentheses after its name ("NVIDIA GeForce GTX 1050 (compute
+# capability 6.1)", "(sm_61)", "(cc 8.6)")
+_CC = re.compile(r"[ \t]{0,4}\((?:compute[ \t]capability|capability|cc|CC)[ \t:=]{0,3}"
+                 r"(\d{1,2})\.(\d)\)$|[ \t]{0,4}\(sm_(\d{1,2})(\d)\)$")
+
+
+def _gpu_names(value: str) -> list[tuple[str, str | None]] | None:
+    """The GPUs one value names ("8*A100", "2x RTX 3090", "NVIDIA GeForce GTX 1080 Ti"), each
+    with the compute capability the value states after it, if any."""
+    cc = None
+    if (c := _CC.search(value)) is not None:
+        cc = f"{c[1] or c[3]}.{c[2] or c[4]}"
+        value = value[:c.start()]
     count, name = 1, value
     if (d := _GPU_DRIVER.fullmatch(value)) is not None:  # the driver is read by `_driver`
         value = name = d["gpu"]
@@ -197,10 +208,10 @@ def _gpu_names(value: str) -> list[str] | None:
     if not (1 <= count <= 64 and _NAME.fullmatch(name) and any(c.isdigit() for c in name)
             and (_BRANDED.match(name) or _BARE.fullmatch(name))):
         return None
-    return [name] * count
+    return [(name, cc)] * count
 
 
-def _gpus(run: list[tuple[str, str, str]]) -> list[str] | None:
+def _gpus(run: list[tuple[str, str, str]]) -> list[tuple[str, str | None]] | None:
     said = [names for _, base, value in run if base in GPU_KEYS
             and (names := _gpu_names(value)) is not None]
     return said[0] if said and all(s == said[0] for s in said) else None
@@ -234,19 +245,18 @@ def _runtime(version: str, cuda: str | None, available: bool | None, text: str
         incompatible_gpus=torch_messages.incompatible_gpus(text))
 
 
-def _nvml(driver: str | None, gpus: list[str] | None, available: bool | None
-          ) -> NvmlFacts | None:
+def _nvml(driver: str | None, gpus: list[tuple[str, str | None]] | None,
+          available: bool | None) -> NvmlFacts | None:
     why = "is not in the report (the environment list does not state it)"
+    named = tuple(named_gpu(i, name, why, compute_capability=cc)
+                  for i, (name, cc) in enumerate(gpus or ()))
     if driver is None and gpus and available is not True:
         # a name alone shows no working driver: bound as words are (GD101 skips, GD102 does
         # not judge), it still tells GD404 which GPU torch's build must hold code for
-        return stated_driver(PROSE, why, tuple(named_gpu(i, name, why)
-                                               for i, name in enumerate(gpus)), None)
+        return stated_driver(PROSE, why, named, None)
     if driver is None and not (gpus and available is True):
         return None
-    return stated_driver("the report's environment list", why,
-                         tuple(named_gpu(i, name, why) for i, name in enumerate(gpus or ())),
-                         driver)
+    return stated_driver("the report's environment list", why, named, driver)
 
 
 def _os(run: list[tuple[str, str, str]]) -> str:

@@ -364,14 +364,17 @@ def _torch_alone(partials: Sequence[Partial], text: str) -> bool:
     prints no GPU at all; a list of versions, an app's dump, torch's prints of its version and
     availability without get_device_name(), names none) and no GPU or driver:
     the GPU its reporter has can only be in the words (`prose.named_gpus`), which GD404 then
-    judges and GD101 does not. A ROCm build is not read so (its GPU is AMD's)."""
+    judges and GD101 does not; so too torch's messages that name no GPU (its warning cut
+    before the GPU's line, leaving the arch list). A ROCm build is not read so (its GPU is
+    AMD's)."""
     if any(p.nvml is not None or p.libcuda is not None for p in partials):
         return False
     runtimes = [p.torch.runtime for p in partials if isinstance(p.torch, TorchFacts)
                 and isinstance(p.torch.runtime, TorchRuntime)]
     if any(rt.cuda is None and rt.hip is None for rt in runtimes):
         return True  # a CPU-only build
-    if any(p.kind == "torch's messages" for p in partials) or (
+    named = any(rt.warned_gpus or rt.too_old_gpus or rt.incompatible_gpus for rt in runtimes)
+    if (any(p.kind == "torch's messages" for p in partials) and named) or (
             any(p.kind == "torch's prints" for p in partials) and _DEVICE_ASKED.search(text)):
         return False  # torch's own messages and device prints name the GPUs, by their rules
     # a CUDA build (or one of unknown kind) from a list of versions or an app's dump

@@ -281,3 +281,21 @@ def test_a_table_names_the_driver_beside_topo_listing_the_gpus() -> None:
     assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "595.71.05"
     assert len(env.nvml.gpus) == 2
     assert statuses(env)["GD103"] is Status.PASS
+
+
+def test_a_gpu_with_its_compute_capability_in_parentheses() -> None:
+    """Round 6's r9-027: "- GPU: NVIDIA GeForce GTX 1050 (compute capability 6.1)", "- Driver:
+    550.163.01", "- PyTorch: 2.8.0+cu128": the parenthesis kept the name from being read, so
+    GD404 skipped ("the GPUs are not in the report"); the 2.8.0 cu128 wheel has no sm_61 code
+    and it fails."""
+    file = HELDOUT_C.parents[1] / "round6" / "reports-E" / "r9-027.md"
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts)
+    [gpu] = env.nvml.gpus
+    assert (getattr(gpu, "name", None), getattr(gpu, "compute_capability", None)) == (
+        "NVIDIA GeForce GTX 1050", "6.1")
+    found = {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
+    assert found["GD404"] is Status.FAIL
+    assert env_list._gpu_names("RTX 3090 (sm_86)") == [("RTX 3090", "8.6")]
+    assert env_list._gpu_names("2x A100 (cc 8.0)") == [("A100", "8.0"), ("A100", "8.0")]
+    assert env_list._gpu_names("NVIDIA L20 (14 GB VRAM)") == [("NVIDIA L20", None)]

@@ -380,3 +380,14 @@ def test_a_driver_named_alone_is_the_gpu_sign_a_cpu_build_fails_by() -> None:
                    if str(r.check_id) == "GD402")
     assert finding.status is Status.FAIL
     assert finding.message.endswith("but the report names NVIDIA driver 535.54.03")
+
+
+def test_torchs_warning_cut_before_its_gpu_takes_the_gpu_the_words_name() -> None:
+    """Round 8's r15-011 (its thread in round8/reports-G/index.toml): "When trying to use a
+    Nvidia RTX A6000 we get this error message:" and torch's warning from its arch list on
+    ("The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70"), its
+    line naming the GPU not pasted. torch's messages name no GPU, so the words' one is judged:
+    GD404 fails (sm_86 has no code there); it skipped, the driver not being in the report."""
+    env = _env("round8/reports-G/r15-011.md")
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
+    assert statuses(env)["GD404"] is Status.FAIL
