@@ -98,6 +98,10 @@ GPU = re.compile(
 BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)(?:\b|(?=\d))[ \t]{0,3}(?:is|:|=|-)?"
                   r"[ \t]{0,3}"
                   r"(?:an?[ \t]+|my[ \t]+)?)(?P<m>\d{3,4}(?:[ \t]?(?i:ti|super))?)(?![\w.])")
+# a four-digit model after the brand alone ("NVIDIA: 5090", "nvidia 4090 Ti"): three digits
+# after it may be a driver branch ("NVIDIA 590", "nvidia 610": R590, R610), four never are
+BRAND_BARE = re.compile(r"(?i:\bnvidia)[ \t]{0,3}[:=-]?[ \t]{0,3}"
+                        r"(?P<m>\d{4}(?:[ \t]?(?i:ti|super))?)(?![\w.])")
 
 
 def parse(text: str, tables: Tables) -> Partial | None:
@@ -253,7 +257,8 @@ def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
             placed.setdefault(found.name if found else name, (name, f"{m['ma']}.{m['mi']}"))
     tried: set[str] = set()
     candidates = sorted([(m.start(), m[0]) for m in GPU.finditer(text)]
-                        + [(m.start("m"), m["m"]) for m in BARE.finditer(text)])
+                        + [(m.start("m"), m["m"]) for m in BARE.finditer(text)]
+                  + [(m.start("m"), m["m"]) for m in BRAND_BARE.finditer(text)])
     for _, written in candidates:
         given = re.sub(r"[ \t]+", " ", written.strip())
         if given in tried or given in named:

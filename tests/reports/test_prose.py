@@ -337,6 +337,9 @@ def test_a_tagged_version_alone_states_release_and_build() -> None:
                                                       "Jetson Orin Nano"]),
     ("GB200 and GH200 nodes", ["GB200", "GH200"]),
     ("batch 4096 at step M2048 in H1000", []),  # numbers the catalogue places nowhere
+    # the brand and a four-digit model (round 17's r38-005: "NVIDIA：5090  Driver: 570.172.08")
+    ("NVIDIA: 5090  Driver: 570.172.08", ["5090"]),
+    ("nvidia 590 driver, NVIDIA-610", []),  # three digits after the brand: driver branches
 ])
 def test_workstation_grace_and_jetson_names_are_candidates_the_catalogue_places(
         text: str, names: list[str]) -> None:
