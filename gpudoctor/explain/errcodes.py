@@ -55,7 +55,7 @@ _CALL_NUMBER = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\s{0,8}(?:\([^()\n]{
 # paddle::platform::GetCUDADeviceCountImpl, error code : 30", CuPy-era 'CUDA error calling
 # "cudaGetDeviceCount(&devCount)", code is 35'
 _CALL_CODE = re.compile(r"\b(?P<fn>cu(?:da)?[A-Z]\w{2,40})\b[^\n]{0,160}?\b(?:error code|code is)"
-                        r"[ \t]{0,4}[:=]?[ \t]{0,4}(?P<n>\d{1,4})\b(?P<rest>)")
+                        r"[ \t]{0,4}[:=]?[ \t]{0,4}(?P<n>\d{1,4})\b(?P<rest>[^\n]{0,300})")
 # cuFFT's result by number where a program prints it after an FFT failure: OpenMM's "Error
 # initializing FFT: 2", TensorFlow's "failed to make cuFFT batched plan:5"
 _FFT_NUMBER = re.compile(r"(?:\b(?:cu)?FFT\b[^\n]{0,60}?(?:error|fail|initiali[sz]|plan)"
@@ -269,9 +269,12 @@ def _returned(cat: Catalog, m: re.Match[str]) -> Code | None:
     (the runtime's old numbering: cudaErrorUnknown was 30 before CUDA 10.1)."""
     runtime = m["fn"].startswith("cuda")
     code = (cat.runtime_by_number if runtime else cat.driver_by_number).get(int(m["n"]))
-    said = _by_message(cat.by_message, m["rest"], 8)
-    if said is not None and (said.stem == "cuda_runtime") == runtime:
-        return said
+    # the message right after the number, or after a later colon on its line (PaddlePaddle's
+    # "error code : 30, Please see detail in <url>: unknown error at [<file>]")
+    for rest in (m["rest"], *(part for part in m["rest"].split(": ")[1:] if code is None)):
+        said = _by_message(cat.by_message, rest, 8)
+        if said is not None and (said.stem == "cuda_runtime") == runtime:
+            return said
     return code
 
 

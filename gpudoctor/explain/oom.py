@@ -42,13 +42,15 @@ _ZERO = re.compile(r"[^\n]{0,30}?\ballocat\w{0,5} 0(?: bytes?)?\b(?![.,]\d)")
 _RUNTIME_SOURCE = ("https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",)
 # the same condition in any program's own words: AMReX's "Out of gpu memory. Free: 2293760
 # Asked: 8388608", "GPU out of memory", "not enough GPU memory", "insufficient device memory",
-# "failed to allocate 2.00 GiB on the GPU"
+# "failed to allocate 2.00 GiB on the GPU", ethminer's "CUDA error in func … out of memory"
 _WORDS = re.compile(
     r"\bout of (?:gpu|device|video|vram|cuda) memory\b"
     r"|\b(?:gpu|device|video|vram)(?: memory)? (?:is |ran |has run )?out of memory\b"
     r"|\b(?:not enough|insufficient) (?:free )?(?:gpu|device|video|vram|cuda) memory\b"
     r"|\bfailed to allocate [\d.,]{1,20} ?(?:[KMGT]i?B|bytes)[^\n]{0,20}? (?:on|of) (?:the )?"
-    r"(?:gpu|device)\b", re.I)
+    r"(?:gpu|device)\b"
+    # a miner's "CUDA error in func 'ethash_cuda_miner::init' at line 243 : out of memory."
+    r"|\bCUDA error in func\b[^\n]{0,200}?\bout of memory\b", re.I)
 # CuPy's memory pool (and Chainer's, which is CuPy's): "Out of memory allocating 1,073,741,824
 # bytes (allocated so far: 9,663,676,416 bytes)." since v5, "out of memory to allocate N bytes
 # (total M bytes)" before

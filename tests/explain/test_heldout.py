@@ -26,7 +26,7 @@ SETS = {
     "round5/explain-D": ((170, 116, 54), 111),  # 86 on 040ff4b (sealed)
     "round6/explain-E": ((170, 109, 61), 104),  # 80 on 4f61e1c (sealed)
     "round7/explain-F": ((171, 114, 57), 100),  # 81 on a69e6bf (sealed)
-    "round8/explain-G": ((170, 110, 60), 94),  # 76 on ec20ecf (sealed)
+    "round8/explain-G": ((170, 110, 60), 95),  # 76 on ec20ecf (sealed)
     "round9/explain-H": ((148, 100, 48), 82),  # 64 on f81f6e0 (sealed)
     "round10/explain-I": ((161, 104, 57), 88),  # 66 on d374095 (sealed)
     "round11/explain-J": ((139, 92, 47), 88),  # 69 on 334f471 (sealed)
@@ -35,10 +35,10 @@ SETS = {
     # 34 before nvidia-smi's "command not found" was read: g45-029's missing nvidia-smi on a
     # login node (no driver there, true) now ranks above its missing nvcc (the label)
     "round14/explain-M": ((54, 36, 18), 33),  # 31 on e059552 (sealed)
-    "round15/explain-N": ((64, 47, 17), 37),  # 31 on 2c17d24 (sealed)
+    "round15/explain-N": ((64, 47, 17), 38),  # 31 on 2c17d24 (sealed)
     "round16/explain-O": ((52, 34, 18), 34),  # 27 on 9decad9 (sealed)
-    "round17/explain-P": ((64, 44, 20), 32),  # 29 on 1415d9f (sealed)
-    "round18/explain-Q": ((31, 22, 9), 18),  # 17 on 6283f8a (sealed)
+    "round17/explain-P": ((64, 44, 20), 34),  # 29 on 1415d9f (sealed)
+    "round18/explain-Q": ((31, 22, 9), 19),  # 17 on 6283f8a (sealed)
     "round19/explain-R": ((47, 30, 17), 25),  # 23 on d17ebe0 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)

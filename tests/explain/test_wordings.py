@@ -921,6 +921,23 @@ LATER_S9 = [  # the session of 2026-11-28 (round 19's explain set, scored before
      "gpu-out-of-memory", "out-of-memory"),
     ("Error: not enough GPU memory to load the model (needs 9.1 GB)", "gpu-out-of-memory",
      "out-of-memory"),
+    # ethminer's and cudaminer's words (round 17's g51-018, round 18's g53-015)
+    ("cu 16:40:30 cuda-0   Unexpected error CUDA error in func "
+     "dev::eth::CUDAMiner::initEpoch_internal at line 123 out of memory on CUDA device 01:00.0",
+     "gpu-out-of-memory", "out-of-memory"),
+    # PaddlePaddle's call and code, its message after a later colon (round 8's g25-013: the
+    # runtime's old numbering, 30 being cudaErrorUnknown before CUDA 10.1)
+    ("PaddleCheckError: cudaGetDeviceCount failed in paddle::platform::GetCUDADeviceCountImpl, "
+     "error code : 30, Please see detail in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+     "group__CUDART__TYPES.html: unknown error at [/paddle/paddle/fluid/platform/gpu_info.cc:67]",
+     "code-cuda-error-unknown", "cuda-init-failure"),
+    # MATLAB's gpuArray (round 17's g51-014), HOOMD-blue's device check (round 15's g47-019)
+    ("    The CUDA driver was found, but it is too old. The CUDA driver on your system supports "
+     "CUDA version 5.5. The required CUDA version\n    is 7.5 or greater.",
+     "driver-too-old-stated", "driver-too-old"),
+    ("RuntimeError: No supported GPUs are present on this system.\nThe device Tesla K80 with "
+     "computed capability 3.7 does not support HOOMD-blue.",
+     "gpu-below-required-compute-capability", "arch-not-in-build"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
