@@ -122,6 +122,9 @@ class HostFacts:
     # Error"): the container's own view, kept beside the host's driver facts. None otherwise
     # (a probed machine's NVML error is `Environment.nvml` itself)
     container_nvml_error: str | None = None
+    # a pasted report whose nvidia-smi ran inside the container (`docker run|exec … nvidia-smi`,
+    # at a container's prompt, in a Compose service's log): its table is the container's view
+    smi_in_container: bool = False
 
     def getenv(self, name: str) -> str | Unavailable | None:
         """The value of a recorded environment variable, None when it was not set, and `env`

@@ -52,7 +52,8 @@ REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
                "heldout/round12/reports-K", "heldout/round13/reports-L",
                "heldout/round14/reports-M", "heldout/round15/reports-N",
                "heldout/round16/reports-O", "heldout/round17/reports-P",
-               "heldout/round18/reports-Q", "machines/h200-x1")
+               "heldout/round18/reports-Q", "heldout/round19/reports-R",
+               "machines/h200-x1")
 ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E",
               "heldout/round7/explain-F", "heldout/round8/explain-G", "heldout/round9/explain-H",

@@ -17,7 +17,7 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
-from gpudoctor.reports.interface import CUDA_NA, SMI_MISSING
+from gpudoctor.reports.interface import CUDA_NA, NOT_EVERY_GPU, SMI_MISSING
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -139,6 +139,12 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             f"({TOOLKIT_URL})",
             (("container", host.container), ("nvidia-smi", CUDA_NA), *cdi))
     if isinstance(visible, Unavailable) or nodes is None:
+        answered = _answers_inside(env)
+        if answered is not None:  # a report: nvidia-smi's table from inside the container
+            return passed(f"nvidia-smi answers in this {named} with {answered}: the NVIDIA "
+                          "Container Toolkit mounted the driver's libraries (its CUDA "
+                          "version shown: libcuda.so.1 too) and the GPUs",
+                          (("container", host.container), *cdi))
         return skipped(f"this {named}'s environment or device nodes are "
                        "not known", cdi)
     pci = host.pci_gpus if isinstance(host.pci_gpus, tuple) else ()
@@ -175,6 +181,28 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             "with --gpus all; the image must not bring driver libraries of its own", ev)
     return passed(f"{len(nodes)} device node(s) and the driver libraries are in the "
                   f"{named}", ev)
+
+
+def _answers_inside(env: Environment) -> str | None:
+    """"2 GPUs (NVIDIA GeForce GTX 1080)" where a pasted report from a container shows
+    nvidia-smi's table run there (`HostFacts.smi_in_container`), its GPUs and the CUDA version
+    the driver runs (so libcuda.so.1 was found), and nothing from inside says otherwise: no
+    NVML error or missing nvidia-smi in the container beside it, no torch there finding no
+    CUDA; None otherwise."""
+    nvml = env.nvml
+    if not isinstance(env.host, HostFacts) or not env.host.smi_in_container:
+        return None  # the table may be the host's, pasted beside the container's trouble
+    if not V.pasted(env) or not isinstance(nvml, NvmlFacts) or not V.gpus(env) \
+            or V.named_in_words(env) is not None or nvml.binding in NOT_EVERY_GPU \
+            or not isinstance(nvml.cuda_driver_version, int) \
+            or V.container_nvml_error(env) is not None:
+        return None
+    rt = V.torch_runtime(env)
+    if rt is not None and rt.cuda_available is False:
+        return None
+    gpus = V.gpus(env)
+    return (f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''} "
+            f"({', '.join(dict.fromkeys(g.name for g in gpus))})")
 
 
 # (variable, the values that are a problem (None: any), level: 2 warn / 1 note, what it does)

@@ -14,6 +14,7 @@ cut off mid-way is kept, and its reader uses what it has.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from gpudoctor.reports import (
@@ -118,10 +119,26 @@ def _marker(line: str) -> str | None:
     return None
 
 
+# Docker Compose's prefix before each line a service prints: "frigate    | ", "worker_1  | "
+_SERVICE = re.compile(r"^[ \t]{0,8}([A-Za-z][\w.-]{0,60})[ \t]{1,20}\|[ \t]?(?=\S|$)")
+_SERVICE_LEAST = 3  # lines with one service's prefix before it is taken for one
+
+
+def _unprefixed(lines: list[str]) -> list[str]:
+    """The lines with Docker Compose's service prefix taken off, where at least
+    `_SERVICE_LEAST` lines carry the same one (a table row's first cell is no service)."""
+    names = Counter(m[1] for line in lines[:20_000] if (m := _SERVICE.match(line)))
+    services = {n for n, count in names.items() if count >= _SERVICE_LEAST}
+    if not services:
+        return lines
+    return [_SERVICE.sub("", line, count=1) if (m := _SERVICE.match(line)) and m[1] in services
+            else line for line in lines]
+
+
 def find_blocks(text: str) -> list[Block]:
     """Every report block in `text`, in order."""
-    lines = [_LOG.sub("", _QUOTE.sub("", line)) for line in text.replace("\r\n", "\n").replace(
-        "\r", "\n").split("\n")]
+    lines = _unprefixed([_LOG.sub("", _QUOTE.sub("", line)) for line in text.replace(
+        "\r\n", "\n").replace("\r", "\n").split("\n")])
     blocks: list[Block] = []
     for start, region, _ in _regions(lines):
         region = env_tools.undict(region)  # OpenMMLab's environment printed as a dict

@@ -64,6 +64,11 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^[ \t]*\((?:container|pod)\)[ \t]*[$#]", re.MULTILINE), "container"),
     (re.compile(r"\bdocker(?:[ \t]+container)?[ \t]+(?:run|exec|attach)\b"
                 r"|\bdocker[ -]compose[ \t]+(?:run|exec|up)\b"), "docker"),
+    # Docker Compose's own output: "Attaching to frigate", "Recreating frigate ... done", a
+    # service's "<name>_1 exited with code 1"; its services' lines are then "frigate    | …"
+    (re.compile(r"(?m:^[ \t]*Attaching to [\w.-]{1,60}(?:, [\w.-]{1,60}){0,20}[ \t]*$"
+                r"|^[ \t]*(?:Recreating|Creating|Starting) [\w.-]{1,60} \.{3} done[ \t]*$"
+                r"|^[ \t]*[\w.-]{1,60}_\d{1,3} exited with code \d{1,3}[ \t]*$)"), "docker"),
     (re.compile(r"\bpodman[ \t]+(?:run|exec)\b"), "podman"),
     (re.compile(r"^[^\n@]{0,40}\broot@[0-9a-f]{12}:", re.MULTILINE), "docker"),
     # (without the article too: "nvidia-smi error in pod", "happens in container")
@@ -141,6 +146,16 @@ def _pci(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     return tuple(gpus.values()), tuple(bound.items())
 
 
+# nvidia-smi run inside the container: on the command that enters or starts it, at a
+# container's prompt ("root@2558da61a312:/usr/local/nvidia/bin# nvidia-smi"), or its banner in a
+# Compose service's log ("frigate    | | NVIDIA-SMI 515.65.01 …")
+_SMI_INSIDE = re.compile(
+    r"(?:\b(?:docker|podman)(?:[ \t]+container)?[ \t]+(?:run|exec)|\bdocker[ -]compose[ \t]+"
+    r"(?:run|exec)|\bkubectl[ \t]+exec)\b[^\n]{0,300}?[ \t]nvidia-smi\b"
+    r"|(?m:^[^\n@]{0,40}\broot@[0-9a-f]{12}:[^\n]{0,200}?[$#][ \t]*nvidia-smi\b)"
+    r"|(?m:^[ \t]{0,8}[A-Za-z][\w.-]{0,60}[ \t]{1,20}\|[ \t]?\|[ \t]*NVIDIA-SMI[ \t])")
+
+
 def _container(text: str) -> str | None:
     """The kind of container the text shows it ran in ("docker", "podman", "kubernetes",
     "container"), None when it shows none."""
@@ -174,4 +189,5 @@ def parse(text: str) -> Partial | None:
         dev_nodes=nodes if nodes is not None else host.dev_nodes,
         pci_gpus=gpus if gpus else host.pci_gpus,
         pci_gpu_drivers=bound,
+        smi_in_container=bool(container) and _SMI_INSIDE.search(text) is not None,
     ))

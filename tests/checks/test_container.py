@@ -5,13 +5,23 @@ branch on hand-built facts."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpudoctor.checks import container
 from gpudoctor.compat import Tables, load_tables
-from gpudoctor.model import DeviceNode, Finding, Reason, Severity, Status, Unavailable
+from gpudoctor.model import (
+    DeviceNode,
+    Environment,
+    Finding,
+    Reason,
+    Severity,
+    Status,
+    Unavailable,
+)
+from gpudoctor.reports.read import read_reports
 from tests.checks.envbuilder import NO_NVML, PCI_RTX3090, env, gpu, host, nvml
 from tests.checks.test_health import run
 
@@ -252,3 +262,35 @@ def test_cuda_version_na_on_a_host_is_not_a_container_finding(tables: Tables) ->
              "|-------------------------------+----------------------+----------------------+\n")
     found = run(container.check_container, read_reports([("smi", table)]), tables)
     assert found.status is Status.SKIP, found
+
+
+HELDOUT = Path(__file__).parents[1] / "fixtures" / "heldout"
+
+
+def _pasted(path: str) -> Environment:
+    file = HELDOUT / path
+    return read_reports([(file.name, file.read_text(encoding="utf-8"))])
+
+
+@pytest.mark.parametrize("path", [
+    "round19/reports-R/r41-012.txt",  # docker run --rm --gpus all nvidia/cuda:11.0-base nvidia-smi
+    "round19/reports-R/r41-010.txt",  # docker exec -it frigate nvidia-smi
+    "round19/reports-R/r41-034.txt",  # root@2558da61a312:/usr/local/nvidia/bin# nvidia-smi
+    "round19/reports-R/r41-011.txt",  # a Compose service's log: "frigate    | | NVIDIA-SMI …"
+])
+def test_nvidia_smi_run_inside_a_container_passes(path: str) -> None:
+    """Round 19's healthy containers: nvidia-smi's table from inside the container, its GPUs
+    and its CUDA version (libcuda.so.1 found there). GD505 passed none of them (it skipped: the
+    container's device nodes are not in the report); six of its seven such reports pass now."""
+    f = container.check_container.run(_pasted(path), load_tables())
+    assert f.status is Status.PASS, f.message
+    assert f.message.startswith("nvidia-smi answers in this")
+
+
+@pytest.mark.parametrize("path", ["round5/reports-D/r6-027.md", "round17/reports-P/r37-027.md"])
+def test_the_hosts_table_beside_a_containers_trouble_does_not_pass(path: str) -> None:
+    """Round 5's r6-027 ("Output from my vm's nvidia-smi" after a container without --gpus)
+    and round 17's r37-027 (the host's table; in the container 'CUDA Version: N/A', cut): the
+    table is the host's, not the container's view, so it passes nothing for the container."""
+    f = container.check_container.run(_pasted(path), load_tables())
+    assert f.status is not Status.PASS

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.model import Reason, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import NvmlFacts, Reason, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.reports import issue_body
 from gpudoctor.reports.issue_body import find_blocks
 from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
@@ -89,3 +90,14 @@ def test_other_log_prefixes_before_an_openmmlab_report(name: str, prefix: str) -
     assert env.sources == (f"OpenMMLab's collect_env in {name}",)
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
     assert env.torch.runtime.cuda_available is True
+
+
+def test_a_compose_services_prefix_is_taken_off_its_lines() -> None:
+    """Round 19's r41-011: Docker Compose's log, each line of the service's nvidia-smi after
+    "frigate    | ": the table's GPU rows were not read under the prefix (no GPU); with it
+    taken off they are. A table row's first cell is no service (it needs three lines)."""
+    file = Path(__file__).parents[1] / "fixtures" / "heldout" / "round19" / "reports-R" / \
+        "r41-011.txt"
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and len(env.nvml.gpus) == 1
+    assert issue_body._unprefixed(["a | b", "c"]) == ["a | b", "c"]
