@@ -38,7 +38,11 @@ other words.
   "torch.cuda.is_available(): True") and "==========NVIDIA-SMI==========" (the path of
   nvidia-smi, then each `nvidia-smi -q` field whose key holds "version", colon dropped:
   "Driver Version 510.60.02", "CUDA Version 11.6": the driver answered), then nvcc's version.
-  It names no GPU.
+  It names no GPU;
+- faceswap's system information (lib/sysinfo.py), under "============ System Information
+  ============": keys padded to 20 columns, "gpu_driver: 431.60" (NVML's), "gpu_devices: GPU_0:
+  GeForce RTX 2060, GPU_1: …" (NVML's names), "gpu_cuda: 10.0" (the CUDA installed globally:
+  nvcc, CUDA_PATH), "gpu_cudnn"; it names no torch.
 
 What they state maps onto the collect_env facts: torch's version, its CUDA build (the version's
 local tag, "CUDA Runtime", or the tool's own line), whether CUDA is available, the GPUs (names
@@ -82,7 +86,8 @@ START = re.compile(
     r"|xFormers \d+\.\d+\S*\s*$|DeepSpeed general environment info:\s*$"  # xformers, ds_report
     r"|=== Software ===\s*$"  # fastai
     r"|MONAI version:\s*\d+\.\d+\S*\s*$"  # MONAI's print_config
-    r"|={5,}(?:System|Pytorch)={5,}\s*$)"  # MinkowskiEngine's print_diagnostics
+    r"|={5,}(?:System|Pytorch)={5,}\s*$"  # MinkowskiEngine's print_diagnostics
+    r"|={5,} System Information ={5,}\s*$)"  # faceswap's system information
     r"|python3? -m sglang\.check_env\b")  # its command, maybe in a sentence before it
 # a line these tools print that starts a report of theirs cut above it
 START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s*(?:True|False)\s*$"
@@ -155,6 +160,7 @@ def undict(lines: list[str]) -> list[str]:
 
 
 FASTAI = "fastai's show_install"
+FACESWAP = "faceswap's system information"
 MONAI = "MONAI's print_config"
 MINKOWSKI = "MinkowskiEngine's print_diagnostics"
 # its sections' headers; under "Pytorch" torch's version alone, under "NVIDIA-SMI" nvidia-smi -q's
@@ -181,6 +187,8 @@ def _tool(text: str) -> str:
         return "DeepSpeed's ds_report"
     if "=== software ===" in low:
         return FASTAI
+    if "gpu_devices:" in low and "gpu_driver:" in low:
+        return FACESWAP
     if "monai version:" in low:
         return MONAI
     if "sys.platform" in low or "pytorch compiling details" in low or re.search(
@@ -214,6 +222,11 @@ def _gpus(text: str, fields: dict[str, str], tool: str) -> list[tuple[int, str, 
     """(index, name, compute capability or None) of the GPUs the report lists."""
     if tool == MONAI:
         return _monai_gpus(text)
+    if tool == FACESWAP:  # "gpu_devices: GPU_0: GeForce RTX 2060, GPU_1: …" (NVML's names)
+        listed: list[tuple[int, str, str | None]] = [
+            (int(m[1]), str(m[2]).strip(), None)
+            for m in re.finditer(r"GPU_(\d{1,2}): ([^,\n]{2,80})", fields.get("gpu_devices", ""))]
+        return listed[:64]
     keys = _FASTAI_GPUS if tool == FASTAI else _GPUS
     caps: dict[int, str] = {}
     found: dict[int, tuple[str, str | None]] = {}
@@ -350,7 +363,10 @@ def _toolkit(text: str, fields: dict[str, str], who: str = "the tool's report"
     said = next((v for k in ("nvcc", "system nvcc", "cuda compiler") if (v := fields.get(k))
                  and _NVCC.search(v)), None)
     m = _NVCC.search(said or text)
-    bare = re.fullmatch(r"(\d{1,2})\.(\d{1,2})", fields.get("nvcc version", ""))  # ds_report
+    # ds_report's "nvcc version"; faceswap's "gpu_cuda", the CUDA installed globally (nvcc,
+    # CUDA_PATH), not the framework's
+    bare = re.fullmatch(r"(\d{1,2})\.(\d{1,2})", fields.get("nvcc version", "")
+                        or fields.get("gpu_cuda", ""))
     if m is None and bare is None:
         return not_reported("the CUDA toolkit is not in the report")
     if m is None:
@@ -376,7 +392,7 @@ def parse_nvcc(text: str) -> Partial | None:
 def _nvml(tool: str, fields: dict[str, str], gpus: list[tuple[int, str, str | None]]
           ) -> NvmlFacts | Unavailable:
     driver = next((v.split()[0] for k in ("driver version", "cuda driver version",
-                                          "nvidia driver version", "nvidia driver")
+                                          "nvidia driver version", "nvidia driver", "gpu_driver")
                    if (v := fields.get(k))
                    and re.match(r"\d+\.\d+", v)), None)
     if not gpus and driver is None:

@@ -91,6 +91,12 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     # [Errno 2] No such file or directory: 'nvidia-smi'")
     # (a container runtime's: 'exec: "nvidia-smi": executable file not found in $PATH', its
     # quotes escaped inside docker's own message)
+    # NVML_ERROR_DRIVER_NOT_LOADED's string, as nvidia-smi prints it and as the container
+    # toolkit's hook does (it initialises NVML on the host: "nvidia-container-cli:
+    # initialization error: nvml error: driver not loaded")
+    (re.compile(r"(?i:Failed to initialize NVML|\bnvml error):? (?i:Driver Not Loaded)\b"),
+     Reason.DRIVER_NOT_LOADED, "NVML finds no loaded NVIDIA kernel module ('Driver Not "
+     "Loaded'): the driver is installed but its module is not loaded"),
     (re.compile(r"NVIDIA-SMI couldn.?t find libnvidia-ml\.so|nvidia-smi: (?:command )?not "
                 r"found|'nvidia-smi' is not recognized|Command 'nvidia-smi' not found"
                 r"|No such file or directory: '(?:[^'\n]{0,200}/)?nvidia-smi'"
@@ -116,7 +122,9 @@ LOST = re.compile(r"Unable to (?:determine|detect) the device handle for GPU ?"
 # (C's, or a binding's "GpuIsLost" as NVML wrappers name it), or nvmlErrorString's "GPU is
 # lost" after a line's "NVML"
 NVML_LOST = re.compile(r"(?i:\b(?:NVML_ERROR_GPU_IS_LOST|GpuIsLost)\b|\bnvml\b[^\n]{0,160}?"
-                       r"\bGPU is lost\b)")
+                       r"\bGPU is lost\b)"
+                       # nvidia-smi's words for it quoted without the bus id before them
+                       r"|\bGPU is lost\.?[ \t]{1,4}(?:Please[ \t]+)?[Rr]eboot\b")
 ERROR_START = re.compile("|".join([*(f"(?:{p.pattern})" for p, _, _ in ERRORS), LOST.pattern,
                                    NVML_LOST.pattern]), re.MULTILINE)
 _INFOROM = re.compile(r"infoROM is corrupted at gpu ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"

@@ -388,3 +388,22 @@ def test_openmmlabs_environment_printed_as_a_python_dict() -> None:
     assert _runtime(read).version == "1.8.0+cu111" and _runtime(read).cudnn_version == 8005
     # a dict that is not OpenMMLab's environment is left as it is
     assert env_tools.undict(["{'a': 1}"]) == ["{'a': 1}"]
+
+
+@pytest.mark.parametrize(("name", "driver", "gpu", "toolkit"), [
+    ("r41-015.txt", "419.72", "Quadro P600", "10.1"),
+    ("r41-016.txt", "431.60", "GeForce RTX 2060", "10.0"),
+    ("r41-028.txt", "431.36", "GeForce GTX 1060", "9.0"),
+])
+def test_faceswaps_system_information(name: str, driver: str, gpu: str, toolkit: str) -> None:
+    """Round 19's three faceswap reports (Windows 10, their threads in round19/reports-R/
+    index.toml): "gpu_driver: 419.72", "gpu_devices: GPU_0: Quadro P600", "gpu_cuda: 10.1" (the
+    globally installed CUDA). Each was refused; now GD101 and GD104 pass as labelled."""
+    path = HELDOUT_A.parents[1] / "round19" / "reports-R" / name
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == driver
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == [gpu]
+    assert isinstance(env.toolkits, ToolkitsFacts)
+    assert env.toolkits.toolkits[0].version == toolkit
+    got = _judged(env)
+    assert got["GD101"] is Status.PASS and got["GD104"] is Status.PASS

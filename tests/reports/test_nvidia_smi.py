@@ -363,3 +363,15 @@ def test_nvml_errors_as_the_container_cli_lower_cases_them(name: str, reason: Re
     env = read_reports([(name, (HELDOUT_M / name).read_text(encoding="utf-8"))])
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is reason
     assert statuses(env)[failing] is Status.FAIL
+
+
+def test_nvmls_driver_not_loaded_and_a_lost_gpu_quoted_without_its_bus_id() -> None:
+    """Round 19's r41-020: the container toolkit's hook "nvidia-container-cli: initialization
+    error: nvml error: driver not loaded" (NVML on the host: its module is not loaded, GD101
+    fails); r41-029: "GPU is lost. Please reboot to recover the gpu" quoted alone (GD102
+    fails). Both were refused ("no report recognised")."""
+    base = Path(__file__).parents[1] / "fixtures" / "heldout" / "round19" / "reports-R"
+    hook = read_reports([("r41-020.md", (base / "r41-020.md").read_text(encoding="utf-8"))])
+    assert statuses(hook)["GD101"] is Status.FAIL
+    lost = read_reports([("r41-029.md", (base / "r41-029.md").read_text(encoding="utf-8"))])
+    assert statuses(lost)["GD102"] is Status.FAIL
