@@ -21,7 +21,7 @@ from gpudoctor.explain.kb import (
 KB = load()
 FAMILIES = {"arch", "driver", "torch-build", "toolkit", "cudnn", "cublas", "library",
             "container", "memory", "nccl", "hardware", "runtime", "wsl", "program",
-            "scheduler"}
+            "scheduler", "mpi"}
 
 
 def test_at_least_sixty_signatures_across_the_families() -> None:

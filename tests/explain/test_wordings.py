@@ -938,6 +938,16 @@ LATER_S9 = [  # the session of 2026-11-28 (round 19's explain set, scored before
     ("RuntimeError: No supported GPUs are present on this system.\nThe device Tesla K80 with "
      "computed capability 3.7 does not support HOOMD-blue.",
      "gpu-below-required-compute-capability", "arch-not-in-build"),
+    # an MPI without GPU support under PETSc (round 19's g55-010), and Open MPI's own words
+    ("[3]PETSC ERROR: PETSc is configured with GPU support, but your MPI is not GPU-aware. For "
+     "better performance, please use a GPU-aware MPI.", "mpi-not-gpu-aware",
+     "other-environment"),
+    ("The MPI library was not built with CUDA support, cannot send device buffers",
+     "mpi-not-gpu-aware", "other-environment"),
+    # Cray MPICH's GPU transport opening another rank's memory (round 19's g55-002: ranks
+    # bound to different GPUs by Slurm)
+    ("(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 272",
+     "cuda-ipc-handle-rejected", "other-environment"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
