@@ -115,9 +115,18 @@ _RULE = re.compile(r"[ \t]{0,8}\|?(?:[ \t]{0,8}:?-{3,}:?[ \t]{0,8}\|){1,2}(?:[ \
                    r"[ \t]*")
 
 
+# a key whose hint is the command that prints the value, THUDM's issue template (ChatGLM, GLM,
+# CogVLM): "- CUDA Support (`python -c "import torch; print(torch.cuda.is_available())"`) :True"
+_PRINTED = re.compile(r"[ \t]{0,8}[-*+•][ \t]{1,4}(?P<key>[A-Za-z][A-Za-z ]{0,40}?)[ \t]{0,4}"
+                      r"\(`python3? -c \"import torch; ?print\(torch\.cuda\.is_available\(\)\)"
+                      r"\"`\)[ \t]{0,4}[:：][ \t]{0,4}(?P<value>True|False)[ \t]*")
+
+
 def _items(line: str) -> tuple[str, str, str] | None:
     """(key with its hint, key without it, value) of a list item or a two-column table row;
     None for another line."""
+    if len(line) <= LONGEST and (printed := _PRINTED.fullmatch(line)) is not None:
+        return printed["key"].lower(), "torch.cuda.is_available()", printed["value"]
     row = _ROW.fullmatch(line) if len(line) <= LONGEST else None
     if row is not None:
         key = " ".join(row["key"].split()).lower()

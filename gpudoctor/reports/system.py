@@ -70,6 +70,10 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"|^[ \t]*(?:Recreating|Creating|Starting) [\w.-]{1,60} \.{3} done[ \t]*$"
                 r"|^[ \t]*[\w.-]{1,60}_\d{1,3} exited with code \d{1,3}[ \t]*$)"), "docker"),
     (re.compile(r"\bpodman[ \t]+(?:run|exec)\b"), "podman"),
+    # runc's words starting one ("container_linux.go:345: starting container process caused"),
+    # and nvidia-docker named (its wrapper, or its runtime package nvidia-docker2)
+    (re.compile(r"\bcontainer_linux\.go:\d{1,5}: starting container process\b"), "container"),
+    (re.compile(r"(?i:\bnvidia-docker2?\b)"), "docker"),
     (re.compile(r"^[^\n@]{0,40}\broot@[0-9a-f]{12}:", re.MULTILINE), "docker"),
     # (without the article too: "nvidia-smi error in pod", "happens in container")
     (re.compile(r"(?i:\b(?:inside|in|into|within)[ \t]+(?:(?:the|a|my|our|this|that)[ \t]+)?"

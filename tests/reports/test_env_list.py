@@ -299,3 +299,15 @@ def test_a_gpu_with_its_compute_capability_in_parentheses() -> None:
     assert env_list._gpu_names("RTX 3090 (sm_86)") == [("RTX 3090", "8.6")]
     assert env_list._gpu_names("2x A100 (cc 8.0)") == [("A100", "8.0"), ("A100", "8.0")]
     assert env_list._gpu_names("NVIDIA L20 (14 GB VRAM)") == [("NVIDIA L20", None)]
+
+
+def test_a_key_whose_hint_is_the_command_that_printed_it() -> None:
+    """THUDM's issue template (round 19's r41-025): "- PyTorch:2.0.0+cu117", "- CUDA Support
+    (`python -c "import torch; print(torch.cuda.is_available())"`) :True": the availability is
+    read (GD403 passes; it skipped)."""
+    file = HELDOUT_C.parents[1] / "round19" / "reports-R" / "r41-025.md"
+    env = read_reports([(file.name, file.read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.cuda_available is True
+    found = {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
+    assert found["GD403"] is Status.PASS

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from gpudoctor.checks import run_checks
+from gpudoctor.compat import load_tables
 from gpudoctor.model import Environment, HostFacts, NvmlFacts, Reason, Status, Unavailable
 from gpudoctor.reports import system
 from gpudoctor.reports.read import ReportError, read_reports
@@ -267,3 +269,17 @@ def test_lshw_display_names_the_driver_bound_and_nvidia_smi_missing_from_python(
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED
     status = statuses(env)
     assert (status["GD109"], status["GD101"]) == (Status.FAIL, Status.FAIL)
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    # runc's words starting a container (round 19's r41-017: 'exec: "nvidia-smi": executable
+    # file not found in $PATH' under nvidia-container-runtime)
+    ("r41-017.md", "nvidia-smi or the driver's libnvidia-ml.so is missing in this container"),
+    # nvidia-docker2 named beside NVML's "Unknown Error" (r41-023: Debian 11's cgroup v2)
+    ("r41-023.md", "NVML fails with 'Unknown Error' in this container (docker)"),
+])
+def test_runc_and_nvidia_docker_name_a_container(name: str, said: str) -> None:
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round19" / "reports-R" / name
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    found = {str(r.check_id): r.finding for r in run_checks(env, load_tables()).results}
+    assert found["GD505"].status is Status.FAIL and said in found["GD505"].message
