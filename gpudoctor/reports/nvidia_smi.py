@@ -79,6 +79,13 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
      Reason.VERSION_MISMATCH,
      "the driver's user-space library and kernel module differ (nvidia-smi: 'Driver/library "
      "version mismatch'): reboot, or reload the nvidia kernel module"),
+    # TensorFlow's CUDA diagnostics (stream_executor's cuda_diagnostics): the kernel module's
+    # version and libcuda's (the DSO) differ, the same split as NVML's mismatch
+    (re.compile(r"kernel version \d{3}\.\d{1,3}(?:\.\d{1,3})? does not match DSO version "
+                r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"), Reason.VERSION_MISMATCH,
+     "the driver's kernel module and its user-space library (libcuda) are different releases "
+     "(TensorFlow: 'kernel version … does not match DSO version …'): reboot, or reload the "
+     "nvidia kernel module"),
     # NVML_ERROR_NO_PERMISSION's string after nvidia-smi's prefix, or after the "nvml: " of
     # a program that prints NVML's error (nvidia-docker 1.0: "Error: nvml: Insufficient
     # Permissions")

@@ -375,3 +375,14 @@ def test_nvmls_driver_not_loaded_and_a_lost_gpu_quoted_without_its_bus_id() -> N
     assert statuses(hook)["GD101"] is Status.FAIL
     lost = read_reports([("r41-029.md", (base / "r41-029.md").read_text(encoding="utf-8"))])
     assert statuses(lost)["GD102"] is Status.FAIL
+
+
+def test_tensorflows_kernel_and_dso_versions_that_differ_are_a_mismatch() -> None:
+    """Round 19's r41-007: TensorFlow's issue template filled with its CUDA diagnostics'
+    "kernel version 460.91.3 does not match DSO version 470.57.2 -- cannot find working
+    devices in this configuration": the module and libcuda are different releases (GD101
+    fails; the report was refused)."""
+    base = Path(__file__).parents[1] / "fixtures" / "heldout" / "round19" / "reports-R"
+    env = read_reports([("r41-007.md", (base / "r41-007.md").read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
+    assert statuses(env)["GD101"] is Status.FAIL
