@@ -64,7 +64,10 @@ ROW_START = re.compile(r"^[ \t]*\|[ \t]{1,6}\d{1,3}[ \t]{1,6}\S[^|\n]{0,60}?[ \t
 NO_DEVICES = re.compile(r"^[ \t]*No devices were found[ \t]*$"
                         r"|(?i:^[^\n]*nvidia-smi[^\n]*\bno devices were found\b)"
                         # its exact words quoted (a script's trace: X='No devices were found')
-                        r"|['\"`]No devices were found['\"`]", re.MULTILINE)
+                        r"|['\"`]No devices were found['\"`]"
+                        # a Kubernetes probe that runs nvidia-smi (the GPU operator's driver
+                        # pod: "Startup probe failed: No devices were found")
+                        r"|\b[Pp]robe failed:[ \t]{0,4}No devices were found\b", re.MULTILINE)
 # (pattern, reason, message); matched against the whole block
 ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
     # as printed, or retyped ("NVIDIA SMI has failed because it could not communicate …")

@@ -386,3 +386,13 @@ def test_tensorflows_kernel_and_dso_versions_that_differ_are_a_mismatch() -> Non
     env = read_reports([("r41-007.md", (base / "r41-007.md").read_text(encoding="utf-8"))])
     assert isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.VERSION_MISMATCH
     assert statuses(env)["GD101"] is Status.FAIL
+
+
+@pytest.mark.parametrize("name", ["r42-022.md", "r42-023.md"])
+def test_a_kubernetes_probe_that_found_no_devices(name: str) -> None:
+    """Round 19's OpenShift nodes (a V100 and an A100 on the PCI bus): the GPU operator's
+    driver pod "Startup probe failed: No devices were found" (its probe runs nvidia-smi): the
+    driver is loaded and brought up no GPU, GD102 fails (it skipped: no nvidia-smi output)."""
+    base = Path(__file__).parents[1] / "fixtures" / "heldout" / "round19" / "reports-R"
+    env = read_reports([(name, (base / name).read_text(encoding="utf-8"))])
+    assert statuses(env)["GD102"] is Status.FAIL
