@@ -154,17 +154,21 @@ TORCH_VERSION = (r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})
                  r"(?:\+[a-z0-9.]{1,40})?")
 
 
-def conda_pinned_cuda(line: str, version: str) -> str | None:
+def conda_pinned_cuda(line: str, version: str | None) -> str | None:
     """The CUDA a conda command line pins for this very torch from PyTorch's channel
-    ("pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch", "pytorch-cuda=12.1"); None where the line
-    takes torch from another channel, installs the CPU build (cpuonly), pins another torch or
-    no single CUDA."""
+    ("pytorch==1.7.1 … cudatoolkit=11.0 -c pytorch", "pytorch-cuda=12.1"), or with `version`
+    None for torch installed without a pinned version ("conda install pytorch torchvision
+    cudatoolkit=10.2 -c pytorch": the channel's build for that CUDA); None where the line takes
+    torch from another channel, installs the CPU build (cpuonly), pins another torch (or,
+    for None, any), or no single CUDA."""
     if "cpuonly" in line or not re.search(r"(?:-c|--channel)[ \t]{1,4}pytorch(?:\s|$)", line):
         return None
     pins = re.findall(r"(?:^|\s)pytorch={1,2}(\S{1,40})", line)
+    if version is None and (pins or not re.search(r"(?:^|\s)pytorch(?:\s|$)", line)):
+        return None
     cudas = re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})(?:\s|$)",
                        line)
-    return cudas[0] if pins == [version] and len(cudas) == 1 else None
+    return cudas[0] if pins == ([version] if version else []) and len(cudas) == 1 else None
 
 
 def release_left_open(runtime: TorchRuntime | Unavailable, version: str | None) -> str | None:
@@ -173,7 +177,8 @@ def release_left_open(runtime: TorchRuntime | Unavailable, version: str | None) 
     return version if isinstance(runtime, Unavailable) else None
 
 
-def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: str | None, *,
+def stated_runtime(version: str | Unavailable, cuda: str | None, available: bool | None,
+                   hip: str | None, *,
                    why: str, source: str, archs: tuple[str, ...] | None,
                    warned_gpus: tuple[tuple[str, str], ...] = (),
                    too_old_gpus: tuple[tuple[str, str], ...] = (),
@@ -184,10 +189,12 @@ def stated_runtime(version: str, cuda: str | None, available: bool | None, hip: 
     is available, its ROCm version from the "+rocmX" tag (`hip`), the arch list and the cuDNN it
     runs (`cudnn`, as cudnnGetVersion() encodes it) if the text shows them; every other fact
     `not_reported(... why)`. A version that is neither "+cpu", ROCm,
-    nor stated or shown to be a CUDA build leaves whether it is one unknown."""
-    cpu = version.endswith("+cpu")
+    nor stated or shown to be a CUDA build leaves whether it is one unknown; a version the
+    text does not state is passed as its Unavailable."""
+    cpu = isinstance(version, str) and version.endswith("+cpu")
     if cuda is None and not cpu and not hip and available is not True:
-        return not_reported(f"whether torch {version} is a CUDA build {why}")
+        named = f"torch {version}" if isinstance(version, str) else "torch"
+        return not_reported(f"whether {named} is a CUDA build {why}")
     return TorchRuntime(
         version=version,
         cuda=None if cpu or hip else cuda or not_reported(

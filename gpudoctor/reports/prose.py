@@ -31,10 +31,9 @@ states the build besides the release and is read alone: a GPU's name alone is no
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from gpudoctor.compat import Tables
-from gpudoctor.model import GpuFacts, TorchFacts, TorchRuntime
+from gpudoctor.model import GpuFacts, TorchFacts
 from gpudoctor.reports.interface import (
     Partial,
     conda_pinned_cuda,
@@ -130,42 +129,23 @@ def torch_named(text: str) -> Partial | None:
     """torch as the words name it beside tools' output that states none ("My environment is
     `pytorch==1.7.1+cu110`" under an nvidia-smi table): its one version (a text naming two
     states none) and, where the words say it, whether CUDA is available; without a version,
-    the CUDA build a conda line takes from PyTorch's channel (`_conda_build`); None
+    the CUDA build a conda line takes from PyTorch's channel (`_conda_cuda`); None
     otherwise."""
     version, available = _torch_said(_plain(text))
     if version is None:
-        cuda = _conda_build(_plain(text))
+        cuda = _conda_cuda(_plain(text), None)
         return None if cuda is None else Partial(
             kind="the reporter's words", rank=0, torch=_unversioned(cuda, available))
     return Partial(kind="the reporter's words", rank=0,
                    torch=_torch(version, available, _plain(text)))
 
 
-def _conda_build(text: str) -> str | None:
-    """The CUDA of the build a conda line installs from PyTorch's channel without pinning
-    torch's version ("conda install pytorch torchvision cudatoolkit=10.2 -c pytorch": the
-    channel's newest release, built for CUDA 10.2); None where no line, or lines that differ,
-    say one (a CPU build, a pinned version: `_conda_cuda`)."""
-    said = set()
-    for line in CONDA_CHANNEL.findall(text):
-        if "cpuonly" in line or re.search(r"(?:^|\s)pytorch=", line) or not re.search(
-                r"(?:^|\s)pytorch(?:\s|$)", line):
-            continue
-        cudas = re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})"
-                           r"(?:\s|$)", line)
-        if len(cudas) == 1:
-            said.add(cudas[0])
-    return said.pop() if len(said) == 1 else None
-
-
 def _unversioned(cuda: str, available: bool | None) -> TorchFacts:
     """torch as a CUDA build of a version the words do not state."""
-    runtime = stated_runtime("0", cuda, available, None, why=_WHY,
-                             source="the reporter's words", archs=None)
-    if isinstance(runtime, TorchRuntime):
-        runtime = replace(runtime, version=not_reported(
-            "torch's version is not in the report (a conda line installs PyTorch's build for "
-            f"CUDA {cuda} without pinning a version)"))
+    runtime = stated_runtime(not_reported(
+        "torch's version is not in the report (a conda line installs PyTorch's build for "
+        f"CUDA {cuda} without pinning a version)"), cuda, available, None, why=_WHY,
+        source="the reporter's words", archs=None)
     return TorchFacts(
         python=not_reported("the interpreter's path is not in the report"),
         static=not_reported("torch's package metadata is not in the report"),
@@ -190,10 +170,10 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     return (_most_precise(versions), None if len(said) != 1 else said.pop() == "true")
 
 
-def _conda_cuda(text: str, version: str) -> str | None:
+def _conda_cuda(text: str, version: str | None) -> str | None:
     """The CUDA a conda line installing this very torch from PyTorch's channel pins
-    ("pytorch==1.7.0 cudatoolkit=10.1 torchvision -c pytorch"); None where no line, or lines
-    that differ, say it."""
+    ("pytorch==1.7.0 cudatoolkit=10.1 torchvision -c pytorch"; with `version` None, a line that
+    pins no torch version); None where no line, or lines that differ, say it."""
     said = {cuda for line in CONDA_CHANNEL.findall(text)
             if (cuda := conda_pinned_cuda(line, version)) is not None}
     return said.pop() if len(said) == 1 else None
@@ -258,7 +238,7 @@ def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
     tried: set[str] = set()
     candidates = sorted([(m.start(), m[0]) for m in GPU.finditer(text)]
                         + [(m.start("m"), m["m"]) for m in BARE.finditer(text)]
-                  + [(m.start("m"), m["m"]) for m in BRAND_BARE.finditer(text)])
+                        + [(m.start("m"), m["m"]) for m in BRAND_BARE.finditer(text)])
     for _, written in candidates:
         given = re.sub(r"[ \t]+", " ", written.strip())
         if given in tried or given in named:

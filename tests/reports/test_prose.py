@@ -368,11 +368,12 @@ def test_a_conda_line_without_a_version_states_the_builds_cuda() -> None:
     assert env.torch.runtime.cuda == "10.2"
     assert not isinstance(env.torch.runtime.version, str)
     assert statuses(env)["GD103"] is Status.FAIL
-    assert prose._conda_build("conda install pytorch cpuonly cudatoolkit=10.2 -c pytorch") is None
-    assert prose._conda_build("conda install pytorch=1.7 cudatoolkit=10.2 -c pytorch") is None
-    assert prose._conda_build("conda install pytorch cudatoolkit=10.2 -c conda-forge") is None
-    assert prose._conda_build("conda install pytorch pytorch-cuda=12.1 -c pytorch -c nvidia"
-                              ) == "12.1"
+    unpinned = [("conda install pytorch cpuonly cudatoolkit=10.2 -c pytorch", None),
+                ("conda install pytorch=1.7 cudatoolkit=10.2 -c pytorch", None),
+                ("conda install pytorch cudatoolkit=10.2 -c conda-forge", None),
+                ("conda install pytorch pytorch-cuda=12.1 -c pytorch -c nvidia", "12.1")]
+    for line, cuda in unpinned:
+        assert prose._conda_cuda(line, None) == cuda
 
 
 def test_a_driver_named_alone_is_the_gpu_sign_a_cpu_build_fails_by() -> None:
