@@ -192,9 +192,9 @@ def _answers_inside(env: Environment) -> str | None:
     nvml = env.nvml
     if not isinstance(env.host, HostFacts) or not env.host.smi_in_container:
         return None  # the table may be the host's, pasted beside the container's trouble
+    # (words or a partial listing name GPUs, not nvidia-smi's view of them: NOT_EVERY_GPU)
     if not V.pasted(env) or not isinstance(nvml, NvmlFacts) or not V.gpus(env) \
-            or V.named_in_words(env) is not None or nvml.binding in NOT_EVERY_GPU \
-            or not isinstance(nvml.cuda_driver_version, int) \
+            or nvml.binding in NOT_EVERY_GPU or not isinstance(nvml.cuda_driver_version, int) \
             or V.container_nvml_error(env) is not None:
         return None
     rt = V.torch_runtime(env)

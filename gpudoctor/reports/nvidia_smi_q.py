@@ -404,7 +404,7 @@ def _gpu_facts(index: int, g: _Gpu) -> GpuFacts | Unavailable:
     "Unknown Error" (nvmlErrorString of NVML_ERROR_UNKNOWN, where a GPU that answers gives its
     product): the GPU does not answer NVML. Other fields may read "Unknown Error" on a healthy
     GPU (Addressing Mode on drivers that do not report it), and are not taken for it."""
-    failed = [label for key, label in (("name", "name"), ("brand", "brand"))
+    failed = [key for key in ("name", "brand")
               if (g.raw(key) or "").strip().lower() == "unknown error"]
     if failed:
         bus = g.raw("bus") or f"#{index}"
