@@ -17,7 +17,7 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
-from gpudoctor.reports.interface import CUDA_NA, NOT_EVERY_GPU, SMI_MISSING
+from gpudoctor.reports.interface import CUDA_NA, NGC_NO_DRIVER, NOT_EVERY_GPU, SMI_MISSING
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -49,6 +49,11 @@ def check_container(env: Environment, tables: Tables) -> Finding:
       `utility` capability, so the container was not given the GPUs (FAIL), also where the
       host's nvidia-smi answers beside it; where it lists the device nodes too, the libraries
       alone were not mounted (FAIL).
+    - A pasted report from one of NVIDIA's NGC images (CUDA, PyTorch, Triton …) whose start-up
+      check says "The NVIDIA Driver was not detected.  GPU functionality will not be
+      available." (it found no `libcuda.so.1` or no `/dev/nvidiactl` there): the container was
+      not given the driver and the GPUs (FAIL), unless the machine has no NVIDIA GPU (an image
+      build), which the report then says.
     - A pasted report from a container whose nvidia-smi answers but shows "CUDA Version: N/A":
       it found no `libcuda.so.1` there, so the toolkit mounted the driver's management library
       (the `utility` capability) without its CUDA library (`compute`) (FAIL).
@@ -84,14 +89,20 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             (("container", host.container), ("NVML", V.container_nvml_error(env) or ""),
              *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
-    smi_missing = isinstance(env.nvml, Unavailable) and env.nvml.reason is Reason.NOT_INSTALLED \
-        and env.nvml.message == SMI_MISSING and host.wsl is not True
+    gone = env.nvml if isinstance(env.nvml, Unavailable) and host.wsl is not True \
+        and env.nvml.reason is Reason.NOT_INSTALLED \
+        and env.nvml.message in (SMI_MISSING, NGC_NO_DRIVER) else None
+    smi_missing = gone is not None
+    # what is missing in it, in the words of the one that found it missing
+    ngc = gone is not None and gone.message == NGC_NO_DRIVER
     if smi_missing and nodes:
         # a report: the device nodes are there (`ls -l /dev/nvidia*`), nvidia-smi is not
         return failed(
             f"this {named} has the GPU device nodes "
-            f"({', '.join(nodes[:3])}{', …' if len(nodes) > 3 else ''}) but no nvidia-smi or "
-            "libnvidia-ml.so: the driver's user-space libraries were not mounted into it",
+            f"({', '.join(nodes[:3])}{', …' if len(nodes) > 3 else ''}) but "
+            + ("its image's start-up check found no libcuda.so.1 ('The NVIDIA Driver was not "
+               "detected')" if ngc else "no nvidia-smi or libnvidia-ml.so")
+            + ": the driver's user-space libraries were not mounted into it",
             "let the NVIDIA Container Toolkit mount them: NVIDIA_DRIVER_CAPABILITIES="
             "compute,utility (or all) with --gpus all or --device nvidia.com/gpu=all (CDI); "
             "device nodes passed by hand (--device /dev/nvidia0) bring no libraries "
@@ -105,6 +116,11 @@ def check_container(env: Environment, tables: Tables) -> Finding:
         # GPUs, or not that capability). A machine probed here lists its device nodes, and the
         # rules below judge it (a GPU-less CI container has none and needs none)
         return failed(
+            (f"the image's start-up check found no NVIDIA driver in this {named} ('The NVIDIA "
+             "Driver was not detected': no libcuda.so.1 or no /dev/nvidiactl): the NVIDIA "
+             "Container Toolkit did not give it the driver and the GPUs (started without GPU "
+             "access; expected only where the machine has no NVIDIA GPU, as in an image "
+             "build)") if ngc else
             f"nvidia-smi or the driver's libnvidia-ml.so is missing in this {named}: the "
             "NVIDIA Container Toolkit did not mount the driver into it (started without GPU "
             "access, or NVIDIA_DRIVER_CAPABILITIES without utility)",
@@ -114,11 +130,15 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             f"keep NVIDIA_DRIVER_CAPABILITIES at compute,utility or all ({TOOLKIT_URL})",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None
-    if inside is not None and inside.startswith(SMI_MISSING):
+    if inside is not None and inside.startswith((SMI_MISSING, NGC_NO_DRIVER)):
         # a report: the host's nvidia-smi answers, the container has none (the runtime's
-        # 'exec: "nvidia-smi": executable file not found in $PATH')
+        # 'exec: "nvidia-smi": executable file not found in $PATH'), or no driver at all (an
+        # NGC image's start-up check)
         return failed(
-            f"the host's driver answers, but nvidia-smi is missing in this {named}: the NVIDIA "
+            "the host's driver answers, but "
+            + (f"this {named}'s image found no driver in it at start-up ('The NVIDIA Driver was "
+               "not detected')" if inside.startswith(NGC_NO_DRIVER) else
+               f"nvidia-smi is missing in this {named}") + ": the NVIDIA "
             "Container Toolkit did not mount the driver into it (started without GPU access, "
             "NVIDIA_DRIVER_CAPABILITIES without utility, or a runtime the toolkit does not "
             "hook)",

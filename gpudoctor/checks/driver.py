@@ -26,7 +26,13 @@ from gpudoctor.model import (
     Status,
     Unavailable,
 )
-from gpudoctor.reports.interface import DRIVER_TOO_OLD, INSUFFICIENT, NOT_EVERY_GPU
+from gpudoctor.reports.interface import (
+    DRIVER_TOO_OLD,
+    INSUFFICIENT,
+    NGC_NO_DRIVER,
+    NOT_EVERY_GPU,
+    SMI_MISSING,
+)
 from gpudoctor.requirements import needs_gpu
 from gpudoctor.versions import decode_cuda_version
 
@@ -67,7 +73,10 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     and so is a report that shows a GPU (lspci, lshw, /dev/nvidia*) and no driver.
     Two failures of nvidia-smi are other checks' causes, each counted once: NVML's "Insufficient
     Permissions" is the device nodes' (GD502; this check is skipped, naming it), and "No devices
-    were found" (the driver is loaded but brought up no GPU) is GD102's.
+    were found" (the driver is loaded but brought up no GPU) is GD102's. A report from a
+    container that has no driver in it (nvidia-smi missing there, an NVIDIA image's "The NVIDIA
+    Driver was not detected") is the container's wiring, GD505's: the host's driver is not in
+    the report (skipped, naming GD505).
 
     Fix: where no driver is installed, install the one named: the driver that runs the
     installed torch's CUDA in full (else the toolkit's), by the driver rule
@@ -165,6 +174,15 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
         return skipped("NVML fails with 'Unknown Error' inside a container: the container "
                        "lost its device access, the host's driver is not in question (see "
                        "GD505)", evidence)
+    if V.pasted(env) and V.container_nvml_error(env) is not None \
+            and isinstance(env.host, HostFacts) and env.host.wsl is not True \
+            and nvml.reason is Reason.NOT_INSTALLED \
+            and nvml.message in (SMI_MISSING, NGC_NO_DRIVER):
+        # a report from a container that has no driver in it (nvidia-smi missing there, an NGC
+        # image's "The NVIDIA Driver was not detected"): the driver goes on the host, which the
+        # report does not show; the container's wiring fails, counted once: GD505
+        return skipped("the report is from a container that was not given the host's driver "
+                       "(see GD505); the host's driver is not in the report", evidence)
     install = install_driver(env, tables)
     if not signs and V.pasted(env) and nvml.reason is Reason.NOT_INSTALLED:
         # a report that shows no driver ("nvidia-smi: command not found", collect_env's "Could

@@ -114,6 +114,12 @@ NOT_EVERY_GPU = frozenset({TORCH_NAMED, Q_SECTIONS, QUERY_SOME, PROSE, MIG_LIST}
 # toolkit did not mount the driver (here, not in the reader: the check path does not import it)
 SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA driver is "
                "installed (or, in a container, GPU support was not requested)")
+# the start-up check of NVIDIA's NGC images (CUDA, PyTorch, Triton …): it prints "WARNING: The
+# NVIDIA Driver was not detected.  GPU functionality will not be available." where it finds no
+# libcuda.so.1 outside the image's compat folder, or no /dev/nvidiactl. In a container GD505
+# reads it as SMI_MISSING: the toolkit did not give the container the driver and the GPUs
+NGC_NO_DRIVER = ("an NVIDIA container image's start-up check found no driver in it ('The NVIDIA "
+                 "Driver was not detected': no libcuda.so.1 or no /dev/nvidiactl)")
 # nvidia-smi's table with "CUDA Version: N/A": it found no libcuda.so.1 to ask (in a container,
 # GD505's sign that the toolkit mounted the driver without its compute capability)
 CUDA_NA = "nvidia-smi shows CUDA Version: N/A"

@@ -38,6 +38,7 @@ import re
 from gpudoctor.model import GpuFacts, GpuHealth, GpuProcess, NvmlFacts, Reason, Unavailable
 from gpudoctor.reports.interface import (
     CUDA_NA,
+    NGC_NO_DRIVER,
     NVML_INIT_FAILED,
     SMI_MISSING,
     Partial,
@@ -112,6 +113,9 @@ ERRORS: tuple[tuple[re.Pattern[str], Reason, str], ...] = (
                 r"|No such file or directory: '(?:[^'\n]{0,200}/)?nvidia-smi'"
                 r"|exec: \\?\"nvidia-smi\\?\": executable file not found in \$PATH"),
      Reason.NOT_INSTALLED, SMI_MISSING),
+    # an NGC image's entrypoint banner (its check: no libcuda.so.1, or no /dev/nvidiactl)
+    (re.compile(r"The NVIDIA Driver was not detected\.[ \t]{0,4}GPU functionality will not be "
+                r"available"), Reason.NOT_INSTALLED, NGC_NO_DRIVER),
     # NVML's own text (nvmlErrorString: "Unknown Error", "GPU access blocked by the operating
     # system" …) ends the line, or a quote, backtick or full stop of the prose around it
     # (any case, the colon left out, as users retype it: "failed to initialize nvml unknown

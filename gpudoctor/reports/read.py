@@ -45,6 +45,7 @@ from gpudoctor.reports import (
 )
 from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import (
+    NGC_NO_DRIVER,
     NVML_INIT_FAILED,
     SMI_MISSING,
     Partial,
@@ -166,7 +167,8 @@ def _with_container_error(host: HostFacts | Unavailable | None,
     error = next((p.nvml for _, p in parts if isinstance(p.nvml, Unavailable) and (
         p.nvml.reason is Reason.VERSION_MISMATCH or (inside and (
             (p.nvml.reason is Reason.ERROR and p.nvml.message.startswith(NVML_INIT_FAILED))
-            or (p.nvml.reason is Reason.NOT_INSTALLED and p.nvml.message == SMI_MISSING))))),
+            or (p.nvml.reason is Reason.NOT_INSTALLED
+                 and p.nvml.message in (SMI_MISSING, NGC_NO_DRIVER)))))),
         None)
     if error is None:
         return host

@@ -16,7 +16,8 @@ the host facts they state.
   container's id>:`), kubectl's usual alias at a prompt (`k exec -it …`), a prompt labelled
   `(container) $`, a Kubernetes manifest of a workload ("kind: Pod" … "containers:"), or prose
   that says so ("inside the container", "entering the container", "in the pod", "in pod",
-  "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS. Alone
+  "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS,
+  the banner of NVIDIA's NGC images (its licence line, its start-up check's advice). Alone
   it is no report (a text that names a container says nothing of its GPU stack); beside
   one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
   driver fault.
@@ -75,6 +76,11 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bcontainer_linux\.go:\d{1,5}: starting container process\b"), "container"),
     (re.compile(r"(?i:\bnvidia-docker2?\b)"), "docker"),
     (re.compile(r"^[^\n@]{0,40}\broot@[0-9a-f]{12}:", re.MULTILINE), "docker"),
+    # the banner of NVIDIA's NGC images (CUDA, PyTorch, Triton …) as they start: its licence
+    # line, and its start-up check's advice to start "this container" with the toolkit
+    (re.compile(r"This container image and its contents are governed by the NVIDIA Deep "
+                r"Learning Container License|Use (?:Docker with )?(?:the )?NVIDIA Container "
+                r"Toolkit to start this container"), "container"),
     # (without the article too: "nvidia-smi error in pod", "happens in container")
     (re.compile(r"(?i:\b(?:inside|in|into|within)[ \t]+(?:(?:the|a|my|our|this|that)[ \t]+)?"
                 r"(?:k8s[ \t]+|kubernetes[ \t]+)?pod\b"

@@ -16,6 +16,8 @@ from gpudoctor.model import (
     DeviceNode,
     Environment,
     Finding,
+    HostFacts,
+    NvmlFacts,
     Reason,
     Severity,
     Status,
@@ -195,6 +197,43 @@ def test_device_nodes_but_no_nvidia_smi_in_a_container_is_the_libraries_unmounte
     assert "podman container has the GPU device nodes" in found.message
     assert "libraries were not mounted" in found.message
     assert "NVIDIA_DRIVER_CAPABILITIES=compute,utility" in (found.fix or "")
+
+
+def test_an_ngc_images_no_driver_banner_is_the_container_not_given_the_gpus(
+        tables: Tables) -> None:
+    """Round 19's r42-035 (a Triton image's log, triton-inference-server's issue in its
+    index.toml), refused before: NVIDIA's NGC images check for libcuda.so.1 and /dev/nvidiactl
+    as they start and print "WARNING: The NVIDIA Driver was not detected.  GPU functionality
+    will not be available." where either is missing. The banner names the container; GD505
+    fails on it, and GD101 leaves the host's driver (not in the report) to it."""
+    from gpudoctor.checks.driver import check_driver_present
+    from gpudoctor.reports.interface import NGC_NO_DRIVER
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round19"
+            / "reports-R" / "r42-035.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.message == NGC_NO_DRIVER
+    assert isinstance(env.host, HostFacts) and env.host.container == "container"
+    found = run(container.check_container, env, tables)
+    assert found.status is Status.FAIL, found
+    assert "The NVIDIA Driver was not detected" in found.message
+    assert "--gpus all" in (found.fix or "")
+    driver = run(check_driver_present, env, tables)
+    assert driver.status is Status.SKIP and "GD505" in driver.message
+    # a host's nvidia-smi table (round 10's r22-033) pasted beside the container's banner:
+    # the host's driver answers, the container still was not given it
+    heldout = Path(__file__).resolve().parents[1] / "fixtures" / "heldout"
+    table = heldout / "round10" / "reports-I" / "r22-033.txt"
+    both = read_reports([(table.name, table.read_text(encoding="utf-8")),
+                         (path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(both.nvml, NvmlFacts)
+    found = run(container.check_container, both, tables)
+    assert found.status is Status.FAIL and "host's driver answers" in found.message, found
+    assert "The NVIDIA Driver was not detected" in found.message
+    # the words alone, outside any container: no driver here, nothing about a container
+    alone = read_reports([("log", "WARNING: The NVIDIA Driver was not detected.  GPU "
+                                  "functionality will not be available.\n")])
+    assert isinstance(alone.nvml, Unavailable) and alone.nvml.message == NGC_NO_DRIVER
 
 
 @pytest.mark.parametrize(("rnd", "name"), [
