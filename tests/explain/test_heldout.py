@@ -40,6 +40,7 @@ SETS = {
     "round17/explain-P": ((64, 44, 20), 34),  # 29 on 1415d9f (sealed)
     "round18/explain-Q": ((31, 22, 9), 19),  # 17 on 6283f8a (sealed)
     "round19/explain-R": ((47, 30, 17), 27),  # 23 on d17ebe0 (sealed)
+    "round20/explain-S": ((55, 35, 20), 22),  # 22 on 985e8b1 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
