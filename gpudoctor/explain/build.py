@@ -6,7 +6,8 @@ Triton), read from what its messages name.
   compat tables say which toolkits compile for it. An architecture older than the tables
   (every toolkit they hold once compiled for it) that a later toolkit dropped (`last_cuda`) is
   refused because the GPU is older than the toolkit supports; any other is refused because
-  the compiler is older than the architecture.
+  the compiler is older than the architecture. clang compiling CUDA itself ("unsupported CUDA
+  gpu architecture: sm_103") is an LLVM release older than the architecture.
 - *A host header that nvcc's chain rejects*: an error located in the host's own C/C++ library
   headers (/usr/include, the compiler's include directory) while compiling CUDA, with no
   instantiation from the program's code in the text, is the toolkit not supporting the host
@@ -46,6 +47,10 @@ if TYPE_CHECKING:
 _NVCC = re.compile(r"Unsupported gpu architecture '(?P<arch>compute_\d{1,3}[af]?)'"
                    r"|Value '(?P<sm>sm_\d{1,3}[af]?)' is not defined for option 'gpu-architecture'")
 _NVRTC = re.compile(r"invalid value for --gpu-architecture")
+# clang compiling CUDA itself (its driver's err_drv_cuda_bad_gpu_arch): "clang: error:
+# unsupported CUDA gpu architecture: sm_103"; each LLVM release adds the architectures of the
+# CUDA releases it supports
+_CLANG = re.compile(r"unsupported CUDA gpu architecture: (?P<arch>sm_\d{1,3}[af]?)")
 _ARCH_OPTION = re.compile(r"(?:-arch|--gpu-architecture)[= ](?P<arch>(?:compute|sm)_\d{1,3}[af]?)")
 _AROUND = 1500  # how far from NVRTC's message its options are looked for
 
@@ -163,6 +168,8 @@ def _archs(text: str, tables: Tables) -> list[Match]:
     for m in hits(_NVCC, text):
         arch = m["arch"] or m["sm"]
         seen.setdefault(arch, _refused("nvcc", arch, m, tables))
+    for m in hits(_CLANG, text):
+        seen.setdefault(m["arch"], _clang_refused(m["arch"], m, tables))
     for m in hits(_NVRTC, text):
         around = text[max(0, m.start() - _AROUND):m.end() + _AROUND]
         option = _ARCH_OPTION.search(around)
@@ -171,6 +178,25 @@ def _archs(text: str, tables: Tables) -> list[Match]:
         else:  # the options are not in the text: the common case is an NVRTC older than the GPU
             seen.setdefault("", _refused_unnamed(m))
     return list(seen.values())
+
+
+def _clang_refused(arch: str, m: re.Match[str], tables: Tables) -> Match:
+    """clang, compiling CUDA itself, does not know the architecture: the LLVM release is older
+    than it (the toolkit clang uses may know it)."""
+    capture = decode("arch", "arch", arch, tables)
+    sig = derived(
+        "clang-unsupported-cuda-arch", "clang does not know this GPU architecture", "arch",
+        "compiler-too-old-for-arch",
+        f"clang compiles the CUDA code here (not nvcc), and this clang does not know {arch} "
+        f"({capture.meaning or arch}): each LLVM release adds the GPU architectures of the CUDA "
+        "releases it supports, so the clang is older than the architecture (its warning "
+        "'CUDA version is newer than the latest partially supported version' says the same of "
+        "the toolkit).",
+        f"build with a clang/LLVM release that supports {arch} (clang's 'Compiling CUDA with "
+        f"clang' page lists them), compile the CUDA code with nvcc instead, or leave {arch} out "
+        "of the build's target architectures",
+        ("https://llvm.org/docs/CompileCudaWithLLVM.html",), confirm=())
+    return found(sig, m, (capture,))
 
 
 def _refused_unnamed(m: re.Match[str]) -> Match:

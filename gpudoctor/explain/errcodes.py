@@ -76,7 +76,12 @@ _DRIVER_NUMBER = re.compile(r"(?:CUresult\s{0,8}\(\s{0,8}|UNKNOWN ERROR\s{0,8}\(
 # a printed message after a CUDA context: "CUDA error: out of memory", "Status: the provided
 # PTX was compiled with an unsupported toolchain.", "CUDA kernel failed : an illegal ..."
 _MESSAGE = re.compile(
-    r"(?P<ctx>cuda(?:\s{1,8}runtime)?\s{1,8}error|cuda\s{1,8}kernel\s{1,8}failed|cudacheckerror\(\)\s{1,8}failed"
+    # the place named between the context and the message: TensorRT-LLM's "CUDA runtime error
+    # in ::cudaMallocAsync(ptr, n, …): out of memory", the samples' "Cuda error in file
+    # 'x.cu' at line 648: out of memory" (tried first: the bare context would read "in …")
+    r"(?P<ctx>cuda(?:\s{1,8}runtime)?\s{1,8}error\s{1,8}in\s{1,8}(?:file\s{1,8}\S{1,200}\s{1,8}at"
+    r"\s{1,8}line\s{1,8}\d{1,6}|[^\n]{1,200}?\))"
+    r"|cuda(?:\s{1,8}runtime)?\s{1,8}error|cuda\s{1,8}kernel\s{1,8}failed|cudacheckerror\(\)\s{1,8}failed"
     r"|cuda\s{1,8}failure|cuda\s{1,8}failed\s{1,8}with\s{1,8}error|cuda\s{1,8}call\s{1,8}failed|status"
     r"|failed\s{1,8}to\s{1,8}initiali[sz]e\s{1,8}cuda|cuda\s{1,8}initiali[sz]ation\s{1,8}error"
     r"|cudamalloc\s{1,8}failed|\[cuda\]"

@@ -120,3 +120,27 @@ def line_of(text: str, pos: int) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
+
+
+_WRAP_LEAST = 60  # a line this long that ends inside a word may have been wrapped by a terminal
+
+
+def unwrapped(text: str) -> tuple[str, list[int]]:
+    """`text` with each hard wrap inside a word joined (a line of `_WRAP_LEAST` or more
+    characters ending in a letter or digit, the next starting with one), and where each
+    removed line break was, in the joined text's offsets."""
+    lines = text.split("\n")
+    out: list[str] = []
+    cuts: list[int] = []
+    at = 0
+    for i, line in enumerate(lines):
+        out.append(line)
+        at += len(line)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if i + 1 < len(lines):
+            if len(line) >= _WRAP_LEAST and line[-1:].isalnum() and nxt[:1].isalnum():
+                cuts.append(at)
+            else:
+                out.append("\n")
+                at += 1
+    return "".join(out), cuts

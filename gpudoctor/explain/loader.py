@@ -22,7 +22,16 @@ import re
 from dataclasses import replace
 
 from gpudoctor.explain.decode import Decoded
-from gpudoctor.explain.found import Match, derived, found, hits, kebab, line_of, slug
+from gpudoctor.explain.found import (
+    Match,
+    derived,
+    found,
+    hits,
+    kebab,
+    line_of,
+    slug,
+    unwrapped,
+)
 from gpudoctor.explain.libraries import Family, Library, decode_file, symbol_owner, version_tag
 
 _F = r"[\w.+-]+"
@@ -138,7 +147,7 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
     if "undefin" in lowered and not undefined:
         # a terminal's hard wrap inside the loader's line ("…gnu.so: undefin\ned symbol: _ZN2at…"):
         # read again with such wraps joined, the match placed back in the text
-        joined, cuts = _unwrapped(text)
+        joined, cuts = unwrapped(text)
         for m in hits(_UNDEFINED, joined):
             d = _mixed(m)
             if d is not None:
@@ -146,30 +155,6 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
                 end = m.end() + sum(1 for c in cuts if c < m.end())
                 out.setdefault(d.signature.id, replace(d, start=start, end=end))
     return list(out.values())
-
-
-_WRAP_LEAST = 60  # a line this long that ends inside a word may have been wrapped by a terminal
-
-
-def _unwrapped(text: str) -> tuple[str, list[int]]:
-    """`text` with each hard wrap inside a word joined (a line of `_WRAP_LEAST` or more
-    characters ending in a letter or digit, the next starting with one), and where each
-    removed line break was, in the joined text's offsets."""
-    lines = text.split("\n")
-    out: list[str] = []
-    cuts: list[int] = []
-    at = 0
-    for i, line in enumerate(lines):
-        out.append(line)
-        at += len(line)
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if i + 1 < len(lines):
-            if len(line) >= _WRAP_LEAST and line[-1:].isalnum() and nxt[:1].isalnum():
-                cuts.append(at)
-            else:
-                out.append("\n")
-                at += 1
-    return "".join(out), cuts
 
 
 def _lib_capture(name: str, lib: Library) -> Decoded:
@@ -299,6 +284,20 @@ def _mixed(m: re.Match[str]) -> Match | None:
                       cause, f"reinstall {pkg} built for the installed torch: a wheel made for "
                       "this exact torch and CUDA, or pip install --no-build-isolation from "
                       "source in this environment", ("https://pytorch.org/docs/stable/cpp_extension.html",))
+        return found(sig, m, tuple(caps))
+    if owner_fam is not None and owner_fam.name.startswith("TensorFlow") and needer is not None \
+            and needer.family is not owner_fam:
+        # a custom op or library built against another TensorFlow (release, or C++ ABI: the
+        # ops built with g++ of the old ABI against a C++11-ABI TensorFlow, or the reverse)
+        cause = (f"{needer.file} needs {sym}, which the installed TensorFlow does not export: "
+                 "it was built against another TensorFlow release, or with the other C++ ABI "
+                 "(_GLIBCXX_USE_CXX11_ABI) than the installed TensorFlow's.")
+        sig = derived(f"extension-abi-{slug(needer.file, 4)}", f"{needer.file} does not fit the "
+                      "installed TensorFlow", "library", "extension-abi-mismatch", cause,
+                      f"rebuild {needer.file} against the installed tensorflow with the flags it "
+                      "gives (tf.sysconfig.get_compile_flags() and get_link_flags(), which carry "
+                      "its -D_GLIBCXX_USE_CXX11_ABI), or install the TensorFlow it was built for",
+                      owner_fam.sources, confirm=())  # no check reads TensorFlow
         return found(sig, m, tuple(caps))
     if owner_fam is None and needer is None:
         return None

@@ -16,12 +16,13 @@ match inside another's of the same cause.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.explain.decode import decode
 from gpudoctor.explain.derive import derive
 from gpudoctor.explain.focus import Focused, focus
-from gpudoctor.explain.found import Match, excerpt_of
+from gpudoctor.explain.found import Match, excerpt_of, unwrapped
 from gpudoctor.explain.logs import run_without_gpus, run_without_gpus_match
 
 if TYPE_CHECKING:
@@ -41,7 +42,25 @@ _NO_GPU_WORDS = re.compile(r"No platform detected|\bCUDA test failed|\bno (?:NVI
 
 def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, ...]:
     """Every signature that matches `text` (each with its first match, in knowledge-base
-    order), then every derived diagnosis no signature match covers."""
+    order), then every derived diagnosis no signature match covers. Where nothing matches and
+    a terminal (or a page's copy) hard-wrapped lines inside words ("Loaded runtime CuDNN l" /
+    "ibrary: 7.4.1"), the text with those wraps joined is read instead, each match's line
+    counted in the text as given."""
+    matches = _find(text, kb, tables)
+    if matches or "\n" not in text:
+        return matches
+    joined, cuts = unwrapped(text)
+    if not cuts:
+        return ()
+    starts = [0] + [i + 1 for i, c in enumerate(joined) if c == "\n"]  # each line's offset
+
+    def given(line: int) -> int:  # a joined line's line in the text as given
+        return line + sum(1 for c in cuts if c < starts[min(line, len(starts)) - 1])
+
+    return tuple(replace(m, line=given(m.line)) for m in _find(joined, kb, tables))
+
+
+def _find(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, ...]:
     lowered_input = text.lower()
     focused = focus(text, lowered_input)
     body = focused.text

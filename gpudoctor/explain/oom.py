@@ -33,6 +33,17 @@ _OLD = re.compile(
     rf"Tried to allocate (?P<req>{_S}) \(GPU (?P<gpu>\d+); (?P<total>{_S}) total capacity; "
     rf"(?P<alloc>{_S}) already allocated; (?P<free>{_S}) free;(?: (?:{_S}) allowed;)? "
     rf"(?P<reserved>{_S}) (?:reserved in total by PyTorch|cached)")
+# the caching allocator's message where a memory fraction is set
+# (torch.cuda.set_per_process_memory_fraction): "Allocation on device 0 would exceed allowed
+# memory. (out of memory)", then its numbers, one per line ("\n" as two characters where a
+# program prints the message's repr, as Rust's Debug does): "Currently allocated" is what the
+# allocator holds, "Device limit" the GPU's memory, "Free (according to CUDA)" the GPU's free
+_FRACTION = re.compile(
+    rf"Allocation on device (?P<gpu>\d+) would exceed allowed memory\. \(out of memory\)"
+    rf"(?:\\n|\s){{1,8}}Currently allocated[ \t]{{0,30}}: (?P<held>{_S})"
+    rf"(?:\\n|\s){{1,8}}Requested[ \t]{{0,30}}: (?P<req>{_S})"
+    rf"(?:\\n|\s){{1,8}}Device limit[ \t]{{0,30}}: (?P<total>{_S})"
+    rf"(?:\\n|\s){{1,8}}Free \(according to CUDA\)[ \t]{{0,30}}: (?P<free>{_S})")
 _BARE = re.compile(r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError", re.I)
 _SOURCE = ("https://pytorch.org/docs/stable/notes/cuda.html#memory-management",)
 # cudaErrorMemoryAllocation: "The API call failed because it was unable to allocate enough
@@ -69,7 +80,7 @@ def oom_matches(text: str, lowered: str) -> list[Match]:
     if "out of memory" not in lowered and "outofmemory" not in lowered and not (
             "memory" in lowered and _WORDS.search(text)):
         return []
-    for pattern in (_NEW, _OLD):
+    for pattern in (_NEW, _OLD, _FRACTION):
         for m in hits(pattern, text):
             return [_judge(m)]
     for m in hits(_CUPY, text):
@@ -110,15 +121,17 @@ def _judge(m: re.Match[str]) -> Match:
     n = {k: v for k, v in sizes.items() if v is not None}
     req, total, free = n.get("req", 0.0), n.get("total", 0.0), n.get("free", 0.0)
     alloc = n.get("alloc", 0.0)
-    holds = n.get("proc") or n.get("reserved") or alloc
-    unalloc = n["unalloc"] if "unalloc" in n else max(0.0, holds - alloc)
+    holds = n.get("proc") or n.get("reserved") or n.get("held") or alloc
+    # "held": what the allocator holds, how much of it unallocated not stated (taken as none)
+    unalloc = n["unalloc"] if "unalloc" in n else 0.0 if "held" in n else max(0.0, holds - alloc)
     others = max(0.0, total - free - holds)
     gpu = m["gpu"]
     caps = tuple(Decoded(k, "size", v, _gib(n[k]) if k in n else "")
                  for k, v in m.groupdict().items() if v and k != "gpu")
     facts = (f"it asked for {_gib(req)} on GPU {gpu} ({_gib(total)} in total, {_gib(free)} "
-             f"free); this process holds {_gib(holds)}, {_gib(unalloc)} of it reserved by "
-             "PyTorch but unallocated")
+             + (f"free); PyTorch's allocator holds {_gib(holds)}" if "held" in n else
+                f"free); this process holds {_gib(holds)}, {_gib(unalloc)} of it reserved by "
+                "PyTorch but unallocated"))
     if total and req > total:
         sid, title = "cuda-oom-gpu-capacity", "out of memory: larger than the GPU"
         cause = (f"One allocation is larger than the whole GPU: {facts}. The model or batch "
@@ -138,9 +151,13 @@ def _judge(m: re.Match[str]) -> Match:
         fix = ("allocate in smaller pieces (a smaller batch or sequence length), keep other "
                "processes off the GPU while it runs (nvidia-smi), and retry")
     elif others >= max(OTHERS_MIN, total / 10):
-        sid, title = "cuda-oom-other-processes", "out of memory: other processes hold the GPU"
+        sid, title = "cuda-oom-other-processes", (
+            "out of memory: other processes hold the GPU" if "held" not in n else
+            "out of memory: the GPU is held outside PyTorch's allocator")
         cause = (f"Other processes hold {_gib(others)} of GPU {gpu}: {facts}. Without them the "
-                 "request would fit.")
+                 "request would fit." if "held" not in n else
+                 f"{_gib(others)} of GPU {gpu} is held outside PyTorch's allocator, by other "
+                 f"processes or by this one's CUDA context and libraries: {facts}.")
         fix = ("list the GPU's processes (nvidia-smi) and stop the ones not needed, or run on a "
                "free GPU (CUDA_VISIBLE_DEVICES)")
     else:

@@ -949,9 +949,48 @@ LATER_S9 = [  # the session of 2026-11-28 (round 19's explain set, scored before
     ("(GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 272",
      "cuda-ipc-handle-rejected", "other-environment"),
 ]
+LATER_S10 = [  # the session of 2026-11-28 morning (round 20's explain set, scored before these)
+    # a runtime message after the place it failed: TensorRT-LLM's call (round 20's g57-017)
+    # and the CUDA samples' file and line (g58-004)
+    ("[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, "
+     "mCudaStream->get()): out of memory (/code/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+     "tllmBuffers.h:112)", "code-cuda-error-memory-allocation", "out-of-memory"),
+    ("Cuda error in file src/implicit_gemm.cu at line 648: out of memory",
+     "code-cuda-error-memory-allocation", "out-of-memory"),
+    # the caching allocator under a memory fraction, its newlines as text-generation-
+    # inference's Rust prints them (g57-003): what it holds, with the GPU nearly full
+    ('Generation("Allocation on device 0 would exceed allowed memory. (out of memory)\\n'
+     "Currently allocated     : 16.08 GiB\\nRequested               : 4.83 GiB\\nDevice "
+     "limit            : 22.20 GiB\\nFree (according to CUDA): 11.12 MiB\\nPyTorch limit "
+     '(set by user-supplied memory fraction)\\n                        : 22.20 GiB")',
+     "cuda-oom-other-processes", "out-of-memory"),
+    # ... and as torch prints it, one line each (round 17's g52-031): this process fills it
+    ("torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of "
+     "memory)\nCurrently allocated     : 14.10 GiB\nRequested               : 19.69 MiB\n"
+     "Device limit            : 14.75 GiB\nFree (according to CUDA): 2.81 MiB\nPyTorch limit "
+     "(set by user-supplied memory fraction)\n                        : 14.75 GiB",
+     "cuda-oom-gpu-capacity", "out-of-memory"),
+    # Paddle's loader with a full-width parenthesis (g58-009), and its Linux wording
+    ("RuntimeError: (PreconditionNotMet) The third-party dynamic library (cudnn64_7.dll) that "
+     "Paddle depends on is not configured correctly. (error code is 126\uff09",
+     "paddle-dynamic-library", "library-not-found"),
+    ("The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured "
+     "correctly. (error code is libcudnn.so: cannot open shared object file: No such file or "
+     "directory)", "paddle-dynamic-library", "library-not-found"),
+    # TensorFlow's cuDNN check cut by a hard wrap inside a word (g58-010)
+    ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN l\nibrary: 7.4.1 "
+     "but source was compiled with: 7.6.4.  CuDNN library major and minor version needs to "
+     "match", "cudnn-loaded-runtime-mismatch", "library-version-conflict"),
+    # clang compiling CUDA (g58-023), and a custom op built against another TensorFlow (g58-017)
+    ("#7 606.0 clang: error: unsupported CUDA gpu architecture: sm_103",
+     "clang-unsupported-cuda-arch", "compiler-too-old-for-arch"),
+    ("tensorflow.python.framework.errors_impl.NotFoundError: zero_out.so: undefined symbol: "
+     "_ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringEv",
+     "extension-abi-zero-out-so", "extension-abi-mismatch"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
-          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8 + LATER_S9)
+          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8 + LATER_S9 + LATER_S10)
 
 
 @pytest.mark.parametrize("text", [
