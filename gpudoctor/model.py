@@ -204,6 +204,9 @@ class ToolkitFacts:
     pip_assembled: bool  # assembled from nvidia-* wheels (a dist-info/ folder, no version.json)
     in_use: bool  # the one builds and `gpudoctor install-cudnn` would use
     lacks: tuple[str, ...] = ()  # parts builds need that are missing: "bin/nvcc", …
+    # architectures a pasted build log shows this nvcc refusing ("nvcc fatal : Unsupported gpu
+    # architecture 'compute_86'"), as "8.6"; never read on a machine
+    refused_archs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from gpudoctor.model import (
     ToolkitsFacts,
     Unavailable,
 )
+from gpudoctor.reports.interface import NOT_EVERY_GPU
 from gpudoctor.versions import sm_of
 
 if TYPE_CHECKING:
@@ -203,7 +204,9 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
     is available for execution on the device"). A toolkit older than a GPU's architecture
     cannot emit its native code either; PTX for an older architecture still JIT-compiles on it.
     This matters only for building CUDA code (extensions, nvcc); PyTorch wheels bring their own
-    kernels (see GD404). The fix names the toolkit range that compiles for every GPU."""
+    kernels (see GD404), so a toolkit older than a GPU warns, and fails where a pasted build
+    log shows its nvcc refusing that GPU's architecture ("nvcc fatal : Unsupported gpu
+    architecture 'compute_86'"). The fix names the toolkit range that compiles for every GPU."""
     tv, root = V.toolkit_version(env), getattr(V.toolkit(env), "root", "?")
     if not tv or V.version(tv) is None:
         return skipped("no CUDA toolkit found (or its version is unreadable)")
@@ -243,6 +246,14 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
         return skipped(f"the GPU table has no verified row for {sms}", tuple(evidence))
     dropped = [(g, a) for g, a in known if a.last_cuda and tk > _mm_key(a.last_cuda)]
     early = [(g, a) for g, a in known if a.first_cuda and tk < _mm_key(a.first_cuda)]
+    refused = getattr(V.toolkit(env), "refused_archs", ())
+    other = [cc for cc in refused if cc not in {g.compute_capability for g in gpus}]
+    if not dropped and not early and other and isinstance(env.nvml, NvmlFacts) \
+            and env.nvml.binding in NOT_EVERY_GPU:
+        # a build log shows nvcc refusing an architecture that no GPU the words name has: the
+        # words may not name every GPU (or the build asked for an architecture of no GPU here)
+        return skipped(f"the report's nvcc refused {sm_of(other[0])}, which no GPU it names "
+                       "has, and it may not name every GPU", tuple(evidence))
     if not dropped and not early:
         names = ", ".join(sorted({f"{_sm(g)} ({a.family})" for g, a in known}))
         rest = len(gpus) - len(known)
@@ -259,6 +270,12 @@ def check_toolkit_vs_gpus(env: Environment, tables: Tables) -> Finding:
         sure = all(arch.status in ("verified", "copy") for _, arch in dropped)
         return (failed if sure else warned)(message, fix, tuple(evidence))
     g, a = early[0]
+    if g.compute_capability in refused:
+        # a pasted build log: nvcc was asked for this GPU's architecture and refused it
+        return failed(f"CUDA {tv} predates the {g.name} ({_sm(g)}, {a.family}, from CUDA "
+                      f"{a.first_cuda}), and the report shows its nvcc refusing that "
+                      f"architecture ('Unsupported gpu architecture'): the build for this GPU "
+                      "fails", fix, (*evidence, ("nvcc refused", ", ".join(refused))))
     return warned(f"CUDA {tv} predates the {g.name} ({_sm(g)}, {a.family}, from CUDA "
                   f"{a.first_cuda}): it can build only PTX of an older architecture for it, "
                   "which the driver JIT-compiles", fix, tuple(evidence))

@@ -21,7 +21,8 @@ read too (`gpudoctor.reports.torch_messages`), and so are the kernel module's me
 have one meaning (a GPU fallen off the bus, "NVRM: API mismatch", Secure Boot refusing the
 module: `gpudoctor.reports.kernel_log`), and what `ls -l /dev/nvidia*` and `lspci -k` (or
 nouveau's kernel lines) say of the device nodes and the driver bound to each GPU
-(`gpudoctor.reports.system`): a paste with only those is a partial report. The
+(`gpudoctor.reports.system`), and the toolkit a build log ran nvcc from, by its release
+folder (`gpudoctor.reports.build_log`): a paste with only those is a partial report. The
 blocks of every input merge into one Environment: an issue's collect_env gives torch's side and
 its nvidia-smi table the driver's. A fact no block states is
 `Unavailable(Reason.NOT_REPORTED)`, never a guess, and `Environment.sources` names the blocks

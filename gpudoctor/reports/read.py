@@ -22,6 +22,7 @@ from gpudoctor.model import (
     Unavailable,
 )
 from gpudoctor.reports import (
+    build_log,
     collect_env,
     comfyui,
     env_list,
@@ -70,7 +71,8 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "mig -lgi, topo -m), gpustat, ComfyUI's system information, Unsloth's and "
             "Ultralytics' banners, kohya_ss's and SD.Next's torch check, torch's own messages, "
             "prints of its version and import errors, `pip show torch`, the kernel module's "
-            "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, or an issue body or "
+            "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, a build log's nvcc "
+            "run from its release folder (/usr/local/cuda-11.0/bin/nvcc), or an issue body or "
             "log that contains them")
 
 
@@ -309,9 +311,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             found = [(n, replace(p, torch=None)) if n == name else (n, p) for n, p in found]
             found.append((name, failed))
             recognised = True
-        for reader in (kernel_log, system, comfyui, unsloth, ultralytics, webui_setup):
+        for reader in (kernel_log, system, comfyui, unsloth, ultralytics, webui_setup,
+                       build_log):
             # the kernel's, the system tools', ComfyUI's, Unsloth's, Ultralytics', kohya_ss's
-            # and SD.Next's outputs,
+            # and SD.Next's outputs, a build's nvcc,
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))
@@ -320,7 +323,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             found.append((name, stated))  # no tool's output: what the words state
             recognised = True
         elif recognised:
-            if _torch_alone([p for n, p in found if n == name], text) and (
+            ours = [p for n, p in found if n == name]
+            if _toolkit_alone(ours) and (stated := prose.parse(text, load_tables())) is not None:
+                found.append((name, stated))  # a build's toolkit: the words may state the rest
+            elif (_torch_alone(ours, text) or _toolkit_alone(ours)) and (
                     stated := prose.named_gpus(text, load_tables())) is not None:
                 found.append((name, stated))  # the tools name no GPU: the words may
             named = prose.torch_named(text)
@@ -360,6 +366,14 @@ def _versioned(part: Partial, named: Partial) -> Partial:
 
 # torch asked for its devices in the prints: what it answered is read by their rules only
 _DEVICE_ASKED = re.compile(r"get_device_(?:name|properties|capability)\(")
+
+
+def _toolkit_alone(partials: Sequence[Partial]) -> bool:
+    """The text's tools state a toolkit (`nvcc --version`, a build's nvcc) and nothing of
+    torch, the driver or a GPU: the GPU it was built for, the driver and torch can only be in
+    the words."""
+    return any(p.toolkits is not None for p in partials) and all(
+        p.nvml is None and p.libcuda is None and p.torch is None for p in partials)
 
 
 def _torch_alone(partials: Sequence[Partial], text: str) -> bool:
