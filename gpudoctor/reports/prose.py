@@ -88,6 +88,9 @@ GPU = re.compile(
     r"(?:(?:(?i:RTX|GTX|GT|MX)|TITAN|Titan)[ \t]?[A-Z]?\d{2,4}[A-Za-z]{0,2}"
     r"|NVS[ \t]\d{3,4}[A-Za-z]?|TITAN[ \t](?:V|Xp?|RTX|Z|Black)(?![\w.-])"
     r"|(?<=Tesla )[A-Z]\d{1,3}[a-zA-Z]{0,2}|[AHLBVPKM]\d{2,4}[a-zA-Z]{0,2}|G[BH]\d{2,3}"
+    # the datacenter boards as people type them on a cluster ("v100/h100 GPUs", "3090/a100"):
+    # lower case with three digits only, which the catalogue must then place
+    r"|[ahvbp]\d{3}"
     # a Jetson module by its family word ("Jetson AGX Thor", "Jetson Orin Nano", "Jetson TX2")
     r"|(?<=Jetson[ \t])(?:AGX[ \t])?(?:Thor|Orin|Xavier|Nano|TX[12])(?:[ \t](?:NX|Nano))?)"
     r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")

@@ -340,6 +340,10 @@ def test_a_tagged_version_alone_states_release_and_build() -> None:
     # the brand and a four-digit model (round 17's r38-005: "NVIDIA：5090  Driver: 570.172.08")
     ("NVIDIA: 5090  Driver: 570.172.08", ["5090"]),
     ("nvidia 590 driver, NVIDIA-610", []),  # three digits after the brand: driver branches
+    # datacenter boards in lower case, as typed on a cluster (round 20's r43-010, r43-031)
+    ("build the env on slurm with v100/h100 GPUs", ["v100", "h100"]),
+    ("3090/a100 operating environment Driver Version: 495.29.05", ["a100"]),
+    ("the b123 and p999 flags; node-h100-01; v10", []),  # unplaced, or inside a name
 ])
 def test_workstation_grace_and_jetson_names_are_candidates_the_catalogue_places(
         text: str, names: list[str]) -> None:
