@@ -56,11 +56,12 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     A pasted nvidia-smi whose own version differs from the driver's ("NVIDIA-SMI 450.66  Driver
     Version: 418.67": tools from another release than the kernel module, e.g. a container
     image's own nvidia-smi) is a warning; WSL's Linux tools beside the Windows driver's number
-    are not. A report from a container whose NVML says "Driver/library version mismatch"
-    beside the host's working nvidia-smi is a failure too: the image brings driver libraries of
-    another release than the host's kernel module. So is that mismatch shown from any other
-    environment of the machine beside the working driver (a Nix flake's, a container the
-    report does not name as one): it loads an NVML library of another release.
+    are not (known by their numbers, or by a report that names WSL 2: its kernel,
+    /usr/lib/wsl/lib, the words). A report from a container whose NVML says "Driver/library
+    version mismatch" beside the host's working nvidia-smi is a failure too: the image brings
+    driver libraries of another release than the host's kernel module. So is that mismatch shown
+    from any other environment of the machine beside the working driver (a Nix flake's, a
+    container the report does not name as one): it loads an NVML library of another release.
 
     A machine with no GPU at all (no NVIDIA device on the PCI bus, no /dev/nvidia*, no driver:
     a CI runner, a build host) gets a note, not a failure: PyPI's default torch is a CUDA build,
@@ -127,7 +128,8 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                 + (f", supports CUDA ≤ {cuda[0]}" if cuda else ""))
         ev = (("driver", drv or V.reason_of(env.nvml.driver_version)),
               ("nvml binding", env.nvml.binding))
-        apart = tools_apart(env.nvml)
+        wsl = isinstance(env.host, HostFacts) and env.host.wsl is True
+        apart = None if wsl else tools_apart(env.nvml)  # WSL pairs them so (driver_parts)
         if apart:
             return warned(f"{said}; {apart}", "use the nvidia-smi of the loaded driver: "
                           "reinstall the driver's user-space package of the same version (or, "

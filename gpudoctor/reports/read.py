@@ -318,7 +318,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))
-                recognised = recognised or stated.kind != system.CONTAINER_ONLY
+                recognised = recognised or stated.kind not in system.SIGNS_ONLY
         if not recognised and (stated := prose.parse(text, load_tables())) is not None:
             found.append((name, stated))  # no tool's output: what the words state
             recognised = True

@@ -17,7 +17,10 @@ the host facts they state.
   `(container) $`, a Kubernetes manifest of a workload ("kind: Pod" … "containers:"), or prose
   that says so ("inside the container", "entering the container", "in the pod", "in pod",
   "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS,
-  the banner of NVIDIA's NGC images (its licence line, its start-up check's advice). Alone
+  the banner of NVIDIA's NGC images (its licence line, its start-up check's advice).
+- that it ran in WSL 2: its kernel's name ("-microsoft-standard-WSL2"), /usr/lib/wsl/lib, or the
+  words "WSL2" / "WSL 2" (GD101 then reads nvidia-smi's Linux version beside the Windows
+  driver's number as WSL builds it). Like a container, alone it is no report. Alone
   it is no report (a text that names a container says nothing of its GPU stack); beside
   one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
   driver fault.
@@ -109,6 +112,11 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _URL = re.compile(r"https?://\S{1,2000}")  # a link names a project, not where the paste ran
 CONTAINER_ONLY = "a container the text names"
+# WSL 2, where the text ran: its kernel ("5.15.90.1-microsoft-standard-WSL2"), the folder its
+# driver libraries and nvidia-smi come from (/usr/lib/wsl/lib), or the words "WSL2" / "WSL 2"
+_WSL = re.compile(r"-microsoft-standard-WSL2\b|/usr/lib/wsl/lib\b|(?i:(?<![\w.])WSL[ \t]?2\b)")
+WSL_ONLY = "WSL 2 as the text names it"
+SIGNS_ONLY = frozenset({CONTAINER_ONLY, WSL_ONLY})  # kinds of a text that is no report alone
 _NOUVEAU = re.compile(r"\bnouveau ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 
 
@@ -181,7 +189,8 @@ def parse(text: str) -> Partial | None:
     nodes = _nodes(text)
     gpus, bound = _pci(text)
     container = _container(text)
-    if nodes is None and not gpus and container is None:
+    wsl = _WSL.search(_URL.sub(" ", text)) is not None
+    if nodes is None and not gpus and container is None and not wsl:
         return None
     shows = " and ".join(what for what, shown in (("ls -l /dev/nvidia*", nodes is not None),
                                                   ("the PCI bus", bool(gpus)),
@@ -191,7 +200,8 @@ def parse(text: str) -> Partial | None:
     def absent(what: str) -> Unavailable:
         return not_reported(f"{what}: not in the report (it shows only {shows})")
 
-    kind = "system tools' output" if nodes is not None or gpus else CONTAINER_ONLY
+    kind = "system tools' output" if nodes is not None or gpus else (
+        CONTAINER_ONLY if container else WSL_ONLY)
     host = unreported_host(absent)
     return Partial(kind=kind, rank=1, host=replace(
         host,
@@ -200,4 +210,5 @@ def parse(text: str) -> Partial | None:
         pci_gpus=gpus if gpus else host.pci_gpus,
         pci_gpu_drivers=bound,
         smi_in_container=bool(container) and _SMI_INSIDE.search(text) is not None,
+        wsl=True if wsl else host.wsl,
     ))

@@ -283,3 +283,24 @@ def test_runc_and_nvidia_docker_name_a_container(name: str, said: str) -> None:
     env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
     found = {str(r.check_id): r.finding for r in run_checks(env, load_tables()).results}
     assert found["GD505"].status is Status.FAIL and said in found["GD505"].message
+
+
+def test_wsl_2_named_makes_the_windows_drivers_number_beside_linux_tools_no_warning() -> None:
+    """Round 20's r43-034: "-----wsl2 ubuntu 22.04-------" above nvidia-smi's table with
+    NVIDIA-SMI 525.60.13 beside the Windows driver's 522.25 (older than the tools: not the
+    pairing `driver_parts.tools_apart` knows as WSL's). Named WSL 2, it is how WSL is built, and
+    GD101 passes as labelled; alone, WSL named is no report."""
+    text = (HELDOUT / "round20" / "reports-S" / "r43-034.txt").read_text(encoding="utf-8")
+    env = read_reports([("r43-034.txt", text)])
+    assert isinstance(env.host, HostFacts) and env.host.wsl is True
+    assert statuses(env)["GD101"] is Status.PASS
+    without = read_reports([("table", text.replace("-----wsl2 ubuntu 22.04-------", ""))])
+    assert statuses(without)["GD101"] is Status.WARN  # the same table, WSL not named
+    for sign in ("Linux 5.15.90.1-microsoft-standard-WSL2 x86_64", "/usr/lib/wsl/lib/nvidia-smi",
+                 "under WSL 2"):
+        part = system.parse(sign)
+        assert part is not None and part.kind == system.WSL_ONLY, sign
+        assert isinstance(part.host, HostFacts) and part.host.wsl is True
+    assert system.parse("a file named my.wsl2 and awsl2") is None  # inside other words
+    with pytest.raises(ReportError):
+        read_reports([("words", "I use WSL2 on Windows 11")])
