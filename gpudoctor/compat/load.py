@@ -34,6 +34,7 @@ from gpudoctor.compat.rows import (
     TorchRelease,
     TorchVariant,
 )
+from gpudoctor.versions import parse_cc
 from gpudoctor.versions import parse_version as _ver
 
 if sys.version_info >= (3, 11):
@@ -143,6 +144,24 @@ def _fields(row: object, spec: dict[str, str], err: _Err) -> dict[str, Any]:
     return out
 
 
+_AARCH64 = {"arch_lists": "L", "source": "s", "status": "s"}
+
+
+def _aarch64(raw: object, err: _Err) -> tuple[tuple[tuple[str, ...], ...], str | None,
+                                              str | None]:
+    """A variant's `aarch64 = { arch_lists = [[…], …], source, status }`: the Linux aarch64
+    wheel's arch list, or the lists its sources leave open (each one a list of compute
+    capabilities, "12.0+PTX"); () and Nones where the row has none."""
+    if raw is None:
+        return (), None, None
+    fields = _fields(raw, _AARCH64, lambda message: err(f"aarch64: {message}"))
+    lists = fields["arch_lists"]
+    if not lists or not all(isinstance(one, list) and one and all(
+            isinstance(cc, str) and parse_cc(cc) is not None for cc in one) for one in lists):
+        raise err("aarch64: 'arch_lists' must be non-empty lists of compute capabilities")
+    return tuple(tuple(one) for one in lists), fields["source"], fields["status"]
+
+
 def _error(file: str, table: str, index: int, row: object) -> _Err:
     ident = next((row[k] for k in ("version", "versions", "cc", "major", "branch", "first")
                   if isinstance(row, dict) and k in row), None)
@@ -163,12 +182,14 @@ def _torch_rows(fields: dict[str, Any], indexes: tuple[TorchIndex, ...], err: _E
         def variant_err(message: str, number: int = number) -> CompatTableError:
             return err(f"variant {number}: {message}")
 
+        arm = _aarch64(raw.pop("aarch64", None) if isinstance(raw, dict) else None,
+                       variant_err)
         v = _fields(raw, _VARIANT, variant_err)
         digits = v["tag"][2:]
         variants.append(TorchVariant(v["tag"], f"{int(digits[:-1])}.{digits[-1]}",
                                      template.format(tag=v["tag"]), v.get("cudnn"),
                                      v.get("arch_list"), v.get("experimental", False),
-                                     v.get("source"), v.get("status")))
+                                     v.get("source"), v.get("status"), *arm))
     tags = [v.tag for v in variants]
     if len(set(tags)) != len(tags) or fields.get("pypi_default") not in (*tags, None):
         raise err("duplicate variant tags, or pypi_default is not one of the variants")

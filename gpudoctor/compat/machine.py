@@ -163,13 +163,14 @@ def torch_arch_list(env: Environment, tables: Tables
     if isinstance(rt.version, Unavailable):
         return Unavailable(Reason.NOT_REPORTED, "torch's arch list is not in the report, nor "
                            "its version")
-    if (host := other_platform(env)) is not None:
-        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
-                           f"the tables record the Linux x86_64 wheels' lists: this machine is "
-                           f"{host}, whose wheels PyTorch builds apart")
     base = rt.version.partition("+")[0]
     variant = tables.torch_variant(rt.version)
     cuda = rt.cuda if isinstance(rt.cuda, str) else ""
+    if (host := non_x86(env)) is not None:
+        return _aarch64_list(env, tables, rt.version, variant, cuda, host) if host.startswith(
+            ("aarch64", "arm64")) else Unavailable(
+            Reason.NOT_REPORTED, f"torch's arch list is not in the report, and the tables "
+            f"record the Linux x86_64 and aarch64 wheels' lists: this machine is {host}")
     if variant is None or variant.cuda != ".".join(cuda.split(".")[:2]):
         return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
                            f"torch {rt.version} (CUDA {cuda or 'not stated'}) is not a wheel in "
@@ -181,6 +182,39 @@ def torch_arch_list(env: Environment, tables: Tables
            "wheel)" if variant.status == "derived" else "")
     return variant.arch_list, (f"not in the report: the arch list of the torch {base} "
                                f"{variant.tag} wheel, from compat_tables/torch.toml{how}")
+
+
+def _aarch64_list(env: Environment, tables: Tables, version: str, variant: TorchVariant | None,
+                  cuda: str, host: str) -> tuple[tuple[str, ...], str] | Unavailable:
+    """The arch list of torch's Linux aarch64 wheel (`TorchVariant.aarch64_lists`), which
+    PyTorch builds with lists of its own; where the sources leave several open, the first
+    when every one gives each GPU seen the same code (a cubin, PTX, or none), which then
+    decides as any of them would."""
+    lists = variant.aarch64_lists if variant is not None and variant.cuda == ".".join(
+        cuda.split(".")[:2]) else ()
+    if not lists:
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"the tables lack the arch list of torch {version}'s aarch64 "
+                           f"wheel: this machine is {host}, whose wheels PyTorch builds apart")
+    assert variant is not None
+    where = (f"not in the report: the arch list of the torch {version.partition('+')[0]} "
+             f"{variant.tag} aarch64 wheel, from compat_tables/torch.toml "
+             f"({variant.aarch64_status}: {variant.aarch64_source})")
+    if len(lists) == 1:
+        return lists[0], where
+    ccs = _seen_ccs(env, tables)
+
+    def code(arch_list: tuple[str, ...], cc: tuple[int, int]) -> str:
+        found = coverage(arch_list, cc)
+        return "none" if found is None else "ptx" if found.arch.ptx else "cubin"
+
+    if ccs is None or any(len({code(one, cc) for one in lists}) > 1 for cc in ccs):
+        return Unavailable(Reason.NOT_REPORTED, f"torch's arch list is not in the report, and "
+                           f"the sources leave {len(lists)} lists open for torch {version}'s "
+                           f"aarch64 wheel, which differ on the GPUs seen (or the GPUs are not "
+                           "known)")
+    return lists[0], (f"{where}; one of the {len(lists)} lists its sources leave open, which "
+                      "all give each GPU seen the same code")
 
 
 def pypi_build_only(env: Environment, tables: Tables) -> str | None:

@@ -106,6 +106,11 @@ class TorchVariant:
     source: str | None = None  # None: the release row's; set where a variant has its own
     status: str | None = None  # None: the release row's (e.g. "secondary" for a variant only
     #                            on download.pytorch.org, read in the next-best source)
+    # the Linux aarch64 (SBSA) wheel of this variant, which PyTorch builds with its own arch
+    # list: the lists its sources leave open (one where they settle it), their source, status
+    aarch64_lists: tuple[tuple[str, ...], ...] = ()
+    aarch64_source: str | None = None
+    aarch64_status: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -242,6 +242,12 @@ def test_row_without_source_is_refused(tmp_path: Path) -> None:
         ("torch.toml", 'install = "find-links"\nurl', 'install = "index-url"\nurl',
          "install index-url twice"),
         ("torch.toml", 'install = "find-links"\nurl', 'install = "pip"\nurl', "install"),
+        # an aarch64 wheel's lists: compute capabilities, a source and a known status
+        ("torch.toml", 'aarch64 = { arch_lists = [["9.0", "10.0", "12.0"]]',
+         'aarch64 = { arch_lists = [["sm90"]]', "aarch64: 'arch_lists'"),
+        ("torch.toml", 'aarch64 = { arch_lists = [["9.0", "10.0", "12.0"]]',
+         'aarch64 = { arch_lists = []', "aarch64: 'arch_lists'"),
+        ("torch.toml", 'status = "verified" }', 'status = "sure" }', "aarch64: 'status'"),
     ],
 )
 def test_malformed_rows_are_refused(

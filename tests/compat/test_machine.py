@@ -162,6 +162,45 @@ def test_torch_arch_list_torchs_own_else_the_wheels_row(tables: Tables) -> None:
         assert isinstance(found, Unavailable) and says in found.message, (version, found)
 
 
+def _report(path: str, *swap: tuple[str, str]) -> Environment:
+    from pathlib import Path
+
+    from gpudoctor.reports.read import read_reports
+
+    text = (Path(__file__).parents[1] / "fixtures" / "heldout" / path).read_text(
+        encoding="utf-8")
+    for old, new in swap:
+        assert old in text
+        text = text.replace(old, new)
+    return read_reports([(Path(path).name, text)])
+
+
+def test_an_aarch64_wheels_list_is_its_own(tables: Tables) -> None:
+    """An aarch64 machine (stated, or told by an Arm-only GPU) takes the aarch64 wheel's list
+    (`TorchVariant.aarch64_lists`), never the x86_64 wheel's: one list where the sources settle
+    it; of several left open, the first where all give each GPU seen the same code."""
+    # round 20's r44-001: collect_env on a GB200 (aarch64), 2.9.1+cu130: three lists open, all
+    # with an sm_100 cubin
+    found = torch_arch_list(_report("round20/reports-S/r44-001.txt"), tables)
+    assert not isinstance(found, Unavailable) and "10.0" in found[0]
+    assert "one of the 3 lists its sources leave open" in found[1]
+    # round 3's r1-073 (GB10, sm_121, named by sglang's check_env): the lists give it sm_120's
+    # cubin; the same report on a Jetson Thor (sm_110): one list has no 11.0, the others a
+    # cubin, so which build it is decides and none is taken
+    gb10 = torch_arch_list(_report("round3/reports-A/r1-073.md"), tables)
+    assert not isinstance(gb10, Unavailable)
+    thor = torch_arch_list(_report("round3/reports-A/r1-073.md",
+                                   ("NVIDIA GB10", "NVIDIA Thor"), ("12.1", "11.0")), tables)
+    assert isinstance(thor, Unavailable) and "differ on the GPUs seen" in thor.message
+    # round 18's r40-003 (2.11.0+cu130 on a GB10): the list read in the PyPI aarch64 wheel
+    spark = torch_arch_list(_report("round18/reports-Q/r40-003.txt"), tables)
+    assert not isinstance(spark, Unavailable)
+    assert spark[0] == ("8.0", "9.0", "10.0", "11.0", "12.0") and "verified" in spark[1]
+    # round 18's r40-002 (2.10.0+cu130 on a Thor): no aarch64 list for 2.10 in the tables
+    none = torch_arch_list(_report("round18/reports-Q/r40-002.md"), tables)
+    assert isinstance(none, Unavailable) and "aarch64 wheel" in none.message
+
+
 def test_pypi_build_only_for_the_default_variant_of_the_old_eras(tables: Tables) -> None:
     """torch 1.8.1 (find-links) from PyPI is not the same build as download.pytorch.org's of
     the same name: where the table's arch list is used, its other index is named."""
@@ -295,9 +334,10 @@ def test_a_build_of_a_cuda_no_listed_build_has(tables: Tables) -> None:
 def test_the_tables_wheel_lists_do_not_speak_for_another_platform(tables: Tables) -> None:
     """Round 18's r40-002 (its thread in round18/reports-Q/index.toml): vLLM's collect_env on a
     Jetson AGX Thor (aarch64, sm_110), torch 2.10.0+cu130. The tables' arch lists are the Linux
-    x86_64 wheels' (no sm_110); PyTorch builds its aarch64 wheels with other lists, so neither
-    the wheel's row nor the release's other builds judge it: GD404 skips, saying why (it
-    failed before). An x86_64 report is judged by the rows as before."""
+    x86_64 wheels' (no sm_110); PyTorch builds its aarch64 wheels with other lists, and the
+    tables hold none for 2.10's, so neither the wheel's row nor the release's other builds
+    judge it: GD404 skips, saying why (it failed before). An x86_64 report is judged by the
+    rows as before."""
     from pathlib import Path
 
     from gpudoctor.checks.pytorch import check_gpu_arch
@@ -311,7 +351,7 @@ def test_the_tables_wheel_lists_do_not_speak_for_another_platform(tables: Tables
     assert isinstance(env.host, HostFacts) and env.host.machine == "aarch64"
     assert other_platform(env) == "aarch64"
     found = check_gpu_arch.run(env, tables)
-    assert found.status is Status.SKIP and "x86_64" in found.message, found
+    assert found.status is Status.SKIP and "aarch64 wheel" in found.message, found
     x86 = replace(env, host=replace(env.host, machine="x86_64"))
     assert other_platform(x86) is None
     assert check_gpu_arch.run(x86, tables).status is Status.FAIL  # the x86_64 row: no sm_110
