@@ -17,7 +17,13 @@ from gpudoctor.model import (
     Severity,
     Unavailable,
 )
-from gpudoctor.reports.interface import CUDA_NA, NGC_NO_DRIVER, NOT_EVERY_GPU, SMI_MISSING
+from gpudoctor.reports.interface import (
+    CUDA_NA,
+    NGC_NO_DRIVER,
+    NO_DRIVER_INSIDE,
+    NOT_EVERY_GPU,
+    TORCH_NO_DRIVER,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
@@ -53,7 +59,8 @@ def check_container(env: Environment, tables: Tables) -> Finding:
       check says "The NVIDIA Driver was not detected.  GPU functionality will not be
       available." (it found no `libcuda.so.1` or no `/dev/nvidiactl` there): the container was
       not given the driver and the GPUs (FAIL), unless the machine has no NVIDIA GPU (an image
-      build), which the report then says.
+      build), which the report then says. So is torch's "Found no NVIDIA driver on your
+      system" there (it found no `libcuda.so.1`).
     - A pasted report from a container whose nvidia-smi answers but shows "CUDA Version: N/A":
       it found no `libcuda.so.1` there, so the toolkit mounted the driver's management library
       (the `utility` capability) without its CUDA library (`compute`) (FAIL).
@@ -91,17 +98,19 @@ def check_container(env: Environment, tables: Tables) -> Finding:
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
     gone = env.nvml if isinstance(env.nvml, Unavailable) and host.wsl is not True \
         and env.nvml.reason is Reason.NOT_INSTALLED \
-        and env.nvml.message in (SMI_MISSING, NGC_NO_DRIVER) else None
+        and env.nvml.message in NO_DRIVER_INSIDE else None
     smi_missing = gone is not None
     # what is missing in it, in the words of the one that found it missing
     ngc = gone is not None and gone.message == NGC_NO_DRIVER
+    torch_says = gone is not None and gone.message == TORCH_NO_DRIVER
     if smi_missing and nodes:
         # a report: the device nodes are there (`ls -l /dev/nvidia*`), nvidia-smi is not
         return failed(
             f"this {named} has the GPU device nodes "
             f"({', '.join(nodes[:3])}{', …' if len(nodes) > 3 else ''}) but "
             + ("its image's start-up check found no libcuda.so.1 ('The NVIDIA Driver was not "
-               "detected')" if ngc else "no nvidia-smi or libnvidia-ml.so")
+               "detected')" if ngc else "torch finds no libcuda.so.1 ('Found no NVIDIA driver "
+               "on your system')" if torch_says else "no nvidia-smi or libnvidia-ml.so")
             + ": the driver's user-space libraries were not mounted into it",
             "let the NVIDIA Container Toolkit mount them: NVIDIA_DRIVER_CAPABILITIES="
             "compute,utility (or all) with --gpus all or --device nvidia.com/gpu=all (CDI); "
@@ -121,6 +130,10 @@ def check_container(env: Environment, tables: Tables) -> Finding:
              "Container Toolkit did not give it the driver and the GPUs (started without GPU "
              "access; expected only where the machine has no NVIDIA GPU, as in an image "
              "build)") if ngc else
+            (f"torch finds no NVIDIA driver in this {named} ('Found no NVIDIA driver on your "
+             "system': no libcuda.so.1 there): the NVIDIA Container Toolkit did not give it "
+             "the driver and the GPUs (started without GPU access, or without the compute "
+             "capability)") if torch_says else
             f"nvidia-smi or the driver's libnvidia-ml.so is missing in this {named}: the "
             "NVIDIA Container Toolkit did not mount the driver into it (started without GPU "
             "access, or NVIDIA_DRIVER_CAPABILITIES without utility)",
@@ -130,7 +143,7 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             f"keep NVIDIA_DRIVER_CAPABILITIES at compute,utility or all ({TOOLKIT_URL})",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None
-    if inside is not None and inside.startswith((SMI_MISSING, NGC_NO_DRIVER)):
+    if inside is not None and inside.startswith(tuple(NO_DRIVER_INSIDE)):
         # a report: the host's nvidia-smi answers, the container has none (the runtime's
         # 'exec: "nvidia-smi": executable file not found in $PATH'), or no driver at all (an
         # NGC image's start-up check)
@@ -138,6 +151,8 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             "the host's driver answers, but "
             + (f"this {named}'s image found no driver in it at start-up ('The NVIDIA Driver was "
                "not detected')" if inside.startswith(NGC_NO_DRIVER) else
+               f"torch finds no driver in this {named} ('Found no NVIDIA driver on your "
+               "system')" if inside.startswith(TORCH_NO_DRIVER) else
                f"nvidia-smi is missing in this {named}") + ": the NVIDIA "
             "Container Toolkit did not mount the driver into it (started without GPU access, "
             "NVIDIA_DRIVER_CAPABILITIES without utility, or a runtime the toolkit does not "

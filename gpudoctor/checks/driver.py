@@ -29,9 +29,8 @@ from gpudoctor.model import (
 from gpudoctor.reports.interface import (
     DRIVER_TOO_OLD,
     INSUFFICIENT,
-    NGC_NO_DRIVER,
+    NO_DRIVER_INSIDE,
     NOT_EVERY_GPU,
-    SMI_MISSING,
 )
 from gpudoctor.requirements import needs_gpu
 from gpudoctor.versions import decode_cuda_version
@@ -76,8 +75,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     Permissions" is the device nodes' (GD502; this check is skipped, naming it), and "No devices
     were found" (the driver is loaded but brought up no GPU) is GD102's. A report from a
     container that has no driver in it (nvidia-smi missing there, an NVIDIA image's "The NVIDIA
-    Driver was not detected") is the container's wiring, GD505's: the host's driver is not in
-    the report (skipped, naming GD505).
+    Driver was not detected", torch's "Found no NVIDIA driver on your system") is the
+    container's wiring, GD505's: the host's driver is not in the report (skipped, naming
+    GD505).
 
     Fix: where no driver is installed, install the one named: the driver that runs the
     installed torch's CUDA in full (else the toolkit's), by the driver rule
@@ -179,7 +179,7 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     if V.pasted(env) and V.container_nvml_error(env) is not None \
             and isinstance(env.host, HostFacts) and env.host.wsl is not True \
             and nvml.reason is Reason.NOT_INSTALLED \
-            and nvml.message in (SMI_MISSING, NGC_NO_DRIVER):
+            and nvml.message in NO_DRIVER_INSIDE:
         # a report from a container that has no driver in it (nvidia-smi missing there, an NGC
         # image's "The NVIDIA Driver was not detected"): the driver goes on the host, which the
         # report does not show; the container's wiring fails, counted once: GD505

@@ -120,6 +120,12 @@ SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA
 # reads it as SMI_MISSING: the toolkit did not give the container the driver and the GPUs
 NGC_NO_DRIVER = ("an NVIDIA container image's start-up check found no driver in it ('The NVIDIA "
                  "Driver was not detected': no libcuda.so.1 or no /dev/nvidiactl)")
+# torch's "Found no NVIDIA driver on your system" (cudaDriverGetVersion() gave 0: it cannot
+# load libcuda.so.1); in a container GD505 reads it as SMI_MISSING
+TORCH_NO_DRIVER = ("no NVIDIA driver: torch says 'Found no NVIDIA driver on your system' (it "
+                   "cannot load libcuda.so.1, the driver's CUDA library)")
+# the messages of a container's missing driver, each in its finder's words (GD505, GD101)
+NO_DRIVER_INSIDE = frozenset({SMI_MISSING, NGC_NO_DRIVER, TORCH_NO_DRIVER})
 # nvidia-smi's table with "CUDA Version: N/A": it found no libcuda.so.1 to ask (in a container,
 # GD505's sign that the toolkit mounted the driver without its compute capability)
 CUDA_NA = "nvidia-smi shows CUDA Version: N/A"

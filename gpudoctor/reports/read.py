@@ -46,9 +46,8 @@ from gpudoctor.reports import (
 )
 from gpudoctor.reports.credible import credible_driver_cuda
 from gpudoctor.reports.interface import (
-    NGC_NO_DRIVER,
+    NO_DRIVER_INSIDE,
     NVML_INIT_FAILED,
-    SMI_MISSING,
     Partial,
     ReportError,
     not_reported,
@@ -170,7 +169,7 @@ def _with_container_error(host: HostFacts | Unavailable | None,
         p.nvml.reason is Reason.VERSION_MISMATCH or (inside and (
             (p.nvml.reason is Reason.ERROR and p.nvml.message.startswith(NVML_INIT_FAILED))
             or (p.nvml.reason is Reason.NOT_INSTALLED
-                 and p.nvml.message in (SMI_MISSING, NGC_NO_DRIVER)))))),
+                 and p.nvml.message in NO_DRIVER_INSIDE))))),
         None)
     if error is None:
         return host

@@ -36,6 +36,7 @@ from dataclasses import replace
 from gpudoctor.model import LibcudaFacts, Reason, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import (  # torch's words the checks read too
     DRIVER_TOO_OLD,
+    TORCH_NO_DRIVER,
     Partial,
     not_reported,
     release_left_open,
@@ -249,9 +250,7 @@ def parse(text: str) -> Partial | None:
                            "failed with error 803 (cudaErrorSystemDriverMismatch)", init)
     if init is not None and init.startswith(NO_DRIVER):
         # cudaDriverGetVersion() gave 0: libcuda.so.1, the driver's CUDA library, is not there
-        nvml = Unavailable(Reason.NOT_INSTALLED, "no NVIDIA driver: torch says 'Found no NVIDIA "
-                           "driver on your system' (it cannot load libcuda.so.1, the driver's "
-                           "CUDA library)", init)
+        nvml = Unavailable(Reason.NOT_INSTALLED, TORCH_NO_DRIVER, init)
     return Partial(kind="torch's messages", rank=1, torch=torch, nvml=nvml,
                    libcuda=libcuda(found) if found is not None else None)
 

@@ -236,6 +236,24 @@ def test_an_ngc_images_no_driver_banner_is_the_container_not_given_the_gpus(
     assert isinstance(alone.nvml, Unavailable) and alone.nvml.message == NGC_NO_DRIVER
 
 
+def test_torch_finding_no_driver_in_a_container_is_the_container_not_given_the_gpus(
+        tables: Tables) -> None:
+    """Round 20's r43-017 (detectron2 in docker-compose on Windows 10 with a GTX 1660, its
+    prompt "appuser@2c33616b558b"): torch's "Found no NVIDIA driver on your system" there
+    means no libcuda.so.1 in the container: GD505 fails on it as on nvidia-smi missing there,
+    and GD101 leaves the host's driver to it."""
+    from gpudoctor.checks.driver import check_driver_present
+    from gpudoctor.reports.interface import TORCH_NO_DRIVER
+
+    path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round20"
+            / "reports-S" / "r43-017.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, Unavailable) and env.nvml.message == TORCH_NO_DRIVER
+    found = run(container.check_container, env, tables)
+    assert found.status is Status.FAIL and "Found no NVIDIA driver" in found.message, found
+    assert run(check_driver_present, env, tables).status is Status.SKIP
+
+
 @pytest.mark.parametrize(("rnd", "name"), [
     ("round12/reports-K", "r28-029.txt"),  # docker snap: runc finds no nvidia-smi inside
     ("round7/reports-F", "r14-025.md"),  # a Kubernetes vcuda pod: no libnvidia-ml.so inside
