@@ -38,7 +38,8 @@ _NCCL_MESSAGE = re.compile(r"nccl[^\n]{0,240}?(?P<msg>unhandled cuda error|unhan
 # memory)" (the function may be qualified: "nvinfer1::internal::DefaultAllocator::allocate"),
 # nvdiffrast's "Cuda error: 2[cudaMalloc(&m_gpuPtr, bytes);]"
 _NUMBER = re.compile(
-    r"(?:cuda(?:\s{1,8}runtime|\s{1,8}driver)?\s{1,8}error\s{0,8}:?\s{0,8}\(?\s{0,8}|\berror\s{0,8}=\s{0,8}|"
+    # ("cudaError 13 (invalid device symbol)": the type's name before the number, run together)
+    r"(?:cuda(?:\s{1,8}runtime|\s{1,8}driver)?\s{0,8}error\s{0,8}:?\s{0,8}\(?\s{0,8}|\berror\s{0,8}=\s{0,8}|"
     r"\berror\s{1,8}|"
     r"cuda\s{1,8}error\s{1,8}in\s{1,8}[\w:]{1,120}\s{0,8}:\s{0,8}|"
     r"code\s{0,8}=\s{0,8}|cuda initiali[sz]ation failure with error:?\s{0,8})"
@@ -209,6 +210,9 @@ def code_matches(text: str, lowered: str) -> list[Match]:
 _ALONE_LEAST = 22
 _NOT_ALONE = frozenset({"initialization error", "wait operation timed out",
                         "feature not yet implemented", "integrity checks failed"})
+# shorter messages that still only CUDA prints: its device symbols ("SetKernelsGpuData copy to
+# cData failed invalid device symbol", AutoDock-GPU)
+_ALONE_SHORT = frozenset({"invalid device symbol"})
 
 
 @cache
@@ -218,7 +222,8 @@ def _quoted_messages() -> tuple[re.Pattern[str], dict[str, Code]]:
     device vector A (error code system not yet initialized)!", "Cuda error …:307 'peer access is
     not supported between these two devices'"): the text names the code by its message."""
     messages = {m: c for m, c in load_catalog().by_message.items()
-                if len(m) >= _ALONE_LEAST and m not in _OS_WORDING and m not in _NOT_ALONE}
+                if (len(m) >= _ALONE_LEAST or m in _ALONE_SHORT) and m not in _OS_WORDING
+                and m not in _NOT_ALONE}
     words = "|".join(re.escape(m) for m in sorted(messages, key=len, reverse=True))
     return re.compile(rf"(?<![a-z0-9_-])(?:{words})(?![a-z0-9_-])"), messages
 

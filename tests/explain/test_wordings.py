@@ -987,6 +987,12 @@ LATER_S10 = [  # the session of 2026-11-28 morning (round 20's explain set, scor
     ("tensorflow.python.framework.errors_impl.NotFoundError: zero_out.so: undefined symbol: "
      "_ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringEv",
      "extension-abi-zero-out-so", "extension-abi-mismatch"),
+    # "invalid device symbol": a module with no code for this GPU did not load (round 5's
+    # g6-032, a miner's "cudaError 13"; round 10's g35-001, AutoDock-GPU's words)
+    ("[2020-09-07 09:17:30] GPU #0: cudaError 13 (invalid device symbol) (keccak.cu line 1056)",
+     "code-cuda-error-invalid-symbol", "arch-not-in-build"),
+    ("SetKernelsGpuData copy to cData failed invalid device symbol",
+     "code-cuda-error-invalid-symbol", "arch-not-in-build"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
