@@ -73,7 +73,8 @@ def _set_string(lines: list[str], span: tuple[int, int], name: str, value: str,
 
 
 def _variant_line(lines: list[str], span: tuple[int, int], tag: str) -> int:
-    pattern = rf'\{{\s*tag\s*=\s*"{re.escape(tag)}"[^{{}}]*\}}'
+    # one inline table may sit inside it: the aarch64 wheel's `aarch64 = { … }`
+    pattern = rf'\{{\s*tag\s*=\s*"{re.escape(tag)}"[^{{}}]*(?:\{{[^{{}}]*\}}[^{{}}]*)?\}}'
     at = next((i for i in range(*span) if re.search(pattern, lines[i])), None)
     if at is None:
         raise EditError(f"no one-line variant {{ tag = {tag!r} … }}")
@@ -84,13 +85,16 @@ def _set_variant(lines: list[str], span: tuple[int, int], edit: Edit) -> None:
     at = _variant_line(lines, span, edit.tag)
     value = toml_list(edit.value) if isinstance(edit.value, tuple) else toml_string(edit.value)
     old = r'\[[^\]]*\]' if isinstance(edit.value, tuple) else r'"[^"]*"'
-    line, count = re.subn(rf"\b({edit.field}\s*=\s*){old}", lambda m: m[1] + value, lines[at])
+    # the x86_64 wheel's fields only: the aarch64 wheel's table (last on the line) is kept
+    cut = lines[at].find(", aarch64 = {")
+    head, tail = (lines[at], "") if cut < 0 else (lines[at][:cut], lines[at][cut:])
+    line, count = re.subn(rf"\b({edit.field}\s*=\s*){old}", lambda m: m[1] + value, head)
     if not count:
         anchor = re.search(r'(tag|cudnn)\s*=\s*"[^"]*"(?!.*\bcudnn\s*=)', line)
         if anchor is None:
             raise EditError(f"cannot place {edit.field} in {line.strip()!r}")
         line = f"{line[:anchor.end()]}, {edit.field} = {value}{line[anchor.end():]}"
-    lines[at] = line
+    lines[at] = line + tail
 
 
 def _tag_number(tag: str) -> int:

@@ -49,6 +49,21 @@ def test_an_arch_list_is_placed_after_the_cudnn() -> None:
             "experimental = true },") in new["torch.toml"].split("\n")
 
 
+def test_the_aarch64_wheels_table_on_the_line_is_kept() -> None:
+    """A variant's `aarch64 = { … }` (its own source and status) stays as it was: an edit of
+    the variant's fields changes the x86_64 wheel's, before it."""
+    arm = ('aarch64 = { arch_lists = [["8.0", "9.0"]], source = "https://example.org/a", '
+           'status = "secondary" }')
+    text = TORCH.replace('{ tag = "cu126", cudnn = "9.10.2.21" }',
+                         f'{{ tag = "cu126", cudnn = "9.10.2.21", {arm} }}')
+    new, _ = apply_edits({"torch.toml": text}, [
+        edit("set-variant", "source", "https://example.org/x86", tag="cu126"),
+        edit("set-variant", "arch_list", ("5.0", "9.0"), tag="cu126")])
+
+    assert (f'  {{ tag = "cu126", cudnn = "9.10.2.21", arch_list = ["5.0", "9.0"], '
+            f'source = "https://example.org/x86", {arm} }},') in new["torch.toml"].split("\n")
+
+
 def test_patch_releases_that_disagree_are_left_for_a_person() -> None:
     new, skipped = apply_edits({"torch.toml": TORCH}, [
         edit("set", "pypi_default", "cu128", row="2.9.0"),
