@@ -136,7 +136,8 @@ def _lines(text: str) -> str:
 # OpenMMLab's collect_env() dict as Python prints it (mmengine's, which opencompass prints
 # whole): pprint's item a line, or print's one line, a long string split into adjacent
 # literals: "{'CUDA available': True, 'GPU 0,1': 'NVIDIA A100-SXM4-80GB', 'PyTorch': '2.0.1'}"
-_DICT_START = re.compile(r"""^[ \t]*\{[ \t]*'(?:sys\.platform|CUDA available)':""")
+# (in Markdown's inline code too: "`{'sys.platform': 'linux', …}`")
+_DICT_START = re.compile(r"""^[ \t]*`{0,3}[ \t]*\{[ \t]*'(?:sys\.platform|CUDA available)':""")
 _LITERAL = r"""'(?:[^'\\\n]|\\.){0,4000}'"""
 _DICT_ITEM = re.compile(rf"""'([A-Za-z][\w .()/,-]{{0,60}})':[ \t]*((?:{_LITERAL}\s{{0,40}})+"""
                         r"""|True|False|None|-?\d[\w.]{0,40})(?=\s*[,}])""")
@@ -149,7 +150,7 @@ def undict(lines: list[str]) -> list[str]:
     if start is None:
         return lines
     end = next((i for i in range(start, min(len(lines), start + 2000))
-                if lines[i].rstrip().endswith("}")), len(lines) - 1)
+                if lines[i].rstrip().rstrip("`").endswith("}")), len(lines) - 1)
     out: list[str] = []
     for key, value in _DICT_ITEM.findall("\n".join(lines[start:end + 1])):
         if value.startswith("'"):  # one string's adjacent literals joined, escapes undone

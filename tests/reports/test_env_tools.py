@@ -388,6 +388,12 @@ def test_openmmlabs_environment_printed_as_a_python_dict() -> None:
     assert _runtime(read).version == "1.8.0+cu111" and _runtime(read).cudnn_version == 8005
     # a dict that is not OpenMMLab's environment is left as it is
     assert env_tools.undict(["{'a': 1}"]) == ["{'a': 1}"]
+    # in Markdown's inline code (round 20's r43-008: mmcv's check on an RTX A6000, refused
+    # before): the same facts, GD403 and GD404 pass as labelled
+    path = HELDOUT_A.parents[1] / "round20" / "reports-S" / "r43-008.txt"
+    coded = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert _runtime(coded).version == "2.0.0+cu117" and _runtime(coded).cuda_available is True
+    assert _judged(coded)["GD403"] is Status.PASS and _judged(coded)["GD404"] is Status.PASS
 
 
 @pytest.mark.parametrize(("name", "driver", "gpu", "toolkit"), [
