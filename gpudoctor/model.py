@@ -125,6 +125,9 @@ class HostFacts:
     # a pasted report whose nvidia-smi ran inside the container (`docker run|exec … nvidia-smi`,
     # at a container's prompt, in a Compose service's log): its table is the container's view
     smi_in_container: bool = False
+    # a pasted report whose GPU is another vendor's by its own words (Ollama's issue template:
+    # "### GPU" answered "AMD"): "AMD", "Intel", "Apple"; None where it says none
+    other_gpu_vendor: str | None = None
 
     def getenv(self, name: str) -> str | Unavailable | None:
         """The value of a recorded environment variable, None when it was not set, and `env`

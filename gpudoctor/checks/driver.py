@@ -77,7 +77,9 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     container that has no driver in it (nvidia-smi missing there, an NVIDIA image's "The NVIDIA
     Driver was not detected", torch's "Found no NVIDIA driver on your system") is the
     container's wiring, GD505's: the host's driver is not in the report (skipped, naming
-    GD505).
+    GD505). A report whose own words say its GPU is another vendor's (Ollama's issue template:
+    "GPU: AMD") and that shows no NVIDIA GPU needs no NVIDIA driver (skipped); NVIDIA's tools
+    failing there are packages left behind (a warning).
 
     Fix: where no driver is installed, install the one named: the driver that runs the
     installed torch's CUDA in full (else the toolkit's), by the driver rule
@@ -158,6 +160,22 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     signs = V.gpu_signs(env)
     evidence = (("NVML", nvml.message), ("libcuda", V.reason_of(env.libcuda)),
                 *(("GPU sign", s) for s in signs))
+    vendor = env.host.other_gpu_vendor if isinstance(env.host, HostFacts) else None
+    host = env.host if isinstance(env.host, HostFacts) else None
+    shown = bool(V.gpus(env)) or (host is not None and any(
+        isinstance(found, tuple) and bool(found) for found in (host.pci_gpus, host.dev_nodes)))
+    if V.pasted(env) and vendor is not None and not shown:
+        # the report's own words: the machine's GPU is another vendor's (Ollama's "GPU: AMD")
+        if nvml.reason is Reason.NOT_INSTALLED:
+            return skipped(f"the report's GPU is {vendor}'s, not NVIDIA's: no NVIDIA driver is "
+                           "needed", evidence)
+        return warned(f"the report's GPU is {vendor}'s, yet NVIDIA's driver tools are installed "
+                      f"and fail ({nvml.message}): packages left from an NVIDIA driver, which "
+                      "programs that look for nvidia-smi may take for an NVIDIA GPU",
+                      "where no NVIDIA GPU will be used, remove the NVIDIA driver packages "
+                      "(Ubuntu: sudo apt purge '^nvidia-.*' '^libnvidia-.*'; or the .run "
+                      "installer's nvidia-uninstall)",
+                      evidence + ((("report", nvml.detail),) if nvml.detail else ()))
     module, libraries = driver_parts(env)
     if nvml.reason is Reason.VERSION_MISMATCH or (module and libraries and any(
             v != module for v in libraries)):

@@ -18,6 +18,9 @@ the host facts they state.
   that says so ("inside the container", "entering the container", "in the pod", "in pod",
   "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS,
   the banner of NVIDIA's NGC images (its licence line, its start-up check's advice).
+- that its GPU is another vendor's, in the report's own words: Ollama's issue template's "GPU"
+  field answered "AMD", "Intel" or "Apple" without NVIDIA (GD101 then takes failing NVIDIA
+  tools for leftovers). Alone it is no report.
 - that it ran in WSL 2: its kernel's name ("-microsoft-standard-WSL2"), /usr/lib/wsl/lib, or the
   words "WSL2" / "WSL 2" (GD101 then reads nvidia-smi's Linux version beside the Windows
   driver's number as WSL builds it). Like a container, alone it is no report. Alone
@@ -115,8 +118,14 @@ CONTAINER_ONLY = "a container the text names"
 # WSL 2, where the text ran: its kernel ("5.15.90.1-microsoft-standard-WSL2"), the folder its
 # driver libraries and nvidia-smi come from (/usr/lib/wsl/lib), or the words "WSL2" / "WSL 2"
 _WSL = re.compile(r"-microsoft-standard-WSL2\b|/usr/lib/wsl/lib\b|(?i:(?<![\w.])WSL[ \t]?2\b)")
+# Ollama's issue template's "GPU" field answered with another vendor ("### GPU\n\nAMD"): the
+# machine's GPU, in the reporter's words
+_OLLAMA_GPU = re.compile(r"(?m:^###[ \t]*GPU[ \t]*\n(?:[ \t]*\n){0,3}[ \t]*(?P<v>[^\n#]{1,60})$)")
+_VENDOR = re.compile(r"(?i:\b(AMD|Intel|Apple)\b)")
 WSL_ONLY = "WSL 2 as the text names it"
-SIGNS_ONLY = frozenset({CONTAINER_ONLY, WSL_ONLY})  # kinds of a text that is no report alone
+VENDOR_ONLY = "another vendor's GPU as the text names it"
+# kinds of a text that is no report alone
+SIGNS_ONLY = frozenset({CONTAINER_ONLY, WSL_ONLY, VENDOR_ONLY})
 _NOUVEAU = re.compile(r"\bnouveau ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 
 
@@ -190,7 +199,8 @@ def parse(text: str) -> Partial | None:
     gpus, bound = _pci(text)
     container = _container(text)
     wsl = _WSL.search(_URL.sub(" ", text)) is not None
-    if nodes is None and not gpus and container is None and not wsl:
+    vendor = _other_vendor(text)
+    if nodes is None and not gpus and container is None and not wsl and vendor is None:
         return None
     shows = " and ".join(what for what, shown in (("ls -l /dev/nvidia*", nodes is not None),
                                                   ("the PCI bus", bool(gpus)),
@@ -201,7 +211,7 @@ def parse(text: str) -> Partial | None:
         return not_reported(f"{what}: not in the report (it shows only {shows})")
 
     kind = "system tools' output" if nodes is not None or gpus else (
-        CONTAINER_ONLY if container else WSL_ONLY)
+        CONTAINER_ONLY if container else WSL_ONLY if wsl else VENDOR_ONLY)
     host = unreported_host(absent)
     return Partial(kind=kind, rank=1, host=replace(
         host,
@@ -211,4 +221,15 @@ def parse(text: str) -> Partial | None:
         pci_gpu_drivers=bound,
         smi_in_container=bool(container) and _SMI_INSIDE.search(text) is not None,
         wsl=True if wsl else host.wsl,
+        other_gpu_vendor=vendor,
     ))
+
+
+def _other_vendor(text: str) -> str | None:
+    """"AMD" where Ollama's template's GPU field names another vendor's GPU and not NVIDIA's."""
+    m = _OLLAMA_GPU.search(text)
+    if m is None or re.search(r"(?i:nvidia|geforce|cuda)", m["v"]):
+        return None
+    vendor = _VENDOR.search(m["v"])
+    return vendor[1].upper() if vendor and vendor[1].upper() == "AMD" else (
+        vendor[1].capitalize() if vendor else None)

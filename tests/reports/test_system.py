@@ -304,3 +304,27 @@ def test_wsl_2_named_makes_the_windows_drivers_number_beside_linux_tools_no_warn
     assert system.parse("a file named my.wsl2 and awsl2") is None  # inside other words
     with pytest.raises(ReportError):
         read_reports([("words", "I use WSL2 on Windows 11")])
+
+
+def test_ollamas_gpu_field_naming_another_vendor_is_no_nvidia_gpu() -> None:
+    """Round 13's r29-024 (Ollama's template, "### GPU" answered "AMD"; nvidia-smi "couldn't
+    communicate with the NVIDIA driver" from packages its installer left): the report's GPU is
+    AMD's, so the failing NVIDIA tools are leftovers (GD101 warns, it failed before: the one
+    false failure of that set); with no NVIDIA tools at all, GD101 has nothing to judge."""
+    text = (HELDOUT / "round13" / "reports-L" / "r29-024.md").read_text(encoding="utf-8")
+    env = read_reports([("r29-024.md", text)])
+    assert isinstance(env.host, HostFacts) and env.host.other_gpu_vendor == "AMD"
+    assert statuses(env)["GD101"] is Status.WARN
+    missing = read_reports([("o", "### GPU\n\nAMD\n\n$ nvidia-smi\nbash: nvidia-smi: command not "
+                                  "found\n")])
+    assert statuses(missing)["GD101"] is Status.SKIP
+    for answer, vendor in (("Nvidia", None), ("AMD, Nvidia", None), ("Intel", "Intel"),
+                           ("Apple", "Apple"), ("Other", None)):
+        part = system.parse(f"### GPU\n\n{answer}\n\n### CPU\n\nAMD\n")
+        assert (part.host.other_gpu_vendor if part is not None and isinstance(
+            part.host, HostFacts) else None) == vendor, answer
+    # an NVIDIA GPU the report shows outranks the field: GD101 judges as before
+    # (the negativo17 issue's lspci -vv above, with the field and a failing nvidia-smi beside)
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+    shown = read_reports([("o", "### GPU\n\nAMD\n\n" + LSPCI_VV_NOUVEAU + "\n" + smi)])
+    assert statuses(shown)["GD101"] is Status.FAIL
