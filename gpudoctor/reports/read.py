@@ -260,6 +260,19 @@ def _with_messages(part: Partial, messages: Partial) -> Partial:
         rt, cuda_init_error=said.cuda_init_error)))
 
 
+# HTML's line break as GitHub renders it, which reporters type into Markdown (a collect_env
+# pasted into a table cell: "PyTorch version: 1.2.0<br>"): at a line's end nothing, inside a
+# line a line break
+_BR = re.compile(r"(?i:<br[ \t]*/?>)")
+
+
+def _unbroken(text: str) -> str:
+    """`text` with HTML's <br> taken out of its lines (see `_BR`)."""
+    if "<br" not in text and "<BR" not in text:
+        return text
+    return _BR.sub("\n", re.sub(r"(?i:<br[ \t]*/?>)[ \t]*(?=\r?\n|$)", "", text))
+
+
 def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
     """One Environment from every (name, text) given; see the module.
 
@@ -274,6 +287,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             snapshots.append(snapshot.read(text, name))
             continue
         recognised = False
+        text = _unbroken(text)
         for block in find_blocks(text):
             if block.kind == "snapshot":
                 snapshots.append(snapshot.read(block.text, f"{name} (line {block.line})"))

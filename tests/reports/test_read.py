@@ -113,3 +113,20 @@ def test_a_cut_q_keeps_its_driver_and_takes_the_gpus_of_a_complete_list() -> Non
     assert env.nvml.driver_version == "391.01"
     assert [g.name for g in env.nvml.gpus if not isinstance(g, Unavailable)] == [
         "GeForce GTX 1080 Ti", "GeForce GTX 1080 Ti"]
+
+
+def test_htmls_line_breaks_typed_into_markdown_are_taken_out() -> None:
+    """Round 7's r12-026: collect_env with "<br>" typed at each line's end ("PyTorch version:
+    1.2.0<br>", "Nvidia driver version: 410.79<br>"), which GitHub renders as line breaks. It
+    was refused ('410.79<br>' is not a version); read without them, it is the report it is,
+    and a <br> inside a line breaks it there."""
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round7" / "reports-F" / \
+        "r12-026.md"
+    env = read_inputs([(path.name, path.read_text(encoding="utf-8"))], load_tables())
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "410.79"
+    assert isinstance(env.torch, TorchFacts)
+    inline = read_reports([("t", "PyTorch version: 1.2.0<br>Is debug build: No<BR/>CUDA used "
+                                 "to build PyTorch: 10.0.130<br />")])
+    assert isinstance(inline.torch, TorchFacts) and not isinstance(inline.torch.runtime,
+                                                                   Unavailable)
+    assert (inline.torch.runtime.version, inline.torch.runtime.cuda) == ("1.2.0", "10.0.130")
