@@ -22,12 +22,38 @@ from gpudoctor.reports.interface import (
     NGC_NO_DRIVER,
     NO_DRIVER_INSIDE,
     NOT_EVERY_GPU,
+    SMI_MISSING,
     TORCH_NO_DRIVER,
 )
 
 if TYPE_CHECKING:
     from gpudoctor.compat import Tables
 
+# a container's missing driver in the words of what found it missing (`NO_DRIVER_INSIDE`):
+# beside its device nodes; alone; beside the host's working driver
+_MISSING: dict[str, tuple[str, str, str]] = {
+    SMI_MISSING: (
+        "no nvidia-smi or libnvidia-ml.so",
+        "nvidia-smi or the driver's libnvidia-ml.so is missing in this {named}: the NVIDIA "
+        "Container Toolkit did not mount the driver into it (started without GPU access, or "
+        "NVIDIA_DRIVER_CAPABILITIES without utility)",
+        "nvidia-smi is missing in this {named}"),
+    NGC_NO_DRIVER: (
+        "its image's start-up check found no libcuda.so.1 ('The NVIDIA Driver was not "
+        "detected')",
+        "the image's start-up check found no NVIDIA driver in this {named} ('The NVIDIA Driver "
+        "was not detected': no libcuda.so.1 or no /dev/nvidiactl): the NVIDIA Container "
+        "Toolkit did not give it the driver and the GPUs (started without GPU access; expected "
+        "only where the machine has no NVIDIA GPU, as in an image build)",
+        "this {named}'s image found no driver in it at start-up ('The NVIDIA Driver was not "
+        "detected')"),
+    TORCH_NO_DRIVER: (
+        "torch finds no libcuda.so.1 ('Found no NVIDIA driver on your system')",
+        "torch finds no NVIDIA driver in this {named} ('Found no NVIDIA driver on your "
+        "system': no libcuda.so.1 there): the NVIDIA Container Toolkit did not give it the "
+        "driver and the GPUs (started without GPU access, or without the compute capability)",
+        "torch finds no driver in this {named} ('Found no NVIDIA driver on your system')"),
+}
 TOOLKIT_URL = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
                "troubleshooting.html")
 
@@ -96,72 +122,52 @@ def check_container(env: Environment, tables: Tables) -> Finding:
             (("container", host.container), ("NVML", V.container_nvml_error(env) or ""),
              *cdi))
     visible = host.getenv("NVIDIA_VISIBLE_DEVICES")
-    gone = env.nvml if isinstance(env.nvml, Unavailable) and host.wsl is not True \
+    gone = env.nvml.message if isinstance(env.nvml, Unavailable) and host.wsl is not True \
         and env.nvml.reason is Reason.NOT_INSTALLED \
         and env.nvml.message in NO_DRIVER_INSIDE else None
-    smi_missing = gone is not None
-    # what is missing in it, in the words of the one that found it missing
-    ngc = gone is not None and gone.message == NGC_NO_DRIVER
-    torch_says = gone is not None and gone.message == TORCH_NO_DRIVER
-    if smi_missing and nodes:
-        # a report: the device nodes are there (`ls -l /dev/nvidia*`), nvidia-smi is not
+    if gone is not None and nodes:
+        # a report: the device nodes are there (`ls -l /dev/nvidia*`), the driver's libraries
+        # are not
         return failed(
             f"this {named} has the GPU device nodes "
             f"({', '.join(nodes[:3])}{', …' if len(nodes) > 3 else ''}) but "
-            + ("its image's start-up check found no libcuda.so.1 ('The NVIDIA Driver was not "
-               "detected')" if ngc else "torch finds no libcuda.so.1 ('Found no NVIDIA driver "
-               "on your system')" if torch_says else "no nvidia-smi or libnvidia-ml.so")
-            + ": the driver's user-space libraries were not mounted into it",
+            f"{_MISSING[gone][0]}: the driver's user-space libraries were not mounted into it",
             "let the NVIDIA Container Toolkit mount them: NVIDIA_DRIVER_CAPABILITIES="
             "compute,utility (or all) with --gpus all or --device nvidia.com/gpu=all (CDI); "
             "device nodes passed by hand (--device /dev/nvidia0) bring no libraries "
             f"({TOOLKIT_URL})",
             (("container", host.container), ("/dev/nvidia*", ", ".join(nodes)),
              ("NVML", V.reason_of(env.nvml)), *cdi))
-    if smi_missing and nodes is None:
-        # a report: nvidia-smi or libnvidia-ml.so missing inside the container it names, in
-        # nvidia-smi's or the shell's words (not collect_env's "Could not collect") (the
-        # toolkit mounts both with the utility capability: the container was not given the
-        # GPUs, or not that capability). A machine probed here lists its device nodes, and the
-        # rules below judge it (a GPU-less CI container has none and needs none)
+    if gone is not None and nodes is None:
+        # a report: no driver inside the container it names, in its finder's words (not
+        # collect_env's "Could not collect") (the toolkit mounts the driver with the utility
+        # and compute capabilities: the container was not given the GPUs, or not those
+        # capabilities). A machine probed here lists its device nodes, and the rules below
+        # judge it (a GPU-less CI container has none and needs none)
         return failed(
-            (f"the image's start-up check found no NVIDIA driver in this {named} ('The NVIDIA "
-             "Driver was not detected': no libcuda.so.1 or no /dev/nvidiactl): the NVIDIA "
-             "Container Toolkit did not give it the driver and the GPUs (started without GPU "
-             "access; expected only where the machine has no NVIDIA GPU, as in an image "
-             "build)") if ngc else
-            (f"torch finds no NVIDIA driver in this {named} ('Found no NVIDIA driver on your "
-             "system': no libcuda.so.1 there): the NVIDIA Container Toolkit did not give it "
-             "the driver and the GPUs (started without GPU access, or without the compute "
-             "capability)") if torch_says else
-            f"nvidia-smi or the driver's libnvidia-ml.so is missing in this {named}: the "
-            "NVIDIA Container Toolkit did not mount the driver into it (started without GPU "
-            "access, or NVIDIA_DRIVER_CAPABILITIES without utility)",
+            _MISSING[gone][1].format(named=named),
             "restart it with GPU access: docker run --gpus all (with the NVIDIA Container "
             "Toolkit installed and configured: sudo nvidia-ctk runtime configure --runtime=docker)"
             ", or --device nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit; "
             f"keep NVIDIA_DRIVER_CAPABILITIES at compute,utility or all ({TOOLKIT_URL})",
             (("container", host.container), ("NVML", V.reason_of(env.nvml)), *cdi))
     inside = V.container_nvml_error(env) if isinstance(env.nvml, NvmlFacts) else None
-    if inside is not None and inside.startswith(tuple(NO_DRIVER_INSIDE)):
-        # a report: the host's nvidia-smi answers, the container has none (the runtime's
-        # 'exec: "nvidia-smi": executable file not found in $PATH'), or no driver at all (an
-        # NGC image's start-up check)
+    found = next((m for m in NO_DRIVER_INSIDE if inside is not None and inside.startswith(m)),
+                 None)
+    if found is not None:
+        # a report: the host's nvidia-smi answers, the container has no driver (the runtime's
+        # 'exec: "nvidia-smi": executable file not found in $PATH', an NGC image's start-up
+        # check, torch's words)
         return failed(
-            "the host's driver answers, but "
-            + (f"this {named}'s image found no driver in it at start-up ('The NVIDIA Driver was "
-               "not detected')" if inside.startswith(NGC_NO_DRIVER) else
-               f"torch finds no driver in this {named} ('Found no NVIDIA driver on your "
-               "system')" if inside.startswith(TORCH_NO_DRIVER) else
-               f"nvidia-smi is missing in this {named}") + ": the NVIDIA "
-            "Container Toolkit did not mount the driver into it (started without GPU access, "
-            "NVIDIA_DRIVER_CAPABILITIES without utility, or a runtime the toolkit does not "
-            "hook)",
+            f"the host's driver answers, but {_MISSING[found][2].format(named=named)}: the "
+            "NVIDIA Container Toolkit did not mount the driver into it (started without GPU "
+            "access, NVIDIA_DRIVER_CAPABILITIES without utility, or a runtime the toolkit does "
+            "not hook)",
             "restart it with GPU access: docker run --gpus all (with the NVIDIA Container "
             "Toolkit configured for this docker: sudo nvidia-ctk runtime configure "
             "--runtime=docker; a snap docker needs the snap's own toolkit), or --device "
             f"nvidia.com/gpu=all with CDI; in Kubernetes a nvidia.com/gpu limit ({TOOLKIT_URL})",
-            (("container", host.container), ("in the container", inside), *cdi))
+            (("container", host.container), ("in the container", inside or ""), *cdi))
     no_cuda = env.nvml.cuda_driver_version if isinstance(env.nvml, NvmlFacts) else None
     if isinstance(no_cuda, Unavailable) and no_cuda.message == CUDA_NA and host.wsl is not True:
         return failed(
