@@ -160,8 +160,8 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
     signs = V.gpu_signs(env)
     evidence = (("NVML", nvml.message), ("libcuda", V.reason_of(env.libcuda)),
                 *(("GPU sign", s) for s in signs))
-    vendor = env.host.other_gpu_vendor if isinstance(env.host, HostFacts) else None
     host = env.host if isinstance(env.host, HostFacts) else None
+    vendor = host.other_gpu_vendor if host is not None else None
     shown = bool(V.gpus(env)) or (host is not None and any(
         isinstance(found, tuple) and bool(found) for found in (host.pci_gpus, host.dev_nodes)))
     if V.pasted(env) and vendor is not None and not shown:
@@ -195,12 +195,12 @@ def check_driver_present(env: Environment, tables: Tables) -> Finding:
                        "lost its device access, the host's driver is not in question (see "
                        "GD505)", evidence)
     if V.pasted(env) and V.container_nvml_error(env) is not None \
-            and isinstance(env.host, HostFacts) and env.host.wsl is not True \
-            and nvml.reason is Reason.NOT_INSTALLED \
-            and nvml.message in NO_DRIVER_INSIDE:
+            and host is not None and host.wsl is not True \
+            and nvml.reason is Reason.NOT_INSTALLED and nvml.message in NO_DRIVER_INSIDE:
         # a report from a container that has no driver in it (nvidia-smi missing there, an NGC
-        # image's "The NVIDIA Driver was not detected"): the driver goes on the host, which the
-        # report does not show; the container's wiring fails, counted once: GD505
+        # image's "The NVIDIA Driver was not detected", torch's "Found no NVIDIA driver"): the
+        # driver goes on the host, which the report does not show; the container's wiring
+        # fails, counted once: GD505
         return skipped("the report is from a container that was not given the host's driver "
                        "(see GD505); the host's driver is not in the report", evidence)
     install = install_driver(env, tables)

@@ -258,7 +258,10 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     is available for execution on the device'. The rules live in `gpudoctor.versions`.
 
     From a pasted report, a GPU's compute capability may come from its product name (the GPU
-    table) and torch's arch list from the table's row for that wheel; the evidence says so.
+    table) and torch's arch list from the table's row for that wheel; the evidence says so. On
+    an aarch64 machine (stated, or told by an Arm-only GPU) that is the aarch64 wheel's list,
+    which PyTorch sets apart; where its sources leave several open, one decides only where all
+    give each GPU the same code.
     Where the report does not tell which build of a release it is (no tag, no CUDA), it passes
     when every CUDA build of that release the tables know has code for each GPU, and fails
     where torch's own warning calls a GPU older than its build supports, or where no CUDA

@@ -153,7 +153,9 @@ def torch_arch_list(env: Environment, tables: Tables
     """torch's arch list and its source: `torch.cuda.get_arch_list()` from the probe; for a
     report that does not show it, the arch list the compat table records for that wheel (the
     release and CUDA variant named by the version, e.g. 2.5.1+cu124; a version without a local
-    tag only when the release's PyPI default variant has the reported CUDA)."""
+    tag only when the release's PyPI default variant has the reported CUDA); on an aarch64
+    machine (stated, or told by an Arm-only GPU) the aarch64 wheel's (`_aarch64_list`), never
+    the x86_64 wheel's)."""
     rt = V.torch_runtime(env)
     if rt is None:
         return Unavailable(Reason.NOT_INSTALLED, "torch did not import")
