@@ -993,6 +993,13 @@ LATER_S10 = [  # the session of 2026-11-28 morning (round 20's explain set, scor
      "code-cuda-error-invalid-symbol", "arch-not-in-build"),
     ("SetKernelsGpuData copy to cData failed invalid device symbol",
      "code-cuda-error-invalid-symbol", "arch-not-in-build"),
+    # PTX newer than the JIT compiling it at run time: the JIT's log (round 15's g47-006,
+    # Numba through nvJitLink) and LuisaRender lowering the version (round 17's g51-030)
+    ("ptxas application ptx input, line 9; fatal   : Unsupported .version 8.7; current "
+     "version is '8.4'", "ptx-jit-isa-too-new", "driver-too-old"),
+    ("[warning] The PTX version is not supported by the installed CUDA driver. Trying to patch "
+     "the PTX to make it compatible with the driver.\n[2025-01-26 15:52:43.471] [console] "
+     "[warning] Patch PTX version from 8.7 to 8.0.", "ptx-jit-isa-too-new", "driver-too-old"),
 ]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
