@@ -15,6 +15,7 @@ match inside another's of the same cause.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -52,10 +53,10 @@ def find_matches(text: str, kb: KnowledgeBase, tables: Tables) -> tuple[Match, .
     joined, cuts = unwrapped(text)
     if not cuts:
         return ()
-    starts = [0] + [i + 1 for i, c in enumerate(joined) if c == "\n"]  # each line's offset
+    starts = [0] + [m.end() for m in re.finditer("\n", joined)]  # each line's offset
 
     def given(line: int) -> int:  # a joined line's line in the text as given
-        return line + sum(1 for c in cuts if c < starts[min(line, len(starts)) - 1])
+        return line + bisect.bisect_left(cuts, starts[min(line, len(starts)) - 1])
 
     return tuple(replace(m, line=given(m.line)) for m in _find(joined, kb, tables))
 

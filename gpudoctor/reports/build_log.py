@@ -43,15 +43,18 @@ _REFUSED = re.compile(r"Unsupported gpu architecture '(?P<arch>compute_\d{1,3}[a
 def parse(text: str) -> Partial | None:
     """The toolkit whose nvcc the log ran, by its folder; None where the log names no such
     nvcc, or the nvcc of two releases."""
-    found = {(m["lv"] or m["wv"], (m["root"] or m["wroot"]).replace("\\\\", "\\"), m[0])
-             for m in _NVCC.finditer(text[:LONGEST])}
+    text = text[:LONGEST]
+    def undoubled(path: str) -> str:  # a repr's doubled backslashes, as a path has them
+        return path.replace("\\\\", "\\")
+
+    found = {(m["lv"] or m["wv"], undoubled(m["root"] or m["wroot"]), undoubled(m[0]))
+             for m in _NVCC.finditer(text)}
     if len({version for version, _, _ in found}) != 1:
         return None
     version, root, path = sorted(found)[0]
-    refused = dict.fromkeys(cc for m in _REFUSED.finditer(text[:LONGEST])
+    refused = dict.fromkeys(cc for m in _REFUSED.finditer(text)
                             if (cc := normalize_cc(m["arch"] or m["sm"])) is not None)
     return Partial(kind=KIND, rank=4, toolkits=ToolkitsFacts(toolkits=(ToolkitFacts(
         root=root, found_by="the nvcc a build ran (its folder names the release)",
-        version=version, readings=(VersionReading("path", path.replace("\\\\", "\\"), version),),
-        nvcc=path.replace("\\\\", "\\"), pip_assembled=False, in_use=True,
-        refused_archs=tuple(refused)),)))
+        version=version, readings=(VersionReading("path", path, version),), nvcc=path,
+        pip_assembled=False, in_use=True, refused_archs=tuple(refused)),)))

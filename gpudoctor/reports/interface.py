@@ -116,12 +116,12 @@ SMI_MISSING = ("nvidia-smi or the driver's libnvidia-ml.so is missing: no NVIDIA
                "installed (or, in a container, GPU support was not requested)")
 # the start-up check of NVIDIA's NGC images (CUDA, PyTorch, Triton …): it prints "WARNING: The
 # NVIDIA Driver was not detected.  GPU functionality will not be available." where it finds no
-# libcuda.so.1 outside the image's compat folder, or no /dev/nvidiactl. In a container GD505
-# reads it as SMI_MISSING: the toolkit did not give the container the driver and the GPUs
+# libcuda.so.1 outside the image's compat folder, or no /dev/nvidiactl. In a container it is
+# one of NO_DRIVER_INSIDE: the toolkit did not give the container the driver and the GPUs
 NGC_NO_DRIVER = ("an NVIDIA container image's start-up check found no driver in it ('The NVIDIA "
                  "Driver was not detected': no libcuda.so.1 or no /dev/nvidiactl)")
 # torch's "Found no NVIDIA driver on your system" (cudaDriverGetVersion() gave 0: it cannot
-# load libcuda.so.1); in a container GD505 reads it as SMI_MISSING
+# load libcuda.so.1); in a container one of NO_DRIVER_INSIDE
 TORCH_NO_DRIVER = ("no NVIDIA driver: torch says 'Found no NVIDIA driver on your system' (it "
                    "cannot load libcuda.so.1, the driver's CUDA library)")
 # the messages of a container's missing driver, each in its finder's words (GD505, GD101)

@@ -264,13 +264,14 @@ def _with_messages(part: Partial, messages: Partial) -> Partial:
 # pasted into a table cell: "PyTorch version: 1.2.0<br>"): at a line's end nothing, inside a
 # line a line break
 _BR = re.compile(r"(?i:<br[ \t]*/?>)")
+_BR_AT_END = re.compile(_BR.pattern + r"[ \t]*(?=\r?\n|$)")
 
 
 def _unbroken(text: str) -> str:
     """`text` with HTML's <br> taken out of its lines (see `_BR`)."""
-    if "<br" not in text and "<BR" not in text:
+    if _BR.search(text) is None:
         return text
-    return _BR.sub("\n", re.sub(r"(?i:<br[ \t]*/?>)[ \t]*(?=\r?\n|$)", "", text))
+    return _BR.sub("\n", _BR_AT_END.sub("", text))
 
 
 def read_reports(items: Sequence[tuple[str, str]]) -> Environment:

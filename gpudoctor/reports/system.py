@@ -17,16 +17,15 @@ the host facts they state.
   `(container) $`, a Kubernetes manifest of a workload ("kind: Pod" … "containers:"), or prose
   that says so ("inside the container", "entering the container", "in the pod", "in pod",
   "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS,
-  the banner of NVIDIA's NGC images (its licence line, its start-up check's advice).
+  the banner of NVIDIA's NGC images (its licence line, its start-up check's advice). Alone it
+  is no report (a text that names a container says nothing of its GPU stack); beside one, it
+  tells a container's lost device access (NVML's "Unknown Error", GD505) from a driver fault.
 - that its GPU is another vendor's, in the report's own words: Ollama's issue template's "GPU"
   field answered "AMD", "Intel" or "Apple" without NVIDIA (GD101 then takes failing NVIDIA
   tools for leftovers). Alone it is no report.
 - that it ran in WSL 2: its kernel's name ("-microsoft-standard-WSL2"), /usr/lib/wsl/lib, or the
   words "WSL2" / "WSL 2" (GD101 then reads nvidia-smi's Linux version beside the Windows
-  driver's number as WSL builds it). Like a container, alone it is no report. Alone
-  it is no report (a text that names a container says nothing of its GPU stack); beside
-  one, it tells a container's lost device access (NVML's "Unknown Error", GD505) from a
-  driver fault.
+  driver's number as WSL builds it). Alone it is no report.
 
 Every other host fact (the OS, the environment, /dev/shm) stays Unavailable(NOT_REPORTED).
 """
@@ -122,6 +121,7 @@ _WSL = re.compile(r"-microsoft-standard-WSL2\b|/usr/lib/wsl/lib\b|(?i:(?<![\w.])
 # machine's GPU, in the reporter's words
 _OLLAMA_GPU = re.compile(r"(?m:^###[ \t]*GPU[ \t]*\n(?:[ \t]*\n){0,3}[ \t]*(?P<v>[^\n#]{1,60})$)")
 _VENDOR = re.compile(r"(?i:\b(AMD|Intel|Apple)\b)")
+_VENDOR_NAME = {"amd": "AMD", "intel": "Intel", "apple": "Apple"}  # as the vendors write them
 WSL_ONLY = "WSL 2 as the text names it"
 VENDOR_ONLY = "another vendor's GPU as the text names it"
 # kinds of a text that is no report alone
@@ -226,10 +226,10 @@ def parse(text: str) -> Partial | None:
 
 
 def _other_vendor(text: str) -> str | None:
-    """"AMD" where Ollama's template's GPU field names another vendor's GPU and not NVIDIA's."""
+    """"AMD" (or "Intel", "Apple") where Ollama's template's GPU field names another vendor's
+    GPU and not NVIDIA's."""
     m = _OLLAMA_GPU.search(text)
     if m is None or re.search(r"(?i:nvidia|geforce|cuda)", m["v"]):
         return None
     vendor = _VENDOR.search(m["v"])
-    return vendor[1].upper() if vendor and vendor[1].upper() == "AMD" else (
-        vendor[1].capitalize() if vendor else None)
+    return _VENDOR_NAME[vendor[1].lower()] if vendor else None

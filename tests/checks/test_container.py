@@ -252,6 +252,9 @@ def test_torch_finding_no_driver_in_a_container_is_the_container_not_given_the_g
     found = run(container.check_container, env, tables)
     assert found.status is Status.FAIL and "Found no NVIDIA driver" in found.message, found
     assert run(check_driver_present, env, tables).status is Status.SKIP
+    # every in-container no-driver message has its words in GD505, and no other
+    from gpudoctor.reports.interface import NO_DRIVER_INSIDE
+    assert set(container._MISSING) == NO_DRIVER_INSIDE
 
 
 @pytest.mark.parametrize(("rnd", "name"), [
