@@ -95,7 +95,10 @@ START_CUT = re.compile(r"^[ \t`]*(?:Python:\s*\d+\.\d+\.\d+ \(|CUDA available:\s
                        # detectron2's first releases: no sys.platform row above its table
                        r"|Detectron2 Compiler[ \t]{2,}\S)")
 # `nvcc --version` pasted on its own: the toolkit on PATH
-NVCC_START = re.compile(r"^[ \t`]*nvcc: NVIDIA \(R\) Cuda compiler driver")
+# `nvcc --version`: its banner, or its version line alone where the paste kept only that
+# ("Cuda compilation tools, release 10.0, V10.0.130": no other program prints it)
+NVCC_START = re.compile(r"^[ \t`]*(?:nvcc: NVIDIA \(R\) Cuda compiler driver|"
+                        r"Cuda compilation tools, release \d)")
 LONGEST = 1000  # longer lines (compiler flags) hold no field that is read; no regex sees them
 _KV = re.compile(r"^[*\-\s`]*([A-Za-z][\w .()/,-]*?)\s*:\s+(\S.*?)\s*$")  # "PyTorch: 1.8.0"
 _TABLE = re.compile(r"^[`\s]*([A-Za-z][\w .()/,-]*?)\s{2,}(\S.*?)\s*$")  # detectron2's rows

@@ -19,7 +19,12 @@ the words state:
   "2019" are not), and torch's printed device properties (`_CudaDeviceProperties(name='GeForce
   GT 740', major=3, minor=0, …)`) with their compute capability;
 - the driver's version where the text names it ("driver 535.54.03", "Driver Version: 410.78"),
-  with or without a GPU: torch's CUDA is judged against it (GD103).
+  with or without a GPU: torch's CUDA is judged against it (GD103);
+- nvidia-smi's "CUDA Version" field quoted with the tool named just before it ("nvidia-smi：
+  CUDA Version: 12.4", "nvidia-smi version" above a fence holding "CUDA Version: 11.3"): the
+  highest CUDA the driver runs (`smi_cuda`), read beside tools' output too (GD103, GD104). A
+  "CUDA Version" the words do not tie to nvidia-smi is anyone's (a script's print of
+  torch's) and is not read.
 
 Naming a GPU is no sign that a driver runs it: the GPUs are stated under the binding `PROSE`,
 whose driver's state stays unknown (GD101 skips, GD102 does not judge; `views.driver_present`
@@ -31,6 +36,7 @@ states the build besides the release and is read alone: a GPU's name alone is no
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.compat import Tables
 from gpudoctor.model import GpuFacts, TorchFacts
@@ -45,6 +51,7 @@ from gpudoctor.reports.interface import (
     tag_cuda,
 )
 from gpudoctor.reports.torch_prints import PROPERTIES
+from gpudoctor.versions import encode_cuda_version
 from gpudoctor.views import PROSE
 
 LIMIT = 100_000  # a longer text is read in its first part only
@@ -80,6 +87,14 @@ KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image 
 # "NVIDIA-SMI 555.42.02", nvidia-smi's header quoted alone: its tools ship with the driver
 DRIVER = re.compile(r"(?:\bdriver(?:[ \t]+version)?|\bNVIDIA-SMI)[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
                     r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
+# nvidia-smi named, then its "CUDA Version" field within a short stretch: the rest of the line
+# (a colon, "shows", "version") and at most two lines holding only a fence or a word; what
+# lies between may not name another program's CUDA (`_OTHER_CUDA`)
+SMI_CUDA = re.compile(r"(?i:nvidia-smi)(?P<between>[^\n]{0,40}?(?:\n[ \t>]{0,8}(?:```|~~~)?"
+                      r"[\w-]{0,12}[ \t]{0,4}){0,2}?)(?<![\w.])[*`-]{0,2}[ \t]{0,2}"
+                      r"CUDA[ \t]Version[ \t]{0,4}[:：=]?[ \t]{0,4}"
+                      r"(?P<v>\d{1,2}\.\d{1,2})(?![\d.])")
+_OTHER_CUDA = re.compile(r"(?i:torch|nvcc|toolkit|runtime|conda|pip|\bcompil)")
 # a candidate GPU name: a brand or line word before a model, or a data-centre or workstation
 # model ("K40c", "A100", "A6000", "K5000", "GB10") alone; the catalogue decides which are
 # products
@@ -114,18 +129,39 @@ def parse(text: str, tables: Tables) -> Partial | None:
     gpus = _gpus(text, tables)
     drivers = {m["v"] for m in DRIVER.finditer(text)}
     driver = drivers.pop() if len(drivers) == 1 else None
-    others = bool(gpus) + (available is not None) + launched + (driver is not None)
+    cuda = smi_cuda(text)
+    others = bool(gpus) + (available is not None) + launched + (driver is not None or
+                                                                   cuda is not None)
     # a version with its local tag ("2.3.0+rocm6.0", "2.9.1+cpu") states the build as well as
     # the release: two facts
-    if not ((version and (others or "+" in version)) or (gpus and driver)):
+    if not ((version and (others or "+" in version)) or (gpus and (driver or cuda))):
         return None
     if available is None and launched:  # torch reached a GPU: CUDA was available
         available = True
     torch = _torch(version, available, text) if version is not None else None
     # a driver named without a GPU is stated too (torch's CUDA is judged against it); the
     # GPUs stay unlisted, as ever under PROSE
-    nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus or driver else None
+    nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus or driver or cuda else None
+    if nvml is not None and cuda is not None:
+        nvml = replace(nvml, cuda_driver_version=cuda)
     return Partial(kind="the reporter's words", rank=0, nvml=nvml, torch=torch)
+
+
+def smi_cuda(text: str) -> int | None:
+    """The highest CUDA the driver runs, as nvidia-smi's "CUDA Version" field the words quote
+    after naming the tool (encoded, 12040); None where they quote none, or two."""
+    said = {m["v"] for m in SMI_CUDA.finditer(_plain(text))
+            if not _OTHER_CUDA.search(m["between"])}
+    return encode_cuda_version(said.pop()) if len(said) == 1 else None
+
+
+def driver_cuda_said(text: str) -> Partial | None:
+    """`smi_cuda` as a report of its own (beside tools' output that states no driver):
+    the driver's CUDA, its version and GPUs left to the other blocks."""
+    cuda = smi_cuda(text)
+    return None if cuda is None else Partial(
+        kind="the reporter's words", rank=0,
+        nvml=replace(stated_driver(PROSE, _WHY, ()), cuda_driver_version=cuda))
 
 
 def torch_named(text: str) -> Partial | None:

@@ -140,14 +140,21 @@ def _gpus_from_elsewhere(nvml: NvmlFacts | Unavailable | None,
 
 def _driver_from_elsewhere(nvml: NvmlFacts | Unavailable | None,
                            parts: list[tuple[int, Partial]]) -> NvmlFacts | Unavailable | None:
-    """The driver's view with its version from another block where the chosen one does not
-    state it (`nvidia-smi topo -m` or `-L` lists the GPUs, an environment list beside it names
-    the driver): the one version the other blocks state, none where they differ."""
-    if not isinstance(nvml, NvmlFacts) or isinstance(nvml.driver_version, str):
+    """The driver's view with its version, and the highest CUDA it runs, from other blocks
+    where the chosen one does not state them (`nvidia-smi topo -m` or `-L` lists the GPUs, an
+    environment list beside it names the driver; the words quote nvidia-smi's "CUDA Version"):
+    the one value the other blocks state, none where they differ."""
+    if not isinstance(nvml, NvmlFacts):
         return nvml
-    said = {p.nvml.driver_version for _, p in parts if isinstance(p.nvml, NvmlFacts)
-            and isinstance(p.nvml.driver_version, str)}
-    return replace(nvml, driver_version=said.pop()) if len(said) == 1 else nvml
+    others = [p.nvml for _, p in parts if isinstance(p.nvml, NvmlFacts)]
+    if not isinstance(nvml.driver_version, str):
+        said = {o.driver_version for o in others if isinstance(o.driver_version, str)}
+        nvml = replace(nvml, driver_version=said.pop()) if len(said) == 1 else nvml
+    if isinstance(nvml.cuda_driver_version, Unavailable) \
+            and nvml.cuda_driver_version.reason is Reason.NOT_REPORTED:
+        cudas = {o.cuda_driver_version for o in others if isinstance(o.cuda_driver_version, int)}
+        nvml = replace(nvml, cuda_driver_version=cudas.pop()) if len(cudas) == 1 else nvml
+    return nvml
 
 
 def _with_container_error(host: HostFacts | Unavailable | None,
@@ -343,6 +350,10 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             elif (_torch_alone(ours, text) or _toolkit_alone(ours)) and (
                     stated := prose.named_gpus(text, load_tables())) is not None:
                 found.append((name, stated))  # the tools name no GPU: the words may
+            if not any(n == name and isinstance(p.nvml, NvmlFacts) and isinstance(
+                    p.nvml.cuda_driver_version, int) for n, p in found) and (
+                    stated := prose.driver_cuda_said(text)) is not None:
+                found.append((name, stated))  # the words quote nvidia-smi's CUDA Version
             named = prose.torch_named(text)
             if named is not None and not any(n == name and p.torch is not None
                                              for n, p in found):

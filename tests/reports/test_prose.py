@@ -14,7 +14,7 @@ from gpudoctor.compat import load_tables
 from gpudoctor.model import GpuFacts, NvmlFacts, Status, TorchFacts, TorchRuntime
 from gpudoctor.reports import prose
 from gpudoctor.reports.read import ReportError, read_reports
-from gpudoctor.views import PROSE
+from gpudoctor.views import PROSE, toolkit_version
 from tests.reports.reading_kit import statuses
 
 ROUND7 = Path(__file__).parents[1] / "fixtures" / "heldout" / "round7" / "reports-F"
@@ -399,3 +399,40 @@ def test_torchs_warning_cut_before_its_gpu_takes_the_gpu_the_words_name() -> Non
     env = _env("round8/reports-G/r15-011.md")
     assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
     assert statuses(env)["GD404"] is Status.FAIL
+
+
+HELD = Path(__file__).parents[1] / "fixtures" / "heldout"
+
+
+@pytest.mark.parametrize(("text", "cuda"), [
+    # round 14's r31-004 (its thread in the index): the field quoted on the tool's line
+    ("GPU3090，\nnvidia-smi：CUDA Version: 12.4，\nnvcc-V:nvcc: NVIDIA (R) Cuda compiler", 12040),
+    # round 20's r43-007: the tool named above a fence holding the field alone
+    ("nvidia-smi version\n```\nCUDA Version: 11.3 \n```", 11030),
+    ("my nvidia-smi shows CUDA Version 12.2, nvcc 11.8", 12020),
+    # another program's CUDA between the tool and the field: not the driver's
+    ("nvidia-smi works. torch CUDA Version: 11.8", None),
+    ("nvidia-smi ok\n\nnvcc --version\nCUDA Version: 11.8", None),
+    # a "CUDA Version" the words do not tie to nvidia-smi (a script's print of torch's)
+    ("CUDA is available.\nCUDA Version: 11.8\nNumber of GPU devices: 1", None),
+    # two values: none
+    ("nvidia-smi: CUDA Version: 12.2 … later nvidia-smi: CUDA Version: 12.4", None),
+])
+def test_nvidia_smis_cuda_version_quoted_in_words(text: str, cuda: int | None) -> None:
+    assert prose.smi_cuda(text) == cuda
+
+
+def test_the_quoted_cuda_version_judges_the_toolkit_beside_nvccs_version_line() -> None:
+    # r43-007 (round 20): conda's torch 1.4.0 for CUDA 10.0, nvcc's version line alone
+    # ("Cuda compilation tools, release 10.0, V10.0.130", no banner) and nvidia-smi's CUDA
+    # Version 11.3 in words: the toolkit is read and the driver runs it (GD104)
+    name = "r43-007.md"
+    text = (HELD / "round20" / "reports-S" / name).read_text(encoding="utf-8")
+    env = read_reports([(name, text)])
+    assert isinstance(env.nvml, NvmlFacts)
+    assert env.nvml.cuda_driver_version == 11030
+    assert env.nvml.binding == PROSE  # the words: GD101 does not judge the driver
+    assert toolkit_version(env) == "10.0"
+    got = statuses(env)
+    assert got["GD104"] is Status.PASS
+    assert got["GD101"] is Status.SKIP
