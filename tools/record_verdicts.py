@@ -53,7 +53,8 @@ REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
                "heldout/round14/reports-M", "heldout/round15/reports-N",
                "heldout/round16/reports-O", "heldout/round17/reports-P",
                "heldout/round18/reports-Q", "heldout/round19/reports-R",
-               "heldout/round20/reports-S", "machines/h200-x1")
+               "heldout/round20/reports-S", "heldout/round21/reports-T",
+               "machines/h200-x1")
 ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E",
               "heldout/round7/explain-F", "heldout/round8/explain-G", "heldout/round9/explain-H",
@@ -62,7 +63,7 @@ ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round14/explain-M", "heldout/round15/explain-N",
               "heldout/round16/explain-O", "heldout/round17/explain-P",
               "heldout/round18/explain-Q", "heldout/round19/explain-R",
-              "heldout/round20/explain-S")
+              "heldout/round20/explain-S", "heldout/round21/explain-T")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.

@@ -10,7 +10,11 @@ Read only where the message has one meaning (NVIDIA's Xid catalogue, the driver'
   NVML_ERROR_GPU_IS_LOST): the driver is loaded, that GPU does not answer;
 - "NVRM: API mismatch: the client has the version 535.129.03, but this kernel module has the
   version 535.104.05": the user-space driver and the kernel module are different releases;
-- "NVRM: RmInitAdapter failed!": the driver is loaded but could not bring a GPU up.
+- "NVRM: RmInitAdapter failed!": the driver is loaded but could not bring a GPU up;
+- TensorFlow's CUDA diagnostics, which read the same two versions from the program's side
+  ("libcuda reported version is: 450.142.0", "kernel reported version is: 450.66.0", or "kernel
+  version 450.66.0 does not match DSO version 450.142.0"): where they differ, the same
+  mismatch as NVRM's.
 
 The kernel wraps a long message onto lines of their own, each with its "NVRM: " (and dmesg's
 timestamp, or syslog's prefix; syslog may write the newlines as "#012"): those lines are joined
@@ -44,6 +48,14 @@ _VERSION = r"(\d+(?:\.\d+)+)"
 API_MISMATCH = re.compile(r"\bAPI mismatch: the client (?:'[^'\n]{0,100}' \(pid \d+\) )?"
                           r"has the version " + _VERSION + r",? but this kernel module has the "
                           r"version " + _VERSION)
+# TensorFlow's CUDA diagnostics (stream_executor/cuda/cuda_diagnostics.cc) after cuInit failed:
+# "libcuda reported version is: 450.142.0" and "kernel reported version is: 450.66.0" (the
+# versions of the libcuda it loaded and of /proc/driver/nvidia/version), or its verdict "kernel
+# version 450.66.0 does not match DSO version 450.142.0": the same mismatch, seen from a program
+_TF_LIBCUDA = re.compile(r"\blibcuda reported version is:? " + _VERSION)
+_TF_KERNEL = re.compile(r"\bkernel reported version is:? " + _VERSION)
+_TF_VERDICT = re.compile(r"\bkernel version " + _VERSION + r" does not match DSO version "
+                         + _VERSION)
 # a continuation line's start: a newline (or syslog's "#012"), syslog's "Jun 30 11:07:05 host
 # kernel: ", dmesg's "[ 12.014918] ", indentation, then the kernel's "NVRM: "
 _CONTINUED = re.compile(r"(?:\n|#012)[ \t]*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ "
@@ -79,6 +91,31 @@ def _unwrapped(text: str) -> str:
     return re.sub(r"[ \t]+", " ", _CONTINUED.sub(" ", text))
 
 
+def _tf_mismatch(text: str) -> tuple[str, str, str] | None:
+    """(libcuda's version, the kernel module's, the words) where TensorFlow's diagnostics show
+    them differ; None where they do not say so. Versions compare by their numbers: TensorFlow
+    writes "450.66.0" for 450.66 (its parser pads a third part)."""
+    if m := _TF_VERDICT.search(text):
+        kernel, library = m[1], m[2]
+        words = m[0]
+    else:
+        lib, kern = _TF_LIBCUDA.search(text), _TF_KERNEL.search(text)
+        if lib is None or kern is None:
+            return None
+        library, kernel = lib[1], kern[1]
+        words = f"{lib[0]}; {kern[0]}"
+    if _numbers(library) == _numbers(kernel):
+        return None
+    return library, kernel, words[:400]
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 2 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
 def parse(text: str) -> Partial | None:
     """The facts the kernel module's messages state in `text`, None when it has none."""
     text = _unwrapped(text[:LONGEST].replace("\r\n", "\n"))
@@ -88,6 +125,12 @@ def parse(text: str) -> Partial | None:
             f"the driver's user-space library ({m[1]}) and kernel module ({m[2]}) differ "
             "(NVRM: API mismatch): reboot, or reload the nvidia kernel module",
             m[0][:400]))
+    if said := _tf_mismatch(text):
+        return Partial(kind="TensorFlow's CUDA diagnostics", rank=1, nvml=Unavailable(
+            Reason.VERSION_MISMATCH,
+            f"the driver's user-space library ({said[0]}) and kernel module ({said[1]}) differ "
+            "(TensorFlow's CUDA diagnostics): reboot, or reload the nvidia kernel module",
+            said[2]))
     lost = _lost(text)
     if lost:
         return Partial(kind="the kernel log", rank=1, nvml=_loaded(lost, "a GPU was lost"))

@@ -62,17 +62,22 @@ MAX_GPUS = 16  # a text naming more products than this is a list of products, no
 _VERSION = (r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.dev\d{8})?"
             r"(?:(?:[ \t]\+[ \t]|\+?)(?:cpu|cu\d{2,3})(?![\w.])|\+rocm[\d.]{1,8})?")
 # torch's version as people write it: pip's requirement, "PyTorch 1.10.1", "pytorch (1.3.1)",
-# "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1", a JSON dump's
-# '"torch" : "2.6.0+cu124"'
+# "torch version: 2.1.0", "torch_version: 1.13.1+cpu", "torch v2.0.1", "torch shows 2.8.0+cpu",
+# a JSON dump's '"torch" : "2.6.0+cu124"'
 TORCH = re.compile(
     rf"(?<![\w.-])(?:py)?torch(?:==|['\"]?[ \t]*(?:_version|\.__version__|[ \t]version)?[ \t]*"
-    rf"(?:[:=][ \t]*|is[ \t]+|\(|[ \t]v?)|(?=\d\.\d))[ \t]{{0,4}}['\"]?(?P<v>{_VERSION})"
-    rf"(?![\w.])", re.I)
+    rf"(?:[:=][ \t]*|(?:is|shows|says|prints|reports)[ \t]+|\(|[ \t]v?)|(?=\d\.\d))"
+    rf"[ \t]{{0,4}}['\"]?(?P<v>{_VERSION})(?![\w.])", re.I)
 # a version with PyTorch's CUDA or CPU tag, alone on its line or quoted ("- 2.8.0+cu128", a web
 # UI's "2.0.0+cpu Autocast half"): no other package tags its versions so (torchaudio's and
 # torchvision's say their own release); read where it is a release of torch in the tables
 TAGGED = re.compile(r"(?:^[ \t]{0,8}(?:[-*+][ \t]{1,4})?|[\"'`][ \t]{0,2})"
                     r"(?P<v>\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}))(?![\w.])", re.M)
+# torch's version in a file's name: a wheel's, a dist-info's or a build folder's
+# ("torch-2.5.0+cu124", "/tmp/build-via-sdist-…/torch-2.2.1+cu121/aten/…"); read where no other
+# form names one (a list of what was tried, "Installing torch-2.5.1+cu121", is weaker than
+# "torch shows 2.8.0+cpu")
+FILE_NAME = re.compile(rf"(?<![\w.-])torch-(?P<v>{_VERSION})(?![\w+]|\.\d)")
 # a line of conda's that takes torch from PyTorch's channel ("-c pytorch"), with its CUDA
 # pinned beside it ("pytorch==1.7.0 cudatoolkit=10.1", "pytorch-cuda=12.1")
 CONDA_CHANNEL = re.compile(r"(?m:^[^\n]{0,300}(?:-c|--channel)[ \t]{1,4}pytorch(?:[ \t][^\n]*)?$)")
@@ -108,17 +113,19 @@ GPU = re.compile(
     r"|[ahvbp]\d{3}"
     # a Jetson module by its family word ("Jetson AGX Thor", "Jetson Orin Nano", "Jetson TX2")
     r"|(?<=Jetson[ \t])(?:AGX[ \t])?(?:Thor|Orin|Xavier|Nano|TX[12])(?:[ \t](?:NX|Nano))?)"
-    r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w.-])")
+    # its end: no word, hyphen or decimal part follows; a sentence's full stop may ("… and
+    # RTX 5080.")
+    r"(?:[ \t]+(?:(?i:Ti|SUPER)|D|Ada|Laptop[ \t]GPU|Max-Q))*(?![\w-]|\.\w)")
 
 # a bare model number where the words say it is the GPU ("my gpu is 4070ti", "GPU: 1080 Ti"):
 # alone a number is no name ("2019", "1080p"), after those words the catalogue places it
 BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)(?:\b|(?=\d))[ \t]{0,3}(?:is|:|=|-)?"
                   r"[ \t]{0,3}"
-                  r"(?:an?[ \t]+|my[ \t]+)?)(?P<m>\d{3,4}(?:[ \t]?(?i:ti|super))?)(?![\w.])")
+                  r"(?:an?[ \t]+|my[ \t]+)?)(?P<m>\d{3,4}(?:[ \t]?(?i:ti|super))?)(?!\w|\.\w)")
 # a four-digit model after the brand alone ("NVIDIA: 5090", "nvidia 4090 Ti"): three digits
 # after it may be a driver branch ("NVIDIA 590", "nvidia 610": R590, R610), four never are
 BRAND_BARE = re.compile(r"(?i:\bnvidia)[ \t]{0,3}[:=-]?[ \t]{0,3}"
-                        r"(?P<m>\d{4}(?:[ \t]?(?i:ti|super))?)(?![\w.])")
+                        r"(?P<m>\d{4}(?:[ \t]?(?i:ti|super))?)(?!\w|\.\w)")
 
 
 def parse(text: str, tables: Tables) -> Partial | None:
@@ -205,6 +212,8 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     versions = {_version(m["v"]) for m in TORCH.finditer(text)}
     if not versions:  # no version named as torch's: one with torch's tag, alone or quoted
         versions = {m["v"] for m in TAGGED.finditer(text) if not m["v"].startswith("0.")}
+    if not versions:  # nor so: one in a file's name
+        versions = {_version(m["v"]) for m in FILE_NAME.finditer(text)}
     said = {m["v"].lower() for m in AVAILABLE.finditer(text)}
     return (_most_precise(versions), None if len(said) != 1 else said.pop() == "true")
 
@@ -260,6 +269,12 @@ def named_gpus(text: str, tables: Tables) -> Partial | None:
                    nvml=stated_driver(PROSE, _WHY, tuple(gpus), None)) if gpus else None
 
 
+# an issue template's example, which names a product the reporter need not have: the candidate
+# stands inside a parenthesis opened by "e.g." / "for example" / "such as" and not closed
+# before it ("- GPU models and configuration (e.g. V100):", "(eg: GTX 1080, A100)")
+_EXAMPLE = re.compile(r"\((?i:e\.?g\.?|ex\.|for[ \t]example|such[ \t]as)\b[^()\n]{0,50}\Z")
+
+
 def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
     """The products the text names, once each, in the order named; torch's printed device
     properties with their compute capability."""
@@ -278,7 +293,9 @@ def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
     candidates = sorted([(m.start(), m[0]) for m in GPU.finditer(text)]
                         + [(m.start("m"), m["m"]) for m in BARE.finditer(text)]
                         + [(m.start("m"), m["m"]) for m in BRAND_BARE.finditer(text)])
-    for _, written in candidates:
+    for at, written in candidates:
+        if _EXAMPLE.search(text, max(0, at - 60), at):
+            continue  # a template's example ("GPU models and configuration (e.g. V100):")
         given = re.sub(r"[ \t]+", " ", written.strip())
         if given in tried or given in named:
             continue

@@ -27,6 +27,7 @@ from gpudoctor.reports import (
     comfyui,
     env_list,
     env_tools,
+    gpu_libs,
     gpustat,
     kernel_log,
     nvidia_smi,
@@ -71,8 +72,8 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "Ultralytics' banners, kohya_ss's and SD.Next's torch check, torch's own messages, "
             "prints of its version and import errors, `pip show torch`, the kernel module's "
             "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, a build log's nvcc "
-            "run from its release folder (/usr/local/cuda-11.0/bin/nvcc), or an issue body or "
-            "log that contains them")
+            "run from its release folder (/usr/local/cuda-11.0/bin/nvcc), CuPy's show_config, "
+            "`numba -s`, or an issue body or log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -274,8 +275,20 @@ _BR = re.compile(r"(?i:<br[ \t]*/?>)")
 _BR_AT_END = re.compile(_BR.pattern + r"[ \t]*(?=\r?\n|$)")
 
 
+# HTML's escapes, as a reply by e-mail stores a paste on GitHub ("<driver_version&gt;591.74",
+# "&nbsp; &nbsp; <gpu"): taken back to their characters where the text has escaped markup or
+# spaces, one pass (a doubly escaped "&amp;gt;" stays "&gt;")
+_ESCAPED = re.compile(r"&(?:gt|lt|nbsp);")
+_ENTITY = re.compile(r"&(gt|lt|nbsp|quot|amp|#39|#x27);")
+_CHARACTER = {"gt": ">", "lt": "<", "nbsp": " ", "quot": '"', "amp": "&", "#39": "'",
+              "#x27": "'"}
+
+
 def _unbroken(text: str) -> str:
-    """`text` with HTML's <br> taken out of its lines (see `_BR`)."""
+    """`text` with HTML's <br> taken out of its lines (see `_BR`) and its escapes undone
+    (`_ESCAPED`)."""
+    if _ESCAPED.search(text) is not None:
+        text = _ENTITY.sub(lambda m: _CHARACTER[m[1]], text)
     if _BR.search(text) is None:
         return text
     return _BR.sub("\n", _BR_AT_END.sub("", text))
@@ -333,9 +346,9 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             found.append((name, failed))
             recognised = True
         for reader in (kernel_log, system, comfyui, unsloth, ultralytics, webui_setup,
-                       build_log):
+                       build_log, gpu_libs):
             # the kernel's, the system tools', ComfyUI's, Unsloth's, Ultralytics', kohya_ss's
-            # and SD.Next's outputs, a build's nvcc,
+            # and SD.Next's outputs, a build's nvcc, CuPy's and Numba's reports,
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))

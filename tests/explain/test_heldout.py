@@ -41,6 +41,7 @@ SETS = {
     "round18/explain-Q": ((31, 22, 9), 19),  # 17 on 6283f8a (sealed)
     "round19/explain-R": ((47, 30, 17), 27),  # 23 on d17ebe0 (sealed)
     "round20/explain-S": ((55, 35, 20), 29),  # 22 on 985e8b1 (sealed)
+    "round21/explain-T": ((55, 35, 20), 20),  # 20 on 1fee78e (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -85,6 +86,11 @@ BLAMED = {
     # NVIDIA hook anyway (the tool's bug), read as no driver (the words); g56-014: a library
     # moving tensors to the GPU under a CPU-only torch on purpose, read as a torch without CUDA
     "round19/explain-R": {"g55-008.txt", "g56-014.txt"},
+    # g59-005: DeepSpeed's cpu_adam op built without -lcurand (fixed in its builder), read as
+    # a library missing a symbol (its words); g60-016: a script passing the global rank to
+    # set_device on node 3, read as a GPU index the process cannot see (true); g60-018: a
+    # setup.py asking CUDA 12's nvcc for compute_35, read as an arch the toolkit dropped (true)
+    "round21/explain-T": {"g59-005.txt", "g60-016.txt", "g60-018.txt"},
 }
 
 

@@ -87,3 +87,27 @@ def test_what_is_not_read(text: str) -> None:
     assert kernel_log.parse(text) is None
     with pytest.raises(ReportError):
         read_reports([("issue", text)])
+
+
+@pytest.mark.parametrize(("text", "mismatch"), [
+    # round 21's r45-017 (tensorflow/tensorflow, its template's CUDA/cuDNN line)
+    ("- CUDA/cuDNN version: libcuda reported version is: 450.142.0 kernel reported version is: "
+     "450.66.0", ("450.142.0", "450.66.0")),
+    # TensorFlow's log lines and its verdict
+    ("I cuda_diagnostics.cc:176] libcuda reported version is: 535.129.3\n"
+     "I cuda_diagnostics.cc:180] kernel reported version is: 535.104.5\n"
+     "E cuda_diagnostics.cc:313] kernel version 535.104.5 does not match DSO version "
+     "535.129.3 -- cannot find working devices in this configuration",
+     ("535.129.3", "535.104.5")),
+    # the same release, written with TensorFlow's padded third part: no mismatch
+    ("libcuda reported version is: 450.66.0\nkernel reported version is: 450.66", None),
+    ("kernel reported version is: 450.66.0", None),
+])
+def test_tensorflows_cuda_diagnostics(text: str, mismatch: tuple[str, str] | None) -> None:
+    part = kernel_log.parse(text)
+    if mismatch is None:
+        assert part is None
+        return
+    assert part is not None and isinstance(part.nvml, Unavailable)
+    assert part.nvml.reason is Reason.VERSION_MISMATCH
+    assert f"library ({mismatch[0]}) and kernel module ({mismatch[1]})" in part.nvml.message

@@ -436,3 +436,40 @@ def test_the_quoted_cuda_version_judges_the_toolkit_beside_nvccs_version_line() 
     got = statuses(env)
     assert got["GD104"] is Status.PASS
     assert got["GD101"] is Status.SKIP
+
+
+T21 = HELD / "round21" / "reports-T"
+
+
+def test_a_templates_example_gpu_is_not_the_reporters() -> None:
+    # r45-035 (dmlc/dgl): DGL's template "GPU models and configuration (e.g. V100):" left empty
+    # beside "Torch not compiled with CUDA enabled" on macOS: no GPU named, GD402 does not fail
+    text = (T21 / "r45-035.md").read_text(encoding="utf-8")
+    env = read_reports([("r45-035.md", text)])
+    assert statuses(env)["GD402"] is not Status.FAIL
+    tables = load_tables()
+    assert prose._gpus("- GPU models and configuration (e.g. V100):", tables) == []
+    assert [g.name for g in prose._gpus("- GPU models and configuration (e.g. V100): RTX 3090",
+                                        tables)] == ["RTX 3090"]
+
+
+def test_a_wheels_name_and_a_gpu_at_a_sentences_end() -> None:
+    # r45-034 (pyg-team): "via pip (torch-2.5.0+cu124) with CUDA 12.8 and RTX 5080." — the
+    # version in a file's name, the GPU before a full stop: a cu124 build has no sm_120
+    text = (T21 / "r45-034.txt").read_text(encoding="utf-8")
+    env = read_reports([("r45-034.txt", text)])
+    assert statuses(env)["GD404"] is Status.FAIL
+    assert prose._torch_said("/tmp/build-via-sdist-x/torch-2.2.1+cu121/aten/src")[0] \
+        == "2.2.1+cu121"
+    assert prose._torch_said("libtorch-1.13.0 and torch-2.1.0.dist-info")[0] == "2.1.0"
+    assert [g.name for g in prose._gpus("an A100.5 or a GTX 1080.", load_tables())] \
+        == ["GTX 1080"]
+
+
+def test_what_torch_shows_beats_a_wheel_tried_on_the_way() -> None:
+    # round 14's r31-021: "torch shows 2.8.0+cpu" and, among what was tried, "Installing
+    # torch-2.5.1+cu121": the torch in use is the CPU build (GD402 fails beside nvidia-smi)
+    name = "r31-021.md"
+    text = (HELD / "round14" / "reports-M" / name).read_text(encoding="utf-8")
+    assert prose._torch_said(text)[0] == "2.8.0+cpu"
+    assert statuses(read_reports([(name, text)]))["GD402"] is Status.FAIL

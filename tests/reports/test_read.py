@@ -12,6 +12,7 @@ import pytest
 
 from gpudoctor.compat import load_tables
 from gpudoctor.model import NvmlFacts, Reason, TorchFacts, Unavailable
+from gpudoctor.reports import read
 from gpudoctor.reports.read import ReportError, read_inputs, read_reports
 from tests.reports.report_excerpts import (
     COLLECT_ENV_4090_CU117,
@@ -130,3 +131,18 @@ def test_htmls_line_breaks_typed_into_markdown_are_taken_out() -> None:
     assert isinstance(inline.torch, TorchFacts) and not isinstance(inline.torch.runtime,
                                                                    Unavailable)
     assert (inline.torch.runtime.version, inline.torch.runtime.cuda) == ("1.2.0", "10.0.130")
+
+
+def test_htmls_escapes_from_a_reply_by_mail_are_undone() -> None:
+    # round 21's r46-017: `nvidia-smi -q -x` stored by GitHub from an e-mail reply, its markup
+    # escaped ("<driver_version&gt;591.74", "&nbsp; &nbsp;")
+    name = "r46-017.xml"
+    text = (Path(__file__).parents[1] / "fixtures" / "heldout" / "round21" / "reports-T"
+            / name).read_text(encoding="utf-8")
+    assert "&gt;" in text
+    env = read_reports([(name, text)])
+    assert isinstance(env.nvml, NvmlFacts)
+    assert env.nvml.driver_version == "591.74"
+    # a doubly escaped one is undone once; text without escaped markup is left as it is
+    assert read._unbroken("a &amp;gt; b &lt;x&gt;") == "a &gt; b <x>"
+    assert read._unbroken("AT&amp;T") == "AT&amp;T"
