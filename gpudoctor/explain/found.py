@@ -127,7 +127,8 @@ _WRAP_LEAST = 60  # a line this long that ends inside a word may have been wrapp
 
 def unwrapped(text: str) -> tuple[str, list[int]]:
     """`text` with each hard wrap inside a word joined (a line of `_WRAP_LEAST` or more
-    characters ending in a letter or digit, the next starting with one), and where each
+    characters ending in a letter or digit, the next starting with one; or inside a number,
+    after its decimal point: "CUDA version is 11." and "0 which …"), and where each
     removed line break was, in the joined text's offsets."""
     lines = text.split("\n")
     out: list[str] = []
@@ -138,7 +139,9 @@ def unwrapped(text: str) -> tuple[str, list[int]]:
         at += len(line)
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         if i + 1 < len(lines):
-            if len(line) >= _WRAP_LEAST and line[-1:].isalnum() and nxt[:1].isalnum():
+            in_word = line[-1:].isalnum() and nxt[:1].isalnum()
+            in_number = line[-1:] == "." and line[-2:-1].isdigit() and nxt[:1].isdigit()
+            if len(line) >= _WRAP_LEAST and (in_word or in_number):
                 cuts.append(at)
             else:
                 out.append("\n")

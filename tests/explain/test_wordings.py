@@ -1001,9 +1001,54 @@ LATER_S10 = [  # the session of 2026-11-28 morning (round 20's explain set, scor
      "the PTX to make it compatible with the driver.\n[2025-01-26 15:52:43.471] [console] "
      "[warning] Patch PTX version from 8.7 to 8.0.", "ptx-jit-isa-too-new", "driver-too-old"),
 ]
+LATER_S11 = [  # the session of 2026-11-28, 05:00 (round 21's set T, scored before these)
+    # NVIDIA's apt key rotation of 2022 (g60-006, an image FROM an old nvidia/cuda)
+    ("Err:3 https://developer.download.nvidia.com/compute/cuda/repos/ubuntu1804/x86_64  "
+     "InRelease\n  The following signatures couldn't be verified because the public key is "
+     "not available: NO_PUBKEY A4B469963BF863CC", "nvidia-apt-repository-key-rotated",
+     "other-environment"),
+    # an nvidia/cuda tag NVIDIA removed (g60-011), BuildKit's and docker pull's words
+    ("ERROR: failed to solve: nvidia/cuda:11.7.0-cudnn8-runtime-ubuntu18.04: docker.io/nvidia/"
+     "cuda:11.7.0-cudnn8-runtime-ubuntu18.04: not found", "nvidia-cuda-image-tag-not-found",
+     "other-environment"),
+    ("Error response from daemon: manifest for nvidia/cuda:10.1-cudnn7-devel not found: "
+     "manifest unknown: manifest unknown", "nvidia-cuda-image-tag-not-found",
+     "other-environment"),
+    # CUDA wheels asked for on a platform that has none: uv's hint (g60-024) and poetry's
+    # chooser (g60-023)
+    ("hint: Wheels are available for `torch` (v2.4.1+cu124) on the following platforms: "
+     "`linux_x86_64`, `win_amd64`", "cuda-wheels-not-for-this-platform", "other-environment"),
+    ("  RuntimeError\n\n  Unable to find installation candidates for nvidia-cuda-nvrtc-cu11 "
+     "(11.7.99)", "cuda-wheels-not-for-this-platform", "other-environment"),
+    # conda's listing of the CPU build (g60-025)
+    ("cpuonly                   2.0                           0    pytorch\n"
+     "pytorch                   1.11.0              py3.8_cpu_0    pytorch\n"
+     "pytorch-mutex             1.0                         cpu    pytorch",
+     "conda-cpu-pytorch-build", "cpu-only-build"),
+    # XLA's PTX compilers all missing, in its own spelling (g60-027)
+    ("UNAVAILABLE: No PTX compilation provider is available. Neither ptxas/nvlink nor "
+     "nvjtlink is available.", "xla-no-ptx-compiler", "toolkit-missing"),
+    # XLA's driver-older-than-ptxas warning wrapped inside its number (g60-029)
+    ("2022-12-16 18:31:30.311235: W external/org_tensorflow/tensorflow/compiler/xla/service/"
+     "gpu/nvptx_compiler.cc:497] The NVIDIA driver's CUDA version is 11.\n0 which is older "
+     "than the ptxas CUDA version (11.6.124).",
+     "xla-driver-older-than-ptxas", "driver-too-old"),
+    # a project's FindCUDNN (g59-014, TransformerEngine)
+    ("CMake Error at cmake/FindCUDNN.cmake:19 (find_library):\n  Could not find cudnn_LIBRARY "
+     "using the following names: cudnn, libcudnn.so", "cmake-cudnn-not-found",
+     "library-not-found"),
+    # bitsandbytes before 0.41 (g60-026)
+    ("CUDA SETUP: Required library version not found: libbitsandbytes_cuda121_nocublaslt.so. "
+     "Maybe you need to compile it from source?", "bitsandbytes-no-library-for-cuda",
+     "toolkit-version-mismatch"),
+    # cudaErrorSymbolNotFound after a kernel's launch (g60-013)
+    ("/tmp/cuda-tree/lib/core/octree/OctreeBuilderCuda.cu(57) : getLastCudaError() CUDA error "
+     ": KernelError : (500) named symbol not found.", "kernel-launch-symbol-not-found",
+     "arch-not-in-build"),
+]
 SCORED = (ROUND5_SEEN + ROUND6_SEEN + ROUND7_SEEN + ROUND8_SEEN + ROUND8_LATER + ROUND9_SEEN
           + ROUND10_SEEN + ROUND_LATER + ROUND11_SEEN + ROUND12_SEEN + ROUND13_SEEN
-          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8 + LATER_S9 + LATER_S10)
+          + ROUND14_SEEN + LATER_S6 + LATER_S7 + LATER_S8 + LATER_S9 + LATER_S10 + LATER_S11)
 
 
 @pytest.mark.parametrize("text", [
@@ -1136,6 +1181,15 @@ NOT_READ_AS = [  # (text, the diagnosis it must not get): the edges of the sessi
     ("I started it with docker run and then no GPU was found", "container-run-without-gpus"),
     # an FFmpeg without another component than NVIDIA's
     ("Unknown encoder 'libx264'\nNo such filter: 'zscale'", "ffmpeg-built-without-nvidia"),
+    # the same code from a program's lookup by name (round 9's g30-026, cudawrappers' example)
+    ("$ ./vector_add_example\ncu::Error: named symbol not found",
+     "kernel-launch-symbol-not-found"),
+    # conda's CUDA build and another key than NVIDIA's
+    ("pytorch                   1.11.0          py3.8_cuda11.3_cudnn8.2.0_0    pytorch",
+     "conda-cpu-pytorch-build"),
+    ("NO_PUBKEY 871920D1991BC93C", "nvidia-apt-repository-key-rotated"),
+    ("failed to solve: python:3.99-slim: docker.io/library/python:3.99-slim: not found",
+     "nvidia-cuda-image-tag-not-found"),
 ]
 
 
