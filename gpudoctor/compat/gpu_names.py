@@ -21,6 +21,10 @@ rule, never by a row per variant; the rules, in the order they are tried:
    A4500" among "RTX A2000".."RTX A6000", "RTX 5880 Ada" among the "RTX ... Ada" parts) only
    between the lowest and the highest listed number.
 
+4. line word: a GeForce four-digit number written with the other line word ("GTX 3090",
+   "RTX 1080 Ti"), where no product of the word given has that number: the product of the
+   same number under the other word (GeForce numbers are never both GTX and RTX).
+
 Any tie between two compute capabilities gives no match: a name the rules cannot place is
 unknown, and the caller falls back to the compute capability NVML reports (or says the report
 lacks it). A name nvidia-smi cut short ("NVIDIA GeForce RTX 3060 ...") is matched by rule 1
@@ -191,4 +195,26 @@ def match_gpu(given: str, products: tuple[GpuProduct, ...]) -> GpuMatch | None:
     if found is not None:
         return GpuMatch(given, found.product, found.name, "variant")
     found = _by_series(text, name, entries)
-    return GpuMatch(given, found.product, found.name, "series") if found else None
+    if found is not None:
+        return GpuMatch(given, found.product, found.name, "series")
+    swapped = _other_line_word(name)
+    if swapped is not None and not any(
+            _contains(e.norm, name.split()[0]) and _contains(e.norm, swapped.split()[1])
+            for e in entries):
+        found = _by_name(swapped, entries)
+        if found is not None:
+            return GpuMatch(given, found.product, found.name, "line word")
+    return None
+
+
+_LINE_WORD = re.compile(r"(gtx|rtx) (\d{4})\b")
+
+
+def _other_line_word(name: str) -> str | None:
+    """`name` with GeForce's other line word before its four-digit number ("gtx 3090" → "rtx
+    3090"), None where it has no such pair."""
+    m = _LINE_WORD.search(name)
+    if m is None:
+        return None
+    other = "rtx" if m[1] == "gtx" else "gtx"
+    return f"{name[:m.start()]}{other} {m[2]}{name[m.end():]}"

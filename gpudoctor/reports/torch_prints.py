@@ -3,7 +3,9 @@ prints of `torch.__version__`, `torch.version.cuda` and `torch.cuda.is_available
 beside them `torch.cuda.get_arch_list()` (torch's arch list), `torch.cuda.get_device_name()`
 and `torch.cuda.get_device_capability()` or `get_device_properties()`'s repr (the GPU torch uses:
 where CUDA is available, the driver answered, so the GPU is stated as a driver's GPU with only
-its name and capability).
+its name and capability). Where `is_available()` is not printed, `device_count()` says it
+(is_available() is `device_count() > 0`), and a name `get_device_name()` printed says CUDA
+initialised.
 
     >>> torch.__version__            In [2]: torch.__version__
     '2.1.0+cu118'                    Out[2]: '2.1.0+cu118'
@@ -64,6 +66,9 @@ def _printed(expression: str, value: str) -> re.Pattern[str]:
 VERSION = _printed(r"torch\.__version__", rf"{_VERSION}(?:\+[a-z0-9.]{{1,40}})?")
 CUDA = _printed(r"torch\.version\.cuda", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None")
 AVAILABLE = _printed(r"torch\.cuda\.is_available\(\)", r"True|False")
+# torch.cuda.is_available() is `device_count() > 0` (torch/cuda/__init__.py): a printed count
+# says it too
+COUNT = _printed(r"torch\.cuda\.device_count\(\)", r"\d{1,3}")
 ARCHS = _printed(r"torch\.cuda\.get_arch_list\(\)",
                  r"\[(?:'(?:sm|compute)_\d{2,3}[a-z]?'(?:,[ \t]?)?){1,40}\]")
 # the device asked for: none (the current one, 0 unless changed), 0 or "cuda:0"
@@ -226,6 +231,8 @@ def parse(text: str) -> Partial | None:
     hip = tag if tag.startswith("rocm") else None
     why = "is not in the report (only torch's printed version, CUDA and availability are)"
     said = None if available in (None, _DIFFER) else available == "True"
+    if said is None:
+        said = _available_otherwise(text)
     if cuda == "None" and hip is None:
         # torch.version.cuda is None: a build without CUDA, whatever its version's tag says
         cpu = stated_runtime(version + "+cpu", None, said, None, why=why,
@@ -246,6 +253,17 @@ def parse(text: str) -> Partial | None:
         seconds=not_reported("no probe ran: the facts are torch's own prints"),
         stated_version=release_left_open(runtime, version),
     ))
+
+
+def _available_otherwise(text: str) -> bool | None:
+    """Whether CUDA is available, where is_available() is not printed but what it rests on
+    is: `device_count()` (is_available() is `device_count() > 0`), or a GPU's name that
+    `get_device_name()` printed (it initialises CUDA first, and raises where it cannot)."""
+    count = _one(COUNT, text)
+    if count not in (None, _DIFFER):
+        return int(count) > 0
+    name = _one(NAME, text)
+    return True if name not in (None, _DIFFER) else None
 
 
 def _archs(text: str) -> tuple[str, ...] | None:

@@ -287,3 +287,21 @@ def test_a_match_says_how_it_was_placed(tables: Tables) -> None:
     by_series = tables.match_gpu("NVIDIA GeForce GTX 1660 SUPER")
     assert by_series is not None and by_series.cc == by_series.product.cc == "7.5"
     assert by_series.describe() == "GeForce GTX 1650 Ti (by the series rule)"
+
+
+@pytest.mark.parametrize(("name", "product"), [
+    # round 21's r45-014 (haotian-liu/LLaVA): "GTX 3090", no GeForce 30 is a GTX
+    ("GTX 3090", "GeForce RTX 3090"),
+    ("RTX 1080 Ti", "GeForce GTX 1080 Ti"),
+    ("NVIDIA GTX 4090 Laptop GPU", "GeForce RTX 4090"),
+])
+def test_geforces_other_line_word(tables: Tables, name: str, product: str) -> None:
+    found = tables.match_gpu(name)
+    assert found is not None and found.name == product and found.rule == "line word"
+
+
+@pytest.mark.parametrize("name", ["GTX 9999", "RTX 1650"])
+def test_the_other_line_word_needs_the_product_it_names(tables: Tables, name: str) -> None:
+    # no product of that number under either word ("GTX 9999"), or none the other word names
+    # whole (the page lists "GTX 1650 Ti", not "GTX 1650"): unknown
+    assert tables.match_gpu(name) is None

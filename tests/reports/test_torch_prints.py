@@ -307,3 +307,20 @@ def test_a_printed_capability_without_a_name_is_the_current_device() -> None:
                               'print(torch.cuda.get_device_capability())"\n2.9.0+cu128\nFalse\n'
                               "(12, 0)\n")])
     assert not isinstance(off.nvml, NvmlFacts)
+
+
+def test_a_printed_device_count_or_name_says_whether_cuda_is_available() -> None:
+    # round 21's r45-012 (dmlc/dgl): version, CUDA, cuDNN, device_count() 4 and
+    # get_device_name(0) printed, is_available() not: is_available() is device_count() > 0
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round21" / "reports-T" / \
+        "r45-012.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.cuda_available is True
+    got = statuses(env)
+    assert got["GD403"] is Status.PASS and got["GD404"] is Status.PASS
+    none = torch_prints.parse(">>> torch.__version__\n'2.1.0+cu118'\n>>> "
+                              "torch.cuda.device_count()\n0\n")
+    assert none is not None and isinstance(none.torch, TorchFacts)
+    assert isinstance(none.torch.runtime, TorchRuntime)
+    assert none.torch.runtime.cuda_available is False
