@@ -136,7 +136,12 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         if isinstance(stated, Unavailable) and stated.reason is Reason.ERROR:
             driver += f" ({stated.message})"  # a CUDA version no such driver reports
     missing = V.torch_missing(env)
-    if missing is None and isinstance(env.torch, TorchFacts):
+    if missing is None and isinstance(env.torch, TorchFacts) and isinstance(
+            env.torch.runtime, Unavailable) and env.torch.runtime.reason in _UNLOOKED:
+        # a report that names the release but not its build: neither CPU-only nor a failure
+        named = env.torch.stated_version or "version not in the report"
+        torch = f"{named} ({_unlooked(env.torch.runtime)})"
+    elif missing is None and isinstance(env.torch, TorchFacts):
         tv, tc = V.torch_version(env), V.torch_cuda(env)
         torch = (f"{tv}, built with CUDA {tc}" if tc else
                  f"{tv or 'version not in the report'}, a CUDA build (its CUDA version is not "

@@ -14,6 +14,7 @@ import pytest
 from gpudoctor.model import Environment, Reason, ToolkitsFacts, Unavailable
 from gpudoctor.probes.gather import NOT_GATHERED
 from gpudoctor.renderers.interface import clean, cuda_versions
+from gpudoctor.reports.read import read_reports
 from gpudoctor.snapshot import loads
 from tests.renderers.render_kit import DRIVER, SHOWN, TOOLKIT, TORCH
 
@@ -86,3 +87,14 @@ def test_other_unprobed_wording_kept() -> None:
     said = Unavailable(Reason.NOT_REPORTED, "the report does not state the driver")
     env = dataclasses.replace(h100(), nvml=said, libcuda=said)
     assert rows_of(env)[DRIVER] == said.message
+
+
+def test_a_release_named_without_its_build_is_neither_cpu_only_nor_a_failed_import() -> None:
+    # round 21's r45-030 (NVIDIA/TensorRT's template): "PyTorch Version: 1.8.1", no tag, no
+    # CUDA: the header printed "CPU-only build (no CUDA) — import failed"
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round21" / "reports-T" / \
+        "r45-030.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    torch = dict(cuda_versions(env))[TORCH]
+    assert torch.startswith("1.8.1 (whether torch 1.8.1 is a CUDA build is not in the report")
+    assert "CPU-only" not in torch and "import failed" not in torch
