@@ -95,6 +95,9 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:(?:the|a|my|our|this|that)[ \t]+)?(?:docker[ \t]+|podman[ \t]+)?container\b"
                 r"|\bfrom[ \t]+(?:the|a|my|our|this|that)[ \t]+(?:docker[ \t]+|podman[ \t]+)?"
                 r"container\b)"), "container"),
+    # "in docker" in Chinese ("在docker中安装…", "docker里", "docker容器"): the English form below
+    (re.compile(r"(?i:在[ \t]?docker(?:[ \t]?容器)?[ \t]?(?:中|内|里)"
+                r"|\bdocker[ \t]?(?:中|内|里|容器))"), "docker"),
     (re.compile(r"(?:在|于)?容器(?:中|内|里)"), "container"),  # "in the container", in Chinese
     (re.compile(r"(?i:pod)(?:中|内|里)"), "kubernetes"),  # "in the pod", in Chinese
     # Ollama's issue template: its "OS" field, where "Docker" is one of the choices

@@ -144,6 +144,9 @@ def test_what_is_not_read(text: str) -> None:
     # round 6's r11-011 and r11-017 (tests/fixtures/heldout/round6/reports-E/index.toml)
     ("Nvidia-smi is not working after few hours inside docker(NVML error)\n", "docker"),
     ("在容器中报告 nvidia-smi 时，报错如下：\n", "container"),
+    # round 21's r45-033: "installing the NVIDIA driver in docker failed"
+    ("在docker中安装英伟达驱动失败\n", "docker"),
+    ("docker容器里运行 nvidia-smi\n", "docker"),
     ("all the pods using vgpu failed to run `nvidia-smi` (a k8s cluster)\n", "kubernetes"),
     # round 12's r28-019 (https://github.com/Project-HAMi/HAMi, its index.toml): no article,
     # kubectl under its alias; round 4's r5-022; round 3's r2-059, a prompt labelled
