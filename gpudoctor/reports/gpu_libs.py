@@ -11,6 +11,11 @@ of the driver.
   "CUDA Driver Version : 11020" (`cuDriverGetVersion`), then `numba.cuda.detect()`'s "Found 1
   CUDA devices", "id 0    b'GeForce GTX 960M'    [SUPPORTED]", "Compute Capability: 5.0".
 
+- NVIDIA Warp's start-up banner (`warp/context.py`, printed by `wp.init()`, which Isaac Sim and
+  Newton run): "Warp 1.7.1 initialized:", "CUDA Toolkit 12.8, Driver 13.0" (the CUDA Warp was
+  built with, and the driver's `cuDriverGetVersion`), then each device, "cuda:0" : "NVIDIA
+  GeForce RTX 5070" (11 GiB, sm_120, mempool enabled).
+
 Mapping: GPUs listed, or a device initialised → the driver answers (binding "<tool>, as it
 reached the GPUs"), with the highest CUDA it runs where stated; the driver's CUDA version alone
 is libcuda's view (`LibcudaFacts`: 0 is no driver installed), as the live probe reads it;
@@ -31,6 +36,7 @@ LONGEST = 200_000  # a paste longer than this is searched in its first part only
 MOST_GPUS = 64  # rows past this are not read
 CUPY = "CuPy's show_config"
 NUMBA = "Numba's numba -s"
+WARP = "NVIDIA Warp's start-up banner"
 
 # a padded row of either report: "CUDA Driver Version           : 12070"
 _ROW = r"^[ \t`>*-]{0,8}%s[ \t]*:[ \t]*(?P<v>[^\n]{0,200}?)[ \t]*$"
@@ -124,7 +130,35 @@ def parse_numba(text: str) -> Partial | None:
     return _state(NUMBA, list(gpus.values()), initialised, cuda, why)
 
 
+WARP_START = re.compile(r"^[ \t`>]{0,8}Warp \d{1,2}\.\d{1,3}(?:\.\d{1,3})?\S{0,20} initiali[sz]ed:"
+                        r"[ \t]*$", re.MULTILINE)
+_WARP_DRIVER = re.compile(r"^[ \t]{0,12}CUDA Toolkit \d{1,2}\.\d{1,2}, Driver "
+                          r"(?P<v>\d{1,2}\.\d{1,2})[ \t]*$", re.MULTILINE)
+_WARP_DEVICE = re.compile(r"^[ \t]{0,12}\"cuda:(?P<i>\d{1,2})\"[ \t]*:[ \t]*"
+                          r"\"(?P<n>[^\"\n]{1,80})\"[ \t]*\((?:[^,()\n]{0,30},[ \t]*)?"
+                          r"sm_(?P<sm>\d{2,3})\b", re.MULTILINE)
+
+
+def parse_warp(text: str) -> Partial | None:
+    """The driver as Warp's start-up banner states it; None where it states neither a GPU nor
+    the driver's CUDA."""
+    start = WARP_START.search(text)
+    if start is None:
+        return None
+    body = text[start.end():start.end() + 5_000]
+    why = f"is not in the report ({WARP} names each GPU and its architecture)"
+    driver = _WARP_DRIVER.search(body)
+    cuda = _cuda(driver["v"]) if driver else None
+    gpus: dict[int, GpuFacts] = {}
+    for m in _WARP_DEVICE.finditer(body):
+        if len(gpus) < MOST_GPUS:
+            sm = m["sm"]
+            gpus.setdefault(int(m["i"]), named_gpu(int(m["i"]), m["n"].strip(), why,
+                                                   compute_capability=f"{sm[:-1]}.{sm[-1]}"))
+    return _state(WARP, list(gpus.values()), False, cuda, why)
+
+
 def parse(text: str) -> Partial | None:
-    """CuPy's report, else Numba's, in `text`; None where neither is there."""
+    """CuPy's report, else Numba's, else Warp's banner, in `text`; None where none is there."""
     text = text[:LONGEST]
-    return parse_cupy(text) or parse_numba(text)
+    return parse_cupy(text) or parse_numba(text) or parse_warp(text)

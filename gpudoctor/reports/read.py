@@ -73,7 +73,8 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "prints of its version and import errors, `pip show torch`, the kernel module's "
             "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, a build log's nvcc "
             "run from its release folder (/usr/local/cuda-11.0/bin/nvcc), CuPy's show_config, "
-            "`numba -s`, or an issue body or log that contains them")
+            "`numba -s`, NVIDIA Warp's start-up banner, or an issue body or log that contains "
+            "them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -348,7 +349,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
         for reader in (kernel_log, system, comfyui, unsloth, ultralytics, webui_setup,
                        build_log, gpu_libs):
             # the kernel's, the system tools', ComfyUI's, Unsloth's, Ultralytics', kohya_ss's
-            # and SD.Next's outputs, a build's nvcc, CuPy's and Numba's reports,
+            # and SD.Next's outputs, a build's nvcc, CuPy's, Numba's and Warp's reports,
             stated = reader.parse(text)  # anywhere in the text
             if stated is not None:
                 found.append((name, stated))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.model import GpuFacts, LibcudaFacts, NvmlFacts, Status
+from gpudoctor.model import GpuFacts, LibcudaFacts, NvmlFacts, Status, ToolkitsFacts
 from gpudoctor.reports import gpu_libs
 from gpudoctor.reports.read import read_reports
 from tests.reports.reading_kit import statuses
@@ -107,3 +107,19 @@ def test_hostile_input_ends_quickly_and_bounded(text: str) -> None:
     part = gpu_libs.parse(text)
     if part is not None and isinstance(part.nvml, NvmlFacts):
         assert len(part.nvml.gpus) <= gpu_libs.MOST_GPUS
+
+
+def test_warps_start_up_banner() -> None:
+    # round 16's r36-012 (Isaac Sim 5.0.0): "Warp 1.7.1 initialized:", "CUDA Toolkit 12.8,
+    # Driver 13.0", "cuda:0" : "NVIDIA GeForce RTX 5070" (11 GiB, sm_120, mempool enabled)
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round16" / "reports-O" / \
+        "r36-012.md"
+    env = _env(path.name, path.read_text(encoding="utf-8"))
+    assert isinstance(env.nvml, NvmlFacts)
+    assert env.nvml.binding == "NVIDIA Warp's start-up banner, as it reached the GPUs"
+    assert env.nvml.cuda_driver_version == 13000
+    assert [(g.name, g.compute_capability) for g in env.nvml.gpus
+            if isinstance(g, GpuFacts)] == [("NVIDIA GeForce RTX 5070", "12.0")]
+    assert statuses(env)["GD101"] is Status.PASS
+    # the CUDA Warp was built with is Warp's own, not the machine's toolkit
+    assert not isinstance(env.toolkits, ToolkitsFacts)
