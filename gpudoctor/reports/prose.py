@@ -14,6 +14,8 @@ the words state:
   cudatoolkit=10.1 -c pytorch"); without either, whether it is a CUDA build is left open,
   unless torch raised a CUDA error from a kernel (it reached a GPU, so it is one);
 - `torch.cuda.is_available()`'s value, told in words ("returns False", "is True"), once;
+  torch's own call said True is a report alone: a CUDA build, version unknown, whose CUDA
+  initialised;
 - the GPUs: each product of NVIDIA's CUDA GPUs pages the text names (matched by the rules of
   `gpudoctor.compat.gpu_names`, so "K40c", "GTX 1080 Ti", "RTX 5090 D" are placed and "M.2" or
   "2019" are not), and torch's printed device properties (`_CudaDeviceProperties(name='GeForce
@@ -81,6 +83,10 @@ FILE_NAME = re.compile(rf"(?<![\w.-])torch-(?P<v>{_VERSION})(?![\w+]|\.\d)")
 # a line of conda's that takes torch from PyTorch's channel ("-c pytorch"), with its CUDA
 # pinned beside it ("pytorch==1.7.0 cudatoolkit=10.1", "pytorch-cuda=12.1")
 CONDA_CHANNEL = re.compile(r"(?m:^[^\n]{0,300}(?:-c|--channel)[ \t]{1,4}pytorch(?:[ \t][^\n]*)?$)")
+# torch's own call named with the value (not CuPy's or another library's is_available())
+TORCH_AVAILABLE = re.compile(r"\btorch\.cuda\.is_available\(\)[`'\"]?[ \t]{0,4}(?:=+|:|->|→|"
+                             r"(?:returns?|returned|is|gives|prints)[ \t]{1,4})[ \t]{0,4}"
+                             r"[`'\"]?True\b")
 AVAILABLE = re.compile(
     r"is_available\(\)[`'\"]?[ \t]{0,4}(?:(?:still[ \t]+)?(?:returns?|returned|returning|is|"
     r"was|gives?|gave|prints?|printed|outputs?|shows?|says|=+|:|->|→)[ \t]{0,4})?[`'\"]?"
@@ -141,11 +147,15 @@ def parse(text: str, tables: Tables) -> Partial | None:
                                                                    cuda is not None)
     # a version with its local tag ("2.3.0+rocm6.0", "2.9.1+cpu") states the build as well as
     # the release: two facts
-    if not ((version and (others or "+" in version)) or (gpus and (driver or cuda))):
+    # torch's own availability said True ("torch.cuda.is_available() = True"): a CUDA build
+    # whose CUDA initialised on a working driver, whatever its version; a fact on its own
+    works = available is True and TORCH_AVAILABLE.search(text) is not None
+    if not ((version and (others or "+" in version)) or (gpus and (driver or cuda)) or works):
         return None
     if available is None and launched:  # torch reached a GPU: CUDA was available
         available = True
-    torch = _torch(version, available, text) if version is not None else None
+    torch = _torch(version, available, text) if version is not None else (
+        _available_unversioned() if works else None)
     # a driver named without a GPU is stated too (torch's CUDA is judged against it); the
     # GPUs stay unlisted, as ever under PROSE
     nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus or driver or cuda else None
@@ -184,6 +194,19 @@ def torch_named(text: str) -> Partial | None:
             kind="the reporter's words", rank=0, torch=_unversioned(cuda, available))
     return Partial(kind="the reporter's words", rank=0,
                    torch=_torch(version, available, _plain(text)))
+
+
+def _available_unversioned() -> TorchFacts:
+    """torch as the words give it where they say only that its CUDA is available: a CUDA build
+    of a version and CUDA they do not state."""
+    runtime = stated_runtime(not_reported("torch's version " + _WHY), None, True, None,
+                             why=_WHY, source="the reporter's words", archs=None)
+    return TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=runtime,
+        seconds=not_reported("no probe ran: the facts are the reporter's words"),
+    )
 
 
 def _unversioned(cuda: str, available: bool | None) -> TorchFacts:

@@ -473,3 +473,17 @@ def test_what_torch_shows_beats_a_wheel_tried_on_the_way() -> None:
     text = (HELD / "round14" / "reports-M" / name).read_text(encoding="utf-8")
     assert prose._torch_said(text)[0] == "2.8.0+cpu"
     assert statuses(read_reports([(name, text)]))["GD402"] is Status.FAIL
+
+
+def test_torchs_availability_said_true_is_a_report_alone() -> None:
+    # round 16's r36-037 (nerfstudio-project/gsplat): "PyTorch: 2.x (CUDA-enabled,
+    # torch.cuda.is_available() = True)", no version: a CUDA build whose CUDA initialised
+    name = "r36-037.md"
+    text = (HELD / "round16" / "reports-O" / name).read_text(encoding="utf-8")
+    got = statuses(read_reports([(name, text)]))
+    assert got["GD402"] is Status.PASS and got["GD403"] is Status.PASS
+    # another library's is_available(), or torch's said False, alone is no report
+    for words in ("cupy.cuda.is_available() = True on my box", "torch.cuda.is_available() "
+                  "returns False"):
+        with pytest.raises(ReportError):
+            read_reports([("t", words)])
