@@ -65,7 +65,7 @@ def _cuda(value: str) -> int | None:
 
 
 def _capability(value: str) -> str | None:
-    """CuPy's "70" / "120" → "7.0" / "12.0"."""
+    """CuPy's "70" and Warp's sm_120 → "7.0" and "12.0"."""
     return f"{value[:-1]}.{value[-1]}" if re.fullmatch(r"\d{2,3}", value) else None
 
 
@@ -86,16 +86,31 @@ def _state(tool: str, gpus: list[GpuFacts], initialised: bool, cuda: int | None,
                                                              libcuda=lib)
 
 
+def _section(start: re.Pattern[str], text: str, size: int, *, heading: bool
+             ) -> str | None:
+    """The `size` characters of `text` from the line `start` finds (with it, or after it
+    where `heading`: the line names the section and holds no row); None where it finds none."""
+    m = start.search(text)
+    if m is None:
+        return None
+    at = m.end() if heading else m.start()
+    return text[at:at + size]
+
+
+def _driver_cuda(row: re.Pattern[str], body: str) -> int | None:
+    """The driver's CUDA as the section's `row` states it (`_cuda`), None where it does not."""
+    m = row.search(body)
+    return _cuda(m["v"]) if m else None
+
+
 def parse_cupy(text: str) -> Partial | None:
     """The driver as CuPy's show_config states it; None where it states neither a GPU nor a
     driver's CUDA."""
-    start = CUPY_START.search(text)
-    if start is None:
+    body = _section(CUPY_START, text, 20_000, heading=False)
+    if body is None:
         return None
-    body = text[start.start():start.start() + 20_000]
     why = f"is not in the report ({CUPY} names each GPU and its compute capability)"
-    driver = _DRIVER.search(body)
-    cuda = _cuda(driver["v"]) if driver else None
+    cuda = _driver_cuda(_DRIVER, body)
     names: dict[int, str] = {}
     caps: dict[int, str] = {}
     for m in _CUPY_DEVICE.finditer(body):
@@ -112,15 +127,13 @@ def parse_cupy(text: str) -> Partial | None:
 def parse_numba(text: str) -> Partial | None:
     """The driver as `numba -s` states it; None where its CUDA section states neither a GPU
     nor a device initialised."""
-    start = NUMBA_START.search(text)
-    if start is None:
+    body = _section(NUMBA_START, text, 20_000, heading=True)
+    if body is None:
         return None
-    body = text[start.end():start.end() + 20_000]
     why = f"is not in the report ({NUMBA} names each GPU it found)"
     init = _NUMBA_INIT.search(body)
     initialised = init is not None and init["v"] == "True"
-    driver = _DRIVER.search(body)
-    cuda = _cuda(driver["v"]) if driver else None
+    cuda = _driver_cuda(_DRIVER, body)
     gpus: dict[int, GpuFacts] = {}
     for m in _NUMBA_DEVICE.finditer(body):
         name = (m["b"] or m["n"] or "").strip()
@@ -142,19 +155,16 @@ _WARP_DEVICE = re.compile(r"^[ \t]{0,12}\"cuda:(?P<i>\d{1,2})\"[ \t]*:[ \t]*"
 def parse_warp(text: str) -> Partial | None:
     """The driver as Warp's start-up banner states it; None where it states neither a GPU nor
     the driver's CUDA."""
-    start = WARP_START.search(text)
-    if start is None:
+    body = _section(WARP_START, text, 5_000, heading=True)
+    if body is None:
         return None
-    body = text[start.end():start.end() + 5_000]
     why = f"is not in the report ({WARP} names each GPU and its architecture)"
-    driver = _WARP_DRIVER.search(body)
-    cuda = _cuda(driver["v"]) if driver else None
+    cuda = _driver_cuda(_WARP_DRIVER, body)
     gpus: dict[int, GpuFacts] = {}
     for m in _WARP_DEVICE.finditer(body):
         if len(gpus) < MOST_GPUS:
-            sm = m["sm"]
             gpus.setdefault(int(m["i"]), named_gpu(int(m["i"]), m["n"].strip(), why,
-                                                   compute_capability=f"{sm[:-1]}.{sm[-1]}"))
+                                                   compute_capability=_capability(m["sm"])))
     return _state(WARP, list(gpus.values()), False, cuda, why)
 
 
