@@ -81,7 +81,10 @@ _GPU_DRIVER = re.compile(r"(?P<gpu>[^,;]{1,80}?)[ \t]{0,2}[,;]?[ \t]{1,4}(?:with
                          r"(?:NVIDIA[ \t]{1,4})?driver(?:[ \t]{1,4}version)?[ \t]{0,2}[:=]?"
                          r"[ \t]{0,2}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)", re.I)
 _BRANDED = re.compile(r"(?:NVIDIA|GeForce|Quadro|Tesla|TITAN|Titan|RTX|GTX) ")
-_BARE = re.compile(r"(?:[AHLBTVPK]|GB|GH)\d{1,4}[A-Za-z]{0,3}(?:[ -][A-Za-z0-9]{1,12}){0,3}")
+# a board named by its model alone ("A100", "H100 80GB"), or under a GPU key a GeForce number
+# alone ("NVIDIA GPU: 3090", "GPU: 4070 Ti"): the catalogue decides which are products
+_BARE = re.compile(r"(?:[AHLBTVPK]|GB|GH)\d{1,4}[A-Za-z]{0,3}(?:[ -][A-Za-z0-9]{1,12}){0,3}"
+                   r"|\d{4}(?:[ ]?(?i:ti|super))?")
 _CONDA = re.compile(r"(?:conda|mamba|micromamba) install\b")
 
 TORCH_KEYS = ("pytorch", "pytorch version", "torch", "torch version")
@@ -93,12 +96,15 @@ AVAILABLE_KEYS = ("is cuda available", "cuda available", "torch.cuda.is_availabl
 DRIVER_KEYS = ("nvidia driver version", "nvidia driver", "driver version", "driver",
                "gpu driver", "gpu driver version", "nvidia-driver")
 GPU_KEYS = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration",
-            "gpu type", "gpu name", "graphics card")
+            "gpu type", "gpu name", "graphics card", "nvidia gpu")
 CUDA_KEYS = ("cuda", "cuda version")  # ambiguous: read only for "12.8 (Driver 570.181)"
 OS_KEYS = ("os", "platform", "operating system", "os version")
 PYTHON_KEYS = ("python", "python version")
 INSTALL_KEYS = ("how you installed pytorch",)
 X = TypeVar("X")
+# the keys a bare line may continue a list with (`_items`' `listing`)
+_KNOWN_KEYS = frozenset((*TORCH_KEYS, *TORCH_CUDA_KEYS, *AVAILABLE_KEYS, *DRIVER_KEYS,
+                         *GPU_KEYS, *CUDA_KEYS, *OS_KEYS, *PYTHON_KEYS, *INSTALL_KEYS))
 
 
 # a bullet that names torch's version with no colon ("- PyTorch 2.3.0+cu121", "* torch 2.1.0")
@@ -122,9 +128,13 @@ _PRINTED = re.compile(r"[ \t]{0,8}[-*+•][ \t]{1,4}(?P<key>[A-Za-z][A-Za-z ]{0,
                       r"\"`\)[ \t]{0,4}[:：][ \t]{0,4}(?P<value>True|False)[ \t]*")
 
 
-def _items(line: str) -> tuple[str, str, str] | None:
+def _items(line: str, listing: bool = False) -> tuple[str, str, str] | None:
     """(key with its hint, key without it, value) of a list item or a two-column table row;
-    None for another line."""
+    None for another line. With `listing` (a list of bold or bulleted items is being read), a
+    bare "Key (hint): value" line whose key is one the lists use continues it (NVIDIA's
+    TensorRT template: its first rows bold, "PyTorch Version (if applicable): 1.13.1" plain),
+    and so does a template's field with its hint, left empty ("Tensorflow Version (if
+    applicable):"), not a heading ("fails on:")."""
     if len(line) <= LONGEST and (printed := _PRINTED.fullmatch(line)) is not None:
         return printed["key"].lower(), "torch.cuda.is_available()", printed["value"]
     row = _ROW.fullmatch(line) if len(line) <= LONGEST else None
@@ -137,24 +147,33 @@ def _items(line: str) -> tuple[str, str, str] | None:
     if m is None:
         return None
     key = " ".join(m["key"].replace("`", "").split()).lower()
-    if not (m["bullet"] or m["bold"] or key.endswith(_HF_HINTS)):
+    base = _HINT.sub("", key)
+    if not (m["bullet"] or m["bold"] or key.endswith(_HF_HINTS)
+            or (listing and (base in _KNOWN_KEYS or (key != base
+                                                        and m["value"].strip() in ("", "-"))))):
         return None  # a bare "key: value" only with Hugging Face's hint, its bullet lost
-    return key, _HINT.sub("", key), m["value"].strip().strip("`").strip()
+    return key, base, m["value"].strip().strip("`").strip()
 
 
 def _runs(text: str) -> list[list[tuple[str, str, str]]]:
-    """The runs of consecutive list items in `text`."""
+    """The runs of consecutive list items in `text`; one blank line between two items does
+    not end a run (a template's fields set apart as Markdown paragraphs), two do."""
     runs: list[list[tuple[str, str, str]]] = []
     current: list[tuple[str, str, str]] = []
+    blank = 0
     for line in text[:LIMIT].splitlines():
         if _RULE.fullmatch(_QUOTE.sub("", line)):
             continue  # a table's rule between its header and its rows
-        item = _items(_QUOTE.sub("", line))
+        if current and not line.strip() and blank == 0:
+            blank = 1
+            continue
+        item = _items(_QUOTE.sub("", line), listing=bool(current))
         if item is not None:
             current.append(item)
+            blank = 0
         elif current:
             runs.append(current)
-            current = []
+            current, blank = [], 0
     if current:
         runs.append(current)
     return runs

@@ -13,10 +13,19 @@ import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.compat import load_tables
-from gpudoctor.model import Environment, NvmlFacts, Status, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import (
+    Environment,
+    GpuFacts,
+    NvmlFacts,
+    Status,
+    TorchFacts,
+    TorchRuntime,
+    Unavailable,
+)
 from gpudoctor.reports import env_list
 from gpudoctor.reports.read import ReportError, read_reports
 from gpudoctor.views import PROSE
+from tests.reports.reading_kit import statuses
 
 HELDOUT_C = Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round4" / "reports-C"
 
@@ -269,12 +278,6 @@ def test_a_table_names_the_driver_beside_topo_listing_the_gpus() -> None:
     ("| **Driver** | 595.71.05 (open kernel module) |", the word on it in parentheses) beside
     `nvidia-smi topo -m`, which lists the GPUs but no driver: the merged view has both, and
     GD103 judges torch 2.11.0+cu130 against driver 595 (a pass; it skipped)."""
-    from pathlib import Path
-
-    from gpudoctor.model import NvmlFacts, Status
-    from gpudoctor.reports.read import read_reports
-    from tests.reports.reading_kit import statuses
-
     path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round18"
             / "reports-Q" / "r40-012.md")
     env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
@@ -311,3 +314,21 @@ def test_a_key_whose_hint_is_the_command_that_printed_it() -> None:
     assert env.torch.runtime.cuda_available is True
     found = {str(r.check_id): r.finding.status for r in run_checks(env, load_tables()).results}
     assert found["GD403"] is Status.PASS
+
+
+def test_a_template_of_bold_and_plain_fields_set_apart_by_blank_lines() -> None:
+    # round 21's r45-029 (NVIDIA/TensorRT's template): "**NVIDIA GPU**: 3090", a blank line,
+    # "**NVIDIA Driver Version**: 510.47.03", …, then plain "Tensorflow Version (if
+    # applicable):" (empty) and "PyTorch Version (if applicable): 1.13.1": one list
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round21" / "reports-T" / \
+        "r45-029.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "510.47.03"
+    assert [g.name for g in env.nvml.gpus if isinstance(g, GpuFacts)] == ["3090"]
+    assert isinstance(env.torch, TorchFacts) and env.torch.stated_version == "1.13.1"
+    assert statuses(env)["GD404"] is Status.PASS  # every 1.13.1 CUDA build has sm_86
+    # two blank lines end a list; a bare line of prose does not join one
+    two = env_list.parse("**NVIDIA Driver Version**: 510.47.03\n\n\nPyTorch Version: 1.13.1\n")
+    assert two is not None and two.torch is None
+    bare = env_list.parse("PyTorch Version: 1.13.1\n")
+    assert bare is None
