@@ -195,6 +195,14 @@ def test_ctrl_c_milliseconds_after_exec(delay: float) -> None:
         assert ours == [], err
         if proc.returncode == 130:
             assert err.splitlines()[-1] == "gpudoctor: interrupted" and "Traceback" not in err
+        elif proc.returncode == 0:
+            # the interpreter swallowed the signal before gpudoctor's code ran: Python's default
+            # handler raised KeyboardInterrupt inside importlib's module-lock weakref callback
+            # while it imported the standard library, where CPython prints "Exception ignored
+            # in …" and goes on (seen once in 5,600 CI tests: a CPython race gpudoctor cannot
+            # close, since no code of its own has run); the command then ran as asked
+            assert "Exception ignored in: <function _get_module_lock" in err, err
+            assert "KeyboardInterrupt" in err and "gpudoctor: " in err.splitlines()[-1], err
         else:  # the interpreter had not reached gpudoctor: Python's own start-up ended
             assert proc.returncode in (-signal.SIGINT, 1, 120), (proc.returncode, err)
             assert out == ""
