@@ -60,6 +60,10 @@ _HF_HINTS = ("(gpu?)", "(accelerator?)")
 _HINT = re.compile(r"[ \t]{0,4}\([^()]{0,40}\)$")  # "(e.g., 1.0)", "(GPU?)", "(`conda`, `pip`)"
 _VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
 _TORCH = re.compile(rf"({_VERSION})(\+[a-z0-9.]{{1,40}})?")
+# a version with PyTorch's CUDA or CPU tag under a key that names no package ("Framework &
+# Version: 2.6.0+cu124"): no other framework tags its versions so (torchvision's and
+# torchaudio's are 0.x)
+_TAGGED = re.compile(r"[1-9]\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3})")
 _GPU_FLAG = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\((True|False|CUDA)\)")
 # `llamafactory-cli env`: "- PyTorch version: 2.3.0+cu121 (GPU)", the mark added where
 # torch.cuda.is_available() (an NPU or none gets another mark, or none)
@@ -189,6 +193,8 @@ def _torch(run: list[tuple[str, str, str]]) -> tuple[str, bool | None] | None:
     found: list[tuple[str, bool | None]] = []
     for key, base, value in run:
         if base not in TORCH_KEYS:
+            if "framework" in base and _TAGGED.fullmatch(value):
+                found.append((value, None))  # "Framework & Version: 2.6.0+cu124"
             continue
         if key != base and (m := _GPU_FLAG.fullmatch(value)) is not None:
             found.append((m[1], {"True": True, "False": False, "CUDA": True}[m[2]]))

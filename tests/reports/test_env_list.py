@@ -332,3 +332,16 @@ def test_a_template_of_bold_and_plain_fields_set_apart_by_blank_lines() -> None:
     assert two is not None and two.torch is None
     bare = env_list.parse("PyTorch Version: 1.13.1\n")
     assert bare is None
+
+
+def test_a_framework_key_with_torchs_tagged_version() -> None:
+    # round 10's r23-021 (its thread in round10/reports-I/index.toml): "- Framework & Version:
+    # 2.6.0+cu124" beside "- NVIDIA Driver Version: 575.64.03"; a 0.x tag is torchvision's
+    path = Path(__file__).parents[1] / "fixtures" / "heldout" / "round10" / "reports-I" / \
+        "r23-021.md"
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    assert env.torch.runtime.version == "2.6.0+cu124"
+    assert statuses(env)["GD103"] is Status.PASS
+    other = env_list.parse("- Framework: 0.21.0+cu124\n- NVIDIA Driver Version: 575.64.03\n")
+    assert other is not None and other.torch is None
