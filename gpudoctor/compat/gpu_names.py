@@ -197,24 +197,14 @@ def match_gpu(given: str, products: tuple[GpuProduct, ...]) -> GpuMatch | None:
     found = _by_series(text, name, entries)
     if found is not None:
         return GpuMatch(given, found.product, found.name, "series")
-    swapped = _other_line_word(name)
-    if swapped is not None and not any(
-            _contains(e.norm, name.split()[0]) and _contains(e.norm, swapped.split()[1])
-            for e in entries):
-        found = _by_name(swapped, entries)
+    m = _LINE_WORD.search(name)
+    if m is not None and not any(_contains(e.norm, m[0]) for e in entries):
+        # no product of the word given has the number: the other word's, if one has it
+        other = "rtx" if m[1] == "gtx" else "gtx"
+        found = _by_name(f"{name[:m.start()]}{other} {m[2]}{name[m.end():]}", entries)
         if found is not None:
             return GpuMatch(given, found.product, found.name, "line word")
     return None
 
 
-_LINE_WORD = re.compile(r"(gtx|rtx) (\d{4})\b")
-
-
-def _other_line_word(name: str) -> str | None:
-    """`name` with GeForce's other line word before its four-digit number ("gtx 3090" → "rtx
-    3090"), None where it has no such pair."""
-    m = _LINE_WORD.search(name)
-    if m is None:
-        return None
-    other = "rtx" if m[1] == "gtx" else "gtx"
-    return f"{name[:m.start()]}{other} {m[2]}{name[m.end():]}"
+_LINE_WORD = re.compile(r"\b(gtx|rtx) (\d{4})\b")  # GeForce's line word and model number

@@ -40,14 +40,16 @@ _REFUSED = re.compile(r"Unsupported gpu architecture '(?P<arch>compute_\d{1,3}[a
                       r"'gpu-architecture'")
 
 
+def _undoubled(path: str) -> str:
+    """A path with a repr's doubled backslashes undone, as the path has them."""
+    return path.replace("\\\\", "\\")
+
+
 def parse(text: str) -> Partial | None:
     """The toolkit whose nvcc the log ran, by its folder; None where the log names no such
     nvcc, or the nvcc of two releases."""
     text = text[:LONGEST]
-    def undoubled(path: str) -> str:  # a repr's doubled backslashes, as a path has them
-        return path.replace("\\\\", "\\")
-
-    found = {(m["lv"] or m["wv"], undoubled(m["root"] or m["wroot"]), undoubled(m[0]))
+    found = {(m["lv"] or m["wv"], _undoubled(m["root"] or m["wroot"]), _undoubled(m[0]))
              for m in _NVCC.finditer(text)}
     if len({version for version, _, _ in found}) != 1:
         return None

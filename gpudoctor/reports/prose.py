@@ -41,7 +41,7 @@ import re
 from dataclasses import replace
 
 from gpudoctor.compat import Tables
-from gpudoctor.model import GpuFacts, TorchFacts
+from gpudoctor.model import GpuFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import (
     Partial,
     conda_pinned_cuda,
@@ -155,7 +155,7 @@ def parse(text: str, tables: Tables) -> Partial | None:
     if available is None and launched:  # torch reached a GPU: CUDA was available
         available = True
     torch = _torch(version, available, text) if version is not None else (
-        _available_unversioned() if works else None)
+        _unversioned(None, True, f"torch's version {_WHY}") if works else None)
     # a driver named without a GPU is stated too (torch's CUDA is judged against it); the
     # GPUs stay unlisted, as ever under PROSE
     nvml = stated_driver(PROSE, _WHY, tuple(gpus), driver) if gpus or driver or cuda else None
@@ -191,35 +191,31 @@ def torch_named(text: str) -> Partial | None:
     if version is None:
         cuda = _conda_cuda(_plain(text), None)
         return None if cuda is None else Partial(
-            kind="the reporter's words", rank=0, torch=_unversioned(cuda, available))
+            kind="the reporter's words", rank=0, torch=_unversioned(
+                cuda, available, "torch's version is not in the report (a conda line installs "
+                f"PyTorch's build for CUDA {cuda} without pinning a version)"))
     return Partial(kind="the reporter's words", rank=0,
                    torch=_torch(version, available, _plain(text)))
 
 
-def _available_unversioned() -> TorchFacts:
-    """torch as the words give it where they say only that its CUDA is available: a CUDA build
-    of a version and CUDA they do not state."""
-    runtime = stated_runtime(not_reported("torch's version " + _WHY), None, True, None,
-                             why=_WHY, source="the reporter's words", archs=None)
+def _unversioned(cuda: str | None, available: bool | None, why_unversioned: str
+                 ) -> TorchFacts:
+    """torch as a CUDA build of a version the words do not state (`why_unversioned` says why:
+    a conda line that pins none, or only that torch's CUDA is available)."""
+    return _words_torch(stated_runtime(not_reported(why_unversioned), cuda, available, None,
+                                       why=_WHY, source="the reporter's words", archs=None))
+
+
+def _words_torch(runtime: TorchRuntime | Unavailable, stated_version: str | None = None
+                 ) -> TorchFacts:
+    """torch's facts as the words give them: its run time as stated, nothing the words never
+    show (its interpreter, its package metadata, a probe's time)."""
     return TorchFacts(
         python=not_reported("the interpreter's path is not in the report"),
         static=not_reported("torch's package metadata is not in the report"),
         runtime=runtime,
         seconds=not_reported("no probe ran: the facts are the reporter's words"),
-    )
-
-
-def _unversioned(cuda: str, available: bool | None) -> TorchFacts:
-    """torch as a CUDA build of a version the words do not state."""
-    runtime = stated_runtime(not_reported(
-        "torch's version is not in the report (a conda line installs PyTorch's build for "
-        f"CUDA {cuda} without pinning a version)"), cuda, available, None, why=_WHY,
-        source="the reporter's words", archs=None)
-    return TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are the reporter's words"),
+        stated_version=stated_version,
     )
 
 
@@ -268,13 +264,7 @@ def _torch(version: str, available: bool | None, text: str = "") -> TorchFacts:
     runtime = stated_runtime(version, cuda, available,
                              tag if tag.startswith("rocm") else None, why=_WHY,
                              source="the reporter's words", archs=None)
-    return TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are the reporter's words"),
-        stated_version=release_left_open(runtime, version),
-    )
+    return _words_torch(runtime, release_left_open(runtime, version))
 
 
 def _version(written: str) -> str:
