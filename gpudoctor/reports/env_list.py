@@ -35,6 +35,7 @@ from typing import TypeVar
 from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
+    TORCH_TAGGED,
     Partial,
     conda_pinned_cuda,
     named_gpu,
@@ -60,10 +61,8 @@ _HF_HINTS = ("(gpu?)", "(accelerator?)")
 _HINT = re.compile(r"[ \t]{0,4}\([^()]{0,40}\)$")  # "(e.g., 1.0)", "(GPU?)", "(`conda`, `pip`)"
 _VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
 _TORCH = re.compile(rf"({_VERSION})(\+[a-z0-9.]{{1,40}})?")
-# a version with PyTorch's CUDA or CPU tag under a key that names no package ("Framework &
-# Version: 2.6.0+cu124"): no other framework tags its versions so (torchvision's and
-# torchaudio's are 0.x)
-_TAGGED = re.compile(r"[1-9]\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3})")
+# torch's tagged version under a key that names no package ("Framework & Version: 2.6.0+cu124")
+_TAGGED = re.compile(TORCH_TAGGED)
 _GPU_FLAG = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\((True|False|CUDA)\)")
 # `llamafactory-cli env`: "- PyTorch version: 2.3.0+cu121 (GPU)", the mark added where
 # torch.cuda.is_available() (an NPU or none gets another mark, or none)

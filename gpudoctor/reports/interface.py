@@ -160,6 +160,9 @@ def tag_cuda(version: str) -> str | None:
     return f"{tag[1]}.{tag[2]}" if tag else None
 
 
+# a release with PyTorch's CUDA or CPU tag ("2.6.0+cu124", "2.9.1+cpu"): no other package tags
+# its versions so (torchvision's and torchaudio's are 0.x); where a text names no package
+TORCH_TAGGED = r"[1-9]\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3})"
 # torch's full version as its own code prints it (torch.__version__): release, pre-release,
 # nightly date and local tag ("2.8.0.dev20250331+cu128"); the apps' readers share it
 TORCH_VERSION = (r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?"

@@ -43,6 +43,7 @@ from dataclasses import replace
 from gpudoctor.compat import Tables
 from gpudoctor.model import GpuFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import (
+    TORCH_TAGGED,
     Partial,
     conda_pinned_cuda,
     named_gpu,
@@ -74,7 +75,7 @@ TORCH = re.compile(
 # UI's "2.0.0+cpu Autocast half"): no other package tags its versions so (torchaudio's and
 # torchvision's say their own release); read where it is a release of torch in the tables
 TAGGED = re.compile(r"(?:^[ \t]{0,8}(?:[-*+][ \t]{1,4})?|[\"'`][ \t]{0,2})"
-                    r"(?P<v>\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}))(?![\w.])", re.M)
+                    rf"(?P<v>{TORCH_TAGGED})(?![\w.])", re.M)
 # torch's version in a file's name: a wheel's, a dist-info's or a build folder's
 # ("torch-2.5.0+cu124", "/tmp/build-via-sdist-…/torch-2.2.1+cu121/aten/…"); read where no other
 # form names one (a list of what was tried, "Installing torch-2.5.1+cu121", is weaker than
@@ -230,7 +231,7 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
     story) and whether they say CUDA is available (None where they do not, or say both)."""
     versions = {_version(m["v"]) for m in TORCH.finditer(text)}
     if not versions:  # no version named as torch's: one with torch's tag, alone or quoted
-        versions = {m["v"] for m in TAGGED.finditer(text) if not m["v"].startswith("0.")}
+        versions = {m["v"] for m in TAGGED.finditer(text)}
     if not versions:  # nor so: one in a file's name
         versions = {_version(m["v"]) for m in FILE_NAME.finditer(text)}
     said = {m["v"].lower() for m in AVAILABLE.finditer(text)}
