@@ -32,6 +32,7 @@ import re
 from gpudoctor.model import NvmlFacts, Reason, Unavailable
 from gpudoctor.reports.interface import Partial, stated_driver
 from gpudoctor.reports.nvidia_smi import bus_id
+from gpudoctor.versions import parse_version
 
 LONGEST = 200_000  # a paste longer than this is searched in its first part only
 _PCI = r"(?:PCI:)?((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)"
@@ -93,8 +94,8 @@ def _unwrapped(text: str) -> str:
 
 def _tf_mismatch(text: str) -> tuple[str, str, str] | None:
     """(libcuda's version, the kernel module's, the words) where TensorFlow's diagnostics show
-    them differ; None where they do not say so. Versions compare by their numbers: TensorFlow
-    writes "450.66.0" for 450.66 (its parser pads a third part)."""
+    them differ; None where they do not say so. Versions compare as versions: TensorFlow writes
+    "450.66.0" for 450.66 (its parser pads a third part)."""
     if m := _TF_VERDICT.search(text):
         kernel, library = m[1], m[2]
         words = m[0]
@@ -104,16 +105,10 @@ def _tf_mismatch(text: str) -> tuple[str, str, str] | None:
             return None
         library, kernel = lib[1], kern[1]
         words = f"{lib[0]}; {kern[0]}"
-    if _numbers(library) == _numbers(kernel):
-        return None
+    lib_v, kernel_v = parse_version(library), parse_version(kernel)
+    if lib_v is None or kernel_v is None or lib_v == kernel_v:
+        return None  # not versions (digits past int()'s limit), or one release
     return library, kernel, words[:400]
-
-
-def _numbers(version: str) -> tuple[int, ...]:
-    parts = [int(p) for p in version.split(".")]
-    while len(parts) > 2 and parts[-1] == 0:
-        parts.pop()
-    return tuple(parts)
 
 
 def parse(text: str) -> Partial | None:

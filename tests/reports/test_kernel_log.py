@@ -111,3 +111,9 @@ def test_tensorflows_cuda_diagnostics(text: str, mismatch: tuple[str, str] | Non
     assert part is not None and isinstance(part.nvml, Unavailable)
     assert part.nvml.reason is Reason.VERSION_MISMATCH
     assert f"library ({mismatch[0]}) and kernel module ({mismatch[1]})" in part.nvml.message
+
+
+def test_tensorflows_diagnostics_with_a_version_past_ints_limit_are_not_read() -> None:
+    # hostile: 5,000 digits made int() raise (exit 3, "internal error")
+    text = f"libcuda reported version is: {'9' * 5000}.1\nkernel reported version is: 450.66.0"
+    assert kernel_log.parse(text) is None
