@@ -143,7 +143,7 @@ def cuda_versions(env: Environment) -> tuple[tuple[str, str], ...]:
         torch = f"{named} ({_unlooked(env.torch.runtime)})"
     elif missing is None and isinstance(env.torch, TorchFacts):
         tv, tc = V.torch_version(env), V.torch_cuda(env)
-        torch = (f"{tv}, built with CUDA {tc}" if tc else
+        torch = (f"{tv or 'version not in the report'}, built with CUDA {tc}" if tc else
                  f"{tv or 'version not in the report'}, a CUDA build (its CUDA version is not "
                  "in the report)" if V.cuda_build_unstated(env) else
                  f"{tv or 'version not in the report'}, CPU-only build (no CUDA)")

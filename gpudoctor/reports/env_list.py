@@ -13,17 +13,26 @@ The lists this reads, each a run of consecutive bullet (or bold-key) lines:
 - an app's or a person's list: "- **PyTorch:** 2.9.1+cu130", "- **GPU:** NVIDIA GeForce GTX
   1080 Ti", "- **CUDA Version**: 12.8 (Driver 570.181)";
 - the same facts as a two-column Markdown table, one a row: "| **GPU** | NVIDIA L20 (14 GB
-  VRAM) |", "| **Driver** | 535.161.07 |", "| **PyTorch** | 2.8.0+cu128 |".
+  VRAM) |", "| **Driver** | 535.161.07 |", "| **PyTorch** | 2.8.0+cu128 |";
+- a block of plain "Key: value" lines, no bullets, where two of its keys are the lists' own
+  ("OS Version: Ubuntu 21.04", "Nvidia Driver: 495", "Graphics: GTX 1660 Ti", "Pytorch:
+  PyTorch version 1.10.1+cu102"); a tool's padded fields ("Driver Version          : …") are
+  the tool's readers', not such a block;
+- a GitHub issue form's fields, each a heading and its one-line answer ("### GPU Name", blank,
+  "RTX5070"), read as such a block.
 
 Read, each only from a key that names it and a value of an exact form: torch's version (its
 "+cuXYZ" / "+cpu" / "+rocmX" tag gives its build), torch's CUDA where the key says it is torch's
 ("CUDA used to build PyTorch") or the conda line that installed that very version names its
-cudatoolkit, whether CUDA is available, the NVIDIA driver's version, the GPUs ("8*A100", "2x
-RTX 3090", "NVIDIA GeForce GTX 1080 Ti"), Python's version, and the OS (kept as the report's
+cudatoolkit, whether CUDA is available, the NVIDIA driver's version (also under a key naming it
+among other things, "GPU Driver and CUDA versions: 595.71", where the value has the driver's
+three-digit form), the GPUs ("8*A100", "2x RTX 3090", "NVIDIA GeForce GTX 1080 Ti"; several
+in one value only where each is a GPU), Python's version, and the OS (kept as the report's
 words: WSL 1 from a "-Microsoft" kernel, Windows). A bare "CUDA: 12.1" may be torch's, the
 toolkit's or the driver's: it is not read. GPU names count as the driver's only beside a driver
-version or a torch that finds CUDA (a name alone does not show a working driver: it is bound
-as the reporter's words, `views.PROSE`, which GD404 judges and GD101 does not). A key or a
+version or a torch that finds CUDA (so does torch's "CUDA error: no kernel image is available"
+in the paste: a kernel was launched); a name alone does not show a working driver: it is bound
+as the reporter's words, `views.PROSE`, which GD404 judges and GD101 does not. A key or a
 value of another form is left unread; two differing values of one fact leave it unread.
 """
 
@@ -35,6 +44,7 @@ from typing import TypeVar
 from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
+    KERNEL_ERROR,
     TORCH_TAGGED,
     Partial,
     conda_pinned_cuda,
@@ -61,6 +71,8 @@ _HF_HINTS = ("(gpu?)", "(accelerator?)")
 _HINT = re.compile(r"[ \t]{0,4}\([^()]{0,40}\)$")  # "(e.g., 1.0)", "(GPU?)", "(`conda`, `pip`)"
 _VERSION = r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{1,10}|\.post\d{1,3})?"
 _TORCH = re.compile(rf"({_VERSION})(\+[a-z0-9.]{{1,40}})?")
+# the value repeating its key's words ("Pytorch: PyTorch version 1.10.1+cu102")
+_TORCH_WORDS = re.compile(r"^(?:py)?torch(?:[ \t]{1,4}version)?[ \t]{1,4}v?(?=\d)", re.I)
 # torch's tagged version under a key that names no package ("Framework & Version: 2.6.0+cu124")
 _TAGGED = re.compile(TORCH_TAGGED)
 _GPU_FLAG = re.compile(rf"({_VERSION}(?:\+[a-z0-9.]{{1,40}})?)[ \t]{{1,4}}\((True|False|CUDA)\)")
@@ -77,7 +89,12 @@ _CUDA = re.compile(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _PYTHON = re.compile(r"(3\.\d{1,2}(?:\.\d{1,3})?)")
 _COUNT = re.compile(r"(\d{1,2})[ \t]{0,2}[x×*][ \t]{0,2}(.{1,80})|(.{1,80}?)[ \t]{0,2}[x×*]"
                     r"[ \t]{0,2}(\d{1,2})|GPU[ \t]\d{1,2}:[ \t]{1,4}(.{1,80})")
-_MEMORY = re.compile(r"[ \t]{0,4}\(\d{1,3}[ \t]?GB[A-Za-z0-9 ]{0,20}\)$")
+# what a GPU value says after the name: its memory ("(14 GB VRAM)", ", 16GB VRAM"), its
+# vendor in brackets (a system tool's "NVIDIA GeForce RTX 3060 [NVIDIA]")
+_MEMORY = re.compile(r"[ \t]{0,4}\(\d{1,3}[ \t]?GB[A-Za-z0-9 ]{0,20}\)$"
+                     r"|[ \t]{0,2}[,;][ \t]{0,4}\d{1,3}[ \t]?GB(?:[ \t]{1,4}(?:VRAM|memory))?$"
+                     r"|[ \t]{1,4}\[NVIDIA\]$")
+_SEVERAL = re.compile(r"[ \t]{1,4}(?:and|&|\+)[ \t]{1,4}|[ \t]{0,4}[,;][ \t]{0,4}")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .-]{1,59}")
 # a GPU value that names the driver too ("GeForce RTX 2070, driver 450.102.04")
 _GPU_DRIVER = re.compile(r"(?P<gpu>[^,;]{1,80}?)[ \t]{0,2}[,;]?[ \t]{1,4}(?:with[ \t]{1,4})?"
@@ -99,7 +116,7 @@ AVAILABLE_KEYS = ("is cuda available", "cuda available", "torch.cuda.is_availabl
 DRIVER_KEYS = ("nvidia driver version", "nvidia driver", "driver version", "driver",
                "gpu driver", "gpu driver version", "nvidia-driver")
 GPU_KEYS = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration",
-            "gpu type", "gpu name", "graphics card", "nvidia gpu")
+            "gpu type", "gpu name", "graphics card", "graphics", "nvidia gpu")
 CUDA_KEYS = ("cuda", "cuda version")  # ambiguous: read only for "12.8 (Driver 570.181)"
 OS_KEYS = ("os", "platform", "operating system", "os version")
 PYTHON_KEYS = ("python", "python version")
@@ -158,27 +175,83 @@ def _items(line: str, listing: bool = False) -> tuple[str, str, str] | None:
     return key, base, m["value"].strip().strip("`").strip()
 
 
+# a plain "Key: value" line, no bullet and no bold ("Nvidia Driver: 495.44", "torch: 1.9.0"):
+# part of a list only in a block of such lines with two keys the lists use (`_runs`)
+_BARE_ITEM = re.compile(r"[ \t]{0,8}(?P<key>[A-Za-z][A-Za-z0-9 ./&()-]{0,40}?)[ \t]{0,4}[:：]"
+                        r"[ \t]{0,8}(?P<value>[^\n]{1,200}?)[ \t]*")
+# a GitHub issue form's field: its label a Markdown heading, its answer the next paragraph
+# ("### GPU Name", blank, "RTX5070"), "_No response_" where left empty
+_FORM_LABEL = re.compile(r"#{3}[ \t]{1,4}(?P<key>[A-Za-z][^\n#]{0,60}?)[ \t]*")
+
+
+def _bare(line: str) -> tuple[str, str, str] | None:
+    m = _BARE_ITEM.fullmatch(line) if len(line) <= LONGEST else None
+    if m is None or "  " in m["key"] or re.search(r"[ \t]{2}[:：]", line):
+        return None  # a tool's padded field ("Driver Version          : 535.54.03")
+    key = " ".join(m["key"].split()).lower()
+    return key, _HINT.sub("", key), m["value"].strip().strip("`").strip()
+
+
+def _forms(text: str) -> str:
+    """An issue form's fields ("### Label", a blank line, a one-line answer) written as
+    "Label: answer" lines, one block per form, for `_runs` to read as bare items."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines[:-2]):
+        label = _FORM_LABEL.fullmatch(line)
+        if label is None or lines[i + 1].strip():
+            continue
+        answer = lines[i + 2].strip()
+        after = lines[i + 3].strip() if i + 3 < len(lines) else ""
+        if answer and not after and not answer.startswith(("#", "```", "_No response_")):
+            out.append(f"{label['key']}: {answer}")
+    return "\n".join(out)
+
+
 def _runs(text: str) -> list[list[tuple[str, str, str]]]:
     """The runs of consecutive list items in `text`; one blank line between two items does
-    not end a run (a template's fields set apart as Markdown paragraphs), two do."""
+    not end a run (a template's fields set apart as Markdown paragraphs), two do. A block of
+    plain "Key: value" lines is a run where two of its keys are ones the lists use (a
+    person's "OS Version: …", "Nvidia Driver: …", "Pytorch: …"); an issue form's fields are
+    read as such a block (`_forms`)."""
     runs: list[list[tuple[str, str, str]]] = []
     current: list[tuple[str, str, str]] = []
+    bare = False  # the current run is a block of plain lines
     blank = 0
-    for line in text[:LIMIT].splitlines():
-        if _RULE.fullmatch(_QUOTE.sub("", line)):
+
+    def end() -> None:
+        if current and (not bare or sum(base in _KNOWN_KEYS or "driver" in base
+                                        for _, base, _ in current) >= 2):
+            runs.append(list(current))
+
+    forms = _forms(text[:LIMIT])
+    for raw in [*text[:LIMIT].splitlines(), "", "", *forms.splitlines()]:
+        line = _QUOTE.sub("", raw)
+        if _RULE.fullmatch(line):
             continue  # a table's rule between its header and its rows
-        if current and not line.strip() and blank == 0:
-            blank = 1
+        if not line.strip():
+            if current and not bare and blank == 0:
+                blank = 1
+                continue
+            end()
+            current, blank, bare = [], 0, False
             continue
-        item = _items(_QUOTE.sub("", line), listing=bool(current))
-        if item is not None:
-            current.append(item)
-            blank = 0
-        elif current:
-            runs.append(current)
-            current, blank = [], 0
-    if current:
-        runs.append(current)
+        if current:
+            item = (_bare(line) if _items(line) is None else None) if bare else _items(
+                line, listing=True)
+            if item is not None:
+                current.append(item)
+                blank = 0
+                continue
+            end()
+            was_bare, current, blank, bare = bare, [], 0, False
+            if not was_bare:
+                continue  # as ever, the line that ends a list starts none
+        if (item := _items(line)) is not None:
+            current = [item]
+        elif (item := _bare(line)) is not None:
+            current, bare = [item], True
+    end()
     return runs
 
 
@@ -199,7 +272,7 @@ def _torch(run: list[tuple[str, str, str]]) -> tuple[str, bool | None] | None:
             found.append((m[1], {"True": True, "False": False, "CUDA": True}[m[2]]))
         elif key == base and (m := _GPU_MARK.fullmatch(value)) is not None:
             found.append((m[1], True))  # LLaMA-Factory's env: "(GPU)" only when CUDA is
-        elif _TORCH.fullmatch(value):
+        elif _TORCH.fullmatch(value := _TORCH_WORDS.sub("", value)):
             found.append((value, None))
     return found[0] if found and all(f == found[0] for f in found) else None
 
@@ -211,7 +284,11 @@ def _values(run: list[tuple[str, str, str]], keys: tuple[str, ...], pattern: re.
 
 
 def _driver(run: list[tuple[str, str, str]]) -> str | None:
-    said = [v for v in (_values(run, DRIVER_KEYS, _DRIVER, 1),
+    # a key that names the driver among other things ("GPU Driver and CUDA versions",
+    # "CUDA driver version (e.g. 418.67)"): a version of the driver's form (a three-digit
+    # branch; CUDA's and the other packages' majors have at most two) is the driver's
+    keys = tuple({base for _, base, _ in run if "driver" in base.split()} | set(DRIVER_KEYS))
+    said = [v for v in (_values(run, keys, _DRIVER, 1),
                         _values(run, CUDA_KEYS, _CUDA_DRIVER, 1),
                         _values(run, GPU_KEYS, _GPU_DRIVER, 2)) if v is not None]
     return _one(said)
@@ -233,6 +310,12 @@ def _gpu_names(value: str) -> list[tuple[str, str | None]] | None:
     count, name = 1, value
     if (d := _GPU_DRIVER.fullmatch(value)) is not None:  # the driver is read by `_driver`
         value = name = d["gpu"]
+    value = name = _MEMORY.sub("", value)
+    if len(parts := _SEVERAL.split(value)) > 1:
+        # several GPUs ("GTX 1080Ti and RTX 2080Ti"): each a GPU, else none is read (a value
+        # read as its first name would hide the others from the checks that judge each GPU)
+        each = [_gpu_names(part) for part in parts]
+        return None if None in each else [g for names in each if names for g in names]
     m = _COUNT.fullmatch(value)
     if m is not None:
         count = int(m[1] or m[4] or 1)
@@ -318,6 +401,8 @@ def parse(text: str) -> Partial | None:
     if available is None:
         available = _one([v.lower() in ("true", "yes") for _, base, v in run if base in
                           AVAILABLE_KEYS and v.lower() in ("true", "yes", "false", "no")])
+    if available is None and said is not None and KERNEL_ERROR.search(text[:LIMIT]):
+        available = True  # torch's CUDA error from a kernel launch: it reached a GPU
     if said is not None:
         version = said[0]
         python = _values(run, PYTHON_KEYS, _PYTHON, 1)

@@ -160,6 +160,11 @@ def tag_cuda(version: str) -> str | None:
     return f"{tag[1]}.{tag[2]}" if tag else None
 
 
+# torch's errors from a kernel launch (its own kernel's or an extension's): it is a CUDA build
+# whose CUDA initialised and reached a GPU
+KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"
+                          r"CUDA error: (?:an illegal memory access|device-side assert|"
+                          r"invalid device function)")
 # a release with PyTorch's CUDA or CPU tag ("2.6.0+cu124", "2.9.1+cpu"): no other package tags
 # its versions so (torchvision's and torchaudio's are 0.x); where a text names no package
 TORCH_TAGGED = r"[1-9]\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3})"

@@ -43,6 +43,7 @@ from dataclasses import replace
 from gpudoctor.compat import Tables
 from gpudoctor.model import GpuFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import (
+    KERNEL_ERROR,
     TORCH_TAGGED,
     Partial,
     conda_pinned_cuda,
@@ -92,10 +93,6 @@ AVAILABLE = re.compile(
     r"is_available\(\)[`'\"]?[ \t]{0,4}(?:(?:still[ \t]+)?(?:returns?|returned|returning|is|"
     r"was|gives?|gave|prints?|printed|outputs?|shows?|says|=+|:|->|→)[ \t]{0,4})?[`'\"]?"
     r"(?P<v>True|False|true|false|TRUE|FALSE)\b")
-# torch's errors from a kernel launch: it is a CUDA build that reached a GPU
-KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"
-                          r"CUDA error: (?:an illegal memory access|device-side assert|"
-                          r"invalid device function)")
 # "NVIDIA-SMI 555.42.02", nvidia-smi's header quoted alone: its tools ship with the driver
 DRIVER = re.compile(r"(?:\bdriver(?:[ \t]+version)?|\bNVIDIA-SMI)[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
                     r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
@@ -229,13 +226,23 @@ def _plain(text: str) -> str:
 def _torch_said(text: str) -> tuple[str | None, bool | None]:
     """torch's version the words name (None where they name none, or two: an upgrade told as a
     story) and whether they say CUDA is available (None where they do not, or say both)."""
-    versions = {_version(m["v"]) for m in TORCH.finditer(text)}
+    versions = {_version(m["v"]) for m in TORCH.finditer(text) if not _required(text, m)}
     if not versions:  # no version named as torch's: one with torch's tag, alone or quoted
         versions = {m["v"] for m in TAGGED.finditer(text)}
     if not versions:  # nor so: one in a file's name
         versions = {_version(m["v"]) for m in FILE_NAME.finditer(text)}
     said = {m["v"].lower() for m in AVAILABLE.finditer(text)}
     return (_most_precise(versions), None if len(said) != 1 else said.pop() == "true")
+
+
+# what a package asks for, not what is installed: "strict dependency on torch==2.5.1",
+# "requires torch==2.1.0", "pinned to torch==1.13.1"
+_REQUIRED = re.compile(r"(?i:\b(?:depend|requir|pin|constrain)\w{0,8}\b[^\n]{0,40})$")
+
+
+def _required(text: str, m: re.Match[str]) -> bool:
+    """Whether `m` is a pip requirement (`torch==X`) the words say a package asks for."""
+    return "==" in m[0] and _REQUIRED.search(text, max(0, m.start() - 60), m.start()) is not None
 
 
 def _conda_cuda(text: str, version: str | None) -> str | None:

@@ -29,6 +29,7 @@ from gpudoctor.reports import (
     env_tools,
     gpu_libs,
     gpustat,
+    jetson,
     kernel_log,
     nvidia_smi,
     nvidia_smi_csv,
@@ -73,8 +74,8 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "prints of its version and import errors, `pip show torch`, the kernel module's "
             "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, a build log's nvcc "
             "run from its release folder (/usr/local/cuda-11.0/bin/nvcc), CuPy's show_config, "
-            "`numba -s`, NVIDIA Warp's start-up banner, or an issue body or log that contains "
-            "them")
+            "`numba -s`, NVIDIA Warp's start-up banner, jetson-stats' jetson_release and "
+            "jtop, or an issue body or log that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -347,7 +348,7 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
             found.append((name, failed))
             recognised = True
         for reader in (kernel_log, system, comfyui, unsloth, ultralytics, webui_setup,
-                       build_log, gpu_libs):
+                       build_log, gpu_libs, jetson):
             # the kernel's, the system tools', ComfyUI's, Unsloth's, Ultralytics', kohya_ss's
             # and SD.Next's outputs, a build's nvcc, CuPy's, Numba's and Warp's reports,
             stated = reader.parse(text)  # anywhere in the text

@@ -206,8 +206,11 @@ def printed_on_one_line(text: str) -> str:
         if len(calls) < 2 or len(_ANY_CALL.findall(line)) != len(calls) or not all(
                 _ONE_LINE.fullmatch(e) for e in calls):
             continue
+        # the lines under it, less a lone quote or fence and the words that introduce the
+        # output ("and I got :"): no value these expressions print ends in a colon
         values = [w for v in lines[i + 1:i + 1 + 4 * len(calls)]
-                  if (w := v.strip().strip("`"))][:len(calls)]
+                  if (w := v.strip().strip("`\"'")) and not w.endswith((":", "："))
+                  ][:len(calls)]
         if len(values) < len(calls) or any(v.startswith(("Traceback", "File ", ">>>", "$"))
                                            for v in values):
             continue
@@ -223,10 +226,13 @@ def parse(text: str) -> Partial | None:
         text = f"{text}\n{session}" if (session := transcribe(text)) else text
     together = _printed_together(text)
     version = _one(VERSION, text, together)
-    if version is None or version == _DIFFER:
-        return None
     cuda = _one(CUDA, text, together)
     available = _one(AVAILABLE, text, together)
+    if version is None and cuda not in (None, "None", _DIFFER) and available in ("True",
+                                                                                  "False"):
+        return _unversioned(text, cuda, available == "True")
+    if version is None or version == _DIFFER:
+        return None
     tag = version.partition("+")[2]
     hip = tag if tag.startswith("rocm") else None
     why = "is not in the report (only torch's printed version, CUDA and availability are)"
@@ -252,6 +258,21 @@ def parse(text: str) -> Partial | None:
         runtime=runtime,
         seconds=not_reported("no probe ran: the facts are torch's own prints"),
         stated_version=release_left_open(runtime, version),
+    ))
+
+
+def _unversioned(text: str, cuda: str, available: bool) -> Partial:
+    """torch as its prints state it without `torch.__version__`: a build for the CUDA
+    `torch.version.cuda` printed, CUDA available or not, of a release they do not name."""
+    why = "is not in the report (only torch's printed CUDA and availability are)"
+    runtime = stated_runtime(not_reported(f"torch's version {why}"),
+                             ".".join(cuda.split(".")[:2]), available, None, why=why,
+                             source="torch's own prints", archs=_archs(text))
+    return Partial(kind="torch's prints", rank=1, nvml=_gpu(text, available), torch=TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=runtime,
+        seconds=not_reported("no probe ran: the facts are torch's own prints"),
     ))
 
 

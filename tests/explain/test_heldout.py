@@ -42,6 +42,7 @@ SETS = {
     "round19/explain-R": ((47, 30, 17), 27),  # 23 on d17ebe0 (sealed)
     "round20/explain-S": ((55, 35, 20), 29),  # 22 on 985e8b1 (sealed)
     "round21/explain-T": ((55, 35, 20), 29),  # 20 on 1fee78e (sealed)
+    "round22/explain-U": ((55, 32, 23), 21),  # 21 on 1efb9d7 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -91,6 +92,9 @@ BLAMED = {
     # set_device on node 3, read as a GPU index the process cannot see (true); g60-018: a
     # setup.py asking CUDA 12's nvcc for compute_35, read as an arch the toolkit dropped (true)
     "round21/explain-T": {"g59-005.txt", "g60-016.txt", "g60-018.txt"},
+    # g61-029: a script hard-coding cuda:1 on a one-GPU Jetson (fixed in its code), read as a
+    # GPU index the process cannot see (true)
+    "round22/explain-U": {"g61-029.txt"},
 }
 
 

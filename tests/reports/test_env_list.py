@@ -6,6 +6,7 @@ The negatives are those texts changed by one line, each change named.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -96,15 +97,22 @@ def test_a_gpu_mark_needs_the_plain_key() -> None:
 def test_app_system_info_bold_keys() -> None:
     """r5-007.md (edenaion/EZ-CorridorKey#87): "- **PyTorch:** 2.9.1+cu130" gives torch's CUDA
     by its tag; "- **CUDA:** 13.0" says nothing more; the GPU's name alone is no driver: it is
-    bound as the reporter's words (GD101 skips), and GD404 judges the build against it."""
+    bound as the reporter's words (GD101 skips), and GD404 judges the build against it. The
+    log's "CUDA error: no kernel image is available" above the list is torch's CUDA reaching
+    the GPU: CUDA is available, so the driver answered (GD101 passes)."""
     env = _read(_text("r5-007.md"))
     rt = _runtime(env)
-    assert (rt.version, rt.cuda) == ("2.9.1+cu130", "13.0")
-    # "GPU: NVIDIA GeForce GTX 1080 Ti", no driver
+    assert (rt.version, rt.cuda, rt.cuda_available) == ("2.9.1+cu130", "13.0", True)
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding != PROSE
+    judged = _judged(env)
+    assert judged["GD101"] is Status.PASS
+    assert judged["GD404"] is Status.FAIL  # sm_61; the cu130 wheel starts at sm_75
+    # "GPU: NVIDIA GeForce GTX 1080 Ti", no driver, no error
+    env = _read(re.sub(r"(?m)^.*no kernel image.*$", "", _text("r5-007.md")))
     assert isinstance(env.nvml, NvmlFacts) and env.nvml.binding == PROSE
     judged = _judged(env)
     assert judged["GD101"] is Status.SKIP
-    assert judged["GD404"] is Status.FAIL  # sm_61; the cu130 wheel starts at sm_75
+    assert judged["GD404"] is Status.FAIL
     assert isinstance(env.host, Unavailable) and "(Windows)" in (env.host.detail or "")
 
 
@@ -141,14 +149,17 @@ def test_a_list_without_versions_stays_refused() -> None:
 def test_a_bare_cuda_line_is_not_torchs_cuda() -> None:
     """r5-007.md with torch's tag taken off: "- **CUDA:** 13.0" may be the toolkit's or the
     driver's, so whether torch is a CUDA build stays unknown."""
-    env = _read(_text("r5-007.md").replace("2.9.1+cu130", "2.9.1"))
+    env = _read(_no_error(_text("r5-007.md")).replace("2.9.1+cu130", "2.9.1"))
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, Unavailable)
     assert "whether torch 2.9.1 is a CUDA build" in env.torch.runtime.message
+    # with the log's kernel error: a CUDA build, of a CUDA the list does not say
+    rt = _runtime(_read(_text("r5-007.md").replace("2.9.1+cu130", "2.9.1")))
+    assert isinstance(rt.cuda, Unavailable) and rt.cuda_available is True
 
 
 def test_torchs_cuda_stated_twice_differently_is_unread() -> None:
-    text = _text("r5-007.md").replace("- **CUDA:** 13.0",
-                                      "- **CUDA used to build PyTorch:** 12.8")
+    text = _no_error(_text("r5-007.md")).replace("- **CUDA:** 13.0",
+                                                 "- **CUDA used to build PyTorch:** 12.8")
     env = _read(text)  # the tag says 13.0, the key 12.8: neither is taken
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, Unavailable)
     same = _text("r5-007.md").replace("- **CUDA:** 13.0", "- **CUDA used to build PyTorch:** 13.0")
@@ -162,8 +173,14 @@ def test_conda_line_for_another_version_is_unread() -> None:
     assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, Unavailable)
 
 
+def _no_error(text: str) -> str:
+    """The text less its log's kernel error (which says CUDA is available)."""
+    return re.sub(r"(?m)^.*no kernel image.*$", "", text)
+
+
 @pytest.mark.parametrize("value", ["None", "N/A", "AMD Radeon RX 7900 XTX", "Apple M1",
-                                   "RTX 3090, RTX 2080", "yes", "0x A100", "99*A100"])
+                                   "RTX 3090, RT 2080", "GTX 1080Ti and RT 2080Ti", "yes",
+                                   "0x A100", "99*A100"])
 def test_what_is_no_nvidia_gpu_name_is_unread(value: str) -> None:
     text = _text("r5-029.md").replace("8*A100", value)
     env = _read(text)
@@ -172,6 +189,11 @@ def test_what_is_no_nvidia_gpu_name_is_unread(value: str) -> None:
 
 @pytest.mark.parametrize(("value", "names"), [
     ("2x RTX 3090", ["RTX 3090"] * 2),
+    # several named, each a GPU (a value read as its first name hid the others)
+    ("RTX 3090, RTX 2080", ["RTX 3090", "RTX 2080"]),
+    ("GTX 1080 Ti and 2x RTX 2080 Ti", ["GTX 1080 Ti", "RTX 2080 Ti", "RTX 2080 Ti"]),
+    ("NVIDIA GeForce RTX 5080, 16GB VRAM", ["NVIDIA GeForce RTX 5080"]),
+    ("NVIDIA GeForce RTX 3060 [NVIDIA]", ["NVIDIA GeForce RTX 3060"]),
     ("NVIDIA GeForce RTX 4090 x 2", ["NVIDIA GeForce RTX 4090"] * 2),
     ("GPU 0: NVIDIA H100 80GB HBM3", ["NVIDIA H100 80GB HBM3"]), ("Tesla T4", ["Tesla T4"])])
 def test_gpu_counts_and_names(value: str, names: list[str]) -> None:
@@ -345,3 +367,62 @@ def test_a_framework_key_with_torchs_tagged_version() -> None:
     assert statuses(env)["GD103"] is Status.PASS
     other = env_list.parse("- Framework: 0.21.0+cu124\n- NVIDIA Driver Version: 575.64.03\n")
     assert other is not None and other.torch is None
+
+
+HELDOUT_U = HELDOUT_C.parents[1] / "round22" / "reports-U"
+
+
+def test_a_block_of_plain_key_value_lines() -> None:
+    """r47-003.md (leggedrobotics/legged_gym#12): "OS Version: …", "Nvidia Driver: 495",
+    "Graphics: GTX 1660 Ti", "Pytorch: PyTorch version 1.10.1+cu102", no bullets: a block of
+    plain lines is a list where two of its keys are the lists' own; a value that repeats its
+    key's words is read past them."""
+    env = _read((HELDOUT_U / "r47-003.md").read_text(encoding="utf-8"))
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda) == ("1.10.1+cu102", "10.2")
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus] == ["GTX 1660 Ti"]  # type: ignore[union-attr]
+    # one known key alone in plain lines is no list ("Driver: …" in a log)
+    with pytest.raises(ReportError):
+        _read("Some text\nDriver: 535.54.03\nUptime: 3 days\n")
+
+
+def test_a_tools_padded_fields_are_not_a_persons_list() -> None:
+    """nvidia-smi -q's "Driver Version                            : 535.54.03" is its own
+    reader's (tests/reports/test_nvidia_smi_q.py), not a list of plain lines."""
+    text = ("Driver Version                            : 535.54.03\n"
+            "CUDA Version                              : 12.2\n"
+            "Product Name                              : NVIDIA A100-SXM4-80GB\n")
+    assert env_list.parse(text) is None
+
+
+def test_an_issue_forms_fields() -> None:
+    """r47-034.md (isaac-sim/IsaacSim#517): GitHub's issue form renders each field as a
+    heading and its answer ("### GPU Name", blank, "RTX5070"); "GPU Driver and CUDA versions"
+    names the driver among other things, and "595.71" has the driver's form."""
+    env = _read((HELDOUT_U / "r47-034.md").read_text(encoding="utf-8"))
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "595.71"
+    assert Status.FAIL not in _judged(env).values()
+    # a field left empty ("_No response_") or answered over several lines is not read
+    text = "### GPU Driver version\n\n_No response_\n\n### GPU Name\n\nRTX 5070\n"
+    assert env_list.parse(text) is None
+
+
+def test_a_key_naming_the_driver_among_other_things() -> None:
+    """r48-007.md (NVIDIA/DeepLearningExamples#548): "* CUDA driver version (e.g. 418.67):
+    418.67": the template's example is the hint, the value has the driver's form."""
+    env = _read((HELDOUT_U / "r48-007.md").read_text(encoding="utf-8"))
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "418.67"
+    # CUDA's versions never have the driver's form: "CUDA driver version: 12.2" is unread
+    assert env_list._driver([("cuda driver version", "cuda driver version", "12.2")]) is None
+
+
+def test_a_kernel_error_says_cuda_is_available() -> None:
+    """r48-013.md (meta-pytorch/torchrec#2708): "Pytorch version: 2.5", "Cuda: 11.8" and
+    fbgemm's "CUDA error: no kernel image is available": the kernel is an extension's, but it
+    ran on torch's CUDA, so torch is a CUDA build whose CUDA is available (GD402 passes); its
+    own arch list is not judged from an extension's error."""
+    env = _read((HELDOUT_U / "r48-013.md").read_text(encoding="utf-8"))
+    assert _runtime(env).cuda_available is True
+    judged = _judged(env)
+    assert judged["GD402"] is Status.PASS and judged["GD404"] is not Status.FAIL

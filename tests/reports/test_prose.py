@@ -11,7 +11,7 @@ import pytest
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.pytorch import check_gpu_arch
 from gpudoctor.compat import load_tables
-from gpudoctor.model import GpuFacts, NvmlFacts, Status, TorchFacts, TorchRuntime
+from gpudoctor.model import GpuFacts, NvmlFacts, Status, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import prose
 from gpudoctor.reports.read import ReportError, read_reports
 from gpudoctor.views import PROSE, toolkit_version
@@ -487,3 +487,17 @@ def test_torchs_availability_said_true_is_a_report_alone() -> None:
                   "returns False"):
         with pytest.raises(ReportError):
             read_reports([("t", words)])
+
+
+def test_a_version_a_package_asks_for_is_not_the_installed_one() -> None:
+    """round 22's r47-012 (isaac-sim/IsaacLab#2431): "strict dependency on ```torch==2.5.1```"
+    is what isaaclab's setup.py asks for, not what the B200 machine runs; read as installed it
+    failed GD404 on a healthy report (no 2.5.1 build holds sm_100)."""
+    env = _env("round22/reports-U/r47-012.md")
+    assert env.torch is None or isinstance(env.torch, Unavailable)
+    assert statuses(env)["GD404"] is not Status.FAIL
+    text = "GPU: B200, driver 570.133.20\nI installed torch==2.5.1+cu124 with pip.\n"
+    rt = read_reports([("t", text)]).torch.runtime  # type: ignore[union-attr]
+    assert isinstance(rt, TorchRuntime) and rt.version == "2.5.1+cu124"
+    asked = text.replace("I installed", "isaaclab requires")
+    assert isinstance(read_reports([("t", asked)]).torch, Unavailable)

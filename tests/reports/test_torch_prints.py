@@ -324,3 +324,24 @@ def test_a_printed_device_count_or_name_says_whether_cuda_is_available() -> None
     assert none is not None and isinstance(none.torch, TorchFacts)
     assert isinstance(none.torch.runtime, TorchRuntime)
     assert none.torch.runtime.cuda_available is False
+
+
+def test_cuda_and_availability_printed_without_the_version() -> None:
+    """round 22's r48-022 (DrewThomasson/ebook2audiobook#847): `python -c "import torch;
+    print(torch.cuda.is_available()); print(torch.version.cuda);
+    print(torch.cuda.get_device_name(0))"`, its output quoted under "and I got :": a CUDA 11.8
+    build whose CUDA initialised on a GTX 1060, of a release the prints do not name."""
+    path = (Path(__file__).parents[1] / "fixtures" / "heldout" / "round22" / "reports-U"
+            / "r48-022.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert isinstance(env.torch, TorchFacts) and isinstance(env.torch.runtime, TorchRuntime)
+    rt = env.torch.runtime
+    assert isinstance(rt.version, Unavailable)
+    assert (rt.cuda, rt.cuda_available) == ("11.8", True)
+    assert isinstance(env.nvml, NvmlFacts)
+    assert [g.name for g in env.nvml.gpus] == ["NVIDIA GeForce GTX 1060 6GB"]  # type: ignore[union-attr]
+    found = statuses(env)
+    assert (found["GD103"], found["GD402"], found["GD403"]) == (Status.PASS,) * 3
+    # torch.version.cuda None, or availability not printed: nothing is read without a version
+    assert torch_prints.parse(path.read_text(encoding="utf-8").replace("11.8", "None")) is None
+    assert torch_prints.parse("print(torch.version.cuda)\n11.8\n") is None
