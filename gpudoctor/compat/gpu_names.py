@@ -69,7 +69,8 @@ class GpuMatch:
 
 
 _JOINED_LINE = re.compile(r"\b(rtx|gtx|gt|mx)(?=\d)")
-_JOINED_SUFFIX = re.compile(r"(?<=\d)(ti|super)\b")
+# "5090d" as NVIDIA's "RTX 5090 D" (after four digits: "Quadro K2000D" spaced alike both sides)
+_JOINED_SUFFIX = re.compile(r"(?<=\d)(ti|super)\b|(?<=\d{4})(d)\b")
 
 
 def normalize(text: str) -> str:
@@ -78,7 +79,7 @@ def normalize(text: str) -> str:
     sxm2 16gb"."""
     spaced = re.sub(r"[-_/(),*]", " ", text.lower())
     # people join the words a product's name spaces: "RTX2060", "GTX1080Ti", "4070ti"
-    spaced = _JOINED_SUFFIX.sub(r" \1", _JOINED_LINE.sub(r"\1 ", spaced))
+    spaced = _JOINED_SUFFIX.sub(lambda m: f" {m[0]}", _JOINED_LINE.sub(r"\1 ", spaced))
     return " ".join(w for w in spaced.split() if w not in _BRANDS)
 
 

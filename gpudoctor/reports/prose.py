@@ -95,7 +95,7 @@ AVAILABLE = re.compile(
     r"(?P<v>True|False|true|false|TRUE|FALSE)\b")
 # "NVIDIA-SMI 555.42.02", nvidia-smi's header quoted alone: its tools ship with the driver
 DRIVER = re.compile(r"(?:\bdriver(?:[ \t]+version)?|\bNVIDIA-SMI)[ \t]*[:=]?[ \t]*(?:is[ \t]+)?v?"
-                    r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w.])", re.I)
+                    r"(?P<v>[2-9]\d\d\.\d{1,3}(?:\.\d{1,3})?)(?![\w]|\.\w)", re.I)
 # nvidia-smi named, then its "CUDA Version" field within a short stretch: the rest of the line
 # (a colon, "shows", "version") and at most two lines holding only a fence or a word; what
 # lies between may not name another program's CUDA (`_OTHER_CUDA`)

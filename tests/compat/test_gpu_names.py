@@ -194,6 +194,10 @@ def test_every_gpu_name_in_the_report_fixtures_is_placed_or_known_unknown(tables
         ("Tesla K40m", "3.5", "name", "Tesla K40"),  # a Tesla board's form-factor letter
         ("NVIDIA Thor", "11.0", "name", "NVIDIA Thor"),
         ("NVIDIA A800-SXM4-80GB", "8.0", "name", "NVIDIA A800"),
+        # the China-market "D" joined to the number (round 22's r48-018, "a RTX5090d"), as
+        # "RTX 5090 D" is placed; Quadro's own "D" boards keep their rows
+        ("RTX5090d", "12.0", "name", "GeForce RTX 5090"),
+        ("Quadro K2000D", "3.0", "name", "Quadro K2000D"),
         # the page lists only a variant of it
         ("NVIDIA GeForce GTX 1650", "7.5", "variant", "GeForce GTX 1650 Ti"),
         ("Orin (nvgpu)", "8.7", "variant", "Jetson Orin NX"),

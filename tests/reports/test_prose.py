@@ -501,3 +501,14 @@ def test_a_version_a_package_asks_for_is_not_the_installed_one() -> None:
     assert isinstance(rt, TorchRuntime) and rt.version == "2.5.1+cu124"
     asked = text.replace("I installed", "isaaclab requires")
     assert isinstance(read_reports([("t", asked)]).torch, Unavailable)
+
+
+def test_a_driver_version_before_a_sentences_full_stop() -> None:
+    """round 22's r48-018 (isaac-sim/IsaacLab#2301): "my env is windows 11 and cuda12.8,pytorch
+    nightly version,driver version 572.83." beside "a RTX5090d": the full stop ends the
+    sentence, not the version (a decimal part would go on: "572.83.01")."""
+    env = _env("round22/reports-U/r48-018.md")
+    assert isinstance(env.nvml, NvmlFacts) and env.nvml.driver_version == "572.83"
+    assert [g.name for g in env.nvml.gpus] == ["RTX5090d"]  # type: ignore[union-attr]
+    assert [m["v"] for m in prose.DRIVER.finditer("driver 572.83.01 and driver 572.83.x")] == [
+        "572.83.01"]
