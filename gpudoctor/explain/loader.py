@@ -110,6 +110,7 @@ _NAMED_NOT_FOUND = re.compile(
 # is a WARN in older releases): the InfiniBand verbs and RDMA libraries (the socket transport
 # instead), GDRCopy, its network and tuner plugins
 _NCCL_OPTIONAL = re.compile(r"lib(?:ibverbs|rdmacm|mlx5|gdrapi|nccl-net|nccl-tuner)\b")
+_PLUGIN_SKIPPED = "GStreamer-WARNING"  # "…: Failed to load plugin '…': libX.so: cannot open…"
 _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
 
 
@@ -128,7 +129,12 @@ def loader_matches(text: str, lowered: str) -> list[Match]:
             line = line_of(text, m.start())
             if "NCCL INFO" in line or ("NCCL" in line and _NCCL_OPTIONAL.match(m["lib"])):
                 continue  # NCCL's optional plugins and transports, looked for and not needed
-            add(_missing(decode_file(m["lib"]), m))
+            missing = _missing(decode_file(m["lib"]), m)
+            if _PLUGIN_SKIPPED in line:
+                # GStreamer's plugin scanner warns of every plugin it cannot load; a pipeline
+                # fails only for the ones it uses: a follow-on where the text says more
+                missing = replace(missing, signature=replace(missing.signature, priority=-2))
+            add(missing)
     for m in hits(_NAMED_NOT_FOUND, text):
         lib = decode_file(f"lib{(m['name'] or m['name2']).lower()}")
         if lib.family is not None:  # a library gpudoctor knows, named without its file

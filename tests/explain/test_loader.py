@@ -133,3 +133,32 @@ def test_a_dependency_listings_not_found_is_the_library_missing(text: str, lib: 
     d = best(text)
     assert d.match.signature.cause_class == "library-not-found"
     assert lib in d.match.signature.title
+
+
+def test_a_plugin_gstreamers_scanner_skips_is_a_follow_on() -> None:
+    """Round 22's g61-007 (a DeepStream container on a desktop GPU): "cuInit failed : 804"
+    (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) above the plugin scanner's warnings that
+    libtritonserver.so and librivermax.so.0 are not there: the scanner warns of every plugin
+    it cannot load, the pipeline needs few of them; the driver's code is the cause. Alone, a
+    plugin's missing library is still said."""
+    warning = ("(gst-plugin-scanner:2886): GStreamer-WARNING **: 10:27:38.041: Failed to load "
+               "plugin '/usr/lib/x86_64-linux-gnu/gstreamer-1.0/deepstream/"
+               "libnvdsgst_inferserver.so': libtritonserver.so: cannot open shared object "
+               "file: No such file or directory\n")
+    text = "nvbufsurftransform:cuInit failed : 804 \n" * 3 + warning
+    assert best(text).match.signature.id == "code-cuda-error-compat-not-supported-on-device"
+    assert best(warning).match.signature.id == "library-missing-libtritonserver"
+
+
+def test_a_library_without_static_tls_left_is_the_loading_order() -> None:
+    """Round 22's g61-023 (toolboc/Intelligent-Video-Analytics-with-NVIDIA-Jetson-and-
+    Microsoft-Azure#22): glibc's "cannot allocate memory in static TLS block" on a Jetson:
+    nothing missing or mixed; the fix preloads the library it names."""
+    text = ("(gst-plugin-scanner:6): GStreamer-WARNING **: 01:59:48.077: Failed to load plugin "
+            "'/usr/lib/aarch64-linux-gnu/gstreamer-1.0/libgstnvjpeg.so': /usr/lib/aarch64-linux"
+            "-gnu/libGLdispatch.so.0: cannot allocate memory in static TLS block\n")
+    found = explain(text, TABLES, probe=None)
+    top = found.diagnoses[0]
+    assert top.match.signature.id == "static-tls-exhausted"
+    assert top.match.signature.cause_class == "other-environment"
+    assert "LD_PRELOAD=/usr/lib/aarch64-linux-gnu/libGLdispatch.so.0" in top.fix
