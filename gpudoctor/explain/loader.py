@@ -307,6 +307,9 @@ def _mixed(m: re.Match[str]) -> Match | None:
         return found(sig, m, tuple(caps))
     if owner_fam is None and needer is None:
         return None
+    if owner_fam is not None and owner_fam.conflict == "driver-too-old" and \
+            sym.split("@")[0] in _EVERY_DRIVERS:
+        return _no_libcuda(m, sym, needer, owner_fam, tuple(caps))
     if owner_fam is not None and owner_fam.conflict == "driver-too-old":
         return _older_driver(m, sym or ver, needer, owner_fam, tuple(caps))
     cls = owner_fam.conflict if owner_fam else "library-version-conflict"
@@ -326,6 +329,30 @@ def _mixed(m: re.Match[str]) -> Match | None:
                   owner_fam.sources if owner_fam else
                   ("https://man7.org/linux/man-pages/man8/ld.so.8.html",), priority=1)
     return found(sig, m, tuple(caps))
+
+
+# the driver API's first functions (cuda.h: CUDA 1.0's, cuDriverGetVersion CUDA 2.2's, none
+# since given a _v2): every libcuda a driver ever shipped exports them, the toolkit's stub too
+_EVERY_DRIVERS = frozenset(("cuInit", "cuDriverGetVersion", "cuDeviceGet", "cuDeviceGetCount",
+                            "cuDeviceGetName", "cuDeviceGetAttribute"))
+
+
+def _no_libcuda(m: re.Match[str], sym: str, needer: Library | None, fam: Family,
+                caps: tuple[Decoded, ...]) -> Match:
+    """A function every libcuda exports, not found: no libcuda was loaded (the lookup fell
+    through to the program's own symbols: CUDA.jl's "julia: undefined symbol:
+    cuDriverGetVersion" on a machine without the driver)."""
+    needs = f"{needer.file} looked up" if needer else "the program looked up"
+    cause = (f"{needs} {sym}, which every NVIDIA driver's libcuda exports (the driver API's "
+             "first functions): no libcuda was loaded, so the lookup fell through to the "
+             "program's own symbols. No NVIDIA driver is installed where this runs (or, in a "
+             "container, the GPU and its driver libraries were not passed in).")
+    fix = ("install the NVIDIA driver (nvidia-smi must list the GPU); in a container run with "
+           "--gpus all and the NVIDIA Container Toolkit; on a CI runner without a GPU, skip the "
+           "GPU tests")
+    sig = derived("driver-library-not-loaded", f"{fam.name}: not loaded", "library",
+                  "no-driver", cause, fix, fam.sources, priority=1)
+    return found(sig, m, caps)
 
 
 def _older_driver(m: re.Match[str], sym: str, needer: Library | None, fam: Family,

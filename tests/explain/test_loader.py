@@ -162,3 +162,17 @@ def test_a_library_without_static_tls_left_is_the_loading_order() -> None:
     assert top.match.signature.id == "static-tls-exhausted"
     assert top.match.signature.cause_class == "other-environment"
     assert "LD_PRELOAD=/usr/lib/aarch64-linux-gnu/libGLdispatch.so.0" in top.fix
+
+
+def test_a_function_every_libcuda_exports_not_found_is_no_driver() -> None:
+    """Round 22's g62-001 (JuliaGPU/CUDA.jl#1318, a GitHub-hosted runner): "julia: undefined symbol:
+    cuDriverGetVersion": every driver's libcuda exports it, so none was loaded (no driver);
+    a newer function missing is still a driver older than the program needs."""
+    text = ('ERROR: LoadError: could not load symbol "cuDriverGetVersion":\n'
+            "/opt/hostedtoolcache/julia/1.6.5/x64/bin/julia: undefined symbol: "
+            "cuDriverGetVersion\n")
+    d = best(text)
+    assert (d.match.signature.id, d.match.signature.cause_class) == (
+        "driver-library-not-loaded", "no-driver")
+    newer = text.replace("cuDriverGetVersion", "cuStreamBeginCaptureToGraph")
+    assert best(newer).match.signature.cause_class == "driver-too-old"
