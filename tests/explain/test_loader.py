@@ -176,3 +176,15 @@ def test_a_function_every_libcuda_exports_not_found_is_no_driver() -> None:
         "driver-library-not-loaded", "no-driver")
     newer = text.replace("cuDriverGetVersion", "cuStreamBeginCaptureToGraph")
     assert best(newer).match.signature.cause_class == "driver-too-old"
+
+
+def test_cudajl_warning_of_a_library_from_the_system() -> None:
+    """Round 22's g62-017 (JuliaGPU/CUDA.jl#3045): CUDA.jl's own warning that
+    libcublasLt.so.13 came from /usr/local/cuda/lib64 rather than its artifacts: two CUDA
+    installations mixed; the fix takes the system's directory off the library path."""
+    text = ("┌ Warning: CUDA runtime library `libcublasLt.so.13` was loaded from a system path, "
+            "`/usr/local/cuda/lib64/libcublasLt.so.13`.\n│ This may cause errors.\n")
+    d = best(text)
+    assert (d.match.signature.id, d.match.signature.cause_class) == (
+        "cudajl-library-from-system-path", "library-version-conflict")
+    assert "LD_LIBRARY_PATH" in d.fix and "libcublasLt.so.13" in d.cause
