@@ -365,6 +365,24 @@ def _cudnn(text: str, fields: dict[str, str]) -> CudnnFacts | Unavailable:
                         f"collect_env found: {fields.get('cuDNN version', '(line missing)')}")
 
 
+# collect_env's fields after its first: a block holding none of them is another program's
+# "PyTorch version 1.10.0+cu113" (Isaac Gym's start-up, a test script's), not collect_env cut
+# off after one line
+FIELDS = ("Is debug build", "CUDA used to build PyTorch", "ROCM used to build PyTorch", "OS",
+          "GCC version", "Clang version", "CMake version", "Libc version", "Python version",
+          "Python platform", "Is CUDA available", "CUDA runtime version",
+          "GPU models and configuration", "Nvidia driver version", "cuDNN version",
+          "HIP runtime version", "MIOpen runtime version", "Is XNNPACK available")
+
+
+def is_collect_env(text: str) -> bool:
+    """Whether a block that starts as collect_env's does holds another of its fields (or its
+    first line, "Collecting environment information...")."""
+    fields = _fields(text)
+    return "Collecting environment information" in text or any(f in fields for f in FIELDS) \
+        or bool(_packages(text))
+
+
 def parse(text: str) -> Partial:
     """The facts of one collect_env block (possibly cut off)."""
     fields = _fields(text)

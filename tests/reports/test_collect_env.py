@@ -199,7 +199,9 @@ def test_a_collect_env_cut_before_its_cuda_line_takes_the_versions_tag() -> None
     """Round 18's r40-016 (LLaMA-Factory's env lines without their bullets; its thread in
     round18/reports-Q/index.toml): "PyTorch version: 2.7.1+cu128" starts a collect_env-like
     block with no "CUDA used to build PyTorch" line: the tag states the CUDA build (GD402
-    passes; it skipped), and the missing driver is said to be cut off, not unrunnable."""
+    passes; it skipped). Holding no other collect_env field, the block is not collect_env: the
+    lines are LLaMA-Factory's list, whose "GPU type: NVIDIA GeForce RTX 5090" GD404 judges (the
+    2.7.1 cu128 wheel holds sm_120: it passes)."""
     from pathlib import Path
 
     path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round18"
@@ -208,6 +210,29 @@ def test_a_collect_env_cut_before_its_cuda_line_takes_the_versions_tag() -> None
     rt = _runtime(env)
     assert (rt.version, rt.cuda) == ("2.7.1+cu128", "12.8")
     assert statuses(env)["GD402"] is Status.PASS
-    assert isinstance(env.nvml, Unavailable) and "cut off" in env.nvml.message
+    assert statuses(env)["GD404"] is Status.PASS
     cpu = read_reports([("c", "PyTorch version: 2.1.0+cpu\nIs debug build: False\n")])
     assert _runtime(cpu).cuda is None
+
+
+def test_another_programs_pytorch_version_line_is_not_collect_env() -> None:
+    """Round 22's r47-026 (leggedrobotics/legged_gym#5): Isaac Gym prints "PyTorch version
+    1.10.0+cu113" and "Device count 1" at start-up, under the reporter's plain list ("Nvidia
+    Driver: 470.82.00", "Graphics: RTX 3060 Laptop", "Pytorch: 1.10.0+cu113"). Read as a
+    collect_env cut off after its first line it hid the list: no driver, GD103 and GD404
+    skipped. A block holding none of collect_env's other fields is not collect_env."""
+    from pathlib import Path
+
+    from gpudoctor.reports import collect_env
+
+    path = (Path(__file__).parents[1] / "fixtures" / "heldout" / "round22" / "reports-U"
+            / "r47-026.md")
+    env = read_reports([(path.name, path.read_text(encoding="utf-8"))])
+    assert env.sources and "collect_env" not in env.sources[0]
+    found = statuses(env)
+    # 470.82 runs CUDA 11.3; the 1.10.0 cu113 wheel holds sm_86
+    assert (found["GD103"], found["GD404"]) == (Status.PASS, Status.PASS)
+    assert not collect_env.is_collect_env("PyTorch version 1.10.0+cu113\nDevice count 1\n")
+    assert collect_env.is_collect_env("PyTorch version: 2.1.0\nIs debug build: False\n")
+    assert collect_env.is_collect_env(
+        "Collecting environment information...\nPyTorch version: 2.1.0\n")
