@@ -54,6 +54,7 @@ from gpudoctor.reports.interface import (
     stated_driver,
     stated_runtime,
     tag_cuda,
+    torch_says_available,
 )
 from gpudoctor.views import PROSE
 
@@ -401,8 +402,12 @@ def parse(text: str) -> Partial | None:
     if available is None:
         available = _one([v.lower() in ("true", "yes") for _, base, v in run if base in
                           AVAILABLE_KEYS and v.lower() in ("true", "yes", "false", "no")])
-    if available is None and said is not None and KERNEL_ERROR.search(text[:LIMIT]):
-        available = True  # torch's CUDA error from a kernel launch: it reached a GPU
+    if available is None and said is not None:
+        # the words around the list quote torch's answer ("torch.cuda.is_available() returns
+        # True"), or torch's CUDA error from a kernel launch says it reached a GPU
+        available = torch_says_available(text[:LIMIT])
+        if available is None and KERNEL_ERROR.search(text[:LIMIT]):
+            available = True
     if said is not None:
         version = said[0]
         python = _values(run, PYTHON_KEYS, _PYTHON, 1)

@@ -160,6 +160,24 @@ def tag_cuda(version: str) -> str | None:
     return f"{tag[1]}.{tag[2]}" if tag else None
 
 
+# torch's own is_available() and its answer, in either order ("torch.cuda.is_available()
+# returns True", "returns true when calling torch.cuda.is_available()")
+TORCH_SAYS_AVAILABLE = re.compile(
+    r"\btorch\.cuda\.is_available\(\)[`'\"]?[ \t]{0,4}(?:=+|:|->|→|(?:still[ \t]+)?"
+    r"(?:returns?|returned|is|gives|gave|prints|printed)[ \t]{1,4})[ \t]{0,4}[`'\"]?"
+    r"(?P<v>True|False|true|false)\b"
+    r"|\b(?:returns?|returned|gives|gave|prints|printed)[ \t]{1,4}[`'\"]?(?P<w>True|False|true|"
+    r"false)[`'\"]?[ \t]{1,4}(?:when[ \t]{1,4})?(?:calling|for|from|on)[ \t]{1,4}[`'\"]?"
+    r"torch\.cuda\.is_available\(\)")
+
+
+def torch_says_available(text: str) -> bool | None:
+    """Whether the words quote torch.cuda.is_available()'s answer: True, False, or None where
+    they quote none, or both."""
+    said = {(m["v"] or m["w"]).lower() for m in TORCH_SAYS_AVAILABLE.finditer(text)}
+    return said.pop() == "true" if len(said) == 1 else None
+
+
 # torch's errors from a kernel launch (its own kernel's or an extension's): it is a CUDA build
 # whose CUDA initialised and reached a GPU
 KERNEL_ERROR = re.compile(r"(?:CUDA error: |cudaError\w{0,40}: )no kernel image is available|"

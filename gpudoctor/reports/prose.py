@@ -44,6 +44,7 @@ from gpudoctor.compat import Tables
 from gpudoctor.model import GpuFacts, TorchFacts, TorchRuntime, Unavailable
 from gpudoctor.reports.interface import (
     KERNEL_ERROR,
+    TORCH_SAYS_AVAILABLE,
     TORCH_TAGGED,
     Partial,
     conda_pinned_cuda,
@@ -231,7 +232,8 @@ def _torch_said(text: str) -> tuple[str | None, bool | None]:
         versions = {m["v"] for m in TAGGED.finditer(text)}
     if not versions:  # nor so: one in a file's name
         versions = {_version(m["v"]) for m in FILE_NAME.finditer(text)}
-    said = {m["v"].lower() for m in AVAILABLE.finditer(text)}
+    said = {m["v"].lower() for m in AVAILABLE.finditer(text)} | {
+        (m["v"] or m["w"]).lower() for m in TORCH_SAYS_AVAILABLE.finditer(text)}
     return (_most_precise(versions), None if len(said) != 1 else said.pop() == "true")
 
 

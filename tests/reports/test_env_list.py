@@ -426,3 +426,20 @@ def test_a_kernel_error_says_cuda_is_available() -> None:
     assert _runtime(env).cuda_available is True
     judged = _judged(env)
     assert judged["GD402"] is Status.PASS and judged["GD404"] is not Status.FAIL
+
+
+def test_the_words_around_the_list_quote_torchs_availability() -> None:
+    """r48-016.md (ray-project/ray#11291, Ray's template): "Torch: 1.6" in the list, and above it
+    "returns true when calling torch.cuda.is_available()": torch's answer quoted (in either
+    order) makes the list's torch a CUDA build whose CUDA is available."""
+    env = _read((HELDOUT_U / "r48-016.md").read_text(encoding="utf-8"))
+    rt = _runtime(env)
+    assert (rt.version, rt.cuda_available) == ("1.6", True)
+    assert _judged(env)["GD403"] is Status.PASS
+    from gpudoctor.reports.interface import torch_says_available
+
+    assert torch_says_available("torch.cuda.is_available() returns False") is False
+    assert torch_says_available("it returned `True` for torch.cuda.is_available()") is True
+    assert torch_says_available("cupy.cuda.is_available() returns True") is None
+    assert torch_says_available("torch.cuda.is_available() returns True; after the update "
+                                "torch.cuda.is_available() returns False") is None
