@@ -188,3 +188,18 @@ def test_cudajl_warning_of_a_library_from_the_system() -> None:
     assert (d.match.signature.id, d.match.signature.cause_class) == (
         "cudajl-library-from-system-path", "library-version-conflict")
     assert "LD_LIBRARY_PATH" in d.fix and "libcublasLt.so.13" in d.cause
+
+
+def test_an_import_killed_by_an_illegal_instruction() -> None:
+    """Round 22's g61-024 (Qengineering/Jetson-Nano-Ubuntu-20-image#13): ">>> import torch",
+    then "Illegal instruction (core dumped)": a CPU instruction the processor lacks (numpy's
+    OpenBLAS on a Jetson, numpy/numpy#18131), not the program; an NCCL failure followed by the
+    same words is not read so (the import is what it names)."""
+    text = ">>> import torch\nIllegal instruction (core dumped)\n"
+    d = best(text)
+    assert (d.match.signature.id, d.match.signature.cause_class) == (
+        "illegal-instruction-on-import", "other-environment")
+    assert "OPENBLAS_CORETYPE=ARMV8" in d.fix
+    assert "illegal-instruction-on-import" not in [
+        x.match.signature.id for x in explain("NCCL error\nIllegal instruction (core dumped)\n",
+                                               TABLES, probe=None).diagnoses]
