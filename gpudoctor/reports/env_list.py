@@ -316,7 +316,8 @@ def _gpu_names(value: str) -> list[tuple[str, str | None]] | None:
         # several GPUs ("GTX 1080Ti and RTX 2080Ti"): each a GPU, else none is read (a value
         # read as its first name would hide the others from the checks that judge each GPU)
         each = [_gpu_names(part) for part in parts]
-        return None if None in each else [g for names in each if names for g in names]
+        named = [g for names in each if names for g in names]
+        return None if None in each or len(named) > 64 else named
     m = _COUNT.fullmatch(value)
     if m is not None:
         count = int(m[1] or m[4] or 1)

@@ -180,7 +180,7 @@ def _no_error(text: str) -> str:
 
 @pytest.mark.parametrize("value", ["None", "N/A", "AMD Radeon RX 7900 XTX", "Apple M1",
                                    "RTX 3090, RT 2080", "GTX 1080Ti and RT 2080Ti", "yes",
-                                   "0x A100", "99*A100"])
+                                   "0x A100", "99*A100", "33x A100, 32x A100"])
 def test_what_is_no_nvidia_gpu_name_is_unread(value: str) -> None:
     text = _text("r5-029.md").replace("8*A100", value)
     env = _read(text)
