@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import NvmlFacts, TorchRuntime, Unavailable
 from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     KERNEL_ERROR,
@@ -53,6 +53,7 @@ from gpudoctor.reports.interface import (
     release_left_open,
     stated_driver,
     stated_runtime,
+    stated_torch,
     tag_cuda,
     torch_says_available,
 )
@@ -413,15 +414,10 @@ def parse(text: str) -> Partial | None:
         version = said[0]
         python = _values(run, PYTHON_KEYS, _PYTHON, 1)
         runtime = _runtime(version, _torch_cuda(run, version), available, text[:LIMIT])
-        torch = TorchFacts(
-            python=not_reported("the interpreter's path is not in the report"),
-            static=not_reported("torch's package metadata is not in the report"),
-            runtime=runtime,
-            seconds=not_reported("no probe ran: the facts are the report's environment list"),
-            python_version=python or not_reported(
+        torch = stated_torch(
+            runtime, "the report's environment list", python_version=python or not_reported(
                 "the interpreter's Python version is not in the report"),
-            stated_version=release_left_open(runtime, version),
-        )
+            stated_version=release_left_open(runtime, version))
     hf = any(key.endswith(_HF_HINTS) for key, _, _ in run)
     return Partial(
         kind="transformers/diffusers/accelerate env" if hf else "environment list",

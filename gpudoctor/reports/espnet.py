@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.model import TorchFacts
 from gpudoctor.reports.interface import (
     Partial,
     not_reported,
     release_left_open,
     stated_runtime,
+    stated_torch,
     tag_cuda,
 )
 
@@ -66,12 +66,7 @@ def parse(text: str) -> Partial | None:
                              None, why=why, source=KIND, archs=None,
                              cudnn=int(cudnn) if cudnn else None)
     python = _one(_PYTHON, text)
-    return Partial(kind=KIND, rank=1, torch=TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are ESPnet's check"),
-        python_version=python or not_reported(
+    return Partial(kind=KIND, rank=1, torch=stated_torch(
+        runtime, "ESPnet's check", python_version=python or not_reported(
             "the interpreter's Python version is not in the report"),
-        stated_version=release_left_open(runtime, version),
-    ))
+        stated_version=release_left_open(runtime, version)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpudoctor.model import (
     CudnnFacts,
@@ -207,6 +207,22 @@ def conda_pinned_cuda(line: str, version: str | None) -> str | None:
     cudas = re.findall(r"(?:^|\s)(?:cudatoolkit|pytorch-cuda)={1,2}(\d{1,2}\.\d{1,2})(?:\s|$)",
                        line)
     return cudas[0] if pins == ([version] if version else []) and len(cudas) == 1 else None
+
+
+def stated_torch(runtime: TorchRuntime | Unavailable, whose: str, *,
+                 python_version: str | Unavailable | None = None,
+                 stated_version: str | None = None) -> TorchFacts:
+    """torch's facts as a report states them (`whose`: "ESPnet's check", "torch's own
+    prints"): its run time, and nothing a report never shows (its interpreter's path, its
+    package metadata, a probe's time); the interpreter's Python version where it gives it."""
+    facts = TorchFacts(
+        python=not_reported("the interpreter's path is not in the report"),
+        static=not_reported("torch's package metadata is not in the report"),
+        runtime=runtime,
+        seconds=not_reported(f"no probe ran: the facts are {whose}"),
+        stated_version=stated_version,
+    )
+    return facts if python_version is None else replace(facts, python_version=python_version)
 
 
 def release_left_open(runtime: TorchRuntime | Unavailable, version: str | None) -> str | None:

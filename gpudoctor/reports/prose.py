@@ -53,6 +53,7 @@ from gpudoctor.reports.interface import (
     release_left_open,
     stated_driver,
     stated_runtime,
+    stated_torch,
     tag_cuda,
 )
 from gpudoctor.reports.torch_prints import PROPERTIES
@@ -209,13 +210,7 @@ def _words_torch(runtime: TorchRuntime | Unavailable, stated_version: str | None
                  ) -> TorchFacts:
     """torch's facts as the words give them: its run time as stated, nothing the words never
     show (its interpreter, its package metadata, a probe's time)."""
-    return TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are the reporter's words"),
-        stated_version=stated_version,
-    )
+    return stated_torch(runtime, "the reporter's words", stated_version=stated_version)
 
 
 def _plain(text: str) -> str:

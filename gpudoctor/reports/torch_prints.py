@@ -32,7 +32,7 @@ import re
 from dataclasses import replace
 from itertools import pairwise
 
-from gpudoctor.model import NvmlFacts, TorchFacts, TorchRuntime
+from gpudoctor.model import NvmlFacts, TorchRuntime
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
     Partial,
@@ -41,6 +41,7 @@ from gpudoctor.reports.interface import (
     release_left_open,
     stated_driver,
     stated_runtime,
+    stated_torch,
     tag_cuda,
 )
 from gpudoctor.reports.issue_body import fenced
@@ -252,13 +253,8 @@ def parse(text: str) -> Partial | None:
             tagged if printed is None else None)
         runtime = stated_runtime(version, stated, said, hip, why=why,
                                  source="torch's own prints", archs=_archs(text))
-    return Partial(kind="torch's prints", rank=1, nvml=_gpu(text, said), torch=TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are torch's own prints"),
-        stated_version=release_left_open(runtime, version),
-    ))
+    return Partial(kind="torch's prints", rank=1, nvml=_gpu(text, said), torch=stated_torch(
+        runtime, "torch's own prints", stated_version=release_left_open(runtime, version)))
 
 
 def _unversioned(text: str, cuda: str, available: bool) -> Partial:
@@ -268,12 +264,8 @@ def _unversioned(text: str, cuda: str, available: bool) -> Partial:
     runtime = stated_runtime(not_reported(f"torch's version {why}"),
                              ".".join(cuda.split(".")[:2]), available, None, why=why,
                              source="torch's own prints", archs=_archs(text))
-    return Partial(kind="torch's prints", rank=1, nvml=_gpu(text, available), torch=TorchFacts(
-        python=not_reported("the interpreter's path is not in the report"),
-        static=not_reported("torch's package metadata is not in the report"),
-        runtime=runtime,
-        seconds=not_reported("no probe ran: the facts are torch's own prints"),
-    ))
+    return Partial(kind="torch's prints", rank=1, nvml=_gpu(text, available),
+                   torch=stated_torch(runtime, "torch's own prints"))
 
 
 def _available_otherwise(text: str) -> bool | None:
