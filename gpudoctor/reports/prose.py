@@ -132,6 +132,9 @@ BARE = re.compile(r"(?i:\b(?:gpu|graphics card|video card)(?:\b|(?=\d))[ \t]{0,3
 # after it may be a driver branch ("NVIDIA 590", "nvidia 610": R590, R610), four never are
 BRAND_BARE = re.compile(r"(?i:\bnvidia)[ \t]{0,3}[:=-]?[ \t]{0,3}"
                         r"(?P<m>\d{4}(?:[ \t]?(?i:ti|super))?)(?!\w|\.\w)")
+# a four-digit model with GeForce's "Ti" or "SUPER" ("I have 4060ti.", "a 2070 Super"): no year,
+# resolution or count is written so; the catalogue places it
+SUFFIXED = re.compile(r"(?<![\w.-])(?P<m>\d{4}[ \t]?(?i:ti|super))(?!\w|\.\w)")
 
 
 def parse(text: str, tables: Tables) -> Partial | None:
@@ -310,7 +313,8 @@ def _gpus(text: str, tables: Tables) -> list[GpuFacts]:
     tried: set[str] = set()
     candidates = sorted([(m.start(), m[0]) for m in GPU.finditer(text)]
                         + [(m.start("m"), m["m"]) for m in BARE.finditer(text)]
-                        + [(m.start("m"), m["m"]) for m in BRAND_BARE.finditer(text)])
+                        + [(m.start("m"), m["m"]) for m in BRAND_BARE.finditer(text)]
+                        + [(m.start("m"), m["m"]) for m in SUFFIXED.finditer(text)])
     for at, written in candidates:
         if _EXAMPLE.search(text, max(0, at - 60), at):
             continue  # a template's example ("GPU models and configuration (e.g. V100):")

@@ -512,3 +512,14 @@ def test_a_driver_version_before_a_sentences_full_stop() -> None:
     assert [g.name for g in env.nvml.gpus] == ["RTX5090d"]  # type: ignore[union-attr]
     assert [m["v"] for m in prose.DRIVER.finditer("driver 572.83.01 and driver 572.83.x")] == [
         "572.83.01"]
+
+
+def test_a_four_digit_model_with_geforces_ti_is_a_gpu() -> None:
+    """round 22's r48-020 (m-bain/whisperX#983): "Torch not compiled with CUDA enabled" and "I have
+    4060ti.": a number joined to "Ti" (or "SUPER") names a GeForce card as no year or count
+    is written; the CPU-only torch where it is fails GD402."""
+    env = _env("round22/reports-U/r48-020.md")
+    assert statuses(env)["GD402"] is Status.FAIL
+    assert [m["m"] for m in prose.SUFFIXED.finditer("I have 4060ti. In 2024 I bought a 1080 Ti")
+            ] == ["4060ti", "1080 Ti"]
+    assert not list(prose.SUFFIXED.finditer("v1.4060ti, 2024tix, 12345ti"))
