@@ -37,7 +37,9 @@ def imported(*args: str) -> set[str]:
 
 def test_check_without_torch_imports_none_of_the_trimmed_modules() -> None:
     modules = imported("check", "--no-torch", "--format", "json", "-o", "/dev/null")
-    assert "gpudoctor.checks" in modules  # the run was read: the registry is always loaded
+    # the run was read: the registry is always loaded (its package's line, or a check
+    # module's where a thread's write landed inside that line: seen once in CI, under load)
+    assert any(m == "gpudoctor.checks" or m.startswith("gpudoctor.checks.") for m in modules)
     loaded = {m: why for m, why in KEPT_OUT.items() if m in modules}
     assert not loaded, f"back on the start-up path: {loaded}"
 
