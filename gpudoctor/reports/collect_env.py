@@ -375,18 +375,15 @@ FIELDS = ("Is debug build", "CUDA used to build PyTorch", "ROCM used to build Py
           "HIP runtime version", "MIOpen runtime version", "Is XNNPACK available")
 
 
-def is_collect_env(text: str) -> bool:
-    """Whether a block that starts as collect_env's does holds another of its fields (or its
-    first line, "Collecting environment information...")."""
-    fields = _fields(text)
-    return "Collecting environment information" in text or any(f in fields for f in FIELDS) \
-        or bool(_packages(text))
-
-
-def parse(text: str) -> Partial:
-    """The facts of one collect_env block (possibly cut off)."""
+def parse(text: str) -> Partial | None:
+    """The facts of one collect_env block (possibly cut off); None for a block that holds
+    none of collect_env's fields past its first, nor its first line ("Collecting environment
+    information...") nor its package lines: another program's print (`FIELDS`)."""
     fields = _fields(text)
     packages = _packages(text)
+    if not ("Collecting environment information" in text or packages
+            or any(f in fields for f in FIELDS)):
+        return None
     complete = "Versions of relevant libraries" in text or bool(packages)
     rocm = _hip(fields) is not None
     return Partial(

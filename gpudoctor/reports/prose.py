@@ -41,7 +41,7 @@ import re
 from dataclasses import replace
 
 from gpudoctor.compat import Tables
-from gpudoctor.model import GpuFacts, TorchFacts, TorchRuntime, Unavailable
+from gpudoctor.model import GpuFacts, TorchFacts
 from gpudoctor.reports.interface import (
     KERNEL_ERROR,
     TORCH_SAYS_AVAILABLE,
@@ -62,6 +62,7 @@ from gpudoctor.views import PROSE
 
 LIMIT = 100_000  # a longer text is read in its first part only
 _WHY = "is not in the report (the reporter's words state only some facts)"
+_WORDS = "the reporter's words"
 MAX_GPUS = 16  # a text naming more products than this is a list of products, not a machine
 # the local tag as pip prints it, with its "+" left out ("1.8.2cu111") or spaced ("2.8.0 +
 # cu129"): `_version` writes it as pip does
@@ -205,15 +206,8 @@ def _unversioned(cuda: str | None, available: bool | None, why_unversioned: str
                  ) -> TorchFacts:
     """torch as a CUDA build of a version the words do not state (`why_unversioned` says why:
     a conda line that pins none, or only that torch's CUDA is available)."""
-    return _words_torch(stated_runtime(not_reported(why_unversioned), cuda, available, None,
-                                       why=_WHY, source="the reporter's words", archs=None))
-
-
-def _words_torch(runtime: TorchRuntime | Unavailable, stated_version: str | None = None
-                 ) -> TorchFacts:
-    """torch's facts as the words give them: its run time as stated, nothing the words never
-    show (its interpreter, its package metadata, a probe's time)."""
-    return stated_torch(runtime, "the reporter's words", stated_version=stated_version)
+    return stated_torch(stated_runtime(not_reported(why_unversioned), cuda, available, None,
+                                       why=_WHY, source=_WORDS, archs=None), _WORDS)
 
 
 def _plain(text: str) -> str:
@@ -272,7 +266,7 @@ def _torch(version: str, available: bool | None, text: str = "") -> TorchFacts:
     runtime = stated_runtime(version, cuda, available,
                              tag if tag.startswith("rocm") else None, why=_WHY,
                              source="the reporter's words", archs=None)
-    return _words_torch(runtime, release_left_open(runtime, version))
+    return stated_torch(runtime, _WORDS, stated_version=release_left_open(runtime, version))
 
 
 def _version(written: str) -> str:

@@ -81,7 +81,7 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
 
 def _parse(block: Block) -> Partial | None:
     if block.kind == "collect_env":
-        return collect_env.parse(block.text) if collect_env.is_collect_env(block.text) else None
+        return collect_env.parse(block.text)
     if block.kind in ("nvidia-smi", "nvidia-smi (rows)"):
         return nvidia_smi.parse_table(block.text)
     if block.kind in ("nvidia-smi -q", "nvidia-smi -q -x"):

@@ -232,7 +232,7 @@ def test_another_programs_pytorch_version_line_is_not_collect_env() -> None:
     found = statuses(env)
     # 470.82 runs CUDA 11.3; the 1.10.0 cu113 wheel holds sm_86
     assert (found["GD103"], found["GD404"]) == (Status.PASS, Status.PASS)
-    assert not collect_env.is_collect_env("PyTorch version 1.10.0+cu113\nDevice count 1\n")
-    assert collect_env.is_collect_env("PyTorch version: 2.1.0\nIs debug build: False\n")
-    assert collect_env.is_collect_env(
-        "Collecting environment information...\nPyTorch version: 2.1.0\n")
+    assert collect_env.parse("PyTorch version 1.10.0+cu113\nDevice count 1\n") is None
+    assert collect_env.parse("PyTorch version: 2.1.0\nIs debug build: False\n") is not None
+    assert collect_env.parse(
+        "Collecting environment information...\nPyTorch version: 2.1.0\n") is not None
