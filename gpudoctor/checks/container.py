@@ -226,15 +226,16 @@ def check_container(env: Environment, tables: Tables) -> Finding:
 
 def _answers_inside(env: Environment) -> str | None:
     """"2 GPUs (NVIDIA GeForce GTX 1080)" where a pasted report from a container shows
-    nvidia-smi's table run there (`HostFacts.smi_in_container`), its GPUs and the CUDA version
-    the driver runs (so libcuda.so.1 was found), and nothing from inside says otherwise: no
+    nvidia-smi's table run there (`HostFacts.smi_in_container`), its GPUs (or its header alone,
+    cut off before them: with no GPU it prints "No devices were found" instead) and the CUDA
+    version the driver runs (so libcuda.so.1 was found), and nothing from inside says otherwise: no
     NVML error or missing nvidia-smi in the container beside it, no torch there finding no
     CUDA; None otherwise."""
     nvml = env.nvml
     if not isinstance(env.host, HostFacts) or not env.host.smi_in_container:
         return None  # the table may be the host's, pasted beside the container's trouble
     # (words or a partial listing name GPUs, not nvidia-smi's view of them: NOT_EVERY_GPU)
-    if not V.pasted(env) or not isinstance(nvml, NvmlFacts) or not V.gpus(env) \
+    if not V.pasted(env) or not isinstance(nvml, NvmlFacts) or not (V.gpus(env) or not nvml.gpus) \
             or nvml.binding in NOT_EVERY_GPU or not isinstance(nvml.cuda_driver_version, int) \
             or V.container_nvml_error(env) is not None:
         return None
@@ -242,6 +243,10 @@ def _answers_inside(env: Environment) -> str | None:
     if rt is not None and rt.cuda_available is False:
         return None
     gpus = V.gpus(env)
+    if not gpus:  # its header with the CUDA version, the paste cut before the GPU rows
+        return (f"its header (CUDA {nvml.cuda_driver_version // 1000}."
+                f"{nvml.cuda_driver_version % 1000 // 10}; the paste ends before the GPU rows, "
+                "which nvidia-smi prints only for a GPU it sees)")
     return (f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''} "
             f"({', '.join(dict.fromkeys(g.name for g in gpus))})")
 

@@ -204,12 +204,20 @@ def _cells(line: str) -> list[str]:
     return [c.strip()[:300] for c in line.strip().strip("|").split("|")]  # no cell is longer
 
 
+# the temperature a GPU's second row shows ("N/A   51C    P0 …"; "ERR!" where it does not answer)
+_TEMPERATURE = re.compile(r"(?:^|\s)\d{1,3}C(?:\s|$)")
+
+
 def _gpu(first: list[str], second: list[str] | None, third: list[str] | None,
          processes: tuple[GpuProcess, ...] | Unavailable) -> GpuFacts | Unavailable:
     row = _ROW.match(first[0])
     assert row is not None
     index, name, mode = int(row[1]), row[2].strip(), row[3]
-    if any("ERR!" in c for c in first + (second or [])):
+    if any("ERR!" in c for c in first + (second or [])) and (
+            "ERR!" in first[0] or not _TEMPERATURE.search(second[0] if second else "")):
+        # ERR! for its name or its temperature: the GPU does not answer. ERR! in one sensor's
+        # reading beside its temperature (a notebook GPU's power cap "N/A / ERR!", a fan's
+        # speed) is that query failing alone, the GPU answering the others
         return Unavailable(Reason.ERROR, f"GPU {index} ({name}): nvidia-smi shows ERR! (the "
                            "GPU does not answer: it may be lost or need a reset)",
                            " | ".join(first + (second or [])))

@@ -25,6 +25,7 @@ from gpudoctor.reports import (
     build_log,
     collect_env,
     comfyui,
+    coqui_tts,
     env_list,
     env_tools,
     espnet,
@@ -76,7 +77,8 @@ EXPECTED = ("a gpudoctor snapshot or JSON report, the output of `python -m "
             "messages, `ls -l /dev/nvidia*`, `lspci -k`, `lshw -C display`, a build log's nvcc "
             "run from its release folder (/usr/local/cuda-11.0/bin/nvcc), CuPy's show_config, "
             "`numba -s`, NVIDIA Warp's start-up banner, jetson-stats' jetson_release and "
-            "jtop, ESPnet's check_install, or an issue body or log that contains them")
+            "jtop, ESPnet's check_install, Coqui TTS's collect_env_info, or an issue body or log "
+            "that contains them")
 
 
 def _parse(block: Block) -> Partial | None:
@@ -320,9 +322,9 @@ def read_reports(items: Sequence[tuple[str, str]]) -> Environment:
                 found.append((name, partial))
                 recognised = True
         if not any(n == name and p.torch is not None for n, p in found):
-            # where no block says what torch is: ESPnet's check, a Markdown list of versions,
-            # else (for torch) torch's own prints
-            for reader in (espnet, env_list, torch_prints):
+            # where no block says what torch is: ESPnet's check, Coqui TTS's report, a Markdown
+            # list of versions, else (for torch) torch's own prints
+            for reader in (espnet, coqui_tts, env_list, torch_prints):
                 stated = reader.parse(text)
                 if stated is not None:
                     found.append((name, stated))

@@ -17,6 +17,7 @@ the host facts they state.
   `(container) $`, a Kubernetes manifest of a workload ("kind: Pod" … "containers:"), or prose
   that says so ("inside the container", "entering the container", "in the pod", "in pod",
   "the pod", a Chinese "容器中" or "pod中"), Ollama's issue template with "Docker" as its OS,
+  another template's OS or environment field answered "Docker" (LocalAI's),
   the banner of NVIDIA's NGC images (its licence line, its start-up check's advice). Alone it
   is no report (a text that names a container says nothing of its GPU stack); beside one, it
   tells a container's lost device access (NVML's "Unknown Error", GD505) from a driver fault.
@@ -102,6 +103,12 @@ _CONTAINER: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i:pod)(?:中|内|里)"), "kubernetes"),  # "in the pod", in Chinese
     # Ollama's issue template: its "OS" field, where "Docker" is one of the choices
     (re.compile(r"(?m:^###[ \t]*OS[ \t]*\n(?:[ \t]*\n){0,3}[^\n#]{0,40}\bDocker\b)"), "docker"),
+    # another template's field for the OS or the environment answered "Docker" (LocalAI's
+    # "**Environment, CPU architecture, OS, and Version:**" then "Docker"; "- OS: Docker")
+    (re.compile(r"(?m:^[ \t]{0,4}(?:[-*][ \t]{1,4})?(?:\*\*|###[ \t]{0,4})?[^\n*#:]{0,60}"
+                r"\b(?:OS|Environment)\b[^\n*#:]{0,60}(?::[ \t]*\*\*|\*\*[ \t]*:|:)[ \t]*"
+                r"(?:\n[ \t]*){0,3}Docker\b(?![ \t]*version\b|-))"),
+     "docker"),
     # "nvidia-smi inside the docker", "in docker"
     (re.compile(r"(?i:\b(?:inside|in|within)[ \t]+(?:the[ \t]+|a[ \t]+)?docker\b)"), "docker"),
     # the checked boxes of NVIDIA's device plugin / GPU operator issue template
@@ -177,13 +184,19 @@ def _pci(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
 
 
 # nvidia-smi run inside the container: on the command that enters or starts it, at a
-# container's prompt ("root@2558da61a312:/usr/local/nvidia/bin# nvidia-smi"), or its banner in a
-# Compose service's log ("frigate    | | NVIDIA-SMI 515.65.01 …")
+# container's prompt ("root@2558da61a312:/usr/local/nvidia/bin# nvidia-smi"), its banner in a
+# Compose service's log ("frigate    | | NVIDIA-SMI 515.65.01 …"), or the words that say so
+# just before it
 _SMI_INSIDE = re.compile(
     r"(?:\b(?:docker|podman)(?:[ \t]+container)?[ \t]+(?:run|exec)|\bdocker[ -]compose[ \t]+"
     r"(?:run|exec)|\bkubectl[ \t]+exec)\b[^\n]{0,300}?[ \t]nvidia-smi\b"
     r"|(?m:^[^\n@]{0,40}\broot@[0-9a-f]{12}:[^\n]{0,200}?[$#][ \t]*nvidia-smi\b)"
-    r"|(?m:^[ \t]{0,8}[A-Za-z][\w.-]{0,60}[ \t]{1,20}\|[ \t]?\|[ \t]*NVIDIA-SMI[ \t])")
+    r"|(?m:^[ \t]{0,8}[A-Za-z][\w.-]{0,60}[ \t]{1,20}\|[ \t]?\|[ \t]*NVIDIA-SMI[ \t])"
+    # or in words just before its table: "When I run nvidia-smi from inside the container I
+    # get:" (not words about it beside another table: the host's)
+    r"|(?i:\bnvidia-smi`?[ \t]{1,4}(?:from[ \t]{1,4})?(?:inside|in|within)[ \t]{1,4}"
+    r"(?:the|this|my|our)[ \t]{1,4}(?:docker[ \t]{1,4}|podman[ \t]{1,4})?container\b"
+    r"[^\n:]{0,60}:[ \t]*\n(?:[^\n]{0,200}\n){0,3}?[^\n]{0,40}\|[ \t]*NVIDIA-SMI[ \t])")
 
 
 def _container(text: str) -> str | None:

@@ -337,6 +337,10 @@ def _pasted(path: str) -> Environment:
     "round19/reports-R/r41-010.txt",  # docker exec -it frigate nvidia-smi
     "round19/reports-R/r41-034.txt",  # root@2558da61a312:/usr/local/nvidia/bin# nvidia-smi
     "round19/reports-R/r41-011.txt",  # a Compose service's log: "frigate    | | NVIDIA-SMI …"
+    # round 23's r50-026: "When I run nvidia-smi from inside the container I get:", the paste
+    # cut after the table's header (with its CUDA version: no GPU, and nvidia-smi prints "No
+    # devices were found" instead)
+    "round23/reports-V/r50-026.md",
 ])
 def test_nvidia_smi_run_inside_a_container_passes(path: str) -> None:
     """Round 19's healthy containers: nvidia-smi's table from inside the container, its GPUs
@@ -354,3 +358,11 @@ def test_the_hosts_table_beside_a_containers_trouble_does_not_pass(path: str) ->
     table is the host's, not the container's view, so it passes nothing for the container."""
     f = container.check_container.run(_pasted(path), load_tables())
     assert f.status is not Status.PASS
+
+
+def test_no_devices_inside_a_container_does_not_pass() -> None:
+    """nvidia-smi in a container that has the driver's libraries but no GPU device: "No
+    devices were found", no header: nothing shows the GPUs were given to it."""
+    text = "When I run nvidia-smi inside the container I get:\n\nNo devices were found\n"
+    f = container.check_container.run(read_reports([("smi", text)]), load_tables())
+    assert f.status is not Status.PASS, f.message

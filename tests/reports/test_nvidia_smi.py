@@ -155,6 +155,22 @@ def test_err_row_is_a_failed_gpu() -> None:
     assert statuses(env)["GD102"] is Status.FAIL
 
 
+@pytest.mark.parametrize("row", [
+    "| N/A   51C    P0              N/A / ERR! |",  # round 23's r50-010: an MX150's power cap
+    "| N/A   29C    P0             ERR! / 150W |",  # Azure/azhpc-diagnostics#77: "transient"
+    "| ERR!  32C    P8             21W /  150W |",  # a fan's speed (open-gpu-kernel-modules#1193)
+])
+def test_err_in_one_sensor_beside_its_temperature_is_no_failed_gpu(row: str) -> None:
+    """One query failing (a notebook GPU's power cap, a fan) while the GPU reads its
+    temperature and memory: the GPU answers NVML."""
+    table = TABLE_550_A10.replace("|  0%   32C    P8             21W /  150W |", row)
+    assert table != TABLE_550_A10
+    env = read_reports([("sensor", table)])
+    (g,) = nvml_of(env).gpus
+    assert not isinstance(g, Unavailable)
+    assert statuses(env)["GD102"] is Status.PASS
+
+
 @pytest.mark.parametrize("name", ["r2-047.txt", "r2-053.txt"])
 def test_r610_header_kmd_and_cuda_umd_versions(name: str) -> None:
     """R610's banner: "NVIDIA-SMI 610.43.03  KMD Version: 610.43.03  CUDA UMD Version: 13.3"

@@ -161,6 +161,9 @@ def test_what_is_not_read(text: str) -> None:
     ("Upon entering the container to investigate, I discovered that the GPU cannot be used\n",
      "container"),
     ("### OS\n\nLinux, Docker\n\n### GPU\n\nNvidia\n", "docker"),
+    # round 23's r50-016 (LocalAI's template: the environment field answered "Docker")
+    ("**Environment, CPU architecture, OS, and Version:**\nDocker\nOS: Ubuntu 24.10\n", "docker"),
+    ("- OS: Docker on Ubuntu 22.04\n", "docker"),
     # round 7's r14-025 (tkestack gpu-manager, Chinese) and round 9's r20-030 (an exporter)
     ("但是，我可以在pod中找到`libnvidia-ml.so`：\n", "kubernetes"),
     ("when I create the nvidia-gpu-prometheus-exporter, the pod error, the message is\n",
@@ -184,6 +187,8 @@ def test_a_text_that_ran_in_a_container_says_which(text: str, kind: str) -> None
     "the bulk exec -it flag\n",  # "k exec" only as a word of its own
     "kind: Service\nspec:\n  ports:\n",  # a manifest with no containers
     "### OS\n\nLinux\n\nI also tried Docker Desktop on another machine\n",  # not the field
+    "**Environment:**\nDocker version 27.1.1 installed, the app runs on the host\n",  # installed
+    "Environment: Ubuntu 22.04, Docker too\n",  # the field's answer is not Docker
     "synced to my iPod, then a pod of whales\n",  # a word inside one; no "the/my …" before
 ])
 def test_what_is_no_container(text: str) -> None:
