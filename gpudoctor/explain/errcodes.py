@@ -1,7 +1,8 @@
 """Error codes, read wherever a text names one: by name (`cudaErrorNoDevice`,
 `CUDNN_STATUS_ARCH_MISMATCH`, a Python wrapper's `cudnnStatusArchMismatch`, NVML's bindings'
 spellings), by number in a CUDA context ("CUDA error 209", "cuda runtime error (59)",
-"cudaGetDeviceCount returned 30"), NVML's by number after "NVML" ("NVML: can't get GPU #0,
+"cudaGetDeviceCount returned 30", "Error code: 209" under a "CUDA Error:" header, "(error-code
+2)" on a line naming a .cu file), NVML's by number after "NVML" ("NVML: can't get GPU #0,
 error code 15"), by the message the library prints ("CUDA error: out of memory"), and
 NVENC's and OptiX's codes by number where the programs calling them print one
 with its context (FFmpeg's "OpenEncodeSessionEx failed: out of memory (10)", NVEncC's "Error on
@@ -44,6 +45,13 @@ _NUMBER = re.compile(
     r"cuda\s{1,8}error\s{1,8}in\s{1,8}[\w:]{1,120}\s{0,8}:\s{0,8}|"
     r"code\s{0,8}=\s{0,8}|cuda initiali[sz]ation failure with error:?\s{0,8})"
     r"(?P<n>\d{1,5})\b\s{0,8}\)?\s{0,8}[:(]?\s{0,8}(?P<rest>[^\n]{0,160})", re.I)
+# a CUDA runtime error number where the text says it is one without "CUDA" on its line: in
+# a block a CUDA error check prints under its "CUDA Error:" header (GPUMD's "CUDA Error:\n
+# File: x.cu\n Line: 266\n Error code: 209\n Error text: …"), or on a line naming a CUDA
+# source file (RELION's "out of memory in …/custom_allocator.cuh at line 435 (error-code 2)")
+_BLOCK_NUMBER = re.compile(
+    r"(?:\bcuda[ \t]{1,4}error[ \t]{0,4}:?[ \t]*\n(?:[^\n]{0,200}\n){0,8}?[^\n]{0,40}?"
+    r"|\.cuh?\b[^\n]{0,200}?)\berror[- ]code[ \t]{0,4}[:=]?[ \t]{0,4}(?P<n>\d{1,4})\b", re.I)
 # a call and the number it returned, the message after it on the line or, as the CUDA
 # samples print it, on the next after "-> " ("cudaGetDeviceCount returned 30\n-> unknown error");
 # the call may show its arguments ("cuInit(0) returned 803", NGC containers' banner)
@@ -173,6 +181,10 @@ def code_matches(text: str, lowered: str) -> list[Match]:
                 (m.start(), m.end(), m.group(0)))
         for m in hits(_CALL_NUMBER, text):
             add(_returned(cat, m), (m.start(), m.end(), m.group(0)))
+        for m in hits(_BLOCK_NUMBER, text):
+            code = cat.runtime_by_number.get(int(m["n"]))
+            if code is not None and code.number >= 2:
+                add(code, (m.start(), m.end(), line_of(text, m.end() - 1)))
         for m in hits(_CALL_CODE, text):
             add(_returned(cat, m), (m.start(), m.end(), line_of(text, m.start())))
         if "fft" in lowered:

@@ -22,6 +22,13 @@ from tests.explain.explain_kit import TABLES, best
      "cudaErrorUnsupportedPtxVersion", "driver-too-old"),
     ("what():  cuDNN error: CUDNN_STATUS_BAD_PARAM", "CUDNN_STATUS_BAD_PARAM",
      "not-environment"),
+    # round 23's g64-028 (GPUMD's CHECK: the number under its "CUDA Error:" header, the
+    # message cut off) and g64-003 (RELION: the number on a line naming its .cuh file)
+    ("> CUDA Error:\n> \n>     File:       main_nep/dataset.cu\n> \n>     Line:       266\n"
+     "> \n>     Error code: 209\n> \n>    Error text: no", "cudaErrorNoKernelImageForDevice",
+     "arch-not-in-build"),
+    ("ERROR: out of memory in /opt/relion/src/acc/cuda/custom_allocator.cuh at line 435 "
+     "(error-code 2)", "cudaErrorMemoryAllocation", "out-of-memory"),
 ])
 def test_a_code_is_decoded_by_name_number_or_message(text: str, name: str,
                                                      cause_class: str) -> None:
@@ -163,3 +170,13 @@ def test_an_error_line_with_its_place_in_parentheses_is_read(text: str) -> None:
     assert d.match.signature.id == "code-cuda-error-invalid-ptx"
     # its doc comment: no binary suited to this GPU, and its PTX not compilable for it
     assert d.match.signature.cause_class == "arch-not-in-build"
+
+
+@pytest.mark.parametrize("text", [
+    "Error code: 209\n",  # no CUDA error header above it, no CUDA source named
+    "CUDA Error:\n" + "x\n" * 12 + "Error code: 209\n",  # the header too far above
+    "loading model.py (error-code 2)\n",  # a Python file, not a CUDA one
+])
+def test_a_number_without_its_cuda_context_names_no_code(text: str) -> None:
+    expl = explain(text, TABLES, probe=None)
+    assert not any(c.kind == "code" for d in expl.diagnoses for c in d.match.captures)

@@ -43,6 +43,7 @@ SETS = {
     "round20/explain-S": ((55, 35, 20), 29),  # 22 on 985e8b1 (sealed)
     "round21/explain-T": ((55, 35, 20), 29),  # 20 on 1fee78e (sealed)
     "round22/explain-U": ((55, 32, 23), 26),  # 21 on 1efb9d7 (sealed)
+    "round23/explain-V": ((56, 38, 18), 37),  # 32 on be85bf2 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {
@@ -95,6 +96,11 @@ BLAMED = {
     # g61-029: a script hard-coding cuda:1 on a one-GPU Jetson (fixed in its code), read as a
     # GPU index the process cannot see (true)
     "round22/explain-U": {"g61-029.txt"},
+    # g63-023, g63-027: a notebook asking for cuda:1 on Colab's one-GPU runtime (its labeller
+    # also names no-gpu-visible), read as a GPU index the process cannot see (true); g64-017:
+    # TensorFlow's start-up warnings on Windows without the driver's nvcuda.dll before a
+    # ValueError about a model file, read as no driver there (true, and not the failure)
+    "round23/explain-V": {"g63-023.txt", "g63-027.txt", "g64-017.txt"},
 }
 
 

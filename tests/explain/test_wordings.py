@@ -34,6 +34,17 @@ CASES = [
     ("[TRT] [W] Requested amount of GPU memory (8589934592 bytes) could not be allocated. There "
      "may not be enough free memory for allocation to succeed.", "tensorrt-out-of-memory",
      "out-of-memory"),
+    # round 23: LightGBM's GPU learner left out of its build (g64-008); a setup.py joining a
+    # CUDA_HOME that is None to "/bin/nvcc" (OpenFold, g64-021); GCC's missing CUDA header
+    # with its first line cut off (a DeepSpeed JIT build in Kaggle's image, g63-022)
+    ("[LightGBM] [Fatal] CUDA Tree Learner was not enabled in this build.\nPlease recompile "
+     "with CMake option -DUSE_CUDA=1", "built-without-cuda", "cpu-only-build"),
+    ("    _, major, _ = get_cuda_bare_metal_version(CUDA_HOME)\n  File \"setup.py\", line 40, "
+     "in get_cuda_bare_metal_version\n    out = subprocess.check_output([cuda_dir + "
+     "\"/bin/nvcc\", \"-V\"])\nTypeError: unsupported operand type(s) for +: 'NoneType' and "
+     "'str'", "cuda-home-not-set", "toolkit-missing"),
+    ("crt/host_runtime.h\"\n      |          ^~~~~~~~~~~~~~~~~~~~\ncompilation terminated.\n",
+     "cuda-header-missing", "toolkit-missing"),
     # TensorFlow and XLA
     ("2017-01-02 10:00:00: I gpu_device.cc:948] Ignoring visible gpu device (device: 0, name: "
      "GeForce GT 730, pci bus id: 0000:02:00.0) with Cuda compute capability 3.5. The minimum "
