@@ -12,7 +12,7 @@ CPU-only build, exactly as `torch.version.cuda` reports it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import IntEnum
 from typing import NewType, TypeAlias
 
@@ -25,6 +25,10 @@ from gpudoctor.model_health import GpuHealth as GpuHealth
 from gpudoctor.model_health import GpuProcess as GpuProcess
 from gpudoctor.model_smoke import DistributedRun, SmokeRun
 from gpudoctor.requirements import Requirement
+
+# a field's metadata key: its JSON key is left out where the value is None (a fact only a
+# pasted report states, added after snapshots of real machines were written)
+OMITTED_WHEN_NONE = "omitted_when_none"
 
 
 class Status(_StrEnum):
@@ -307,6 +311,12 @@ class TorchRuntime:
     # incompatibility: PyTorch was compiled against (8, 7, 0) but found runtime version
     # (8, 6, 0)" in a pasted report; NOT_RECORDED where torch did not say it
     cudnn_built: str | Unavailable = NOT_RECORDED
+    # torch's CUDA error on a kernel launch that a pasted report quotes, when it says no code
+    # runs on the GPU ("CUDA error: no kernel image is available for execution on the device"):
+    # the kernel torch launched (its own, or an extension's) has no cubin or PTX for the GPU;
+    # None where a report quotes none. A probe never records one, so a snapshot leaves the key
+    # out when it is None (`OMITTED_WHEN_NONE`): a machine's snapshot reads as it was written
+    launch_error: str | None = field(default=None, metadata={OMITTED_WHEN_NONE: True})
 
 
 @dataclass(frozen=True, slots=True)

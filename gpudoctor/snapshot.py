@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar, Union
 
 from gpudoctor import schemas
-from gpudoctor.model import Environment, Unavailable
+from gpudoctor.model import OMITTED_WHEN_NONE, Environment, Unavailable
 
 T = TypeVar("T")
 
@@ -37,7 +37,8 @@ def to_data(value: Any) -> Any:
             "detail": value.detail,
         }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if getattr(value, f.name) is not None or not f.metadata.get(OMITTED_WHEN_NONE)}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, tuple | list):

@@ -170,3 +170,15 @@ def test_every_environment_carrier_reads_1_to_3_and_refuses_4(extra: dict[str, o
         == SCENARIOS["h100-healthy"]
     with pytest.raises(SnapshotError, match="schema_version 4; this gpudoctor reads 1, 2, 3"):
         loads(json.dumps({**data, "schema_version": 4}))
+
+
+def test_a_report_only_fact_is_written_only_where_it_is_stated() -> None:
+    """`TorchRuntime.launch_error` (torch's "no kernel image" error a pasted report quotes) is
+    left out of a snapshot where it is None, so a real machine's snapshot written before it
+    existed reads back byte for byte; where stated it is written and read back."""
+    from gpudoctor.reports.read import read_reports
+
+    env = read_reports([("r", "I have an NVIDIA GeForce GTX 1080 Ti.\nRuntimeError: CUDA error: "
+                               "no kernel image is available for execution on the device\n")])
+    assert "launch_error" in dumps(env) and loads(dumps(env)) == env
+    assert "launch_error" not in dumps(SCENARIOS["h100-healthy"])

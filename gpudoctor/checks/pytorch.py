@@ -267,7 +267,11 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     where torch's own warning calls a GPU older than its build supports, or where no CUDA
     build of that release the tables know has code for a GPU. What none of
     these gives makes the check skip, unless the arch rule shows the build's CUDA cannot hold
-    code for the GPU (a failure), or the neighbouring-builds rule passes a PyTorch wheel
+    code for the GPU (a failure), or torch's own CUDA error on a kernel launch ("no kernel
+    image is available for execution on the device") quoted beside the one GPU model the report
+    names and no compiled extension (a failure: the fix also names the extension that may have
+    launched it), or the neighbouring-builds rule
+    passes a PyTorch wheel
     (release or nightly) whose own list is not known: the nearest releases' builds for the
     same CUDA all have code for the GPU, inside their lists (on a side with no such release,
     the same release's build for the nearest other CUDA stands in, for the newest archs only)
@@ -409,6 +413,20 @@ def _by_arch_rule(env: Environment, tables: Tables, cuda: str | Unavailable,
                       f"install a torch build that includes it: {_install_fix(env, tables)}",
                       (("arch list", missing.message), ("rule", none[0])))
     gpus = [g for g in machine.seen_gpus(env, tables) if isinstance(g.cc, str)]
+    rt = V.torch_runtime(env)
+    if rt is not None and rt.launch_error is not None \
+            and len({(g.name, g.cc) for g in gpus}) == 1:
+        # torch's own error on a kernel launch: no code for the GPU ran, whatever the list
+        names = ", ".join(dict.fromkeys(f"{g.name} ({sm_of(str(g.cc))})" for g in gpus))
+        return failed(
+            f"{V.torch_name(env)} has no kernels for {names}: torch's CUDA error on a kernel "
+            f"launch says so ('{rt.launch_error}'; the kernel is torch's or an extension's it "
+            "ran: its own arch list is not in the report)",
+            f"install a torch build that includes it: {_install_fix(env, tables)}; where "
+            "`python -c 'import torch; print(torch.cuda.get_arch_list())'` already lists the "
+            "GPU's sm_XY, rebuild the extension that raised the error for it instead",
+            (("arch list", missing.message), ("torch's error", rt.launch_error),
+             *((f"GPU {g.index}", f"{g.name}, {sm_of(str(g.cc))} ({g.source})") for g in gpus)))
     if not isinstance(cuda, str) or not gpus:
         return skipped(missing.message)
     rulings = [(g, arch_in_build(tables, cuda, g.cc)) for g in gpus if isinstance(g.cc, str)]

@@ -260,6 +260,7 @@ def _with_messages(part: Partial, messages: Partial) -> Partial:
         assert isinstance(part.torch, TorchFacts)
         rt = replace(rt, warned_gpus=said.warned_gpus, too_old_gpus=said.too_old_gpus,
                      incompatible_gpus=said.incompatible_gpus,
+                     launch_error=rt.launch_error or said.launch_error,
                      arch_list=rt.arch_list if isinstance(rt.arch_list, tuple)
                      else said.arch_list)
         part = replace(part, torch=replace(part.torch, runtime=rt))

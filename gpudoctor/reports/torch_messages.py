@@ -49,10 +49,13 @@ from gpudoctor.versions import encode_cudnn_version, normalize_cc
 _QUOTE = re.compile(r"^(?:(?:\s{0,3}>\s?)+|\((?:[A-Za-z_]\w{0,40} )?pid=\d{1,9}"
                     r"(?:, ip=[\d.:a-fA-F]{1,45})?\) )", re.MULTILINE)
 _ARCHS = r"((?:[ \t]+(?:sm|compute)_\d+[a-z]?)+)"
-# as printed, and as pasted: wrapped across lines, retyped in lower case, "capabilities"
+# as printed, and as pasted: wrapped across lines, retyped in lower case, "capabilities", and
+# cut off where the paste ends after "the current" ("… is not compatible with the current Py")
 INCOMPATIBLE = re.compile(r"^[ \t]*(\S[^\n]*?) with CUDA capabilit(?:y|ies)\s{0,4}sm_(\d+)"
                           r"\s{1,4}is\s{1,4}not\s{1,4}compatible\s{1,4}with\s{1,4}the\s{1,4}"
-                          r"current\s{1,4}PyTorch\s{1,4}installation\b\.?"
+                          r"current(?:\s{1,4}PyTorch\s{1,4}installation\b\.?"
+                          r"|(?:[ \t]{1,4}P(?:y(?:T(?:o(?:r(?:ch?)?)?)?)?)?)?\s{0,8}"
+                          r"(?:`{3}\s{0,8})?\Z)"
                           r"(?:\s*The\s{1,4}current\s{1,4}PyTorch\s{1,4}install\s{1,4}supports\s{1,4}"
                           r"CUDA\s{1,4}capabilities" + _ARCHS.replace("[ \\t]+", "\\s+") + r")?",
                           re.MULTILINE | re.IGNORECASE)
@@ -98,6 +101,19 @@ CUDNN_MISMATCH = re.compile(r"cuDNN version incompatibility: PyTorch was compile
                             r"\((\d{1,2}), (\d{1,3}), (\d{1,3})\) but found runtime version "
                             r"\((\d{1,2}), (\d{1,3}), (\d{1,3})\)")
 NO_DRIVER = "Found no NVIDIA driver on your system"
+# torch's error on a kernel launch with no code for the GPU (C10_CUDA_CHECK's "CUDA error: …",
+# the runtime's cudaErrorNoKernelImageForDevice message)
+NO_KERNEL_IMAGE = re.compile(r"(?:CUDA error: |cudaErrorNoKernelImageForDevice: )"
+                             r"(no kernel image is available for execution on the device)")
+# a compiled extension the text names, whose kernel may be the one without code for the GPU
+# (it launches through torch's error check too): PyG's, OpenMMLab's, attention and
+# quantization kernels, 3D and splatting rasterisers, a package's own compiled "_C"/"_ext"
+EXTENSION = re.compile(
+    r"\b(?:torch_(?:scatter|sparse|cluster|spline_conv)|pyg_lib|flash_attn|xformers|mmcv|"
+    r"apex|bitsandbytes|detectron2|pytorch3d|spconv|deepspeed|causal_conv1d|mamba_ssm|"
+    r"tinycudann|tiny-cuda-nn|nvdiffrast|gsplat|diff_gaussian_rasteri[sz]ation|simple_knn|"
+    r"auto_gptq|awq|exllama\w{0,4}|vllm|sageattention|triton|torchvision::\w+|"
+    r"[A-Za-z]\w{0,40}(?:_cuda|_C|_ext)\.(?:cpython[\w-]{0,40}\.so|so|pyd))\b", re.I)
 # cudaErrorSystemDriverMismatch (driver_types.h: "a mismatch between the versions of the
 # display driver and the CUDA driver"): libcuda.so.1 of another release than the kernel module
 MISMATCH = re.compile(r"\bError 803: system has unsupported display driver / cuda driver "
@@ -224,12 +240,16 @@ def parse(text: str) -> Partial | None:
         init = " ".join(too_old[0].split())  # the reason wrapped across lines, as pasted
     cudnn = CUDNN_MISMATCH.search(text[:LONGEST])
     cpu = NOT_COMPILED.search(text[:LONGEST]) is not None and not gpus and archs is None
+    launch = NO_KERNEL_IMAGE.search(text[:LONGEST]) if not cpu and init is None \
+        and not EXTENSION.search(text[:LONGEST]) else None
     if not gpus and archs is None and found is None and init is None and cudnn is None \
-            and not cpu:
+            and not cpu and launch is None:
         return None
     torch = None
-    if gpus or archs is not None or init is not None or cudnn is not None or cpu:
+    if gpus or archs is not None or init is not None or cudnn is not None or cpu or launch:
         rt = runtime(archs, gpus, init, too_old_gpus(text), incompatible_gpus(text))
+        if launch is not None:  # a kernel was launched: CUDA initialised, on a GPU
+            rt = replace(rt, cuda_available=True, launch_error=launch[1])
         if cpu:
             rt = replace(rt, cuda=None, cuda_available=False,
                          cuda_init_error=NOT_COMPILED.pattern)

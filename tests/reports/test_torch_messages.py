@@ -378,3 +378,64 @@ def test_a_gpu_named_inside_the_reporters_sentence_is_the_gpu_not_the_sentence()
            "compatible with the current PyTorch installation."
     assert runtime(read_reports([("x", long)])).incompatible_gpus == (
         ("NVIDIA GeForce GTX 1060 with Max-Q Design", "6.1"),)
+
+
+# -------------------------------------------------------- a kernel launch without code
+
+HELDOUT = REPORTS.parent / "heldout"
+
+
+def _heldout(path: str) -> Environment:
+    return read_reports([(path, (HELDOUT / path).read_text(encoding="utf-8"))])
+
+
+@pytest.mark.parametrize(("path", "gpu"), [
+    # ComfyUI's Qwen3-TTS node on a GTX 1080 Ti (round 22's r48-011); GPT-SoVITS on a GTX
+    # 650 (round 21's r46-016); a Quadro K5000 (round 9's r18-034)
+    ("round22/reports-U/r48-011.md", "NVIDIA GeForce GTX 1080 Ti (sm_61)"),
+    ("round21/reports-T/r46-016.md", "GeForce GTX 650 (sm_30)"),
+    ("round9/reports-H/r18-034.md", "Quadro K5000 (sm_30)"),
+])
+def test_no_kernel_image_beside_the_one_gpu_named_fails_gd404(path: str, gpu: str,
+                                                                tables: Tables) -> None:
+    """torch's "CUDA error: no kernel image is available for execution on the device" with
+    the one GPU the words name: a kernel launched (CUDA initialised) and no code for the GPU
+    ran. These reports were refused before (nothing else states torch)."""
+    env = _heldout(path)
+    assert runtime(env).launch_error == ("no kernel image is available for execution on the "
+                                         "device")
+    assert runtime(env).cuda_available is True
+    status, message = verdicts(env, tables)["GD404"]
+    assert status is Status.FAIL and gpu in message and "kernel launch" in message
+
+
+def test_no_kernel_image_from_a_named_extension_sets_nothing() -> None:
+    """Round 16's r36-038 (PyG's torch_scatter on a Tesla M40 under torch 1.8.1, which has
+    sm_52): the kernel is the extension's, so torch's error says nothing of torch's build."""
+    from gpudoctor.reports import torch_messages
+
+    text = (HELDOUT / "round16/reports-O/r36-038.md").read_text(encoding="utf-8")
+    assert torch_messages.parse(text) is None
+    alone = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    partial = torch_messages.parse(alone)
+    assert partial is not None and isinstance(partial.torch, TorchFacts)
+    assert isinstance(partial.torch.runtime, TorchRuntime)
+    assert partial.torch.runtime.launch_error is not None
+    with_ext = alone + "\n  File \"/site-packages/flash_attn/flash_attn_interface.py\", line 9"
+    assert torch_messages.parse(with_ext) is None
+
+
+def test_no_kernel_image_beside_several_gpus_does_not_say_which(tables: Tables) -> None:
+    """The words name two GPU models (a node shared by several): which one ran the kernel
+    is not said, so GD404 does not fail on the error."""
+    text = ("I usually get a Tesla V100, today a Tesla M40.\n\nRuntimeError: CUDA error: no "
+            "kernel image is available for execution on the device\n")
+    env = read_reports([("two", text)])
+    assert verdicts(env, tables)["GD404"][0] is not Status.FAIL
+
+
+def test_a_warning_cut_where_the_paste_ends_is_read() -> None:
+    """Round 15's r33-024: the stored copy ends inside the warning ("… is not compatible with
+    the current Py"): the GPU and its capability are whole."""
+    env = _heldout("round15/reports-N/r33-024.md")
+    assert runtime(env).incompatible_gpus == (("A100-SXM4-40GB", "8.0"),)
