@@ -55,6 +55,7 @@ REPORT_DIRS = ("envs", "reports", "gpu_states", "heldout/round3/reports-A",
                "heldout/round18/reports-Q", "heldout/round19/reports-R",
                "heldout/round20/reports-S", "heldout/round21/reports-T",
                "heldout/round22/reports-U", "heldout/round23/reports-V",
+               "heldout/round24/reports-W",
                "machines/h200-x1")
 ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round4/explain-C", "heldout/round5/explain-D", "heldout/round6/explain-E",
@@ -65,7 +66,8 @@ ERROR_DIRS = ("errors", "heldout/round3/explain-A", "heldout/round3/explain-B",
               "heldout/round16/explain-O", "heldout/round17/explain-P",
               "heldout/round18/explain-Q", "heldout/round19/explain-R",
               "heldout/round20/explain-S", "heldout/round21/explain-T",
-              "heldout/round22/explain-U", "heldout/round23/explain-V")
+              "heldout/round22/explain-U", "heldout/round23/explain-V",
+              "heldout/round24/explain-W")
 _NOT_INPUTS = {"README.md", "index.toml"}
 
 # A clean environment for each command: no gpudoctor setting or CI marker of the caller's.

@@ -149,4 +149,6 @@ def version_tag(tag: str) -> Library | None:
         return decode_file(tag)
     if tag.startswith(("GLIBCXX_", "CXXABI_")):
         return Library(tag, _family("libstdc++", False), tag, "", "", "")
+    if tag.startswith("GLIBC_"):
+        return Library(tag, _family("libc", False), tag, "", "", "")
     return None

@@ -85,6 +85,16 @@ _NVRTC_BUILTINS = re.compile(r"nvrtc: error: failed to load builtins", re.I)
 _WINDOWS_LOADER = re.compile(r"The specified module could not be found|\bWinError\b|"
                              r"Try using the full path with constructor syntax", re.I)
 _DLL_LOAD = re.compile(r"DLL load failed(?: while importing (?P<module>\w+))?")
+# Windows' ERROR_PROC_NOT_FOUND (127) after it, in the languages it is printed in (English,
+# Chinese, Japanese, Korean, German, French, Spanish, Russian): a DLL found that lacks an entry
+# point the module needs (ERROR_MOD_NOT_FOUND, 126, is a DLL not found)
+_PROC_NOT_FOUND = re.compile(r"The specified procedure could not be found|找不到指定的程序|"
+                             r"指定されたプロシージャが見つかりません|"
+                             r"지정된 프로시저를 찾을 수 없습니다|"
+                             r"Die angegebene Prozedur wurde nicht gefunden|"
+                             r"La procédure spécifiée est introuvable|"
+                             r"No se encontró el proceso especificado|"
+                             r"Не найдена указанная процедура", re.I)
 _UNDEFINED = re.compile(
     r"(?:(?<![^\s:'\"`])(?P<file>[^\s:'\"`]{1,300}\.(?:so|pyd)[\w.-]{0,100})\s{0,8}:\s{0,8})?"
     r"undefined symbol:\s{0,8}"
@@ -117,7 +127,8 @@ _TORCH_C = re.compile(r"torch[/\\]_C|from torch\._C|import torch\b")
 def loader_matches(text: str, lowered: str) -> list[Match]:
     """Every loader failure in the text, one diagnosis per library or symbol."""
     if not any(t in lowered for t in (".so", ".dll", "symbol", "library", "required by",
-                                      "builtins", "module '", "module could not be found")):
+                                      "builtins", "module '", "module could not be found",
+                                      "dll load failed")):
         return []
     out: dict[str, Match] = {}
 
@@ -248,15 +259,30 @@ def _linker_name(lib: Library, fam: Family | None, m: re.Match[str]) -> Match:
 def _dll_load(m: re.Match[str], text: str) -> Match:
     module = m["module"] or ""
     context = text[max(0, m.start() - 600):m.end()]
+    if module in ("_C", "_ext") and not _TORCH_C.search(context):
+        # a package's own compiled "_C": the package is the last one the traceback entered
+        pkgs = re.findall(r"site-packages[\\/]([A-Za-z_]\w{0,60})[\\/]", context)
+        module = f"{pkgs[-1]}.{module}" if pkgs else module
     if module and not (module == "_C" and _TORCH_C.search(context)):
         cause = (f"Windows could not load the compiled module {module}: it was built for another "
                  "version of the framework (or its CUDA) than the one installed, or a DLL it "
                  "links is missing.")
-        sig = derived(f"extension-dll-load-{kebab(module)}", f"{module} does not load",
+        sig = derived(f"extension-dll-load-{kebab(module.replace('.', '_'))}",
+                      f"{module} does not load",
                       "library", "extension-abi-mismatch", cause,
                       "reinstall the package that ships it, built for the installed torch and "
                       "CUDA (a matching wheel, or a build from source in this environment)",
                       ("https://docs.python.org/3/library/ctypes.html#loading-shared-libraries",))
+    elif _PROC_NOT_FOUND.match(text, m.end() + 2, m.end() + 120) or _PROC_NOT_FOUND.match(
+            text, m.end() + 1, m.end() + 120):
+        sig = derived("dll-procedure-not-found", "a DLL lacks a function torch needs", "library",
+                      "library-version-conflict",
+                      "Windows loaded torch's module, but a DLL it links lacks a function it "
+                      "needs (ERROR_PROC_NOT_FOUND): another version of that DLL (a CUDA, cuDNN "
+                      "or MKL DLL, or the Visual C++ runtime) is found first on PATH.",
+                      "find the other copy (where cudnn64_*.dll, cublas64_*.dll, msvcp140.dll) "
+                      "and take its folder off PATH, or reinstall torch's CUDA build",
+                      ("https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-",))
     else:
         sig = derived("dll-load-failed", "a DLL does not load", "library", "library-not-found",
                       "Windows could not load a DLL the module needs (a CUDA or cuDNN DLL, or "
@@ -312,6 +338,8 @@ def _mixed(m: re.Match[str]) -> Match | None:
         return _no_libcuda(m, sym, needer, owner_fam, tuple(caps))
     if owner_fam is not None and owner_fam.conflict == "driver-too-old":
         return _older_driver(m, sym or ver, needer, owner_fam, tuple(caps))
+    if tag is not None and tag.file.startswith("GLIBC_") and owner_fam is not None:
+        return _older_glibc(m, tag.file, needer, owner_fam, tuple(caps))
     cls = owner_fam.conflict if owner_fam else "library-version-conflict"
     if torch_owned and needer is None:
         cls = "extension-abi-mismatch"
@@ -329,6 +357,23 @@ def _mixed(m: re.Match[str]) -> Match | None:
                   owner_fam.sources if owner_fam else
                   ("https://man7.org/linux/man-pages/man8/ld.so.8.html",), priority=1)
     return found(sig, m, tuple(caps))
+
+
+def _older_glibc(m: re.Match[str], ver: str, needer: Library | None, fam: Family,
+                 caps: tuple[Decoded, ...]) -> Match:
+    """A binary that needs a newer GNU C library than the system's ("version `GLIBC_2.34' not
+    found"): it was built on a newer distribution. glibc is the system's own (one copy, not
+    upgraded apart from its release), so nothing shadows it."""
+    needs = needer.file if needer else "the program"
+    cause = (f"{needs} was built against glibc {ver.removeprefix('GLIBC_')} or newer (it needs "
+             f"the symbol version {ver}), and this system's GNU C library is older: the binary "
+             "was built for a newer Linux distribution than this one.")
+    fix = (f"install a build of {needs} made for this system's glibc (`ldd --version` shows "
+           "it: an older release of the package, or one built from source here), or run it on "
+           "a newer distribution release (or in a container of one)")
+    sig = derived("glibc-older-than-needed", f"{fam.name}: older than {needs} needs",
+                  "library", fam.conflict, cause, fix, fam.sources, priority=1)
+    return found(sig, m, caps)
 
 
 # the driver API's first functions (cuda.h: CUDA 1.0's, cuDriverGetVersion CUDA 2.2's, none

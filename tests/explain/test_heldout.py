@@ -44,6 +44,7 @@ SETS = {
     "round21/explain-T": ((55, 35, 20), 29),  # 20 on 1fee78e (sealed)
     "round22/explain-U": ((55, 32, 23), 26),  # 21 on 1efb9d7 (sealed)
     "round23/explain-V": ((56, 38, 18), 37),  # 32 on be85bf2 (sealed)
+    "round24/explain-W": ((59, 38, 21), 29),  # 22 on ac6f3d8 (sealed)
 }
 # the negatives a set's best diagnosis still blames on the machine (none may be added)
 BLAMED = {

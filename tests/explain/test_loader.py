@@ -56,6 +56,17 @@ def test_an_old_libstdcxx_is_a_version_conflict() -> None:
     assert d.match.signature.cause_class == "library-version-conflict"
 
 
+def test_a_binary_built_for_a_newer_glibc_says_the_system_is_older() -> None:
+    """Round 24's g66-027 (bitsandbytes' CUDA 12.6 library on Ubuntu 20.04's glibc 2.31):
+    glibc is the system's one copy, so the cause is its age, not two copies mixed."""
+    d = best("OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.34' not found "
+             "(required by /venv/lib/python3.10/site-packages/bitsandbytes/"
+             "libbitsandbytes_cuda126.so)")
+    assert d.match.signature.id == "glibc-older-than-needed"
+    assert d.match.signature.cause_class == "library-version-conflict"
+    assert "2.34" in d.cause and "LD_LIBRARY_PATH" not in d.fix and "ldd --version" in d.fix
+
+
 
 def test_a_windows_dll_that_exists_but_cannot_be_mapped_is_not_a_missing_library() -> None:
     d = best('OSError: [WinError 1455] The paging file is too small for this operation to '
@@ -203,3 +214,25 @@ def test_an_import_killed_by_an_illegal_instruction() -> None:
     assert "illegal-instruction-on-import" not in [
         x.match.signature.id for x in explain("NCCL error\nIllegal instruction (core dumped)\n",
                                                TABLES, probe=None).diagnoses]
+
+
+@pytest.mark.parametrize(("text", "sid", "cause_class"), [
+    # round 24's g66-018 (exllamav2's extension built for another torch) and g65-027 (a
+    # package's own _C, Windows' message in Japanese): ERROR_PROC_NOT_FOUND
+    ("ImportError: DLL load failed while importing exllamav2_ext: The specified procedure "
+     "could not be found.", "extension-dll-load-exllamav2-ext", "extension-abi-mismatch"),
+    ('  File "C:\\env\\lib\\site-packages\\diff_gaussian_rasterization\\__init__.py", line 15\n'
+     "    from . import _C\nImportError: DLL load failed while importing _C: "
+     "指定されたプロシージャが見つかりません。", "extension-dll-load-diff-gaussian-rasterization-c",
+     "extension-abi-mismatch"),
+    # torch's own _C: a DLL it links found, lacking a function (another copy first on PATH)
+    ('  File "C:\\py\\lib\\site-packages\\torch\\__init__.py", line 128\n    from torch._C '
+     "import *\nImportError: DLL load failed while importing _C: Die angegebene Prozedur wurde "
+     "nicht gefunden.", "dll-procedure-not-found", "library-version-conflict"),
+    ('  File "C:\\py\\lib\\site-packages\\torch\\__init__.py", line 128\n    from torch._C '
+     "import *\nImportError: DLL load failed while importing _C: The specified module could "
+     "not be found.", "dll-load-failed", "library-not-found"),
+])
+def test_windows_dll_load_failures_by_their_error(text: str, sid: str, cause_class: str) -> None:
+    d = best(text)
+    assert (d.match.signature.id, d.match.signature.cause_class) == (sid, cause_class)

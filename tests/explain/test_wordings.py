@@ -45,6 +45,18 @@ CASES = [
      "'str'", "cuda-home-not-set", "toolkit-missing"),
     ("crt/host_runtime.h\"\n      |          ^~~~~~~~~~~~~~~~~~~~\ncompilation terminated.\n",
      "cuda-header-missing", "toolkit-missing"),
+    # round 24: Omniverse Kit's driver check (g65-007), Blender's Cycles on a runtime without
+    # a GPU (g65-024), ptxas on tensor-core code for an older target (g66-005), transformers'
+    # bf16 check on a pre-Ampere GPU (g66-025)
+    ("[Error] [gpu.foundation.plugin] The currently installed NVIDIA graphics driver is "
+     "unsupported or has known issues.\nInstalled driver: 525.60\nThe unsupported driver "
+     "range: [0.0, 535.129)", "omniverse-driver-unsupported", "driver-too-old"),
+    ("Error: Found no Cycles device of the specified type\n\nBlender quit",
+     "blender-no-cycles-device", "no-gpu-visible"),
+    ("ptxas /tmp/x.ptx, line 9; error   : Feature '.m16n8k8' requires .target sm_75 or higher",
+     "ptxas-feature-needs-newer-target", "arch-not-in-build"),
+    ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU "
+     "with cuda>=11.0", "bf16-needs-ampere", "arch-not-in-build"),
     # TensorFlow and XLA
     ("2017-01-02 10:00:00: I gpu_device.cc:948] Ignoring visible gpu device (device: 0, name: "
      "GeForce GT 730, pci bus id: 0000:02:00.0) with Cuda compute capability 3.5. The minimum "
@@ -1224,3 +1236,13 @@ def test_a_container_run_without_gpus_is_the_cause_of_finding_none(path: str) ->
     best = expl.diagnoses[0].match.signature
     assert (best.id, best.cause_class) == ("container-run-without-gpus", "container-gpu-setup")
     assert "--gpus all" in best.fix
+
+
+def test_an_instruction_too_new_for_one_target_of_several_is_the_builds_list() -> None:
+    """Round 20's g57-025 (AutoGPTQ's Marlin kernel built for compute_60 among others, fixed
+    with __CUDA_ARCH__ guards): nvcc names each target's PTX file, so the error is that list
+    reaching below what the code supports, not the GPU's age."""
+    text = ("ptxas /tmp/tmpxft_0001_00000000-13_marlin_cuda_kernel.compute_60.ptx, line 7532; "
+            "error   : Feature 'ldmatrix' requires .target sm_75 or higher")
+    ids = [d.match.signature.id for d in explain(text, TABLES, probe=None).diagnoses]
+    assert "ptxas-feature-needs-newer-target" not in ids
