@@ -384,6 +384,18 @@ def parse(text: str) -> Partial | None:
     if not ("Collecting environment information" in text or packages
             or any(f in fields for f in FIELDS)):
         return None
+    if "Collecting environment information" not in text and _PROMPT.search(text):
+        return None  # an interpreter session's prints ("PyTorch version:", "cuDNN version:")
+    return _parsed(text, fields, packages)
+
+
+# the interactive interpreter's prompt, or a print() call it echoes (under a quote's marks, or
+# with the prompt taken off): collect_env runs as a module and prints neither, so a block
+# holding one is a session's own prints
+_PROMPT = re.compile(r"(?m)^[ \t>]{0,12}(?:>>>[ \t]|print\()")
+
+
+def _parsed(text: str, fields: dict[str, str], packages: list[str]) -> Partial:
     complete = "Versions of relevant libraries" in text or bool(packages)
     rocm = _hip(fields) is not None
     return Partial(

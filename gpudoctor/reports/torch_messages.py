@@ -74,7 +74,7 @@ TOO_OLD_GPU = re.compile(r"Found GPU(\d+) ([^\n]+?) which is of (?:cuda|compute)
 # entries both print as X.Y)
 # (one a line as printed; a log that joined its lines has them on one)
 CC_LIST = re.compile(r"The following list shows the CCs this version of PyTorch was built for"
-                     r"[^\n:]{0,80}:((?:\s{0,8}- \d+\.\d+ which supports hardware CC[ \t]*"
+                     r"[^\n:]{0,80}:((?:\s{0,8}[-•*] \d+\.\d+ which supports hardware CC[ \t]*"
                      r"[>=<\d.,]{0,40}(?:[ \t]*except[ \t]*\{[\d., ]{0,40}\})?)+)")
 # torch's reason for torch.cuda.is_available() being False: its UserWarning ("CUDA
 # initialization: <reason> (Triggered internally at …)"), or the error a CUDA call raised
@@ -132,7 +132,7 @@ def arch_list(text: str) -> tuple[str, ...] | None:
     if m and m.re is ARCH_LIST:
         return tuple(m[1].split())
     if m:
-        ccs = re.findall(r"- (\d+)\.(\d+) which", m[1])
+        ccs = re.findall(r"[-•*] (\d+)\.(\d+) which", m[1])
         return tuple(dict.fromkeys(f"sm_{major}{minor}" for major, minor in ccs))
     return None
 
@@ -200,7 +200,11 @@ _NO_LONGER = re.compile(r"\A[.\s]{0,8}PyTorch no longer supports this GPU becaus
 _MINIMUM = re.compile(r"\A[^\n]{0,4}\s{0,40}(?:PyTorch no longer supports this GPU because it is "
                       r"too old\.?\s{0,40})?(?:The minimum cuda capability supported by this "
                       r"library is|Minimum and Maximum cuda capability supported by this version "
-                      r"of PyTorch is)\s{0,8}\(?(\d{1,2})\.(\d{1,2})")
+                      r"of PyTorch is"
+                      # torch 2.8+: its list of CCs, lowest first (PTX runs only forward, so a
+                      # GPU below the first has no code whatever follows, a cut list too)
+                      r"|The following list shows the CCs this version of PyTorch was built for"
+                      r"[^\n:]{0,80}:\s{0,8}[-•*])\s{0,8}\(?(\d{1,2})\.(\d{1,2})")
 
 
 def too_old_gpus(text: str) -> tuple[tuple[str, str], ...]:

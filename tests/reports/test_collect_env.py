@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -202,7 +203,6 @@ def test_a_collect_env_cut_before_its_cuda_line_takes_the_versions_tag() -> None
     passes; it skipped). Holding no other collect_env field, the block is not collect_env: the
     lines are LLaMA-Factory's list, whose "GPU type: NVIDIA GeForce RTX 5090" GD404 judges (the
     2.7.1 cu128 wheel holds sm_120: it passes)."""
-    from pathlib import Path
 
     path = (Path(__file__).resolve().parents[1] / "fixtures" / "heldout" / "round18"
             / "reports-Q" / "r40-016.md")
@@ -236,3 +236,20 @@ def test_another_programs_pytorch_version_line_is_not_collect_env() -> None:
     assert collect_env.parse("PyTorch version: 2.1.0\nIs debug build: False\n") is not None
     assert collect_env.parse(
         "Collecting environment information...\nPyTorch version: 2.1.0\n") is not None
+
+
+def test_an_interpreter_sessions_prints_are_not_collect_env() -> None:
+    """Round 24's r51-027 (FramePack on an RTX 3050 Ti): `print("PyTorch version:",
+    torch.__version__)` and `print("cuDNN version:", …)` at the prompt print two of
+    collect_env's field names; the echoed print() calls say it is a session, not collect_env,
+    so the GPU the words name is read and GD402 fails on the CPU build."""
+    path = (Path(__file__).parents[1] / "fixtures" / "heldout" / "round24" / "reports-W"
+            / "r51-027.md")
+    from gpudoctor.reports import collect_env
+
+    text = path.read_text(encoding="utf-8")
+    assert collect_env.parse("PyTorch version: 2.6.0+cpu\nprint(\"cuDNN version:\", v)\n"
+                             "cuDNN version: None\n") is None
+    env = read_reports([(path.name, text)])
+    found = {r.check_id: r.finding.status for r in run_checks(env, load_tables()).results}
+    assert found["GD402"] is Status.FAIL

@@ -439,3 +439,21 @@ def test_a_warning_cut_where_the_paste_ends_is_read() -> None:
     the current Py"): the GPU and its capability are whole."""
     env = _heldout("round15/reports-N/r33-024.md")
     assert runtime(env).incompatible_gpus == (("A100-SXM4-40GB", "8.0"),)
+
+
+def test_torch_28s_list_with_other_bullets_and_cut_still_names_a_gpu_below_it(
+        tables: Tables) -> None:
+    """Round 24's r51-030 (Forge Neo on a GTX 1070 Ti): torch 2.8+'s warning with its CC list,
+    pasted with "•" bullets and cut after two entries. The list is lowest first, and PTX runs
+    only forward, so a 6.1 GPU below its first entry (7.5) has no code: GD404 fails."""
+    from gpudoctor.reports.torch_messages import too_old_gpus
+
+    text = ("UserWarning: Found GPU0 NVIDIA GeForce GTX 1070 Ti which is of compute capability "
+            "(CC) 6.1. The following list shows the CCs this version of PyTorch was built for "
+            "and the hardware CCs it supports:\n• 7.5 which supports hardware CC >=7.5,<8.0\n"
+            "• 8.0 which supports hardware CC >=8.0,<9.0\n")
+    assert too_old_gpus(text) == (("NVIDIA GeForce GTX 1070 Ti", "6.1"),)
+    inside = text.replace("6.1.", "8.6.")  # a GPU the list reaches is not called too old here
+    assert too_old_gpus(inside) == ()
+    env = _heldout("round24/reports-W/r51-030.md")
+    assert verdicts(env, tables)["GD404"][0] is Status.FAIL
