@@ -270,9 +270,8 @@ def check_gpu_arch(env: Environment, tables: Tables) -> Finding:
     code for the GPU (a failure), or torch's own CUDA error on a kernel launch ("no kernel
     image is available for execution on the device") quoted beside the one GPU model the report
     names and no compiled extension (a failure: the fix also names the extension that may have
-    launched it), or the neighbouring-builds rule
-    passes a PyTorch wheel
-    (release or nightly) whose own list is not known: the nearest releases' builds for the
+    launched it), or the neighbouring-builds rule passes a PyTorch wheel (release or nightly)
+    whose own list is not known: the nearest releases' builds for the
     same CUDA all have code for the GPU, inside their lists (on a side with no such release,
     the same release's build for the nearest other CUDA stands in, for the newest archs only)
     (`compat.machine.neighbouring_builds_cover`). A report naming only the release ("PyTorch
