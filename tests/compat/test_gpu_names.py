@@ -309,3 +309,22 @@ def test_the_other_line_word_needs_the_product_it_names(tables: Tables, name: st
     # no product of that number under either word ("GTX 9999"), or none the other word names
     # whole (the page lists "GTX 1650 Ti", not "GTX 1650"): unknown
     assert tables.match_gpu(name) is None
+
+
+@pytest.mark.parametrize(("haystack", "needle", "found"), [
+    ("geforce rtx 3090", "rtx 3090", True),
+    ("geforce rtx 3090 ti", "rtx 3090", True),  # a word after it
+    ("geforce rtx 30900", "rtx 3090", False),  # a digit after it
+    ("rtx 3090", "rtx 3090", True),
+    ("a100 sxm4", "100", False),  # a letter before it
+    ("v1.100", "100", False),  # a "." before it (a version, not a model)
+    ("l4 and l40", "l40", True),
+    ("l40s", "l40", False),
+    ("x", "", False),
+])
+def test_contains_is_whole_words(haystack: str, needle: str, found: bool) -> None:
+    """`_contains` as the pattern (?<![a-z0-9.])needle(?![a-z0-9]) read it, without a regex
+    per needle (which overflowed re's cache on a report of 1000 GPUs)."""
+    from gpudoctor.compat.gpu_names import _contains
+
+    assert _contains(haystack, needle) is found
