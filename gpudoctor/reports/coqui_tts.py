@@ -30,18 +30,18 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
-from gpudoctor.model import NvmlFacts
+from gpudoctor.model import NvmlFacts, TorchRuntime
+from gpudoctor.reports import torch_messages
 from gpudoctor.reports.interface import (
     TORCH_NAMED,
+    TORCH_VERSION,
     Partial,
     named_gpu,
     not_reported,
-    release_left_open,
     stated_driver,
-    stated_runtime,
-    stated_torch,
     tag_cuda,
 )
 
@@ -50,8 +50,7 @@ KIND = "Coqui TTS's collect_env_info"
 _LARGEST = 20_000  # the script's object is a few hundred characters; a longer one is not its
 _MOST_GPUS = 64
 _START = re.compile(r"^[ \t]{0,8}\{[ \t]*$", re.M)
-_VERSION = re.compile(r"\d{1,2}\.\d{1,3}\.\d{1,3}(?:(?:a|b|rc)\d{1,3})?(?:\.dev\d{8})?"
-                      r"(?:\+[a-z0-9.]{1,40})?")
+_VERSION = re.compile(TORCH_VERSION)  # torch.__version__ as torch prints it
 _CUDA = re.compile(r"\d{1,2}\.\d{1,2}")
 _PYTHON = re.compile(r"3\.\d{1,2}\.\d{1,3}")
 _WHY = "is not in the report (Coqui TTS's collect_env_info prints only the GPUs' names)"
@@ -101,19 +100,17 @@ def parse(text: str) -> Partial | None:
     tagged = tag_cuda(version)
     if (built is not None and tagged not in (None, built)) or (names and not available):
         return None  # the tag and torch.version.cuda disagree, or GPUs named without CUDA
-    why = ("is not in the report (Coqui TTS's collect_env_info prints torch's version, CUDA "
-           "and availability)")
-    rocm = re.search(r"\+rocm(\d{1,2}\.\d{1,2})", version)
-    runtime = stated_runtime(version, built, available, rocm[1] if rocm else None, why=why,
-                             source=KIND, archs=None)
+    # torch's facts as an app's report states them (its "+rocmX" tag read there, torch's
+    # warnings elsewhere in the paste too), with the interpreter's Python version
+    torch = torch_messages.stated_torch(version, built, available, text, source=KIND)
     system = obj.get("System")
     python = system.get("python") if isinstance(system, dict) else None
-    torch = stated_torch(runtime, KIND, python_version=python if isinstance(
-        python, str) and _PYTHON.fullmatch(python) else not_reported(
-        "the interpreter's Python version is not in the report"),
-        stated_version=release_left_open(runtime, version))
+    torch = replace(torch, python_version=python if isinstance(python, str)
+                    and _PYTHON.fullmatch(python) else not_reported(
+                        "the interpreter's Python version is not in the report"))
+    rocm = isinstance(torch.runtime, TorchRuntime) and bool(torch.runtime.hip)
     nvml: NvmlFacts | None = None
-    if available and names and rocm is None:
+    if available and names and not rocm:
         nvml = stated_driver(TORCH_NAMED, _WHY, tuple(
             named_gpu(i, name, _WHY) for i, name in enumerate(names)))
     return Partial(kind=KIND, rank=2, torch=torch, nvml=nvml)
